@@ -1,0 +1,166 @@
+// Package casstest hands every test that needs Cassandra a real cluster and a keyspace of
+// its own. It finds the cluster in this order:
+//
+//  1. CASSANDRA_HOSTS (host[:port],...): any existing cluster; `make test` sets it to the
+//     node it starts from the Maven Central jars (scripts/cassandra).
+//  2. A cassandra:5.0 container started with testcontainers-go, when a Docker engine answers.
+//  3. Otherwise the test is skipped with a message saying how to get a cluster, except when
+//     CI is set or CQLSIZE_REQUIRE_CASSANDRA=1, where it fails: in CI a skipped integration
+//     test would be a green run that proved nothing.
+//
+// There is no fake: a test that uses this package talks to a real Cassandra.
+package casstest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+	"github.com/testcontainers/testcontainers-go"
+	tccassandra "github.com/testcontainers/testcontainers-go/modules/cassandra"
+
+	"github.com/cqlsize/cqlsize/internal/connect"
+)
+
+// Image is the container image used when a Docker engine is available.
+const Image = "cassandra:5.0"
+
+// How to get a cluster, printed when none is found.
+const howTo = "no Cassandra cluster: run `make test` (starts a local node from Maven Central jars), " +
+	"or `make cassandra-up` and export CASSANDRA_HOSTS=127.0.0.1, or start a Docker engine"
+
+var (
+	once     sync.Once
+	found    []string
+	source   string
+	findErr  error
+	skipOnly bool
+)
+
+// required reports whether a missing cluster is a failure rather than a skip.
+func required() bool {
+	return os.Getenv("CI") != "" || os.Getenv("CQLSIZE_REQUIRE_CASSANDRA") == "1"
+}
+
+func find() {
+	if h := os.Getenv(connect.EnvHosts); h != "" {
+		found, source = connect.SplitHosts(h), connect.EnvHosts
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if !dockerAnswers(ctx) {
+		findErr, skipOnly = fmt.Errorf("%s", howTo), true
+		return
+	}
+	c, err := tccassandra.Run(ctx, Image)
+	if err != nil {
+		findErr = fmt.Errorf("start %s with testcontainers: %w", Image, err)
+		return
+	}
+	// Ryuk, testcontainers' reaper, removes the container when the test binary exits.
+	host, err := c.ConnectionHost(ctx)
+	if err != nil {
+		findErr = fmt.Errorf("address of the %s container: %w", Image, err)
+		return
+	}
+	found, source = []string{host}, "testcontainers "+Image
+}
+
+func dockerAnswers(ctx context.Context) (ok bool) {
+	defer func() {
+		if recover() != nil { // testcontainers panics on some broken Docker setups
+			ok = false
+		}
+	}()
+	p, err := testcontainers.ProviderDocker.GetProvider()
+	if err != nil {
+		return false
+	}
+	defer p.Close()
+	return p.Health(ctx) == nil
+}
+
+// Hosts returns the contact points of the test cluster, or skips/fails t as the package doc says.
+func Hosts(t testing.TB) []string {
+	t.Helper()
+	once.Do(find)
+	if findErr != nil {
+		if skipOnly && !required() {
+			t.Skip(findErr.Error())
+		}
+		t.Fatalf("%v (CI or CQLSIZE_REQUIRE_CASSANDRA=1 is set, so this is a failure, not a skip)", findErr)
+	}
+	return found
+}
+
+// Config returns a connection configuration for the test cluster.
+func Config(t testing.TB) connect.Config {
+	t.Helper()
+	return connect.Config{Hosts: Hosts(t), Source: source, Consistency: "ONE", Timeout: 30 * time.Second}
+}
+
+// Session connects to the test cluster with no keyspace; it is closed when t ends.
+func Session(t testing.TB) *gocql.Session {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := connect.Open(ctx, Config(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Keyspace creates a keyspace with a unique name for t (SimpleStrategy, replication factor
+// 1 per node up to 3), connects a session to it and drops it when t ends.
+func Keyspace(t testing.TB) (*gocql.Session, string) {
+	t.Helper()
+	admin := Session(t)
+	name := KeyspaceName(t.Name())
+	rf := len(Hosts(t))
+	if rf > 3 {
+		rf = 3
+	}
+	stmt := fmt.Sprintf("CREATE KEYSPACE %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': %d}", name, rf)
+	if err := admin.Query(stmt).Exec(); err != nil {
+		t.Fatalf("create test keyspace: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := admin.Query("DROP KEYSPACE IF EXISTS " + name).Exec(); err != nil {
+			t.Logf("drop test keyspace %s: %v", name, err)
+		}
+	})
+	cfg := Config(t)
+	cfg.Keyspace = name
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := connect.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s, name
+}
+
+var unsafe = regexp.MustCompile(`[^a-z0-9_]+`)
+
+// KeyspaceName derives a unique, valid keyspace name (at most 48 characters) from a test name.
+func KeyspaceName(testName string) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	base := strings.Trim(unsafe.ReplaceAllString(strings.ToLower(testName), "_"), "_")
+	if len(base) > 36 {
+		base = base[:36]
+	}
+	return "t_" + base + "_" + hex.EncodeToString(b[:])
+}

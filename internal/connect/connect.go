@@ -1,0 +1,256 @@
+// Package connect opens gocql sessions from one validated configuration, so the CLI, the
+// examples and the tests connect the same way and fail with the same clear errors.
+//
+// It is one of the few packages that import the driver: a later port to the Apache
+// cassandra-gocql-driver touches these packages only.
+package connect
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gocql/gocql"
+)
+
+// Environment variables read by FromEnv. Secrets come only from the environment (or a
+// caller), never from a flag value that would show in the process list.
+const (
+	EnvHosts    = "CASSANDRA_HOSTS"
+	EnvUsername = "CASSANDRA_USERNAME"
+	EnvPassword = "CASSANDRA_PASSWORD"
+)
+
+// Config says how to reach a cluster.
+type Config struct {
+	Hosts          []string      // host or host:port; the port defaults to Port
+	Port           int           // default 9042
+	Keyspace       string        // optional session keyspace
+	Consistency    string        // e.g. LOCAL_QUORUM (default), QUORUM, ONE
+	Timeout        time.Duration // per request (default 12s: DDL on a busy node takes seconds)
+	ConnectTimeout time.Duration // per connection attempt (default 5s)
+	Username       string
+	Password       string
+	LocalDC        string // route to this datacenter first (DC-aware); empty = token-aware only
+	CAFile         string // TLS: CA bundle that signs the nodes' certificates
+	CertFile       string // TLS: client certificate (with KeyFile)
+	KeyFile        string
+	InsecureTLS    bool   // TLS without verifying the server name (test clusters only)
+	Source         string // where Hosts came from, for error messages ("--hosts", "CASSANDRA_HOSTS")
+}
+
+// FromEnv fills the hosts (when none are set) and the credentials from the environment.
+func (c Config) FromEnv() Config {
+	if len(c.Hosts) == 0 {
+		if h := os.Getenv(EnvHosts); h != "" {
+			c.Hosts = SplitHosts(h)
+			c.Source = EnvHosts
+		}
+	}
+	if c.Username == "" {
+		c.Username = os.Getenv(EnvUsername)
+	}
+	if c.Password == "" {
+		c.Password = os.Getenv(EnvPassword)
+	}
+	return c
+}
+
+// SplitHosts splits a comma- or space-separated host list, dropping empty entries.
+func SplitHosts(s string) []string {
+	var out []string
+	for _, h := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
+		out = append(out, strings.TrimSpace(h))
+	}
+	return out
+}
+
+// ErrNoHosts is returned when no host is configured.
+var ErrNoHosts = errors.New("no Cassandra hosts: pass --hosts or set " + EnvHosts)
+
+// Validate checks the configuration without touching the network.
+func (c Config) Validate() error {
+	if len(c.Hosts) == 0 {
+		return ErrNoHosts
+	}
+	for _, h := range c.Hosts {
+		host, port, err := net.SplitHostPort(h)
+		if err != nil {
+			host, port = h, ""
+		}
+		if host == "" {
+			return fmt.Errorf("%s: empty host in %q", c.source(), strings.Join(c.Hosts, ","))
+		}
+		if port != "" {
+			if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
+				return fmt.Errorf("%s: host %q: port must be 1-65535", c.source(), h)
+			}
+		}
+	}
+	if c.Port < 0 || c.Port > 65535 {
+		return fmt.Errorf("port %d: must be 1-65535", c.Port)
+	}
+	if c.Consistency != "" {
+		if _, err := ParseConsistency(c.Consistency); err != nil {
+			return err
+		}
+	}
+	if (c.CertFile == "") != (c.KeyFile == "") {
+		return errors.New("TLS client certificate and key go together: set both or neither")
+	}
+	if c.Timeout < 0 || c.ConnectTimeout < 0 {
+		return errors.New("timeouts must not be negative")
+	}
+	return nil
+}
+
+func (c Config) source() string {
+	if c.Source != "" {
+		return c.Source
+	}
+	return "hosts"
+}
+
+// ParseConsistency parses a consistency level name such as LOCAL_QUORUM, case-insensitively.
+func ParseConsistency(s string) (gocql.Consistency, error) {
+	switch strings.ToUpper(strings.TrimSpace(s)) {
+	case "ANY":
+		return gocql.Any, nil
+	case "ONE":
+		return gocql.One, nil
+	case "TWO":
+		return gocql.Two, nil
+	case "THREE":
+		return gocql.Three, nil
+	case "QUORUM":
+		return gocql.Quorum, nil
+	case "ALL":
+		return gocql.All, nil
+	case "LOCAL_QUORUM":
+		return gocql.LocalQuorum, nil
+	case "EACH_QUORUM":
+		return gocql.EachQuorum, nil
+	case "LOCAL_ONE":
+		return gocql.LocalOne, nil
+	}
+	return 0, fmt.Errorf("consistency %q: want one of ANY, ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, EACH_QUORUM, LOCAL_ONE", s)
+}
+
+// ClusterConfig builds the driver configuration. It validates first.
+func (c Config) ClusterConfig() (*gocql.ClusterConfig, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	cc := gocql.NewCluster(c.Hosts...)
+	if c.Port != 0 {
+		cc.Port = c.Port
+	}
+	cc.Keyspace = c.Keyspace
+	cc.Consistency = gocql.LocalQuorum
+	if c.Consistency != "" {
+		cc.Consistency, _ = ParseConsistency(c.Consistency)
+	}
+	cc.Timeout = orDefault(c.Timeout, 12*time.Second)
+	cc.ConnectTimeout = orDefault(c.ConnectTimeout, 5*time.Second)
+	// Waiting for schema agreement after DDL is done by callers that need it, with their own deadline.
+	cc.MaxWaitSchemaAgreement = 60 * time.Second
+	cc.ProtoVersion = 4
+	if c.LocalDC != "" {
+		cc.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy(c.LocalDC))
+	} else {
+		cc.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy())
+	}
+	if c.Username != "" || c.Password != "" {
+		cc.Authenticator = gocql.PasswordAuthenticator{Username: c.Username, Password: c.Password}
+	}
+	if c.CAFile != "" || c.CertFile != "" || c.InsecureTLS {
+		tc, err := c.tlsConfig()
+		if err != nil {
+			return nil, err
+		}
+		cc.SslOpts = &gocql.SslOptions{Config: tc, EnableHostVerification: !c.InsecureTLS}
+	}
+	return cc, nil
+}
+
+func (c Config) tlsConfig() (*tls.Config, error) {
+	tc := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: c.InsecureTLS} //nolint:gosec // opt-in for test clusters
+	if c.CAFile != "" {
+		pem, err := os.ReadFile(c.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("read TLS CA file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("TLS CA file %s: no PEM certificate in it", c.CAFile)
+		}
+		tc.RootCAs = pool
+	}
+	if c.CertFile != "" {
+		cert, err := tls.LoadX509KeyPair(c.CertFile, c.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("load TLS client certificate %s and key %s: %w", c.CertFile, c.KeyFile, err)
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	}
+	return tc, nil
+}
+
+// UnreachableError says which hosts could not be reached, and why.
+type UnreachableError struct {
+	Hosts  []string
+	Source string
+	Err    error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("cannot connect to Cassandra at %s (from %s): %v", strings.Join(e.Hosts, ","), e.Source, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// Open connects. A cluster that does not answer within the connect timeout is an
+// *UnreachableError naming the hosts.
+func Open(ctx context.Context, c Config) (*gocql.Session, error) {
+	cc, err := c.ClusterConfig()
+	if err != nil {
+		return nil, err
+	}
+	type result struct {
+		s   *gocql.Session
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		s, err := cc.CreateSession()
+		done <- result{s, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return nil, &UnreachableError{Hosts: c.Hosts, Source: c.source(), Err: r.err}
+		}
+		return r.s, nil
+	case <-ctx.Done():
+		go func() {
+			if r := <-done; r.s != nil {
+				r.s.Close()
+			}
+		}()
+		return nil, &UnreachableError{Hosts: c.Hosts, Source: c.source(), Err: ctx.Err()}
+	}
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
+}
