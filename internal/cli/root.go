@@ -1,0 +1,106 @@
+// Package cli is the cqlsize command line: a thin cobra layer over the library packages.
+// Every command is testable in-process through Do, which takes its arguments and streams
+// and returns the exit status instead of calling os.Exit.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Env is what a command may touch of the outside world: its streams and environment.
+// Commands read configuration from Env.Getenv, never os.Getenv, so tests control it.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+	Ctx    context.Context
+}
+
+// Main runs cqlsize with the process's arguments and streams and exits with its status.
+func Main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := DoContext(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	stop()
+	os.Exit(code)
+}
+
+// Do runs cqlsize with args (without the program name) and returns the exit status.
+func Do(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return DoContext(context.Background(), args, stdin, stdout, stderr, os.Getenv)
+}
+
+// DoContext is Do with a context (cancelled on SIGINT/SIGTERM by Main) and an environment.
+func DoContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (code int) {
+	env := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: getenv, Ctx: ctx}
+	defer func() {
+		// A panic is a bug, but the user still gets a message and a status, not a stack dump.
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "cqlsize: internal error: %v\nplease report it with the command that caused it\n", r)
+			code = ExitBadInput
+		}
+	}()
+	root := newRootCmd(env)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		var e *ExitError
+		if !errors.As(err, &e) || e.Err != nil {
+			fmt.Fprintf(stderr, "cqlsize: %v\n", err)
+		}
+		if isUsageError(err) {
+			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", commandPath(root, args))
+		}
+	}
+	return exitCode(err)
+}
+
+func newRootCmd(env *Env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "cqlsize",
+		Short: "Query-first Cassandra table design: size partitions, count tombstones, check queries, migrate safely",
+		Long: `cqlsize checks a Cassandra schema before it is deployed: partition sizes against the
+100,000 values / 100 MB guideline with a byte model of what Cassandra 5.0 writes, tombstones per
+read against tombstone_warn_threshold, access patterns that would need ALLOW FILTERING, and
+applies versioned migrations safely from every deploy at once.
+
+Exit status: 0 fine, 1 findings at or over --fail-on, 2 bad usage, bad input or unreachable cluster.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return Usagef("%v", err)
+	})
+	// One line per command; keep the list sorted.
+	root.AddCommand(
+		newVersionCmd(env),
+	)
+	return root
+}
+
+// isUsageError reports whether cobra rejected the command line itself.
+func isUsageError(err error) bool {
+	s := err.Error()
+	return strings.HasPrefix(s, "unknown command") || strings.HasPrefix(s, "unknown flag") ||
+		strings.Contains(s, "accepts ") || strings.Contains(s, "requires at least") || strings.Contains(s, "required flag")
+}
+
+func commandPath(root *cobra.Command, args []string) string {
+	c, _, err := root.Find(args)
+	if err != nil || c == nil {
+		return root.Name()
+	}
+	return c.CommandPath()
+}
