@@ -1,0 +1,360 @@
+package liveschema
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/cql"
+)
+
+// IsSystem reports whether keyspace is one Cassandra 5.0 owns (system, system_schema,
+// system_auth, ...). Read skips them unless asked for one by name.
+func IsSystem(keyspace string) bool {
+	switch keyspace {
+	case "system", "system_schema", "system_auth", "system_distributed", "system_traces",
+		"system_views", "system_virtual_schema", "system_cluster_metadata":
+		return true
+	}
+	return false
+}
+
+// Read reads the named keyspaces (every non-system keyspace when none is named) from
+// system_schema into a cql.Schema. A named keyspace that does not exist is simply absent
+// from the result, so a caller can tell "not created yet" from an error.
+//
+// The schema is the view of the node that answers; call it after schema agreement
+// (migrations does) when the cluster has just changed.
+func Read(ctx context.Context, s *gocql.Session, keyspaces ...string) (*cql.Schema, error) {
+	if s == nil {
+		return nil, fmt.Errorf("read live schema: no session")
+	}
+	names, err := keyspaceNames(ctx, s, keyspaces)
+	if err != nil {
+		return nil, err
+	}
+	out := cql.NewSchema()
+	for _, name := range names {
+		ks, err := readKeyspace(ctx, s, name)
+		if err != nil {
+			return nil, fmt.Errorf("read live schema of keyspace %s: %w", name, err)
+		}
+		if ks != nil {
+			out.Keyspaces[name] = ks
+		}
+	}
+	return out, nil
+}
+
+func keyspaceNames(ctx context.Context, s *gocql.Session, want []string) ([]string, error) {
+	if len(want) > 0 {
+		return want, nil
+	}
+	iter := s.Query(`SELECT keyspace_name FROM system_schema.keyspaces`).WithContext(ctx).Consistency(gocql.One).Iter()
+	var names []string
+	var name string
+	for iter.Scan(&name) {
+		if !IsSystem(name) {
+			names = append(names, name)
+		}
+	}
+	if err := iter.Close(); err != nil {
+		return nil, fmt.Errorf("list keyspaces from system_schema.keyspaces: %w", err)
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+func query(ctx context.Context, s *gocql.Session, stmt string, args ...any) *gocql.Query {
+	return s.Query(stmt, args...).WithContext(ctx).Consistency(gocql.One)
+}
+
+func readKeyspace(ctx context.Context, s *gocql.Session, name string) (*cql.Keyspace, error) {
+	var durable bool
+	var repl map[string]string
+	err := query(ctx, s, `SELECT durable_writes, replication FROM system_schema.keyspaces WHERE keyspace_name = ?`, name).
+		Scan(&durable, &repl)
+	if err == gocql.ErrNotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read system_schema.keyspaces: %w", err)
+	}
+	ks := cql.NewKeyspace(name)
+	ks.DurableWrites = durable
+	for k, v := range repl {
+		ks.Replication[k] = v
+	}
+	if err := readTypes(ctx, s, ks); err != nil {
+		return nil, err
+	}
+	cols, err := readColumns(ctx, s, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := readTables(ctx, s, ks, cols); err != nil {
+		return nil, err
+	}
+	if err := readViews(ctx, s, ks, cols); err != nil {
+		return nil, err
+	}
+	if err := readIndexes(ctx, s, ks); err != nil {
+		return nil, err
+	}
+	if err := readFunctions(ctx, s, ks); err != nil {
+		return nil, err
+	}
+	return ks, nil
+}
+
+func readTypes(ctx context.Context, s *gocql.Session, ks *cql.Keyspace) error {
+	iter := query(ctx, s, `SELECT type_name, field_names, field_types FROM system_schema.types WHERE keyspace_name = ?`, ks.Name).Iter()
+	var name string
+	var fieldNames, fieldTypes []string
+	for iter.Scan(&name, &fieldNames, &fieldTypes) {
+		ut := &cql.UserType{Keyspace: ks.Name, Name: name}
+		if len(fieldNames) != len(fieldTypes) {
+			_ = iter.Close()
+			return fmt.Errorf("type %s.%s: %d field names but %d field types", ks.Name, name, len(fieldNames), len(fieldTypes))
+		}
+		for i, fn := range fieldNames {
+			t, err := parseType(fieldTypes[i])
+			if err != nil {
+				_ = iter.Close()
+				return fmt.Errorf("type %s.%s field %s: %w", ks.Name, name, fn, err)
+			}
+			ut.Fields = append(ut.Fields, cql.Field{Name: fn, Type: qualify(t, ks.Name)})
+		}
+		ks.Types[name] = ut
+		fieldNames, fieldTypes = nil, nil
+	}
+	if err := iter.Close(); err != nil {
+		return fmt.Errorf("read system_schema.types: %w", err)
+	}
+	return nil
+}
+
+// qualify records the keyspace of every user type in t: system_schema prints them
+// unqualified because a type can only be used in its own keyspace.
+func qualify(t cql.Type, keyspace string) cql.Type {
+	if t.Kind == cql.UDT && t.Keyspace == "" {
+		t.Keyspace = keyspace
+	}
+	if len(t.Params) > 0 {
+		ps := make([]cql.Type, len(t.Params))
+		for i, p := range t.Params {
+			ps[i] = qualify(p, keyspace)
+		}
+		t.Params = ps
+	}
+	return t
+}
+
+// readColumns returns the columns of every table and view of the keyspace, by table name.
+func readColumns(ctx context.Context, s *gocql.Session, keyspace string) (map[string][]*cql.Column, error) {
+	iter := query(ctx, s, `SELECT table_name, column_name, kind, position, clustering_order, type
+		FROM system_schema.columns WHERE keyspace_name = ?`, keyspace).Iter()
+	out := map[string][]*cql.Column{}
+	var table, name, kind, order, typ string
+	var position int
+	for iter.Scan(&table, &name, &kind, &position, &order, &typ) {
+		t, err := parseType(typ)
+		if err != nil {
+			_ = iter.Close()
+			return nil, fmt.Errorf("column %s.%s.%s: %w", keyspace, table, name, err)
+		}
+		c := &cql.Column{Name: name, Type: qualify(t, keyspace), Position: position}
+		switch kind {
+		case "partition_key":
+			c.Kind = cql.PartitionKey
+		case "clustering":
+			c.Kind = cql.Clustering
+		case "static":
+			c.Kind, c.Position = cql.Static, -1
+		default:
+			c.Kind, c.Position = cql.Regular, -1
+		}
+		if strings.EqualFold(order, "desc") {
+			c.Order = cql.Desc
+		}
+		out[table] = append(out[table], c)
+	}
+	if err := iter.Close(); err != nil {
+		return nil, fmt.Errorf("read system_schema.columns: %w", err)
+	}
+	return out, nil
+}
+
+// buildTable orders the columns the way a CREATE TABLE would most likely have declared
+// them (partition key, clustering, then the rest by name, as Cassandra sorts them) and
+// fills the key slices.
+func buildTable(keyspace, name string, cols []*cql.Column) *cql.Table {
+	t := &cql.Table{Keyspace: keyspace, Name: name}
+	rank := func(c *cql.Column) int {
+		switch c.Kind {
+		case cql.PartitionKey:
+			return 0
+		case cql.Clustering:
+			return 1
+		}
+		return 2
+	}
+	sort.SliceStable(cols, func(i, j int) bool {
+		a, b := cols[i], cols[j]
+		if rank(a) != rank(b) {
+			return rank(a) < rank(b)
+		}
+		if rank(a) < 2 {
+			return a.Position < b.Position
+		}
+		return a.Name < b.Name
+	})
+	t.Columns = cols
+	for _, c := range cols {
+		switch c.Kind {
+		case cql.PartitionKey:
+			t.PartitionKey = append(t.PartitionKey, c)
+		case cql.Clustering:
+			t.Clustering = append(t.Clustering, c)
+		}
+	}
+	return t
+}
+
+// options turns a system_schema.tables (or views) row into TableOptions; every column
+// but the names and ids goes to Raw.
+func options(row map[string]any) cql.TableOptions {
+	o := cql.TableOptions{GCGraceSeconds: cql.DefaultGCGraceSeconds, Raw: map[string]any{}}
+	for k, v := range row {
+		switch k {
+		case "keyspace_name", "table_name", "view_name", "id", "base_table_id", "base_table_name",
+			"include_all_columns", "where_clause", "flags":
+			continue
+		}
+		o.Raw[k] = v
+		switch k {
+		case "default_time_to_live":
+			o.DefaultTTL, _ = v.(int)
+		case "gc_grace_seconds":
+			if n, ok := v.(int); ok {
+				o.GCGraceSeconds = n
+			}
+		case "compaction":
+			o.Compaction, _ = v.(map[string]string)
+		case "compression":
+			o.Compression, _ = v.(map[string]string)
+		case "caching":
+			o.Caching, _ = v.(map[string]string)
+		case "comment":
+			o.Comment, _ = v.(string)
+		}
+	}
+	return o
+}
+
+func readTables(ctx context.Context, s *gocql.Session, ks *cql.Keyspace, cols map[string][]*cql.Column) error {
+	iter := query(ctx, s, `SELECT * FROM system_schema.tables WHERE keyspace_name = ?`, ks.Name).Iter()
+	for {
+		row := map[string]any{}
+		if !iter.MapScan(row) {
+			break
+		}
+		name, _ := row["table_name"].(string)
+		t := buildTable(ks.Name, name, cols[name])
+		t.Options = options(row)
+		if flags, ok := row["flags"].([]string); ok {
+			// Tables created WITH COMPACT STORAGE are "dense" or not "compound"; 4.0+
+			// refuses to create them but an upgraded cluster may still carry one.
+			compound, dense := false, false
+			for _, f := range flags {
+				compound = compound || f == "compound"
+				dense = dense || f == "dense" || f == "super"
+			}
+			t.Options.CompactStorage = dense || !compound
+		}
+		ks.Tables[name] = t
+	}
+	if err := iter.Close(); err != nil {
+		return fmt.Errorf("read system_schema.tables: %w", err)
+	}
+	return nil
+}
+
+func readViews(ctx context.Context, s *gocql.Session, ks *cql.Keyspace, cols map[string][]*cql.Column) error {
+	iter := query(ctx, s, `SELECT * FROM system_schema.views WHERE keyspace_name = ?`, ks.Name).Iter()
+	for {
+		row := map[string]any{}
+		if !iter.MapScan(row) {
+			break
+		}
+		name, _ := row["view_name"].(string)
+		base, _ := row["base_table_name"].(string)
+		t := buildTable(ks.Name, name, cols[name])
+		t.Options = options(row)
+		ks.Views[name] = &cql.View{Keyspace: ks.Name, Name: name, BaseTable: base, Table: t}
+	}
+	if err := iter.Close(); err != nil {
+		return fmt.Errorf("read system_schema.views: %w", err)
+	}
+	return nil
+}
+
+// saiClass is the class Cassandra 5.0 registers for storage-attached indexes; USING 'sai'
+// is its alias.
+const saiClass = "org.apache.cassandra.index.sai.StorageAttachedIndex"
+
+func readIndexes(ctx context.Context, s *gocql.Session, ks *cql.Keyspace) error {
+	iter := query(ctx, s, `SELECT index_name, table_name, kind, options FROM system_schema.indexes WHERE keyspace_name = ?`, ks.Name).Iter()
+	var name, table, kind string
+	var opts map[string]string
+	for iter.Scan(&name, &table, &kind, &opts) {
+		ix := &cql.Index{Keyspace: ks.Name, Name: name, Table: table, Target: opts["target"], Options: map[string]string{}}
+		for k, v := range opts {
+			if k != "target" && k != "class_name" {
+				ix.Options[k] = v
+			}
+		}
+		if kind == "CUSTOM" {
+			ix.Custom = true
+			ix.Class = opts["class_name"]
+			if isSAI(ix.Class) {
+				ix.Class = "sai"
+			}
+		}
+		ks.Indexes[name] = ix
+		opts = nil
+	}
+	if err := iter.Close(); err != nil {
+		return fmt.Errorf("read system_schema.indexes: %w", err)
+	}
+	return nil
+}
+
+// isSAI reports whether an index class names the storage-attached index, however written.
+func isSAI(class string) bool {
+	c := strings.ToLower(strings.Trim(class, "'"))
+	return c == "sai" || c == "storageattachedindex" || c == strings.ToLower(saiClass)
+}
+
+func readFunctions(ctx context.Context, s *gocql.Session, ks *cql.Keyspace) error {
+	for _, q := range []struct {
+		stmt string
+		into map[string]cql.Pos
+	}{
+		{`SELECT function_name FROM system_schema.functions WHERE keyspace_name = ?`, ks.Functions},
+		{`SELECT aggregate_name FROM system_schema.aggregates WHERE keyspace_name = ?`, ks.Aggregates},
+	} {
+		iter := query(ctx, s, q.stmt, ks.Name).Iter()
+		var name string
+		for iter.Scan(&name) {
+			q.into[name] = cql.Pos{}
+		}
+		if err := iter.Close(); err != nil {
+			return fmt.Errorf("read %s: %w", strings.Fields(q.stmt)[3], err)
+		}
+	}
+	return nil
+}
