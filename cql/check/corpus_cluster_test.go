@@ -1,0 +1,255 @@
+package check
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/internal/casstest"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files from what the code (or the node) produces now")
+
+const (
+	corpusDir     = "testdata/corpus"
+	verdictsFile  = "verdicts.golden"
+	verdictHeader = `# What Apache Cassandra 5.0 answered to each query of queries.cql (schema.cql applied to a
+# fresh keyspace, every bind marker bound to a value of its type, the driver's default paging).
+# Recorded by TestCorpusAgainstCassandra; rewrite with:
+#   CASSANDRA_HOSTS=127.0.0.1 go test ./cql/check -run TestCorpusAgainstCassandra -update
+#
+# name | verdict as written | verdict with ALLOW FILTERING toggled (added when absent, removed
+# when present) | the server's message for the query as written, <ks> standing for the keyspace;
+# an indented "toggled:" line gives the message for the toggled query when it differs.
+# Verdicts: ok, filtering (rejected; the message asks for ALLOW FILTERING), invalid (rejected
+# for any other reason).
+`
+)
+
+// TestCorpusAgainstCassandra runs every corpus query on the real node and compares what it
+// says with verdicts.golden, so the golden file the checker is judged against is always
+// what Cassandra 5.0 really does.
+func TestCorpusAgainstCassandra(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cluster test")
+	}
+	s, ks := casstest.Keyspace(t)
+	schema, err := os.ReadFile(filepath.Join(corpusDir, "schema.cql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmts, err := splitStatements("schema.cql", schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range stmts {
+		_, body, _ := splitLeadingComments(st.Text)
+		body = strings.TrimSuffix(strings.TrimSpace(body), ";")
+		if body == "" {
+			continue
+		}
+		if err := s.Query(body).Exec(); err != nil {
+			t.Fatalf("%s: apply: %v", st.Pos, err)
+		}
+	}
+	queries, err := LoadQueries(filepath.Join(corpusDir, "queries.cql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []verdictRecord
+	for _, q := range queries {
+		v, msg := runVerdict(t, s, q.Text)
+		fv, fmsg := runVerdict(t, s, toggleAllowFiltering(q.Text))
+		recs = append(recs, verdictRecord{Name: q.Name, Verdict: v, Toggled: fv,
+			Message: strings.ReplaceAll(msg, ks, "<ks>"), ToggledMessage: strings.ReplaceAll(fmsg, ks, "<ks>")})
+	}
+	got := formatVerdicts(recs)
+	path := filepath.Join(corpusDir, verdictsFile)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to record it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("Cassandra's answers differ from %s (run with -update to accept them):\n%s", path, lineDiff(string(want), got))
+	}
+}
+
+// runVerdict executes stmt (prepared, every marker bound) and classifies the answer.
+func runVerdict(t *testing.T, s *gocql.Session, stmt string) (verdict, msg string) {
+	t.Helper()
+	for attempt := 0; ; attempt++ {
+		err := s.Bind(stmt, bindValues).Exec()
+		if err == nil {
+			return "ok", ""
+		}
+		var reqErr gocql.RequestError
+		if !errors.As(err, &reqErr) {
+			t.Fatalf("%s: not an answer from the server: %v", stmt, err)
+		}
+		msg = reqErr.Message()
+		// A fresh SAI index may still be building on a busy node; wait for it.
+		if strings.Contains(msg, "not yet available") || strings.Contains(msg, "is not queryable") {
+			if attempt < 60 {
+				time.Sleep(500 * time.Millisecond)
+				continue
+			}
+		}
+		if reqErr.Code() != gocql.ErrCodeInvalid && reqErr.Code() != gocql.ErrCodeSyntax {
+			t.Fatalf("%s: unexpected error code 0x%04x: %s", stmt, reqErr.Code(), msg)
+		}
+		if strings.Contains(msg, "use ALLOW FILTERING") {
+			return "filtering", msg
+		}
+		return "invalid", msg
+	}
+}
+
+// toggleAllowFiltering removes a trailing ALLOW FILTERING, or appends one.
+func toggleAllowFiltering(stmt string) string {
+	trimmed := strings.TrimSpace(stmt)
+	fields := strings.Fields(trimmed)
+	if n := len(fields); n >= 2 && strings.EqualFold(fields[n-2], "allow") && strings.EqualFold(fields[n-1], "filtering") {
+		upper := strings.ToUpper(trimmed)
+		return strings.TrimSpace(trimmed[:strings.LastIndex(upper, "ALLOW")])
+	}
+	return trimmed + " ALLOW FILTERING"
+}
+
+// rawValue is a value already in its serialized form.
+type rawValue []byte
+
+func (r rawValue) MarshalCQL(gocql.TypeInfo) ([]byte, error) { return r, nil }
+
+// bindValues gives every bind marker a valid value of its type. The values do not matter
+// to the verdict: Cassandra checks restrictions when it prepares the statement.
+func bindValues(q *gocql.QueryInfo) ([]interface{}, error) {
+	out := make([]interface{}, len(q.Args))
+	for i, a := range q.Args {
+		v, err := sampleValue(a.TypeInfo, i)
+		if err != nil {
+			return nil, fmt.Errorf("bind marker %d (%s): %w", i+1, a.Name, err)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func sampleValue(ti gocql.TypeInfo, i int) (interface{}, error) {
+	switch ti.Type() {
+	case gocql.TypeInt:
+		return int32(i + 1), nil
+	case gocql.TypeBigInt, gocql.TypeCounter:
+		return int64(i), nil
+	case gocql.TypeSmallInt:
+		return int16(i + 1), nil
+	case gocql.TypeTinyInt:
+		return int8(i + 1), nil
+	case gocql.TypeVarchar, gocql.TypeText, gocql.TypeAscii:
+		return fmt.Sprintf("v%d", i), nil
+	case gocql.TypeBlob:
+		return []byte{byte(i)}, nil
+	case gocql.TypeBoolean:
+		return true, nil
+	case gocql.TypeUUID, gocql.TypeTimeUUID:
+		return gocql.TimeUUID(), nil
+	case gocql.TypeTimestamp, gocql.TypeDate:
+		return time.Date(2025, 1, 15, i, 0, 0, 0, time.UTC), nil
+	case gocql.TypeDouble:
+		return float64(i) + 0.5, nil
+	case gocql.TypeFloat:
+		return float32(i) + 0.5, nil
+	case gocql.TypeDecimal:
+		return rawValue{0, 0, 0, 0, byte(i + 1)}, nil // scale 0, unscaled i+1
+	case gocql.TypeVarint:
+		return rawValue{byte(i + 1)}, nil
+	case gocql.TypeList, gocql.TypeSet:
+		ct := ti.(gocql.CollectionType)
+		a, err := sampleValue(ct.Elem, i)
+		if err != nil {
+			return nil, err
+		}
+		b, _ := sampleValue(ct.Elem, i+1)
+		return []interface{}{a, b}, nil
+	case gocql.TypeMap:
+		ct := ti.(gocql.CollectionType)
+		k, err := sampleValue(ct.Key, i)
+		if err != nil {
+			return nil, err
+		}
+		v, err := sampleValue(ct.Elem, i)
+		if err != nil {
+			return nil, err
+		}
+		m := map[interface{}]interface{}{k: v}
+		return m, nil
+	case gocql.TypeTuple:
+		tt := ti.(gocql.TupleTypeInfo)
+		vals := make([]interface{}, len(tt.Elems))
+		for j, e := range tt.Elems {
+			v, err := sampleValue(e, i+j)
+			if err != nil {
+				return nil, err
+			}
+			vals[j] = v
+		}
+		return vals, nil
+	}
+	return nil, fmt.Errorf("no sample value for type %s", ti.Type())
+}
+
+// verdictRecord is one line of verdicts.golden.
+type verdictRecord struct {
+	Name    string
+	Verdict string // ok, filtering, invalid
+	Toggled string // the verdict with ALLOW FILTERING toggled
+	Message string
+	// ToggledMessage is the server's message for the toggled query, when it differs from
+	// Message; it is written on a continuation line.
+	ToggledMessage string
+}
+
+func formatVerdicts(recs []verdictRecord) string {
+	var b strings.Builder
+	b.WriteString(verdictHeader)
+	for _, r := range recs {
+		line := fmt.Sprintf("%-45s %-9s %-9s %s", r.Name, r.Verdict, r.Toggled, r.Message)
+		b.WriteString(strings.TrimRight(line, " "))
+		b.WriteByte('\n')
+		if r.ToggledMessage != "" && r.ToggledMessage != r.Message {
+			fmt.Fprintf(&b, "    toggled: %s\n", r.ToggledMessage)
+		}
+	}
+	return b.String()
+}
+
+// lineDiff lists the lines that differ, for a readable failure.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "line %d:\n  want %s\n  got  %s\n", i+1, wl, gl)
+		}
+	}
+	return b.String()
+}

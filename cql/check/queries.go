@@ -1,0 +1,262 @@
+package check
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cqlsize/cqlsize/cql"
+)
+
+// Query is one named query of a queries file: a SELECT with the name, rate and latency
+// target its `-- query:` header gives it.
+type Query struct {
+	Name        string        // from the header, or q<N> for the N-th statement without one
+	Rate        float64       // requests per second (rate=500/s), 0 when not given
+	P99         time.Duration // latency target (p99=20ms), 0 when not given
+	Description string        // the comment lines after the header, joined with newlines
+	Text        string        // the statement as written, without the trailing ';'
+	Pos         cql.Pos       // where the statement starts (its SELECT keyword)
+	HeaderPos   cql.Pos       // where the `-- query:` header is; invalid when there is none
+}
+
+// LoadQueries reads a queries file (see ParseQueries).
+func LoadQueries(path string) ([]Query, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read queries: %w", err)
+	}
+	return ParseQueries(path, src)
+}
+
+// ParseQueries reads the named queries of a queries file: CQL statements separated by ';',
+// each preceded by an optional comment line that names it and may give a rate and a
+// latency target, followed by free-text description lines:
+//
+//	-- query: user_timeline  rate=500/s  p99=20ms
+//	-- the 20 newest posts of a user in one month
+//	SELECT * FROM posts_by_user WHERE user_id = ? AND month = ? LIMIT 20;
+//
+// A statement without a header is named q<N> by its position (1-based). Names must be
+// unique. Errors are *cql.Error with the file:line:col of the problem.
+func ParseQueries(file string, src []byte) ([]Query, error) {
+	stmts, err := splitStatements(file, src)
+	if err != nil {
+		return nil, err
+	}
+	var out []Query
+	seen := map[string]cql.Pos{}
+	prevEnd := 0
+	for _, st := range stmts {
+		// The header and description are the comment lines between the previous
+		// statement and this one, including any the splitter kept at the start of the
+		// statement's own text (Text starts at Pos).
+		start := st.Pos.Offset
+		_, body, bodyOff := splitLeadingComments(st.Text)
+		if strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(body), ";")) == "" {
+			prevEnd = st.End.Offset
+			continue
+		}
+		from, to := min(prevEnd, start), min(start+bodyOff, len(src))
+		q := Query{Text: strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(body), ";"))}
+		q.Pos = posAt(file, src, to)
+		if err := parseHeader(file, src, from, string(src[from:to]), &q); err != nil {
+			return nil, err
+		}
+		if !startsWithSelect(q.Text) {
+			return nil, cql.Errorf(q.Pos, "expected SELECT, found %s (a queries file holds SELECT statements only)", firstWord(q.Text))
+		}
+		if q.Name == "" {
+			q.Name = "q" + strconv.Itoa(len(out)+1)
+		}
+		if p, dup := seen[q.Name]; dup {
+			at := q.HeaderPos
+			if !at.IsValid() {
+				at = q.Pos
+			}
+			return nil, cql.Errorf(at, "query %q is already defined at %s", q.Name, p)
+		}
+		seen[q.Name] = q.Pos
+		out = append(out, q)
+		prevEnd = st.End.Offset
+	}
+	// A header after the last statement names nothing: say so rather than drop it.
+	if tail := string(src[min(prevEnd, len(src)):]); strings.Contains(tail, "query:") {
+		var q Query
+		if err := parseHeader(file, src, prevEnd, tail, &q); err != nil {
+			return nil, err
+		}
+		if q.HeaderPos.IsValid() {
+			return nil, cql.Errorf(q.HeaderPos, "expected a SELECT statement after the header of query %q, found end of file", q.Name)
+		}
+	}
+	return out, nil
+}
+
+// parseHeader finds the `-- query:` header and the description in the comment lines of
+// region, which starts at byte offset base of src. The description is the comment lines
+// that directly follow the header; a blank or other line ends it.
+func parseHeader(file string, src []byte, base int, region string, q *Query) error {
+	off := 0
+	inDesc := false
+	var desc []string
+	for _, line := range strings.SplitAfter(region, "\n") {
+		lineOff := base + off
+		off += len(line)
+		t := strings.TrimSpace(line)
+		if !strings.HasPrefix(t, "--") && !strings.HasPrefix(t, "//") {
+			inDesc = false
+			continue
+		}
+		body := strings.TrimSpace(t[2:])
+		if rest, ok := cutPrefixFold(body, "query:"); ok {
+			at := posAt(file, src, lineOff+strings.Index(line, t))
+			if q.HeaderPos.IsValid() {
+				return cql.Errorf(at, "expected a SELECT statement after the header of query %q, found another header", q.Name)
+			}
+			q.HeaderPos = at
+			if err := parseHeaderFields(at, rest, q); err != nil {
+				return err
+			}
+			inDesc, desc = true, nil
+			continue
+		}
+		if inDesc {
+			desc = append(desc, body)
+		}
+	}
+	q.Description = strings.Join(desc, "\n")
+	return nil
+}
+
+func parseHeaderFields(at cql.Pos, rest string, q *Query) error {
+	fields := strings.Fields(rest)
+	if len(fields) == 0 {
+		return cql.Errorf(at, "expected a query name after \"query:\", found end of line")
+	}
+	name := fields[0]
+	if !validName(name) {
+		return cql.Errorf(at, "expected a query name (letters, digits, _ . -), found %q", name)
+	}
+	q.Name = name
+	for _, f := range fields[1:] {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok {
+			return cql.Errorf(at, "query %s: expected key=value (rate=500/s, p99=20ms), found %q", name, f)
+		}
+		switch strings.ToLower(k) {
+		case "rate":
+			r, err := parseRate(v)
+			if err != nil {
+				return cql.Errorf(at, "query %s: rate=%s: %v", name, v, err)
+			}
+			q.Rate = r
+		case "p99":
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return cql.Errorf(at, "query %s: p99=%s: expected a positive duration such as 20ms", name, v)
+			}
+			q.P99 = d
+		default:
+			return cql.Errorf(at, "query %s: unknown setting %q: expected rate=N/s or p99=DURATION", name, k)
+		}
+	}
+	return nil
+}
+
+// parseRate reads N/s, N/m (per minute), N/h or a bare N (per second).
+func parseRate(v string) (float64, error) {
+	num, unit, _ := strings.Cut(v, "/")
+	r, err := strconv.ParseFloat(num, 64)
+	if err != nil || r < 0 {
+		return 0, fmt.Errorf("expected a number of requests such as 500/s")
+	}
+	switch strings.ToLower(unit) {
+	case "", "s", "sec":
+		return r, nil
+	case "m", "min":
+		return r / 60, nil
+	case "h":
+		return r / 3600, nil
+	}
+	return 0, fmt.Errorf("unknown unit %q: expected /s, /min or /h", unit)
+}
+
+func validName(s string) bool {
+	for _, r := range s {
+		if !(r == '_' || r == '-' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):], true
+	}
+	return s, false
+}
+
+// splitLeadingComments separates the comment and blank lines at the start of a statement's
+// text from the statement itself; bodyOff is the byte offset of the body within text.
+func splitLeadingComments(text string) (lead, body string, bodyOff int) {
+	off := 0
+	for off < len(text) {
+		rest := text[off:]
+		trimmed := strings.TrimLeft(rest, " \t\r\n")
+		skipped := len(rest) - len(trimmed)
+		if strings.HasPrefix(trimmed, "--") || strings.HasPrefix(trimmed, "//") {
+			nl := strings.IndexByte(trimmed, '\n')
+			if nl < 0 {
+				return text, "", len(text)
+			}
+			off += skipped + nl + 1
+			continue
+		}
+		if strings.HasPrefix(trimmed, "/*") {
+			end := strings.Index(trimmed, "*/")
+			if end < 0 {
+				return text, "", len(text)
+			}
+			off += skipped + end + 2
+			continue
+		}
+		off += skipped
+		break
+	}
+	return text[:off], text[off:], off
+}
+
+func startsWithSelect(s string) bool { return strings.EqualFold(firstWord(s), "select") }
+
+func firstWord(s string) string {
+	s = strings.TrimSpace(s)
+	end := strings.IndexFunc(s, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '(' || r == ';' })
+	if end < 0 {
+		end = len(s)
+	}
+	if end == 0 {
+		return "end of statement"
+	}
+	return s[:end]
+}
+
+// posAt is the file:line:col of byte offset off in src.
+func posAt(file string, src []byte, off int) cql.Pos {
+	if off > len(src) {
+		off = len(src)
+	}
+	line, col := 1, 1
+	for i := 0; i < off; i++ {
+		if src[i] == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return cql.Pos{File: file, Line: line, Col: col, Offset: off}
+}
