@@ -1,0 +1,309 @@
+package migrations
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/gocql/gocql"
+)
+
+// RecordState is where a migration stands in the bookkeeping table.
+type RecordState string
+
+// Record states as stored in the state column.
+const (
+	Running  RecordState = "running"  // a run is applying it (or died while doing so)
+	Applied  RecordState = "applied"  // every statement ran
+	Baseline RecordState = "baseline" // marked applied by Baseline without running it
+	Failed   RecordState = "failed"   // a statement failed; Applied statements ran
+)
+
+// Record is one row of the bookkeeping table: what happened to one migration file.
+type Record struct {
+	Version          int64
+	Name             string // the file name when it was applied
+	Checksum         string
+	PreviousChecksum string // set by AcceptChecksum: what was recorded before
+	State            RecordState
+	Statements       int // statements in the file
+	Applied          int // statements 1..Applied have run
+	Running          int // statement in flight when the row was last written (0: none)
+	Done             map[int]time.Time
+	StatementSums    map[int]string // checksum of each statement that ran
+	Error            string
+	StartedAt        time.Time
+	FinishedAt       time.Time
+	AppliedBy        string // host
+	PID              int
+	ToolVersion      string
+	RunID            string
+}
+
+// Complete reports whether every statement ran (or the file was baselined).
+func (r *Record) Complete() bool { return r.State == Applied || r.State == Baseline }
+
+// tableID derives a fixed table id from the table's name. Every process that creates the
+// bookkeeping tables at the same moment then creates the same table: with random ids, two
+// coordinators creating "the same" table concurrently leave the cluster with two ids for
+// one name ("Column family ID mismatch"), the failure users of other tools report.
+func tableID(keyspace, table string) string {
+	s := sha256.Sum256([]byte("cqlsize/migrations/" + keyspace + "." + table))
+	s[6] = s[6]&0x0f | 0x40 // version 4 layout, so it parses as an ordinary uuid
+	s[8] = s[8]&0x3f | 0x80
+	u, _ := gocql.UUIDFromBytes(s[:16])
+	return u.String()
+}
+
+type store struct {
+	s       *gocql.Session
+	opt     Options
+	table   string // qualified bookkeeping table
+	lock    string // qualified lock table
+	ksQ, tQ string
+}
+
+func newStore(s *gocql.Session, opt Options) *store {
+	ks := quote(opt.BookkeepingKeyspace)
+	return &store{
+		s: s, opt: opt,
+		table: ks + "." + quote(opt.Table),
+		lock:  ks + "." + quote(opt.Table+"_lock"),
+	}
+}
+
+func (st *store) q(ctx context.Context, stmt string, args ...any) *gocql.Query {
+	return st.s.Query(stmt, args...).WithContext(ctx).Consistency(st.opt.Consistency)
+}
+
+// keyspaceExists reads system_schema on the coordinator.
+func keyspaceExists(ctx context.Context, s *gocql.Session, name string) (bool, error) {
+	var n string
+	err := s.Query(`SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?`, name).
+		WithContext(ctx).Consistency(gocql.One).Scan(&n)
+	if errors.Is(err, gocql.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read system_schema.keyspaces: %w", err)
+	}
+	return true, nil
+}
+
+func tableExists(ctx context.Context, s *gocql.Session, keyspace, table string) (bool, error) {
+	var n string
+	err := s.Query(`SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?`, keyspace, table).
+		WithContext(ctx).Consistency(gocql.One).Scan(&n)
+	if errors.Is(err, gocql.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read system_schema.tables: %w", err)
+	}
+	return true, nil
+}
+
+// EnsureKeyspace creates keyspace with the given replication (a CQL map literal) unless it
+// exists; with an empty replication a missing keyspace is ErrNoKeyspace. It waits for schema
+// agreement after creating it. Callers that open a session bound to the target keyspace
+// call it first on an unbound session.
+func EnsureKeyspace(ctx context.Context, s *gocql.Session, keyspace, replication string, agreement time.Duration) error {
+	if err := checkName(keyspace); err != nil {
+		return fmt.Errorf("keyspace %q: %w", keyspace, err)
+	}
+	ok, err := keyspaceExists(ctx, s, keyspace)
+	if err != nil || ok {
+		return err
+	}
+	if replication == "" {
+		return fmt.Errorf("keyspace %s: %w; create it, or pass its replication (--replication \"{'class': 'NetworkTopologyStrategy', 'dc1': 3}\") to have it created", keyspace, ErrNoKeyspace)
+	}
+	o, err := Options{Keyspace: keyspace, Replication: replication}.withDefaults()
+	if err != nil {
+		return err
+	}
+	stmt := fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s", quote(keyspace), o.Replication)
+	if err := s.Query(stmt).WithContext(ctx).Exec(); err != nil {
+		return fmt.Errorf("create keyspace %s: %w", keyspace, err)
+	}
+	if agreement == 0 {
+		agreement = DefaultAgreementTimeout
+	}
+	return awaitAgreement(ctx, s, agreement, "CREATE KEYSPACE "+keyspace)
+}
+
+// ensure creates the bookkeeping keyspace and tables when they are missing.
+func (st *store) ensure(ctx context.Context) error {
+	if err := EnsureKeyspace(ctx, st.s, st.opt.BookkeepingKeyspace, st.opt.Replication, st.opt.AgreementTimeout); err != nil {
+		return err
+	}
+	ks := st.opt.BookkeepingKeyspace
+	for _, t := range []struct{ name, ddl string }{
+		{st.opt.Table, `CREATE TABLE IF NOT EXISTS %s (
+			target text, version bigint,
+			name text, checksum text, previous_checksum text, state text,
+			statements int, applied int, running int,
+			statement_done map<int, timestamp>, statement_checksum map<int, text>,
+			error text, started_at timestamp, finished_at timestamp,
+			applied_by text, pid int, tool_version text, run_id uuid,
+			PRIMARY KEY ((target), version))
+			WITH CLUSTERING ORDER BY (version ASC) AND ID = %s
+			AND comment = 'cqlsize migrate: one row per migration file and target keyspace'`},
+		// Lease rows are written with a TTL and deleted at the end; a short gc_grace keeps
+		// their tombstones from piling up in the one partition every run reads.
+		{st.opt.Table + "_lock", `CREATE TABLE IF NOT EXISTS %s (
+			target text PRIMARY KEY,
+			owner uuid, host text, pid int, tool_version text, acquired_at timestamp)
+			WITH ID = %s AND gc_grace_seconds = 3600
+			AND comment = 'cqlsize migrate: the cluster-wide migration lease (LWT + TTL)'`},
+	} {
+		ok, err := tableExists(ctx, st.s, ks, t.name)
+		if err != nil {
+			return err
+		}
+		if ok {
+			continue
+		}
+		stmt := fmt.Sprintf(t.ddl, quote(ks)+"."+quote(t.name), tableID(ks, t.name))
+		if err := st.s.Query(stmt).WithContext(ctx).Exec(); err != nil {
+			return fmt.Errorf("create bookkeeping table %s.%s: %w", ks, t.name, err)
+		}
+		if err := awaitAgreement(ctx, st.s, st.opt.AgreementTimeout, "CREATE TABLE "+ks+"."+t.name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// exists reports whether the bookkeeping table exists (read-only commands do not create it).
+func (st *store) exists(ctx context.Context) (bool, error) {
+	return tableExists(ctx, st.s, st.opt.BookkeepingKeyspace, st.opt.Table)
+}
+
+// records reads the history of the target keyspace, by version.
+func (st *store) records(ctx context.Context) (map[int64]*Record, error) {
+	iter := st.q(ctx, `SELECT version, name, checksum, previous_checksum, state, statements, applied, running,
+		statement_done, statement_checksum, error, started_at, finished_at, applied_by, pid, tool_version, run_id
+		FROM `+st.table+` WHERE target = ?`, st.opt.Keyspace).Iter()
+	out := map[int64]*Record{}
+	for {
+		r := &Record{}
+		var state string
+		var runID gocql.UUID
+		if !iter.Scan(&r.Version, &r.Name, &r.Checksum, &r.PreviousChecksum, &state, &r.Statements, &r.Applied, &r.Running,
+			&r.Done, &r.StatementSums, &r.Error, &r.StartedAt, &r.FinishedAt, &r.AppliedBy, &r.PID, &r.ToolVersion, &runID) {
+			break
+		}
+		r.State = RecordState(state)
+		if runID != (gocql.UUID{}) {
+			r.RunID = runID.String()
+		}
+		out[r.Version] = r
+	}
+	if err := iter.Close(); err != nil {
+		return nil, fmt.Errorf("read bookkeeping table %s: %w", st.table, err)
+	}
+	return out, nil
+}
+
+// begin writes the row of a migration that starts (or resumes) under run id run.
+func (st *store) begin(ctx context.Context, m *Migration, run gocql.UUID, resume bool) error {
+	now := time.Now()
+	var err error
+	if resume {
+		err = st.q(ctx, `UPDATE `+st.table+` SET state = ?, name = ?, checksum = ?, statements = ?, error = null,
+			applied_by = ?, pid = ?, tool_version = ?, run_id = ? WHERE target = ? AND version = ?`,
+			string(Running), fileBase(m.File), m.Checksum, len(m.Statements), st.opt.Host, st.opt.PID, st.opt.ToolVersion, run,
+			st.opt.Keyspace, m.Version).Exec()
+	} else {
+		err = st.q(ctx, `INSERT INTO `+st.table+` (target, version, name, checksum, state, statements, applied, running,
+			started_at, applied_by, pid, tool_version, run_id) VALUES (?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?)`,
+			st.opt.Keyspace, m.Version, fileBase(m.File), m.Checksum, string(Running), len(m.Statements),
+			now, st.opt.Host, st.opt.PID, st.opt.ToolVersion, run).Exec()
+	}
+	if err != nil {
+		return fmt.Errorf("record the start of %s in %s: %w", m.File, st.table, err)
+	}
+	return nil
+}
+
+// starting records that statement i (1-based) is about to run, so that a run that dies
+// during it is reported as "statement i may or may not have been applied".
+func (st *store) starting(ctx context.Context, m *Migration, i int) error {
+	if err := st.q(ctx, `UPDATE `+st.table+` SET running = ? WHERE target = ? AND version = ?`,
+		i, st.opt.Keyspace, m.Version).Exec(); err != nil {
+		return fmt.Errorf("record statement %d of %s as running: %w", i, m.File, err)
+	}
+	return nil
+}
+
+// done records that statement i (1-based) ran.
+func (st *store) done(ctx context.Context, m *Migration, i int) error {
+	if err := st.q(ctx, `UPDATE `+st.table+` SET applied = ?, running = 0, statement_done[?] = ?, statement_checksum[?] = ?
+		WHERE target = ? AND version = ?`,
+		i, i, time.Now(), i, m.Statements[i-1].Checksum, st.opt.Keyspace, m.Version).Exec(); err != nil {
+		return fmt.Errorf("record statement %d of %s as applied (it ran; the next run will run it again): %w", i, m.File, err)
+	}
+	return nil
+}
+
+func (st *store) finish(ctx context.Context, m *Migration) error {
+	if err := st.q(ctx, `UPDATE `+st.table+` SET state = ?, running = 0, finished_at = ? WHERE target = ? AND version = ?`,
+		string(Applied), time.Now(), st.opt.Keyspace, m.Version).Exec(); err != nil {
+		return fmt.Errorf("record %s as applied (every statement ran): %w", m.File, err)
+	}
+	return nil
+}
+
+func (st *store) fail(ctx context.Context, m *Migration, cause error) error {
+	return st.q(ctx, `UPDATE `+st.table+` SET state = ?, error = ? WHERE target = ? AND version = ?`,
+		string(Failed), cause.Error(), st.opt.Keyspace, m.Version).Exec()
+}
+
+func (st *store) baseline(ctx context.Context, m *Migration, run gocql.UUID) error {
+	now := time.Now()
+	done := map[int]time.Time{}
+	sums := map[int]string{}
+	for i, s := range m.Statements {
+		done[i+1] = now
+		sums[i+1] = s.Checksum
+	}
+	if err := st.q(ctx, `INSERT INTO `+st.table+` (target, version, name, checksum, state, statements, applied, running,
+		statement_done, statement_checksum, started_at, finished_at, applied_by, pid, tool_version, run_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		st.opt.Keyspace, m.Version, fileBase(m.File), m.Checksum, string(Baseline), len(m.Statements), len(m.Statements),
+		done, sums, now, now, st.opt.Host, st.opt.PID, st.opt.ToolVersion, run).Exec(); err != nil {
+		return fmt.Errorf("record %s as baseline: %w", m.File, err)
+	}
+	return nil
+}
+
+// accept records the file's current checksum (and its statements') as the applied one.
+func (st *store) accept(ctx context.Context, m *Migration, r *Record) error {
+	applied := r.Applied
+	if r.Complete() {
+		applied = len(m.Statements) // the file as it is now counts as run
+	}
+	sums := map[int]string{}
+	for i := 1; i <= applied && i <= len(m.Statements); i++ {
+		sums[i] = m.Statements[i-1].Checksum
+	}
+	if err := st.q(ctx, `UPDATE `+st.table+` SET previous_checksum = ?, checksum = ?, name = ?, statements = ?, applied = ?,
+		statement_checksum = ? WHERE target = ? AND version = ?`,
+		r.Checksum, m.Checksum, fileBase(m.File), len(m.Statements), applied, sums, st.opt.Keyspace, m.Version).Exec(); err != nil {
+		return fmt.Errorf("record the new checksum of %s: %w", m.File, err)
+	}
+	return nil
+}
+
+func sortedVersions(recs map[int64]*Record) []int64 {
+	vs := make([]int64, 0, len(recs))
+	for v := range recs {
+		vs = append(vs, v)
+	}
+	sort.Slice(vs, func(i, j int) bool { return vs[i] < vs[j] })
+	return vs
+}

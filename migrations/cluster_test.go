@@ -1,0 +1,256 @@
+package migrations_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/migrations"
+)
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func load(t *testing.T, files map[string]string) []*migrations.Migration {
+	t.Helper()
+	fsys := fstest.MapFS{}
+	for name, src := range files {
+		fsys["m/"+name] = &fstest.MapFile{Data: []byte(src)}
+	}
+	migs, err := migrations.Load(fsys, "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return migs
+}
+
+type recorder struct{ events []migrations.Event }
+
+func (r *recorder) on(e migrations.Event) { r.events = append(r.events, e) }
+
+func (r *recorder) count(k migrations.EventKind) int {
+	n := 0
+	for _, e := range r.events {
+		if e.Kind == k {
+			n++
+		}
+	}
+	return n
+}
+
+func newMigrator(t *testing.T, s *gocql.Session, ks string, migs []*migrations.Migration, opt migrations.Options) (*migrations.Migrator, *recorder) {
+	t.Helper()
+	rec := &recorder{}
+	opt.Keyspace = ks
+	opt.OnEvent = rec.on
+	m, err := migrations.New(s, migs, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, rec
+}
+
+var basic = map[string]string{
+	"0001_users.cql": `-- users by id
+CREATE TABLE users (id uuid PRIMARY KEY, name text, note text);
+-- a ';' inside a string must not split the statement
+INSERT INTO users (id, name, note) VALUES (00000000-0000-0000-0000-000000000001, 'root', 'a;b -- not a comment');`,
+	"0002_hits.cql": `CREATE TABLE hits (k text PRIMARY KEY, n counter);
+UPDATE hits SET n = n + 1 WHERE k = 'applied';`,
+}
+
+func TestUpAppliesOnceAndRecords(t *testing.T) {
+	s, ks := casstest.Keyspace(t)
+	ctx := ctxT(t)
+	migs := load(t, basic)
+	m, rec := newMigrator(t, s, ks, migs, migrations.Options{})
+
+	res, err := m.Up(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Applied) != 2 || rec.count(migrations.StatementDone) != 4 || rec.count(migrations.LockAcquired) != 1 {
+		t.Fatalf("applied %d files, %d statements, %d lock acquisitions", len(res.Applied), rec.count(migrations.StatementDone), rec.count(migrations.LockAcquired))
+	}
+	var note string
+	if err := s.Query(`SELECT note FROM users WHERE id = 00000000-0000-0000-0000-000000000001`).Scan(&note); err != nil || note != "a;b -- not a comment" {
+		t.Fatalf("note = %q, %v", note, err)
+	}
+
+	// Up to date: a second run applies nothing and does not even take the lock.
+	m2, rec2 := newMigrator(t, s, ks, migs, migrations.Options{})
+	res, err = m2.Up(ctx)
+	if err != nil || len(res.Applied) != 0 || rec2.count(migrations.LockAcquired) != 0 {
+		t.Fatalf("second Up: %d applied, %d lock acquisitions, err %v", len(res.Applied), rec2.count(migrations.LockAcquired), err)
+	}
+	var n int64
+	if err := s.Query(`SELECT n FROM hits WHERE k = 'applied'`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("counter = %d, %v: want exactly one application", n, err)
+	}
+
+	st, err := m.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range st {
+		r := x.Record
+		if x.State != migrations.StatusApplied || r.Applied != 2 || r.Statements != 2 || r.Checksum != x.Migration.Checksum ||
+			r.PID == 0 || r.AppliedBy == "" || !strings.HasPrefix(r.ToolVersion, "cqlsize ") || r.FinishedAt.Before(r.StartedAt) ||
+			len(r.Done) != 2 || len(r.StatementSums) != 2 {
+			t.Errorf("%s: state %s record %+v", x.File, x.State, r)
+		}
+	}
+}
+
+func TestChecksumMismatchAndAccept(t *testing.T) {
+	s, ks := casstest.Keyspace(t)
+	ctx := ctxT(t)
+	m, _ := newMigrator(t, s, ks, load(t, basic), migrations.Options{})
+	if _, err := m.Up(ctx); err != nil {
+		t.Fatal(err)
+	}
+	changed := map[string]string{}
+	for k, v := range basic {
+		changed[k] = v
+	}
+	changed["0001_users.cql"] = "-- reworded comment\n" + basic["0001_users.cql"]
+	migs := load(t, changed)
+	m2, _ := newMigrator(t, s, ks, migs, migrations.Options{})
+	_, err := m2.Up(ctx)
+	var ce *migrations.ChecksumError
+	if !errors.Is(err, migrations.ErrChecksumMismatch) || !errors.As(err, &ce) {
+		t.Fatalf("Up after a change: %v, want ErrChecksumMismatch", err)
+	}
+	if !strings.Contains(err.Error(), ce.Recorded) || !strings.Contains(err.Error(), migs[0].Checksum) || ce.Recorded == migs[0].Checksum {
+		t.Errorf("message does not give both checksums: %v", err)
+	}
+	prev, err := m2.AcceptChecksum(ctx, 1)
+	if err != nil || prev != ce.Recorded {
+		t.Fatalf("AcceptChecksum: %q, %v", prev, err)
+	}
+	if _, err := m2.Up(ctx); err != nil {
+		t.Fatalf("Up after accepting: %v", err)
+	}
+	st, _ := m2.Status(ctx)
+	if st[0].State != migrations.StatusApplied || st[0].Record.PreviousChecksum != ce.Recorded {
+		t.Errorf("status after accept: %s, previous %q", st[0].State, st[0].Record.PreviousChecksum)
+	}
+}
+
+func TestFailedStatementResumesAfterFix(t *testing.T) {
+	s, ks := casstest.Keyspace(t)
+	ctx := ctxT(t)
+	broken := map[string]string{
+		"0001_hits.cql": `CREATE TABLE hits (k text PRIMARY KEY, n counter);
+UPDATE hits SET n = n + 1 WHERE k = 'once';
+ALTER TABLE no_such_table ADD x int;
+CREATE TABLE after (k int PRIMARY KEY);`,
+	}
+	m, _ := newMigrator(t, s, ks, load(t, broken), migrations.Options{})
+	_, err := m.Up(ctx)
+	var pe *migrations.PartialError
+	if !errors.As(err, &pe) || pe.Statement != 3 || pe.Applied != 2 || pe.Pos.Line != 3 || pe.Pos.File != "m/0001_hits.cql" {
+		t.Fatalf("Up: %v, want a PartialError at statement 3 (m/0001_hits.cql:3)", err)
+	}
+	if !strings.HasPrefix(err.Error(), "m/0001_hits.cql:3:1: ") {
+		t.Errorf("error does not start with file:line:col: %v", err)
+	}
+	st, _ := m.Status(ctx)
+	if st[0].State != migrations.StatusPartial || st[0].Record.Applied != 2 || !strings.Contains(st[0].Record.Error, "no_such_table") {
+		t.Fatalf("status: %s %+v", st[0].State, st[0].Record)
+	}
+
+	// Fix the failing statement: the two that ran are unchanged, so the run continues.
+	fixed := map[string]string{"0001_hits.cql": strings.Replace(broken["0001_hits.cql"], "no_such_table ADD x int", "hits ADD m counter", 1)}
+	m2, rec := newMigrator(t, s, ks, load(t, fixed), migrations.Options{})
+	res, err := m2.Up(ctx)
+	if err != nil || len(res.Applied) != 1 || res.Applied[0].From != 3 {
+		t.Fatalf("resume: %+v, %v", res, err)
+	}
+	var resumed string
+	for _, e := range rec.events {
+		if e.Kind == migrations.MigrationStart {
+			resumed = e.String()
+		}
+	}
+	if !strings.Contains(resumed, "resuming at statement 3 of 4") || !strings.Contains(resumed, "statement 3 failed") {
+		t.Errorf("resume message: %q", resumed)
+	}
+	var n int64
+	if err := s.Query(`SELECT n FROM hits WHERE k = 'once'`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("counter = %d, %v: a statement that ran was run again", n, err)
+	}
+
+	// Changing a statement that already ran is refused, naming the statement.
+	edited := map[string]string{"0001_hits.cql": strings.Replace(fixed["0001_hits.cql"], "'once'", "'twice'", 1)}
+	m3, _ := newMigrator(t, s, ks, load(t, edited), migrations.Options{})
+	if _, err := m3.Up(ctx); !errors.Is(err, migrations.ErrChecksumMismatch) {
+		t.Fatalf("edited applied file: %v", err)
+	}
+}
+
+func TestBaselineAndOutOfOrder(t *testing.T) {
+	s, ks := casstest.Keyspace(t)
+	ctx := ctxT(t)
+	files := map[string]string{
+		"0001_a.cql": "CREATE TABLE a (k int PRIMARY KEY);",
+		"0002_b.cql": "CREATE TABLE b (k int PRIMARY KEY);",
+		"0003_c.cql": "CREATE TABLE c (k int PRIMARY KEY);",
+	}
+	// The schema of 1 and 2 exists already, made by hand.
+	for _, stmt := range []string{files["0001_a.cql"], files["0002_b.cql"]} {
+		if err := s.Query(stmt).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, _ := newMigrator(t, s, ks, load(t, files), migrations.Options{})
+	got, err := m.Baseline(ctx, 2)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("Baseline: %d, %v", len(got), err)
+	}
+	res, err := m.Up(ctx)
+	if err != nil || len(res.Applied) != 1 || res.Applied[0].Migration.Version != 3 {
+		t.Fatalf("Up after baseline: %+v, %v", res, err)
+	}
+	st, _ := m.Status(ctx)
+	want := []migrations.StatusState{migrations.StatusBaseline, migrations.StatusBaseline, migrations.StatusApplied}
+	for i, x := range st {
+		if x.State != want[i] {
+			t.Errorf("%s: %s, want %s", x.File, x.State, want[i])
+		}
+	}
+
+}
+
+func TestOutOfOrderFileIsRefusedUnlessAllowed(t *testing.T) {
+	s, ks := casstest.Keyspace(t)
+	ctx := ctxT(t)
+	files := map[string]string{
+		"0001_a.cql": "CREATE TABLE a (k int PRIMARY KEY);",
+		"0003_c.cql": "CREATE TABLE c (k int PRIMARY KEY);",
+	}
+	m, _ := newMigrator(t, s, ks, load(t, files), migrations.Options{})
+	if _, err := m.Up(ctx); err != nil {
+		t.Fatal(err)
+	}
+	files["0002_late.cql"] = "CREATE TABLE late (k int PRIMARY KEY);"
+	m, _ = newMigrator(t, s, ks, load(t, files), migrations.Options{})
+	_, err := m.Up(ctx)
+	var oo *migrations.OutOfOrderError
+	if !errors.As(err, &oo) || oo.File != "m/0002_late.cql" || oo.Applied != "m/0003_c.cql" {
+		t.Fatalf("Up with a late file: %v", err)
+	}
+	m, _ = newMigrator(t, s, ks, load(t, files), migrations.Options{AllowOutOfOrder: true})
+	if res, err := m.Up(ctx); err != nil || len(res.Applied) != 1 {
+		t.Fatalf("Up allowing out of order: %+v, %v", res, err)
+	}
+}

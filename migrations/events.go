@@ -1,0 +1,56 @@
+package migrations
+
+import (
+	"fmt"
+	"time"
+)
+
+// EventKind says what an Event reports.
+type EventKind int
+
+// Event kinds, in the order a run emits them.
+const (
+	LockWait       EventKind = iota // another process holds the lock (Holder); sent every 10s while waiting
+	LockAcquired                    // the lock is ours (Duration: how long it took)
+	NothingToDo                     // after taking the lock: another process applied everything meanwhile
+	MigrationStart                  // a file starts (From > 1 when resuming; Message says what happened before)
+	StatementDone                   // statement Statement of Total ran (Duration)
+	Recovered                       // a statement in flight when a run died had been applied (Message)
+	MigrationDone                   // every statement of the file ran (Duration)
+)
+
+// Event is progress reported to Options.OnEvent.
+type Event struct {
+	Kind      EventKind
+	Migration *Migration
+	Statement int // 1-based
+	From      int // first statement this run applies
+	Total     int
+	Duration  time.Duration
+	Holder    LockHolder
+	Message   string
+}
+
+// String renders an event as the progress line the CLI prints.
+func (e Event) String() string {
+	switch e.Kind {
+	case LockWait:
+		return fmt.Sprintf("waiting for the migration lock held by %s (%s so far)", e.Holder, e.Duration.Round(time.Second))
+	case LockAcquired:
+		return fmt.Sprintf("took the migration lock in %s", e.Duration.Round(time.Millisecond))
+	case NothingToDo:
+		return "nothing to apply: another process applied the pending migrations while this one waited"
+	case MigrationStart:
+		if e.From > 1 {
+			return fmt.Sprintf("%s: resuming at statement %d of %d: %s", e.Migration, e.From, e.Total, e.Message)
+		}
+		return fmt.Sprintf("%s: applying %d statements", e.Migration, e.Total)
+	case StatementDone:
+		return fmt.Sprintf("%s: statement %d/%d done in %s", e.Migration, e.Statement, e.Total, e.Duration.Round(time.Millisecond))
+	case Recovered:
+		return fmt.Sprintf("%s: %s", e.Migration, e.Message)
+	case MigrationDone:
+		return fmt.Sprintf("%s: applied in %s", e.Migration, e.Duration.Round(time.Millisecond))
+	}
+	return fmt.Sprintf("event %d", e.Kind)
+}

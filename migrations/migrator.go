@@ -1,0 +1,567 @@
+package migrations
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gocql/gocql"
+)
+
+// Migrator applies one set of migrations to one target keyspace.
+type Migrator struct {
+	s         *gocql.Session
+	migs      []*Migration
+	byVersion map[int64]*Migration
+	opt       Options
+	st        *store
+}
+
+// New returns a Migrator for the migrations (as Load returns them) over a session bound
+// to opt.Keyspace. It checks the options and the set but does not touch the cluster.
+func New(s *gocql.Session, migs []*Migration, opt Options) (*Migrator, error) {
+	if s == nil {
+		return nil, errors.New("migrations: no session")
+	}
+	opt, err := opt.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	m := &Migrator{s: s, opt: opt, byVersion: map[int64]*Migration{}, st: newStore(s, opt)}
+	for _, mg := range migs {
+		if prev := m.byVersion[mg.Version]; prev != nil {
+			return nil, fmt.Errorf("migrations: %s and %s: %w", prev.File, mg.File, ErrDuplicateVersion)
+		}
+		m.byVersion[mg.Version] = mg
+		m.migs = append(m.migs, mg)
+	}
+	sort.Slice(m.migs, func(i, j int) bool { return m.migs[i].Version < m.migs[j].Version })
+	return m, nil
+}
+
+// Options returns the options in effect, defaults filled in.
+func (m *Migrator) Options() Options { return m.opt }
+
+func (m *Migrator) emit(e Event) {
+	if m.opt.OnEvent != nil {
+		m.opt.OnEvent(e)
+	}
+}
+
+// StatusState is what Status says about one migration.
+type StatusState string
+
+// Status states.
+const (
+	StatusPending  StatusState = "pending"  // not applied
+	StatusApplied  StatusState = "applied"  // applied, file unchanged
+	StatusBaseline StatusState = "baseline" // marked applied by Baseline
+	StatusChanged  StatusState = "changed"  // applied, but the file changed since (checksum mismatch)
+	StatusPartial  StatusState = "partial"  // some statements ran: a run died or a statement failed
+	StatusMissing  StatusState = "missing"  // recorded as applied, but no file has this version
+)
+
+// Status is one line of `cqlsize migrate status`.
+type Status struct {
+	Version   int64
+	File      string
+	State     StatusState
+	Migration *Migration // nil when State is missing
+	Record    *Record    // nil when State is pending
+	Err       error      // for changed: the *ChecksumError
+}
+
+func (m *Migrator) statuses(recs map[int64]*Record) []Status {
+	var out []Status
+	for _, mg := range m.migs {
+		st := Status{Version: mg.Version, File: mg.File, Migration: mg, Record: recs[mg.Version]}
+		r := st.Record
+		switch {
+		case r == nil:
+			st.State = StatusPending
+		case r.Complete():
+			st.State = StatusApplied
+			if r.State == Baseline {
+				st.State = StatusBaseline
+			}
+			if r.Checksum != mg.Checksum {
+				st.State = StatusChanged
+				st.Err = &ChecksumError{File: mg.File, Version: mg.Version, Recorded: r.Checksum, Current: mg.Checksum}
+			}
+		default:
+			st.State = StatusPartial
+			if i := changedStatement(mg, r); i > 0 {
+				st.Err = &ChecksumError{File: mg.File, Version: mg.Version, Recorded: r.Checksum, Current: mg.Checksum, Statement: i}
+			}
+		}
+		out = append(out, st)
+	}
+	for _, v := range sortedVersions(recs) {
+		if m.byVersion[v] == nil {
+			out = append(out, Status{Version: v, File: recs[v].Name, State: StatusMissing, Record: recs[v]})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Version < out[j].Version })
+	return out
+}
+
+// changedStatement returns the first statement of a partly applied file that ran and has
+// changed since (1-based), or 0. A file may be fixed after a failure as long as what
+// already ran stays as it was.
+func changedStatement(mg *Migration, r *Record) int {
+	if r.Checksum == mg.Checksum {
+		return 0
+	}
+	for i := 1; i <= r.Applied; i++ {
+		if i > len(mg.Statements) || r.StatementSums[i] != mg.Statements[i-1].Checksum {
+			return i
+		}
+	}
+	return 0
+}
+
+// Status reads the bookkeeping table (without creating it) and says where each
+// migration stands.
+func (m *Migrator) Status(ctx context.Context) ([]Status, error) {
+	recs, err := m.readRecords(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return m.statuses(recs), nil
+}
+
+func (m *Migrator) readRecords(ctx context.Context) (map[int64]*Record, error) {
+	ok, err := m.st.exists(ctx)
+	if err != nil || !ok {
+		return map[int64]*Record{}, err
+	}
+	return m.st.records(ctx)
+}
+
+// Step is one statement Up would run.
+type Step struct {
+	Migration *Migration
+	Index     int // 1-based statement number in the file
+	Statement Statement
+	Resume    bool // the file is partly applied and this run continues it
+}
+
+// plan lists what Up(to) would apply given the records, or why it refuses to.
+func (m *Migrator) plan(recs map[int64]*Record, to int64) ([]Step, error) {
+	var maxDone int64 = -1
+	var maxFile string
+	for _, st := range m.statuses(recs) {
+		if st.Err != nil {
+			return nil, st.Err
+		}
+		if st.Record != nil && st.Version > maxDone {
+			maxDone, maxFile = st.Version, st.File
+		}
+	}
+	var steps []Step
+	for _, mg := range m.migs {
+		if to > 0 && mg.Version > to {
+			break
+		}
+		r := recs[mg.Version]
+		if r != nil && r.Complete() {
+			continue
+		}
+		if r == nil && mg.Version < maxDone && !m.opt.AllowOutOfOrder {
+			return nil, &OutOfOrderError{File: mg.File, Applied: maxFile}
+		}
+		from := 1
+		if r != nil {
+			from = r.Applied + 1
+		}
+		for i := from; i <= len(mg.Statements); i++ {
+			steps = append(steps, Step{Migration: mg, Index: i, Statement: mg.Statements[i-1], Resume: r != nil})
+		}
+		if from > len(mg.Statements) {
+			// Every statement ran but the run died before marking the file applied.
+			steps = append(steps, Step{Migration: mg, Index: len(mg.Statements) + 1, Resume: true})
+		}
+	}
+	return steps, nil
+}
+
+// Plan returns the statements Up(to) would run, in order, reading the bookkeeping table
+// (without creating it). to = 0 means every migration.
+func (m *Migrator) Plan(ctx context.Context, to int64) ([]Step, error) {
+	if err := m.checkVersion(to); err != nil {
+		return nil, err
+	}
+	recs, err := m.readRecords(ctx)
+	if err != nil {
+		return nil, err
+	}
+	steps, err := m.plan(recs, to)
+	return realSteps(steps), err
+}
+
+func realSteps(steps []Step) []Step {
+	out := steps[:0:0]
+	for _, s := range steps {
+		if s.Index <= len(s.Migration.Statements) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (m *Migrator) checkVersion(v int64) error {
+	if v != 0 && m.byVersion[v] == nil {
+		return fmt.Errorf("version %d: %w", v, ErrUnknownVersion)
+	}
+	return nil
+}
+
+// pendingMigrations groups steps by file.
+func pendingMigrations(steps []Step) []*Migration {
+	var out []*Migration
+	for _, s := range steps {
+		if len(out) == 0 || out[len(out)-1] != s.Migration {
+			out = append(out, s.Migration)
+		}
+	}
+	return out
+}
+
+// Result says what a run applied.
+type Result struct {
+	Applied []AppliedMigration
+}
+
+// AppliedMigration is one file a run applied (or finished).
+type AppliedMigration struct {
+	Migration *Migration
+	From      int // first statement this run ran (> 1 when it resumed a partial file)
+	Duration  time.Duration
+}
+
+// Up applies every pending migration. See UpTo.
+func (m *Migrator) Up(ctx context.Context) (*Result, error) { return m.UpTo(ctx, 0) }
+
+// UpTo applies the pending migrations up to and including version to (0: all), safely
+// when other processes do the same at the same moment:
+//
+//  1. it creates the bookkeeping keyspace and tables when missing (with fixed table ids,
+//     so concurrent creations agree);
+//  2. it reads the bookkeeping; a changed file stops the run; nothing pending returns at
+//     once, without taking the lock (the common case at every deploy);
+//  3. it takes the lease, waiting for another holder, and reads the bookkeeping again;
+//  4. it applies each statement, recording it before and after, and waits for schema
+//     agreement after each DDL statement; a failure is a *PartialError and the next run
+//     continues where this one stopped.
+func (m *Migrator) UpTo(ctx context.Context, to int64) (*Result, error) {
+	if err := m.checkVersion(to); err != nil {
+		return nil, err
+	}
+	if err := m.st.ensure(ctx); err != nil {
+		return nil, err
+	}
+	recs, err := m.st.records(ctx)
+	if err != nil {
+		return nil, err
+	}
+	steps, err := m.plan(recs, to)
+	if err != nil || len(steps) == 0 {
+		return &Result{}, err
+	}
+	l, err := m.st.acquire(ctx, m.emit)
+	if err != nil {
+		return nil, err
+	}
+	res, err := m.applyLocked(l, to)
+	if rerr := l.release(); rerr != nil && err == nil {
+		err = rerr
+	}
+	return res, err
+}
+
+func (m *Migrator) applyLocked(l *lease, to int64) (*Result, error) {
+	ctx := l.ctx
+	// Another process may have applied everything while this one waited.
+	recs, err := m.st.records(ctx)
+	if err != nil {
+		return nil, err
+	}
+	steps, err := m.plan(recs, to)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{}
+	if len(steps) == 0 {
+		m.emit(Event{Kind: NothingToDo})
+		return res, nil
+	}
+	run, err := gocql.RandomUUID()
+	if err != nil {
+		return nil, err
+	}
+	for _, mg := range pendingMigrations(steps) {
+		am, err := m.applyOne(l, mg, recs[mg.Version], run)
+		if am != nil {
+			res.Applied = append(res.Applied, *am)
+		}
+		if err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// resumeNote says what the bookkeeping tells about a partly applied file.
+func resumeNote(mg *Migration, r *Record) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "a run by %s pid %d", r.AppliedBy, r.PID)
+	if !r.StartedAt.IsZero() {
+		fmt.Fprintf(&b, " started %s", r.StartedAt.UTC().Format(time.RFC3339))
+	}
+	if r.Applied == 0 {
+		fmt.Fprintf(&b, " applied none of its %d statements", len(mg.Statements))
+	} else {
+		fmt.Fprintf(&b, " applied statements 1-%d of %d", r.Applied, len(mg.Statements))
+	}
+	switch {
+	case r.State == Failed && r.Error != "":
+		fmt.Fprintf(&b, "; statement %d failed: %s", r.Applied+1, r.Error)
+	case r.Running > 0 && r.Running <= len(mg.Statements):
+		fmt.Fprintf(&b, " and stopped during statement %d (%s), which is run again", r.Running, mg.Statements[r.Running-1].Pos)
+	default:
+		b.WriteString(" and stopped")
+	}
+	if r.Checksum != mg.Checksum {
+		fmt.Fprintf(&b, "; the file changed since, after the statements that ran")
+	}
+	return b.String()
+}
+
+func (m *Migrator) applyOne(l *lease, mg *Migration, r *Record, run gocql.UUID) (*AppliedMigration, error) {
+	ctx := l.ctx
+	from, resume := 1, r != nil
+	if resume {
+		from = r.Applied + 1
+	}
+	if err := m.st.begin(ctx, mg, run, resume); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	ev := Event{Kind: MigrationStart, Migration: mg, From: from, Total: len(mg.Statements)}
+	if resume {
+		ev.Message = resumeNote(mg, r)
+	}
+	m.emit(ev)
+	for i := from; i <= len(mg.Statements); i++ {
+		stmt := mg.Statements[i-1]
+		stop := func(applied int, err error) error {
+			fctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			_ = m.st.fail(fctx, mg, err) // best effort: the error returned says it all
+			return &PartialError{File: mg.File, Version: mg.Version, Statement: i, Total: len(mg.Statements), Pos: stmt.Pos, Applied: applied, Err: err}
+		}
+		if err := l.lost(); err != nil {
+			return nil, stop(i-1, err)
+		}
+		if err := m.st.starting(ctx, mg, i); err != nil {
+			return nil, stop(i-1, err)
+		}
+		t0 := time.Now()
+		err := m.s.Query(stmt.Text).WithContext(ctx).Idempotent(false).Exec()
+		if err != nil && resume && i == from && r.Running == i && alreadyApplied(stmt, err) {
+			m.emit(Event{Kind: Recovered, Migration: mg, Statement: i, Total: len(mg.Statements),
+				Message: fmt.Sprintf("statement %d (%s) was in flight when the last run stopped and had been applied (%v); counted as done", i, stmt.Pos, err)})
+			err = nil
+		}
+		if err != nil {
+			if lerr := l.lost(); lerr != nil {
+				err = fmt.Errorf("%w (the statement may have been applied)", lerr)
+			}
+			return nil, stop(i-1, fmt.Errorf("%s: %w", statementKind(stmt.Text), err))
+		}
+		var agreeErr error
+		if stmt.Schema {
+			agreeErr = awaitAgreement(ctx, m.s, m.opt.AgreementTimeout, stmt.Pos.String())
+		}
+		if err := m.st.done(ctx, mg, i); err != nil {
+			return nil, stop(i-1, err)
+		}
+		if agreeErr != nil {
+			return nil, stop(i, agreeErr)
+		}
+		m.emit(Event{Kind: StatementDone, Migration: mg, Statement: i, Total: len(mg.Statements), Duration: time.Since(t0)})
+	}
+	if err := m.st.finish(ctx, mg); err != nil {
+		return nil, err
+	}
+	d := time.Since(start)
+	m.emit(Event{Kind: MigrationDone, Migration: mg, Total: len(mg.Statements), Duration: d})
+	return &AppliedMigration{Migration: mg, From: from, Duration: d}, nil
+}
+
+// alreadyApplied reports whether err, from running again a statement that was in flight
+// when the previous run died, shows the previous attempt had succeeded: a CREATE that
+// finds its object, a DROP that does not, an ALTER ... ADD that finds its column.
+func alreadyApplied(stmt Statement, err error) bool {
+	var exists *gocql.RequestErrAlreadyExists
+	if errors.As(err, &exists) {
+		return true
+	}
+	var req gocql.RequestError
+	if !errors.As(err, &req) || req.Code() != gocql.ErrCodeInvalid {
+		return false
+	}
+	msg := strings.ToLower(req.Message())
+	w := leadingWords(stmt.Text, 4)
+	if len(w) == 0 {
+		return false
+	}
+	switch w[0] {
+	case "DROP":
+		return strings.Contains(msg, "doesn't exist") || strings.Contains(msg, "does not exist") ||
+			strings.Contains(msg, "not found") || strings.Contains(msg, "unconfigured")
+	case "CREATE":
+		return strings.Contains(msg, "already exists")
+	case "ALTER":
+		up := strings.ToUpper(stmt.Text)
+		switch {
+		case strings.Contains(up, " ADD "):
+			return strings.Contains(msg, "already exists") || strings.Contains(msg, "conflicts with an existing column")
+		case strings.Contains(up, " DROP "):
+			return strings.Contains(msg, "was not found") || strings.Contains(msg, "doesn't exist") || strings.Contains(msg, "does not exist")
+		case strings.Contains(up, " RENAME "):
+			return strings.Contains(msg, "already exists") || strings.Contains(msg, "not found") || strings.Contains(msg, "doesn't exist")
+		}
+	}
+	return false
+}
+
+// Baseline records every migration up to and including version as applied, without
+// running it: for a cluster whose schema was created before migrations were used. Files
+// already recorded are left alone; a partly applied one is an error.
+func (m *Migrator) Baseline(ctx context.Context, version int64) ([]*Migration, error) {
+	if version == 0 {
+		return nil, fmt.Errorf("baseline: version 0: %w", ErrUnknownVersion)
+	}
+	if err := m.checkVersion(version); err != nil {
+		return nil, err
+	}
+	if err := m.st.ensure(ctx); err != nil {
+		return nil, err
+	}
+	l, err := m.st.acquire(ctx, m.emit)
+	if err != nil {
+		return nil, err
+	}
+	out, err := m.baselineLocked(l, version)
+	if rerr := l.release(); rerr != nil && err == nil {
+		err = rerr
+	}
+	return out, err
+}
+
+func (m *Migrator) baselineLocked(l *lease, version int64) ([]*Migration, error) {
+	recs, err := m.st.records(l.ctx)
+	if err != nil {
+		return nil, err
+	}
+	run, err := gocql.RandomUUID()
+	if err != nil {
+		return nil, err
+	}
+	var out []*Migration
+	for _, mg := range m.migs {
+		if mg.Version > version {
+			break
+		}
+		if r := recs[mg.Version]; r != nil {
+			if !r.Complete() {
+				return out, fmt.Errorf("baseline: %s is partly applied (%d of %d statements): finish it with `cqlsize migrate up` first", mg.File, r.Applied, len(mg.Statements))
+			}
+			continue
+		}
+		if err := m.st.baseline(l.ctx, mg, run); err != nil {
+			return out, err
+		}
+		out = append(out, mg)
+	}
+	return out, nil
+}
+
+// AcceptChecksum records the current checksum of an applied file whose content changed
+// (a comment fixed, a statement reformatted), after a person checked the change does not
+// need to run. It returns the checksum recorded before; accepting an unchanged file is a no-op.
+func (m *Migrator) AcceptChecksum(ctx context.Context, version int64) (previous string, err error) {
+	if err := m.checkVersion(version); err != nil {
+		return "", err
+	}
+	accepted, err := m.accept(ctx, func(st Status) bool { return st.Version == version })
+	if err != nil {
+		return "", err
+	}
+	if len(accepted) == 0 {
+		recs, err := m.readRecords(ctx)
+		if err != nil {
+			return "", err
+		}
+		if recs[version] == nil {
+			return "", fmt.Errorf("accept checksum: %s is not applied; nothing to accept", m.byVersion[version].File)
+		}
+		return recs[version].Checksum, nil
+	}
+	return accepted[0].Record.Checksum, nil
+}
+
+// Repair accepts the current checksum of every changed file (see AcceptChecksum) and
+// returns their statuses as they were before.
+func (m *Migrator) Repair(ctx context.Context) ([]Status, error) {
+	return m.accept(ctx, func(Status) bool { return true })
+}
+
+func (m *Migrator) accept(ctx context.Context, which func(Status) bool) ([]Status, error) {
+	ok, err := m.st.exists(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, nil
+	}
+	l, err := m.st.acquire(ctx, m.emit)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rerr := l.release(); rerr != nil && err == nil {
+			err = rerr
+		}
+	}()
+	recs, err := m.st.records(l.ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []Status
+	for _, st := range m.statuses(recs) {
+		if st.Record == nil || st.Migration == nil || st.Record.Checksum == st.Migration.Checksum || !which(st) {
+			continue
+		}
+		if err := m.st.accept(l.ctx, st.Migration, st.Record); err != nil {
+			return out, err
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// OutOfOrderError is a pending file older than one already applied.
+type OutOfOrderError struct {
+	File    string // the pending file
+	Applied string // the newest applied file
+}
+
+func (e *OutOfOrderError) Error() string {
+	return fmt.Sprintf("%s is pending but the newer %s is already applied: it was written against an older schema; renumber it after %s, or allow it (--allow-out-of-order)",
+		e.File, e.Applied, e.Applied)
+}

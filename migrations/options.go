@@ -1,0 +1,140 @@
+package migrations
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/internal/version"
+)
+
+// Defaults for Options.
+const (
+	DefaultTable            = "cqlsize_migrations"
+	DefaultLockTTL          = 60 * time.Second
+	DefaultLockTimeout      = 10 * time.Minute
+	DefaultAgreementTimeout = 2 * time.Minute
+)
+
+// Options configure a Migrator. Only Keyspace is required.
+type Options struct {
+	// Keyspace is the target keyspace: unqualified names in the files resolve to it (the
+	// session must be bound to it), and the bookkeeping table lives in it unless
+	// BookkeepingKeyspace says otherwise. The history is kept per target keyspace.
+	Keyspace string
+	// BookkeepingKeyspace holds the bookkeeping and lock tables (default Keyspace).
+	BookkeepingKeyspace string
+	// Table names the bookkeeping table (default cqlsize_migrations); the lock table is
+	// Table + "_lock".
+	Table string
+	// Replication, a CQL map literal such as {'class': 'NetworkTopologyStrategy', 'dc1': 3},
+	// creates a missing target or bookkeeping keyspace. Without it a missing keyspace is
+	// ErrNoKeyspace: a tool should not guess a production replication factor.
+	Replication string
+	// LockTTL is the lease time: a process that dies holding the lock blocks others for at
+	// most this long. It is renewed every third of it while a run lasts. Default 60s.
+	LockTTL time.Duration
+	// LockTimeout is how long to wait for another process's lock before ErrLocked.
+	LockTimeout time.Duration
+	// AgreementTimeout bounds the wait for schema agreement after each DDL statement.
+	AgreementTimeout time.Duration
+	// Consistency of bookkeeping reads and writes (default QUORUM, which is consistent
+	// across datacenters; the lock itself always uses SERIAL).
+	Consistency gocql.Consistency
+	// AllowOutOfOrder applies a pending file whose version is lower than an applied one
+	// (a branch merged late). Without it such a file is an error, since it was written
+	// against an older schema.
+	AllowOutOfOrder bool
+	// Host, PID and ToolVersion are recorded as who applied each migration (default: this
+	// machine's host name, this process, this build of cqlsize).
+	Host        string
+	PID         int
+	ToolVersion string
+	// OnEvent, when set, is told about progress: lock waits, each statement, each file.
+	// It runs on the migrating goroutine; a slow callback delays the run (the lease is
+	// renewed meanwhile).
+	OnEvent func(Event)
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Keyspace == "" {
+		return o, errors.New("migrations: no target keyspace: set Options.Keyspace (--keyspace)")
+	}
+	if o.BookkeepingKeyspace == "" {
+		o.BookkeepingKeyspace = o.Keyspace
+	}
+	if o.Table == "" {
+		o.Table = DefaultTable
+	}
+	for _, n := range []struct{ what, name string }{
+		{"keyspace", o.Keyspace}, {"bookkeeping keyspace", o.BookkeepingKeyspace}, {"bookkeeping table", o.Table},
+	} {
+		if err := checkName(n.name); err != nil {
+			return o, fmt.Errorf("migrations: %s %q: %w", n.what, n.name, err)
+		}
+	}
+	if len(o.Table) > 48-len("_lock") {
+		return o, fmt.Errorf("migrations: bookkeeping table %q: at most %d characters, so that %s_lock fits", o.Table, 48-len("_lock"), o.Table)
+	}
+	if o.Replication != "" {
+		r := strings.TrimSpace(o.Replication)
+		if !strings.HasPrefix(r, "{") || !strings.HasSuffix(r, "}") || strings.ContainsAny(r, ";") || !strings.Contains(r, "class") {
+			return o, fmt.Errorf("migrations: replication %q: want a CQL map such as {'class': 'NetworkTopologyStrategy', 'dc1': 3}", o.Replication)
+		}
+		o.Replication = r
+	}
+	switch {
+	case o.LockTTL == 0:
+		o.LockTTL = DefaultLockTTL
+	case o.LockTTL < 2*time.Second:
+		return o, fmt.Errorf("migrations: lock TTL %s: at least 2s (it is renewed every third of it)", o.LockTTL)
+	}
+	if o.LockTimeout == 0 {
+		o.LockTimeout = DefaultLockTimeout
+	}
+	if o.AgreementTimeout == 0 {
+		o.AgreementTimeout = DefaultAgreementTimeout
+	}
+	if o.LockTimeout < 0 || o.AgreementTimeout < 0 {
+		return o, errors.New("migrations: timeouts must not be negative")
+	}
+	if o.Consistency == 0 {
+		o.Consistency = gocql.Quorum
+	}
+	if o.Host == "" {
+		o.Host, _ = os.Hostname()
+	}
+	if o.PID == 0 {
+		o.PID = os.Getpid()
+	}
+	if o.ToolVersion == "" {
+		o.ToolVersion = "cqlsize " + version.Module()
+	}
+	return o, nil
+}
+
+// checkName accepts a keyspace or table name Cassandra accepts: 1-48 letters, digits or
+// underscores. Mixed case is kept (and quoted in statements).
+func checkName(name string) error {
+	if name == "" || len(name) > 48 {
+		return errors.New("want 1 to 48 characters")
+	}
+	for _, c := range name {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return fmt.Errorf("character %q: only letters, digits and _ are allowed", c)
+		}
+	}
+	return nil
+}
+
+// quote renders a name for a statement: as is when Cassandra would not fold it, else quoted.
+func quote(name string) string {
+	if strings.ToLower(name) == name && (name[0] < '0' || name[0] > '9') {
+		return name
+	}
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
