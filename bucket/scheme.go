@@ -173,7 +173,7 @@ func (s Scheme) Parse(text string) (Bucket, error) {
 	}
 	b, ok := s.bucketAt(k)
 	if !ok {
-		return Bucket{}, &ParseError{Text: text, Want: s.want(), Reason: "no instant in " + s.Location().String() + " falls in it: the zone skipped it"}
+		return Bucket{}, &ParseError{Text: text, Want: s.want(), Reason: s.Location().String() + " skipped it: no instant falls in it"}
 	}
 	return b, nil
 }

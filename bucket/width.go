@@ -9,7 +9,10 @@ import (
 
 // A Width is how much time one bucket covers. Calendar widths (Day, ISOWeek, Month, Year)
 // follow the wall clock of a Scheme's location, so their buckets start at local midnight
-// and a day with a daylight-saving change is 23 or 25 hours long. Fixed widths (Minute,
+// and a day with a daylight-saving change is 23 or 25 hours long. Every bucket stays one
+// unbroken interval: where a zone skips midnight the day starts at the change, where the
+// clock goes back across midnight the repeated time belongs to the later day, and a day a
+// zone skipped has no bucket. Fixed widths (Minute,
 // Hour, Every) measure elapsed time: every bucket is exactly as long as the width, buckets
 // start at whole multiples of it since the Unix epoch (1970-01-01T00:00:00Z), and the
 // location is ignored, so that no bucket is ever shortened or doubled by a clock change.
