@@ -11,24 +11,24 @@ type TokenKind int
 
 // Token kinds, following Cassandra 5.0's lexer (src/antlr/Lexer.g).
 const (
-	EOF         TokenKind = iota
-	Ident                 // an unquoted name or keyword; Val is folded to lower case
-	QuotedIdent           // "Name"; Val has the quotes removed, "" unescaped and case kept
-	String                // 'text' or $$text$$; Val is the content ('' unescaped)
-	Int                   // -?[0-9]+
-	Float                 // 1.5, 1e10, -2.5E-3, 1., NaN, -NaN, Infinity, -Infinity
-	Bool                  // true or false, any case; Val is lower case
-	Duration              // 1h30m, -2d, 10ms, 1µs, P1DT2H, PT10M, P2W, P0001-02-03T04:05:06
-	UUID                  // 8-4-4-4-12 hex digits
-	Blob                  // 0x followed by hex digits (possibly none)
-	Punct                 // an operator or punctuation; Val is the operator, e.g. "<=" or ";"
-	QMark                 // the anonymous bind marker ?
+	TokEOF         TokenKind = iota
+	TokIdent                 // an unquoted name or keyword; Val is folded to lower case
+	TokQuotedIdent           // "Name"; Val has the quotes removed, "" unescaped and case kept
+	TokString                // 'text' or $$text$$; Val is the content ('' unescaped)
+	TokInt                   // -?[0-9]+
+	TokFloat                 // 1.5, 1e10, -2.5E-3, 1., NaN, -NaN, Infinity, -Infinity
+	TokBool                  // true or false, any case; Val is lower case
+	TokDuration              // 1h30m, -2d, 10ms, 1µs, P1DT2H, PT10M, P2W, P0001-02-03T04:05:06
+	TokUUID                  // 8-4-4-4-12 hex digits
+	TokBlob                  // 0x followed by hex digits (possibly none)
+	TokPunct                 // an operator or punctuation; Val is the operator, e.g. "<=" or ";"
+	TokQMark                 // the anonymous bind marker ?
 )
 
 var kindNames = [...]string{
-	EOF: "end of input", Ident: "identifier", QuotedIdent: "quoted identifier", String: "string",
-	Int: "integer", Float: "float", Bool: "boolean", Duration: "duration", UUID: "uuid",
-	Blob: "blob", Punct: "punctuation", QMark: "bind marker",
+	TokEOF: "end of input", TokIdent: "identifier", TokQuotedIdent: "quoted identifier", TokString: "string",
+	TokInt: "integer", TokFloat: "float", TokBool: "boolean", TokDuration: "duration", TokUUID: "uuid",
+	TokBlob: "blob", TokPunct: "punctuation", TokQMark: "bind marker",
 }
 
 func (k TokenKind) String() string {
@@ -49,21 +49,21 @@ type Token struct {
 
 // Is reports whether t is the unquoted keyword or name kw (compared case-insensitively;
 // kw must be lower case).
-func (t Token) Is(kw string) bool { return t.Kind == Ident && t.Val == kw }
+func (t Token) Is(kw string) bool { return t.Kind == TokIdent && t.Val == kw }
 
 // IsPunct reports whether t is the operator or punctuation p.
-func (t Token) IsPunct(p string) bool { return t.Kind == Punct && t.Val == p }
+func (t Token) IsPunct(p string) bool { return t.Kind == TokPunct && t.Val == p }
 
 // Describe renders t for an error message: `"select"`, `';'`, `end of input`.
 func (t Token) Describe() string {
 	switch t.Kind {
-	case EOF:
+	case TokEOF:
 		return "end of input"
-	case Punct, QMark:
+	case TokPunct, TokQMark:
 		return "'" + t.Text + "'"
-	case String:
+	case TokString:
 		return "string " + shorten(t.Text)
-	case Ident, QuotedIdent:
+	case TokIdent, TokQuotedIdent:
 		return shorten(t.Text)
 	}
 	return t.Kind.String() + " " + shorten(t.Text)
@@ -89,7 +89,7 @@ type Comment struct {
 	End  Pos
 }
 
-// Lex splits src into tokens, ending with an EOF token. Comments and white space are
+// Lex splits src into tokens, ending with a TokEOF token. Comments and white space are
 // dropped. The first error (an unterminated string, quoted name, comment or $$ body, or a
 // character CQL does not allow) is an *Error at its start.
 func Lex(file string, src []byte) ([]Token, error) {
@@ -101,7 +101,7 @@ func Lex(file string, src []byte) ([]Token, error) {
 func lexAll(file string, src []byte, keepComments bool) ([]Token, []Comment, error) {
 	lx := lexer{file: file, src: string(src), line: 1}
 	if strings.HasPrefix(lx.src, "\uFEFF") { // a UTF-8 byte order mark some editors write
-		lx.off, lx.lineStart = 3, 3
+		lx.off = 3
 	}
 	toks := make([]Token, 0, len(src)/5+1)
 	var comments []Comment
@@ -117,7 +117,7 @@ func lexAll(file string, src []byte, keepComments bool) ([]Token, []Comment, err
 			continue
 		}
 		toks = append(toks, tok)
-		if tok.Kind == EOF {
+		if tok.Kind == TokEOF {
 			return toks, comments, nil
 		}
 	}
@@ -172,7 +172,7 @@ func (lx *lexer) next() (Token, *Comment, error) {
 	}
 	start := lx.pos()
 	if lx.off >= len(lx.src) {
-		return Token{Kind: EOF, Pos: start, End: start}, nil, nil
+		return Token{Kind: TokEOF, Pos: start, End: start}, nil, nil
 	}
 	c, c1 := lx.src[lx.off], lx.peek(1)
 	switch {
@@ -191,9 +191,9 @@ func (lx *lexer) next() (Token, *Comment, error) {
 		lx.advance(n + 4)
 		return Token{}, &Comment{Text: lx.src[start.Offset:lx.off], Pos: start, End: lx.pos()}, nil
 	case c == '\'':
-		return lx.quoted(start, '\'', String, "string")
+		return lx.quoted(start, '\'', TokString, "string")
 	case c == '"':
-		return lx.quoted(start, '"', QuotedIdent, "quoted identifier")
+		return lx.quoted(start, '"', TokQuotedIdent, "quoted identifier")
 	case c == '$' && c1 == '$':
 		n := strings.Index(lx.src[lx.off+2:], "$$")
 		if n < 0 {
@@ -201,11 +201,11 @@ func (lx *lexer) next() (Token, *Comment, error) {
 		}
 		val := lx.src[lx.off+2 : lx.off+2+n]
 		lx.advance(n + 4)
-		return lx.tok(String, start, val), nil, nil
+		return lx.tok(TokString, start, val), nil, nil
 	}
 	if n := lx.matchUUID(); n > 0 {
 		lx.advance(n)
-		return lx.tok(UUID, start, ""), nil, nil
+		return lx.tok(TokUUID, start, ""), nil, nil
 	}
 	switch {
 	case isDigit(c) || (c == '-' && isDigit(c1)):
@@ -213,14 +213,14 @@ func (lx *lexer) next() (Token, *Comment, error) {
 	case c == '-' || c == 'P':
 		if n := matchISODuration(lx.src[lx.off:]); n > 0 && (c == '-' || lx.off+n >= len(lx.src) || !isIdentByte(lx.src[lx.off+n])) {
 			lx.advance(n)
-			return lx.tok(Duration, start, ""), nil, nil
+			return lx.tok(TokDuration, start, ""), nil, nil
 		}
 		if c == '-' {
 			for _, w := range []string{"nan", "infinity"} {
 				if n := len(w) + 1; lx.off+n <= len(lx.src) && strings.EqualFold(lx.src[lx.off+1:lx.off+n], w) &&
 					(lx.off+n == len(lx.src) || !isIdentByte(lx.src[lx.off+n])) {
 					lx.advance(n)
-					return lx.tok(Float, start, ""), nil, nil
+					return lx.tok(TokFloat, start, ""), nil, nil
 				}
 			}
 		}
@@ -231,29 +231,29 @@ func (lx *lexer) next() (Token, *Comment, error) {
 			n++
 		}
 		lx.advance(n)
-		t := lx.tok(Ident, start, strings.ToLower(lx.src[start.Offset:lx.off]))
+		t := lx.tok(TokIdent, start, strings.ToLower(lx.src[start.Offset:lx.off]))
 		switch t.Val {
 		case "true", "false":
-			t.Kind = Bool
+			t.Kind = TokBool
 		case "nan", "infinity":
-			t.Kind = Float
+			t.Kind = TokFloat
 			t.Val = t.Text
 		}
 		return t, nil, nil
 	}
 	if c == '?' {
 		lx.advance(1)
-		return lx.tok(QMark, start, "?"), nil, nil
+		return lx.tok(TokQMark, start, "?"), nil, nil
 	}
 	for _, p := range [...]string{"<=", ">=", "!=", "+=", "-=", ".."} {
 		if c == p[0] && c1 == p[1] {
 			lx.advance(2)
-			return lx.tok(Punct, start, p), nil, nil
+			return lx.tok(TokPunct, start, p), nil, nil
 		}
 	}
 	if strings.IndexByte("()[]{},;.:=<>+-*/%", c) >= 0 {
 		lx.advance(1)
-		return lx.tok(Punct, start, string(c)), nil, nil
+		return lx.tok(TokPunct, start, string(c)), nil, nil
 	}
 	r, _ := utf8.DecodeRuneInString(lx.src[lx.off:])
 	if r == utf8.RuneError {
@@ -265,7 +265,7 @@ func (lx *lexer) next() (Token, *Comment, error) {
 // tok builds a token from start to the current offset. An empty val means "the text".
 func (lx *lexer) tok(kind TokenKind, start Pos, val string) Token {
 	text := lx.src[start.Offset:lx.off]
-	if val == "" && kind != String && kind != QuotedIdent {
+	if val == "" && kind != TokString && kind != TokQuotedIdent {
 		val = text
 	}
 	return Token{Kind: kind, Text: text, Val: val, Pos: start, End: lx.pos()}
@@ -299,7 +299,7 @@ func (lx *lexer) quoted(start Pos, q byte, kind TokenKind, what string) (Token, 
 	}
 }
 
-// matchUUID returns the length of a UUID at the current offset, or 0.
+// matchUUID returns the length of a TokUUID at the current offset, or 0.
 func (lx *lexer) matchUUID() int {
 	const n = 36
 	if lx.off+n > len(lx.src) {
@@ -330,11 +330,11 @@ func (lx *lexer) number(start Pos) Token {
 			n++
 		}
 		lx.advance(n)
-		return lx.tok(Blob, start, "")
+		return lx.tok(TokBlob, start, "")
 	}
 	if n := matchDuration(s); n > 0 {
 		lx.advance(n)
-		return lx.tok(Duration, start, "")
+		return lx.tok(TokDuration, start, "")
 	}
 	n := 0
 	if s[0] == '-' {
@@ -343,10 +343,10 @@ func (lx *lexer) number(start Pos) Token {
 	for n < len(s) && isDigit(s[n]) {
 		n++
 	}
-	kind := Int
+	kind := TokInt
 	// "1..2" is INTEGER RANGE INTEGER (collection slices), not a float.
 	if n < len(s) && s[n] == '.' && !(n+1 < len(s) && s[n+1] == '.') {
-		kind = Float
+		kind = TokFloat
 		n++
 		for n < len(s) && isDigit(s[n]) {
 			n++
@@ -361,7 +361,7 @@ func (lx *lexer) number(start Pos) Token {
 			for m < len(s) && isDigit(s[m]) {
 				m++
 			}
-			kind, n = Float, m
+			kind, n = TokFloat, m
 		}
 	}
 	lx.advance(n)

@@ -26,7 +26,7 @@ func TestLexGolden(t *testing.T) {
 					fmt.Fprintf(&b, "\t=> %q", tok.Val)
 				}
 				b.WriteByte('\n')
-				if src := string(src); tok.Kind != EOF && src[tok.Pos.Offset:tok.End.Offset] != tok.Text {
+				if src := string(src); tok.Kind != TokEOF && src[tok.Pos.Offset:tok.End.Offset] != tok.Text {
 					t.Errorf("token %q: offsets %d..%d hold %q", tok.Text, tok.Pos.Offset, tok.End.Offset, src[tok.Pos.Offset:tok.End.Offset])
 				}
 			}

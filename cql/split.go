@@ -93,7 +93,7 @@ type span struct {
 	endLine  int
 }
 
-// splitTokens cuts toks (ending with EOF) into statements at top-level ';'.
+// splitTokens cuts toks (ending with TokEOF) into statements at top-level ';'.
 func splitTokens(toks []Token) ([]span, error) {
 	var out []span
 	start := 0
@@ -103,11 +103,11 @@ func splitTokens(toks []Token) ([]span, error) {
 		if i == start && isBatchStart(toks[i:]) {
 			inBatch = true
 		}
-		if t.Kind == EOF || t.IsPunct(";") {
-			if inBatch && t.Kind != EOF && !(i-start >= 2 && toks[i-2].Is("apply") && toks[i-1].Is("batch")) {
+		if t.Kind == TokEOF || t.IsPunct(";") {
+			if inBatch && t.Kind != TokEOF && !(i-start >= 2 && toks[i-2].Is("apply") && toks[i-1].Is("batch")) {
 				continue // a ';' between the statements of a batch
 			}
-			if inBatch && t.Kind == EOF && !(i-start >= 2 && toks[i-2].Is("apply") && toks[i-1].Is("batch")) {
+			if inBatch && t.Kind == TokEOF && !(i-start >= 2 && toks[i-2].Is("apply") && toks[i-1].Is("batch")) {
 				return nil, Errorf(toks[start].Pos, "unterminated batch: BEGIN BATCH has no APPLY BATCH")
 			}
 			if i > start {

@@ -22,7 +22,7 @@ const (
 // Type is a CQL data type as a column declares it.
 type Type struct {
 	Kind     TypeKind
-	Name     string // native type name in canonical form ("text", not "varchar"); UDT name for UDT
+	Name     string // native type name in canonical form ("text", not "varchar"); UDT name for UDT; "list", "set", "map", "tuple" or "vector" otherwise
 	Keyspace string // UDT keyspace, when qualified
 	Params   []Type // list/set element; map key and value; tuple fields; vector element
 	Dim      int    // vector dimension
@@ -80,26 +80,27 @@ func (t Type) MultiCell() bool {
 // IsCollection reports whether t is a list, set or map, frozen or not.
 func (t Type) IsCollection() bool { return t.Kind == List || t.Kind == Set || t.Kind == Map }
 
-// String renders t the way Cassandra 5.0 renders it in system_schema.columns.type:
-// "text", "frozen<list<int>>", "map<text, int>", "vector<float, 3>", "frozen<address>".
-// Tuples and vectors are frozen implicitly and printed without frozen<>, as Cassandra does.
+// String renders t the way Cassandra 5.0 renders it in system_schema.columns.type (checked
+// against a real 5.0 node): "text", "frozen<list<int>>", "map<text, frozen<list<int>>>",
+// "frozen<tuple<int, frozen<list<int>>>>", "vector<float, 3>", "frozen<address>". Every
+// frozen type prints its frozen<>, nested ones included; tuples are always frozen; vectors
+// never print frozen<> and keep their element as declared.
 func (t Type) String() string {
 	var b strings.Builder
-	t.write(&b, false)
+	t.write(&b)
 	return b.String()
 }
 
-func (t Type) write(b *strings.Builder, insideFrozen bool) {
-	frozen := t.Frozen && !insideFrozen && t.Kind != Tuple && t.Kind != Vector
+func (t Type) write(b *strings.Builder) {
+	frozen := t.Frozen && t.Kind != Vector
 	if frozen {
 		b.WriteString("frozen<")
 	}
-	inner := insideFrozen || t.Frozen
 	switch t.Kind {
 	case Native:
 		b.WriteString(t.Name)
 	case UDT:
-		b.WriteString(t.Name)
+		b.WriteString(QuoteName(t.Name))
 	case List, Set, Map, Tuple:
 		b.WriteString([...]string{List: "list", Set: "set", Map: "map", Tuple: "tuple"}[t.Kind])
 		b.WriteByte('<')
@@ -107,15 +108,13 @@ func (t Type) write(b *strings.Builder, insideFrozen bool) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			// Elements of a collection are always frozen in storage; Cassandra prints the
-			// frozen<> it was declared with, which the parser records on the element.
-			p.write(b, inner && t.Kind != Tuple)
+			p.write(b)
 		}
 		b.WriteByte('>')
 	case Vector:
 		b.WriteString("vector<")
 		if len(t.Params) == 1 {
-			t.Params[0].write(b, inner)
+			t.Params[0].write(b)
 		}
 		b.WriteString(", ")
 		b.WriteString(strconv.Itoa(t.Dim))
@@ -124,4 +123,55 @@ func (t Type) write(b *strings.Builder, insideFrozen bool) {
 	if frozen {
 		b.WriteByte('>')
 	}
+}
+
+// freeze returns t frozen the way Cassandra freezes a type written frozen<t>, or a tuple:
+// t and every collection, tuple and user type inside it become frozen. A vector is always
+// frozen and keeps its element as declared.
+func (t Type) freeze() Type {
+	t.Frozen = true
+	if t.Kind == Vector || t.Kind == Native {
+		return t
+	}
+	if len(t.Params) > 0 {
+		ps := make([]Type, len(t.Params))
+		for i, p := range t.Params {
+			if p.Kind != Native {
+				p = p.freeze()
+			}
+			ps[i] = p
+		}
+		t.Params = ps
+	}
+	return t
+}
+
+// Equal reports whether t and u are the same type (UDT keyspaces compared only when both
+// are set).
+func (t Type) Equal(u Type) bool {
+	if t.Kind != u.Kind || t.Name != u.Name || t.Dim != u.Dim || t.Frozen != u.Frozen || len(t.Params) != len(u.Params) {
+		return false
+	}
+	if t.Keyspace != "" && u.Keyspace != "" && t.Keyspace != u.Keyspace {
+		return false
+	}
+	for i := range t.Params {
+		if !t.Params[i].Equal(u.Params[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Contains reports whether t or any type inside it satisfies f.
+func (t Type) Contains(f func(Type) bool) bool {
+	if f(t) {
+		return true
+	}
+	for _, p := range t.Params {
+		if p.Contains(f) {
+			return true
+		}
+	}
+	return false
 }
