@@ -12,6 +12,7 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/internal/casstest"
 )
 
@@ -45,17 +46,12 @@ func TestCorpusAgainstCassandra(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stmts, err := splitStatements("schema.cql", schema)
+	stmts, err := cql.SplitStatements("schema.cql", schema)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, st := range stmts {
-		_, body, _ := splitLeadingComments(st.Text)
-		body = strings.TrimSuffix(strings.TrimSpace(body), ";")
-		if body == "" {
-			continue
-		}
-		if err := s.Query(body).Exec(); err != nil {
+		if err := s.Query(st.Text).Exec(); err != nil {
 			t.Fatalf("%s: apply: %v", st.Pos, err)
 		}
 	}

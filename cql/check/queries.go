@@ -20,6 +20,20 @@ type Query struct {
 	Text        string        // the statement as written, without the trailing ';'
 	Pos         cql.Pos       // where the statement starts (its SELECT keyword)
 	HeaderPos   cql.Pos       // where the `-- query:` header is; invalid when there is none
+	// NoLint lists the finding codes a `-- cqlsize:nolint CODE[,CODE]` line above the
+	// query silences ("all" silences every code).
+	NoLint []string
+
+	stmt *cql.Select // the parsed statement, when the query comes from ParseQueries
+}
+
+func (q *Query) nolinted(code string) bool {
+	for _, c := range q.NoLint {
+		if strings.EqualFold(c, code) || strings.EqualFold(c, "all") {
+			return true
+		}
+	}
+	return false
 }
 
 // LoadQueries reads a queries file (see ParseQueries).
@@ -42,7 +56,7 @@ func LoadQueries(path string) ([]Query, error) {
 // A statement without a header is named q<N> by its position (1-based). Names must be
 // unique. Errors are *cql.Error with the file:line:col of the problem.
 func ParseQueries(file string, src []byte) ([]Query, error) {
-	stmts, err := splitStatements(file, src)
+	stmts, err := cql.ParseFile(file, src)
 	if err != nil {
 		return nil, err
 	}
@@ -50,24 +64,20 @@ func ParseQueries(file string, src []byte) ([]Query, error) {
 	seen := map[string]cql.Pos{}
 	prevEnd := 0
 	for _, st := range stmts {
+		info := st.Info()
 		// The header and description are the comment lines between the previous
-		// statement and this one, including any the splitter kept at the start of the
-		// statement's own text (Text starts at Pos).
-		start := st.Pos.Offset
-		_, body, bodyOff := splitLeadingComments(st.Text)
-		if strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(body), ";")) == "" {
-			prevEnd = st.End.Offset
-			continue
-		}
-		from, to := min(prevEnd, start), min(start+bodyOff, len(src))
-		q := Query{Text: strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(body), ";"))}
-		q.Pos = posAt(file, src, to)
-		if err := parseHeader(file, src, from, string(src[from:to]), &q); err != nil {
+		// statement and this one. The region starts at the previous statement's end, so
+		// a comment trailing that statement on its line is not mistaken for a header.
+		from := min(prevEnd, info.Pos.Offset)
+		q := Query{Text: info.Text, Pos: info.Pos}
+		if err := parseHeader(file, src, from, string(src[from:info.Pos.Offset]), &q); err != nil {
 			return nil, err
 		}
-		if !startsWithSelect(q.Text) {
+		sel, ok := st.(*cql.Select)
+		if !ok {
 			return nil, cql.Errorf(q.Pos, "expected SELECT, found %s (a queries file holds SELECT statements only)", firstWord(q.Text))
 		}
+		q.stmt = sel
 		if q.Name == "" {
 			q.Name = "q" + strconv.Itoa(len(out)+1)
 		}
@@ -80,7 +90,7 @@ func ParseQueries(file string, src []byte) ([]Query, error) {
 		}
 		seen[q.Name] = q.Pos
 		out = append(out, q)
-		prevEnd = st.End.Offset
+		prevEnd = info.End.Offset
 	}
 	// A header after the last statement names nothing: say so rather than drop it.
 	if tail := string(src[min(prevEnd, len(src)):]); strings.Contains(tail, "query:") {
@@ -111,6 +121,12 @@ func parseHeader(file string, src []byte, base int, region string, q *Query) err
 			continue
 		}
 		body := strings.TrimSpace(t[2:])
+		if rest, ok := cutPrefixFold(body, "cqlsize:nolint"); ok {
+			for _, code := range strings.FieldsFunc(rest, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
+				q.NoLint = append(q.NoLint, strings.ToUpper(code))
+			}
+			continue
+		}
 		if rest, ok := cutPrefixFold(body, "query:"); ok {
 			at := posAt(file, src, lineOff+strings.Index(line, t))
 			if q.HeaderPos.IsValid() {
@@ -199,38 +215,6 @@ func cutPrefixFold(s, prefix string) (string, bool) {
 	}
 	return s, false
 }
-
-// splitLeadingComments separates the comment and blank lines at the start of a statement's
-// text from the statement itself; bodyOff is the byte offset of the body within text.
-func splitLeadingComments(text string) (lead, body string, bodyOff int) {
-	off := 0
-	for off < len(text) {
-		rest := text[off:]
-		trimmed := strings.TrimLeft(rest, " \t\r\n")
-		skipped := len(rest) - len(trimmed)
-		if strings.HasPrefix(trimmed, "--") || strings.HasPrefix(trimmed, "//") {
-			nl := strings.IndexByte(trimmed, '\n')
-			if nl < 0 {
-				return text, "", len(text)
-			}
-			off += skipped + nl + 1
-			continue
-		}
-		if strings.HasPrefix(trimmed, "/*") {
-			end := strings.Index(trimmed, "*/")
-			if end < 0 {
-				return text, "", len(text)
-			}
-			off += skipped + end + 2
-			continue
-		}
-		off += skipped
-		break
-	}
-	return text[:off], text[off:], off
-}
-
-func startsWithSelect(s string) bool { return strings.EqualFold(firstWord(s), "select") }
 
 func firstWord(s string) string {
 	s = strings.TrimSpace(s)

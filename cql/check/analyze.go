@@ -1,0 +1,311 @@
+package check
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cqlsize/cqlsize/cql"
+)
+
+// Check judges every query against the schema. A query that cannot be parsed is an error
+// (a *cql.Error with its position); a query Cassandra would reject is a Result with an
+// Invalid or NeedsFiltering verdict and a finding saying why.
+func Check(schema *cql.Schema, queries []Query, opts Options) ([]Result, error) {
+	out := make([]Result, 0, len(queries))
+	for _, q := range queries {
+		r, err := CheckQuery(schema, q, opts)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// CheckQuery judges one query. When q comes from ParseQueries it is already parsed;
+// otherwise q.Text is parsed here, with positions relative to the text.
+func CheckQuery(schema *cql.Schema, q Query, opts Options) (Result, error) {
+	stmt := q.stmt
+	if stmt == nil {
+		file := q.Pos.File
+		st, err := cql.Parse(file, []byte(q.Text))
+		if err != nil {
+			return Result{}, err
+		}
+		sel, ok := st.(*cql.Select)
+		if !ok {
+			return Result{}, cql.Errorf(st.Info().Pos, "expected SELECT, found %s", firstWord(q.Text))
+		}
+		stmt = sel
+		if !q.Pos.IsValid() {
+			q.Pos = sel.Pos
+		}
+	}
+	res := Result{Query: q}
+	t, rej := resolveTable(schema, stmt, opts)
+	if rej != nil {
+		res.Verdict, res.WithFilteringToggled = Invalid, Invalid
+		res.Findings = []Finding{rejectionFinding(rej, Invalid, "", false)}
+		res.applyNoLint()
+		return res, nil
+	}
+	res.Table = t.Name
+	if t.Keyspace != "" {
+		res.Table = t.QualifiedName()
+	}
+	pc := &prepareContext{table: t, indexes: tableIndexes(schema, t), aggregates: userAggregates(schema, t), unpaged: opts.Unpaged}
+	sq := fromAST(stmt, pc.aggregates)
+	asWritten := pc.prepare(sq, sq.allowFiltering)
+	toggled := pc.prepare(sq, !sq.allowFiltering)
+	res.Verdict = verdictOf(asWritten)
+	res.WithFilteringToggled = verdictOf(toggled)
+	res.NeedsFiltering = res.Verdict == NeedsFiltering
+	res.Filters = sq.allowFiltering && res.Verdict == OK && res.WithFilteringToggled != OK
+
+	// What Cassandra does (or would do with ALLOW FILTERING) to find the rows.
+	run := asWritten
+	if run.rej != nil && toggled.rej == nil {
+		run = toggled
+	}
+	access := accessOf(t, sq)
+	res.Access, res.Partitions = access.access, access.partitions
+	if run.usesIndex && (run.rej == nil || run.rej.filtering) {
+		var names []string
+		for _, ix := range run.served {
+			names = append(names, ix.name)
+		}
+		res.Index = strings.Join(names, ", ")
+	}
+
+	if asWritten.rej != nil {
+		res.Findings = append(res.Findings, rejectionFinding(asWritten.rej, res.WithFilteringToggled, res.Access, len(t.Clustering) > 0))
+	}
+	// How the rows are found matters for queries that run, or would with ALLOW FILTERING;
+	// for one Cassandra rejects otherwise, the rejection is the finding.
+	if res.Verdict != Invalid {
+		res.Findings = append(res.Findings, accessFindings(t, sq, access, run, res)...)
+	}
+	if res.Filters {
+		sev := Warn
+		where := "within the partitions it reads"
+		switch {
+		case res.Access == Scan:
+			sev, where = Fail, "across the whole table"
+		case len(t.Clustering) == 0:
+			sev, where = Info, "of the one-row partitions it reads"
+		}
+		res.Findings = append(res.Findings, Finding{Code: CodeFilters, Severity: sev, Pos: sq.pos,
+			Message: "runs only thanks to ALLOW FILTERING: Cassandra reads rows " + where + " and discards those that do not match"})
+	}
+	if sq.allowFiltering && res.Verdict == OK && res.WithFilteringToggled == OK {
+		res.Findings = append(res.Findings, Finding{Code: CodeNeedlessFilter, Severity: Info, Pos: sq.pos,
+			Message: "ALLOW FILTERING is not needed: Cassandra accepts this query without it and does not filter"})
+	}
+	if wantsSuggestion(t, res, asWritten, sq) {
+		res.SuggestedTable, res.SuggestedQuery = suggest(t, sq, stmt)
+	}
+	sortFindings(res.Findings)
+	res.applyNoLint()
+	return res, nil
+}
+
+func verdictOf(p *prepared) Verdict {
+	switch {
+	case p.rej == nil:
+		return OK
+	case p.rej.filtering:
+		return NeedsFiltering
+	}
+	return Invalid
+}
+
+// resolveTable finds the table a SELECT reads.
+func resolveTable(schema *cql.Schema, s *cql.Select, opts Options) (*cql.Table, *rejection) {
+	name, ks := s.Table.Name.Name, s.Table.Keyspace.Name
+	if ks == "" {
+		ks = opts.Keyspace
+	}
+	if ks != "" {
+		if t := schema.Table(ks, name); t != nil {
+			return t, nil
+		}
+		if schema.Keyspaces[ks] == nil && s.Table.Keyspace.Name != "" {
+			return nil, reject(CodeUnknownName, s.Table.Pos(), "keyspace %s does not exist", ks)
+		}
+		return nil, reject(CodeUnknownName, s.Table.Pos(), "table %s does not exist", s.Table.Name)
+	}
+	var found []*cql.Table
+	for _, t := range schema.Tables() {
+		if t.Name == name {
+			found = append(found, t)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, reject(CodeUnknownName, s.Table.Pos(), "table %s does not exist", s.Table.Name)
+	case 1:
+		return found[0], nil
+	}
+	var kss []string
+	for _, t := range found {
+		kss = append(kss, t.Keyspace)
+	}
+	return nil, reject(CodeUnknownName, s.Table.Pos(), "table %s is in several keyspaces (%s): qualify it as keyspace.%s",
+		s.Table.Name, strings.Join(kss, ", "), s.Table.Name)
+}
+
+func userAggregates(schema *cql.Schema, t *cql.Table) map[string]bool {
+	out := map[string]bool{}
+	if ks := schema.Keyspaces[t.Keyspace]; ks != nil {
+		for name := range ks.Aggregates {
+			out[strings.ToLower(name)] = true
+		}
+	}
+	return out
+}
+
+// accessInfo is how the rows of a query are found, read off its partition key relations.
+type accessInfo struct {
+	access     Access
+	partitions int      // 1 or N for single-partition and fan-out; 0 when unknown or a scan
+	inFactors  []string // "day: 3", "sensor_id: ?" for the fan-out message
+	missing    []string // partition key columns not restricted by = or IN
+	pkRange    string   // a partition key column restricted by something else
+	token      bool     // a token() restriction
+}
+
+func accessOf(t *cql.Table, q *selectQuery) accessInfo {
+	var a accessInfo
+	known, n := true, 1
+	for _, k := range t.PartitionKey {
+		var eq *relation
+		for i := range q.where {
+			r := &q.where[i]
+			if r.token || r.tuple || r.mapKey || len(r.cols) != 1 || r.cols[0] != k.Name {
+				continue
+			}
+			if r.op == opEQ || r.op == opIN {
+				eq = r
+			} else if a.pkRange == "" {
+				a.pkRange = r.text
+			}
+		}
+		if eq == nil {
+			a.missing = append(a.missing, k.Name)
+			continue
+		}
+		if eq.op == opIN {
+			switch {
+			case eq.inN == unknownN:
+				known = false
+				a.inFactors = append(a.inFactors, k.Name+": IN ?")
+			case eq.inN != 1:
+				n *= eq.inN
+				a.inFactors = append(a.inFactors, fmt.Sprintf("%s: %d values", k.Name, eq.inN))
+			}
+		}
+	}
+	for _, r := range q.where {
+		a.token = a.token || r.token
+	}
+	switch {
+	case len(a.missing) > 0 || a.pkRange != "":
+		a.access = Scan
+	case !known:
+		a.access = FanOut
+	case n == 1:
+		a.access, a.partitions = SinglePartition, 1
+	default:
+		a.access, a.partitions = FanOut, n
+	}
+	if a.access == FanOut && known {
+		a.partitions = n
+	}
+	return a
+}
+
+// accessFindings report scans and fan-outs.
+func accessFindings(t *cql.Table, q *selectQuery, a accessInfo, run *prepared, res Result) []Finding {
+	var out []Finding
+	switch a.access {
+	case FanOut:
+		n := "an unknown number of"
+		if a.partitions > 0 {
+			n = fmt.Sprint(a.partitions)
+		}
+		out = append(out, Finding{Code: CodeFanOut, Severity: Warn, Pos: q.pos,
+			Message: fmt.Sprintf("fans out over %s partitions (%s): the coordinator waits for the slowest replica of each; "+
+				"prefer one query per partition run concurrently", n, strings.Join(a.inFactors, " × "))})
+	case Scan:
+		// An index answers every restriction: no filtering, but no partition key either.
+		if res.Verdict == OK && !res.Filters && run.usesIndex {
+			out = append(out, Finding{Code: CodeIndexScan, Severity: Warn, Pos: q.pos,
+				Message: fmt.Sprintf("served by index %s without the partition key: every node is asked (one request per token range); "+
+					"fine for rare queries, costly on a hot path", res.Index)})
+			return out
+		}
+		var why string
+		switch {
+		case a.token && len(a.missing) > 0:
+			why = "it restricts token(), a range of the ring: every partition in that range is read"
+		case len(a.missing) == len(t.PartitionKey) && a.pkRange == "":
+			why = "it does not restrict the partition key: every partition of the table is read"
+		case a.pkRange != "":
+			why = fmt.Sprintf("it restricts the partition key by a range (%s), which Cassandra cannot look up: every partition is read", a.pkRange)
+		default:
+			why = fmt.Sprintf("it restricts only part of the partition key (missing %s): every partition is read", strings.Join(a.missing, ", "))
+		}
+		out = append(out, Finding{Code: CodeScan, Severity: Fail, Pos: q.pos, Message: "only a scan serves this query: " + why})
+	}
+	return out
+}
+
+// rejectionFinding turns Cassandra's refusal into a finding, with what toggling ALLOW
+// FILTERING would change.
+func rejectionFinding(rej *rejection, toggled Verdict, access Access, wide bool) Finding {
+	msg := rej.msg
+	switch {
+	case rej.filtering:
+		what := "every partition of the table"
+		switch {
+		case access == SinglePartition && wide:
+			what = "the whole partition"
+		case access == SinglePartition:
+			what = "the partition's row"
+		case access == FanOut:
+			what = "each of the partitions"
+		}
+		msg = "needs ALLOW FILTERING: Cassandra rejects it as written (\"Cannot execute this query as it might involve data filtering\"); " +
+			"with ALLOW FILTERING it would read " + what + " and discard the rows that do not match"
+	case toggled == OK:
+		msg = "Cassandra rejects it: " + msg + ". ALLOW FILTERING would make Cassandra accept it, by filtering"
+	default:
+		msg = "Cassandra rejects it: " + msg
+	}
+	return Finding{Code: rej.code, Severity: Fail, Message: msg, Pos: rej.pos}
+}
+
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		if fs[i].Severity != fs[j].Severity {
+			return fs[i].Severity > fs[j].Severity
+		}
+		return fs[i].Code < fs[j].Code
+	})
+}
+
+// applyNoLint drops the findings whose codes a `-- cqlsize:nolint CODE` line above the
+// query names.
+func (r *Result) applyNoLint() {
+	if len(r.Query.NoLint) == 0 {
+		return
+	}
+	kept := r.Findings[:0]
+	for _, f := range r.Findings {
+		if !r.Query.nolinted(f.Code) {
+			kept = append(kept, f)
+		}
+	}
+	r.Findings = kept
+}

@@ -1,0 +1,174 @@
+package check
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/cqlsize/cqlsize/cql"
+)
+
+// Finding codes. They are stable: CI configurations and `-- cqlsize:nolint` directives name
+// them, so a code never changes meaning and a retired code is never reused.
+const (
+	CodeNeedsFiltering = "QF001" // Cassandra rejects the query unless it says ALLOW FILTERING
+	CodeScan           = "QF002" // only a scan serves it: no or partial partition key, a token range
+	CodeFanOut         = "QF003" // it reads N partitions (IN on the partition key)
+	CodeClustering     = "QF004" // its clustering restrictions are not a prefix Cassandra can slice
+	CodeOrderBy        = "QF005" // its ORDER BY is not one Cassandra can serve
+	CodeGroupBy        = "QF006" // its GROUP BY is not a primary key prefix
+	CodeDistinct       = "QF007" // its SELECT DISTINCT is not legal
+	CodeIndexScan      = "QF008" // a secondary index serves it, but without the partition key: every node is asked
+	CodeFilters        = "QF009" // it runs only because of ALLOW FILTERING: it reads rows and drops them
+	CodeNeedlessFilter = "QF010" // ALLOW FILTERING is not needed
+	CodeUnknownName    = "QF011" // an undefined table or column
+	CodeUnsupported    = "QF012" // an operator Cassandra 5.0 does not support there (!=, LIKE, CONTAINS on a non-collection, ...)
+	CodeOrderByIn      = "QF013" // ORDER BY with IN on the partition key cannot be paged
+	CodeInvalid        = "QF014" // another reason Cassandra rejects it (conflicting restrictions, LIMIT 0, ...)
+)
+
+// Codes lists every finding code with a one-line description, for documentation and --help.
+var Codes = []struct{ Code, Summary string }{
+	{CodeNeedsFiltering, "needs ALLOW FILTERING: Cassandra rejects it as written"},
+	{CodeScan, "served only by a scan (no or partial partition key, token range)"},
+	{CodeFanOut, "fans out over N partitions (IN on the partition key)"},
+	{CodeClustering, "clustering restrictions are not a slice Cassandra can serve"},
+	{CodeOrderBy, "ORDER BY Cassandra cannot serve"},
+	{CodeGroupBy, "GROUP BY that is not a primary key prefix"},
+	{CodeDistinct, "illegal SELECT DISTINCT"},
+	{CodeIndexScan, "served by a secondary index without the partition key: every node is asked"},
+	{CodeFilters, "runs only thanks to ALLOW FILTERING: reads rows it then discards"},
+	{CodeNeedlessFilter, "ALLOW FILTERING that is not needed"},
+	{CodeUnknownName, "undefined table or column"},
+	{CodeUnsupported, "operator Cassandra 5.0 does not support there"},
+	{CodeOrderByIn, "ORDER BY with IN on the partition key: rejected when the driver pages"},
+	{CodeInvalid, "rejected by Cassandra for another reason"},
+}
+
+// Severity ranks findings; `cqlsize check --fail-on` compares against it.
+type Severity int
+
+// Severities, from least to most serious.
+const (
+	Info Severity = iota // worth knowing
+	Warn                 // costs more than it should, or will when the data grows
+	Fail                 // Cassandra rejects it, or it scans the table
+)
+
+func (s Severity) String() string {
+	switch s {
+	case Info:
+		return "info"
+	case Warn:
+		return "warn"
+	}
+	return "fail"
+}
+
+// MarshalText renders the severity as info, warn or fail.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// ParseSeverity reads info, warn or fail.
+func ParseSeverity(s string) (Severity, error) {
+	switch strings.ToLower(s) {
+	case "info":
+		return Info, nil
+	case "warn", "warning":
+		return Warn, nil
+	case "fail", "error":
+		return Fail, nil
+	}
+	return 0, fmt.Errorf("severity %q: want info, warn or fail", s)
+}
+
+// Finding is one problem with a query.
+type Finding struct {
+	Code     string
+	Severity Severity
+	Message  string
+	Pos      cql.Pos // the query, or the clause or relation at fault
+}
+
+// MarshalJSON renders the finding with pos as file:line:col.
+func (f Finding) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Code     string   `json:"code"`
+		Severity Severity `json:"severity"`
+		Message  string   `json:"message"`
+		Pos      string   `json:"pos"`
+	}{f.Code, f.Severity, f.Message, f.Pos.String()})
+}
+
+// Access is how Cassandra finds the rows of a query.
+type Access string
+
+// Access paths.
+const (
+	SinglePartition Access = "single-partition" // every partition key column restricted by =
+	FanOut          Access = "fan-out"          // = and IN on every partition key column: N partitions
+	Scan            Access = "scan"             // anything else: a range of tokens, possibly all of them
+)
+
+// Verdict is what Cassandra 5.0 answers to the query as written.
+type Verdict string
+
+// Verdicts.
+const (
+	OK             Verdict = "ok"
+	NeedsFiltering Verdict = "needs_filtering" // rejected: "... use ALLOW FILTERING"
+	Invalid        Verdict = "invalid"         // rejected for another reason
+)
+
+// Result is the checker's answer for one query.
+type Result struct {
+	Query Query
+	// Table is the table read, keyspace-qualified when the schema knows its keyspace;
+	// empty when the query names no table of the schema.
+	Table string
+	// Access is how the rows are found; Partitions how many partitions are read for
+	// single-partition (1) and fan-out (N); 0 when unknown (IN ?) or for a scan.
+	Access     Access
+	Partitions int
+	// Verdict is what Cassandra answers to the query as written. NeedsFiltering is
+	// Verdict == NeedsFiltering; Filters is true when the query runs only because it says
+	// ALLOW FILTERING (Cassandra reads rows and discards those that do not match).
+	Verdict        Verdict
+	NeedsFiltering bool
+	Filters        bool
+	// WithoutFilteringToggled is the verdict for the same query with ALLOW FILTERING
+	// added (when absent) or removed (when present).
+	WithFilteringToggled Verdict
+	// Index names the secondary indexes Cassandra uses for the query, comma-separated.
+	Index string
+	// Findings are sorted by severity (most serious first), then code.
+	Findings []Finding
+	// SuggestedTable is a CREATE TABLE statement for a table that serves the query from
+	// one partition, when no table of the schema does; SuggestedQuery is the query
+	// rewritten for it.
+	SuggestedTable string
+	SuggestedQuery string
+}
+
+// Worst is the highest severity among the findings, and false when there are none.
+func (r *Result) Worst() (Severity, bool) {
+	if len(r.Findings) == 0 {
+		return Info, false
+	}
+	w := Info
+	for _, f := range r.Findings {
+		if f.Severity > w {
+			w = f.Severity
+		}
+	}
+	return w, true
+}
+
+// Options tune the checker.
+type Options struct {
+	// Keyspace is the keyspace of unqualified table names. When empty, an unqualified name
+	// is looked up in every keyspace of the schema and must be unique.
+	Keyspace string
+	// Unpaged says the service turns paging off for these queries. Every driver pages by
+	// default, and Cassandra refuses ORDER BY with IN on the partition key when paging.
+	Unpaged bool
+}

@@ -1,0 +1,341 @@
+package check
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cqlsize/cqlsize/cql"
+)
+
+// wantsSuggestion reports whether a query is served badly enough that a table of its own
+// is worth proposing: it needs or uses filtering, scans without an index serving it, or its
+// clustering restrictions or ORDER BY do not fit the table.
+func wantsSuggestion(t *cql.Table, res Result, asWritten *prepared, q *selectQuery) bool {
+	if res.Access == SinglePartition && len(t.Clustering) == 0 {
+		return false // a filter on a one-row partition costs nothing worth a table
+	}
+	switch {
+	case res.Verdict == NeedsFiltering || res.Filters:
+		return true
+	case res.Verdict == Invalid:
+		code := asWritten.rej.code
+		return code == CodeClustering || code == CodeOrderBy
+	case res.Access == Scan && !asWritten.usesIndex:
+		for _, r := range q.where {
+			if r.token {
+				return false // a token range scan is deliberate: a full-table job
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// suggestion is a table built for one query and the query rewritten for it.
+type suggestion struct {
+	table *cql.Table
+	query *selectQuery
+	// where are the rewritten relations as text, in the order of the original WHERE.
+	where []string
+	// notes say what the design asks of the writers, as comment lines above CREATE TABLE.
+	notes []string
+}
+
+// suggest designs the table that serves q from one partition: its equality columns (and
+// the elements of the collections it searches with CONTAINS) as the partition key; its IN,
+// range and ORDER BY columns, then the rest of the original primary key (so rows stay
+// distinct) as clustering columns; the other columns it reads as regular columns. It
+// returns the CREATE TABLE statement and the query rewritten for it, or empty strings when
+// no single-partition table can serve the query.
+func suggest(t *cql.Table, q *selectQuery, stmt *cql.Select) (table, query string) {
+	sg := design(t, q)
+	if sg == nil {
+		return "", ""
+	}
+	// Prove the design: the rewritten query must be accepted without ALLOW FILTERING and
+	// read a single partition of the new table.
+	pc := &prepareContext{table: sg.table}
+	if p := pc.prepare(sg.query, false); p.rej != nil {
+		return "", ""
+	}
+	if a := accessOf(sg.table, sg.query); a.access != SinglePartition {
+		return "", ""
+	}
+	var b strings.Builder
+	for _, n := range sg.notes {
+		b.WriteString("-- " + n + "\n")
+	}
+	b.WriteString(createTable(sg.table, stmt.Table.Keyspace.Name != ""))
+	return b.String(), rewriteQuery(stmt, sg)
+}
+
+func design(t *cql.Table, q *selectQuery) *suggestion {
+	if q.distinct || len(q.groupBy) > 0 {
+		return nil // grouping follows the primary key of the table as it is
+	}
+	nt := &cql.Table{Keyspace: t.Keyspace, Options: cql.TableOptions{DefaultTTL: t.Options.DefaultTTL}}
+	used := map[string]bool{}
+	addCol := func(name string, typ cql.Type, kind cql.ColumnKind, order cql.Order) {
+		c := &cql.Column{Name: name, Type: typ, Kind: kind, Order: order, Position: -1}
+		switch kind {
+		case cql.PartitionKey:
+			c.Position = len(nt.PartitionKey)
+			nt.PartitionKey = append(nt.PartitionKey, c)
+		case cql.Clustering:
+			c.Position = len(nt.Clustering)
+			nt.Clustering = append(nt.Clustering, c)
+		}
+		nt.Columns = append(nt.Columns, c)
+		used[name] = true
+	}
+	var notes []string
+	moved := func(c *cql.Column) {
+		if c.Kind == cql.Regular || c.Kind == cql.Static {
+			notes = append(notes, fmt.Sprintf("%s is a key column here: changing it means deleting the row and inserting it again", c.Name))
+		}
+	}
+	nq := *q
+	nq.where = nil
+	nq.allowFiltering = false
+	var where []string
+	var ins, ranges []*relation
+	for i := range q.where {
+		r := &q.where[i]
+		if r.token || r.tuple || r.other != "" || r.op == opNEQ || r.op == opLike || r.op == opIsNotNull {
+			return nil
+		}
+		c := t.Column(r.cols[0])
+		if c == nil {
+			return nil
+		}
+		switch {
+		case r.mapKey:
+			return nil // a map entry cannot become a key column without knowing the keys
+		case r.op == opContains || r.op == opContainsKey:
+			name, typ := elementColumn(c, r.op == opContainsKey)
+			if name == "" || used[name] {
+				return nil
+			}
+			addCol(name, typ, cql.PartitionKey, cql.Asc)
+			notes = append(notes, fmt.Sprintf("one row per element of %s: write a row for each element, delete it when the element goes", c.Name))
+			nr := *r
+			nr.cols, nr.op = []string{name}, opEQ
+			nq.where = append(nq.where, nr)
+			where = append(where, cql.QuoteName(name)+" = "+valueText(r))
+		case r.op == opEQ:
+			if !used[c.Name] {
+				addCol(c.Name, c.Type, cql.PartitionKey, cql.Asc)
+				moved(c)
+			}
+			nq.where = append(nq.where, *r)
+			where = append(where, r.text)
+		case r.op == opIN:
+			ins = append(ins, r)
+			nq.where = append(nq.where, *r)
+			where = append(where, r.text)
+		case r.op.isSlice():
+			ranges = append(ranges, r)
+			nq.where = append(nq.where, *r)
+			where = append(where, r.text)
+		}
+	}
+	if len(nt.PartitionKey) == 0 {
+		return nil // nothing is known by equality: no partition key to look up
+	}
+	if len(ins) > 0 && len(q.orderBy) > 0 {
+		return nil // IN before an ORDER BY column is not a clustering prefix Cassandra can order
+	}
+	orderOf := func(name string, def cql.Order) cql.Order {
+		for _, o := range q.orderBy {
+			if o.col == name {
+				if o.desc {
+					return cql.Desc
+				}
+				return cql.Asc
+			}
+		}
+		return def
+	}
+	originalOrder := func(c *cql.Column) cql.Order {
+		if c.Kind == cql.Clustering {
+			return c.Order
+		}
+		return cql.Asc
+	}
+	for _, r := range ins {
+		if c := t.Column(r.cols[0]); !used[c.Name] {
+			addCol(c.Name, c.Type, cql.Clustering, originalOrder(c))
+			moved(c)
+		}
+	}
+	for _, r := range ranges {
+		if c := t.Column(r.cols[0]); !used[c.Name] {
+			if c.Type.MultiCell() {
+				return nil
+			}
+			addCol(c.Name, c.Type, cql.Clustering, orderOf(c.Name, originalOrder(c)))
+			moved(c)
+			break // only one range can be a slice; others stay filters (and fail the proof)
+		}
+	}
+	for _, o := range q.orderBy {
+		if c := t.Column(o.col); c != nil && !used[c.Name] {
+			addCol(c.Name, c.Type, cql.Clustering, orderOf(c.Name, cql.Asc))
+			moved(c)
+		}
+	}
+	for _, c := range append(append([]*cql.Column{}, t.PartitionKey...), t.Clustering...) {
+		if !used[c.Name] {
+			addCol(c.Name, c.Type, cql.Clustering, originalOrder(c))
+		}
+	}
+	// The columns the query reads become regular columns of the new table.
+	wanted := map[string]bool{}
+	for _, s := range q.sel {
+		for _, c := range s.cols {
+			wanted[c] = true
+		}
+	}
+	for _, r := range q.where {
+		for _, c := range r.cols {
+			wanted[c] = true
+		}
+	}
+	samePartition := sameColumns(nt.PartitionKey, t.PartitionKey)
+	for _, c := range t.Columns {
+		if used[c.Name] || !(q.star || wanted[c.Name]) {
+			continue
+		}
+		kind := cql.Regular
+		if c.Kind == cql.Static && samePartition {
+			kind = cql.Static
+		}
+		addCol(c.Name, c.Type, kind, cql.Asc)
+	}
+	var keyNames []string
+	for _, c := range nt.PartitionKey {
+		keyNames = append(keyNames, c.Name)
+	}
+	nt.Name = t.Name + "_by_" + strings.Join(keyNames, "_")
+	nq.table = nt.Name
+	return &suggestion{table: nt, query: &nq, where: where, notes: notes}
+}
+
+// elementColumn names and types the key column holding one element of a collection
+// searched with CONTAINS (values) or CONTAINS KEY (map keys).
+func elementColumn(c *cql.Column, key bool) (string, cql.Type) {
+	t := c.Type
+	switch {
+	case key && t.Kind == cql.Map && len(t.Params) == 2:
+		return c.Name + "_key", t.Params[0]
+	case !key && t.Kind == cql.Map && len(t.Params) == 2:
+		return c.Name + "_value", t.Params[1]
+	case !key && (t.Kind == cql.List || t.Kind == cql.Set) && len(t.Params) == 1:
+		return c.Name + "_value", t.Params[0]
+	}
+	return "", cql.Type{}
+}
+
+// valueText is the right side of a relation as written.
+func valueText(r *relation) string { return r.value }
+
+func sameColumns(a, b []*cql.Column) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name {
+			return false
+		}
+	}
+	return true
+}
+
+// createTable renders t as a CREATE TABLE statement.
+func createTable(t *cql.Table, qualified bool) string {
+	var b strings.Builder
+	name := cql.QuoteName(t.Name)
+	if qualified && t.Keyspace != "" {
+		name = cql.QuoteName(t.Keyspace) + "." + name
+	}
+	fmt.Fprintf(&b, "CREATE TABLE %s (\n", name)
+	for _, c := range t.Columns {
+		fmt.Fprintf(&b, "    %s %s", cql.QuoteName(c.Name), c.Type)
+		if c.Kind == cql.Static {
+			b.WriteString(" STATIC")
+		}
+		b.WriteString(",\n")
+	}
+	pk := make([]string, len(t.PartitionKey))
+	for i, c := range t.PartitionKey {
+		pk[i] = cql.QuoteName(c.Name)
+	}
+	key := strings.Join(pk, ", ")
+	if len(pk) > 1 || len(t.Clustering) > 0 {
+		key = "(" + key + ")"
+	}
+	for _, c := range t.Clustering {
+		key += ", " + cql.QuoteName(c.Name)
+	}
+	fmt.Fprintf(&b, "    PRIMARY KEY (%s)\n)", key)
+	var with []string
+	desc := false
+	var orders []string
+	for _, c := range t.Clustering {
+		desc = desc || c.Order == cql.Desc
+		orders = append(orders, cql.QuoteName(c.Name)+" "+strings.ToUpper(c.Order.String()))
+	}
+	if desc {
+		with = append(with, "CLUSTERING ORDER BY ("+strings.Join(orders, ", ")+")")
+	}
+	if t.Options.DefaultTTL > 0 {
+		with = append(with, fmt.Sprintf("default_time_to_live = %d", t.Options.DefaultTTL))
+	}
+	if len(with) > 0 {
+		b.WriteString(" WITH " + strings.Join(with, "\n    AND "))
+	}
+	return b.String()
+}
+
+// rewriteQuery writes the SELECT again for the suggested table.
+func rewriteQuery(s *cql.Select, sg *suggestion) string {
+	var b strings.Builder
+	b.WriteString("SELECT ")
+	if s.JSON {
+		b.WriteString("JSON ")
+	}
+	if s.Star {
+		b.WriteString("*")
+	} else {
+		items := make([]string, len(s.Selectors))
+		for i, sel := range s.Selectors {
+			items[i] = sel.Text
+		}
+		b.WriteString(strings.Join(items, ", "))
+	}
+	name := cql.QuoteName(sg.table.Name)
+	if !s.Table.Keyspace.IsZero() {
+		name = s.Table.Keyspace.String() + "." + name
+	}
+	b.WriteString(" FROM " + name)
+	if len(sg.where) > 0 {
+		b.WriteString(" WHERE " + strings.Join(sg.where, " AND "))
+	}
+	if len(s.OrderBy) > 0 {
+		items := make([]string, len(s.OrderBy))
+		for i, o := range s.OrderBy {
+			items[i] = o.Column.String()
+			if o.Desc {
+				items[i] += " DESC"
+			}
+		}
+		b.WriteString(" ORDER BY " + strings.Join(items, ", "))
+	}
+	if s.PerPartitionLimit != nil {
+		b.WriteString(" PER PARTITION LIMIT " + s.PerPartitionLimit.Text)
+	}
+	if s.Limit != nil {
+		b.WriteString(" LIMIT " + s.Limit.Text)
+	}
+	return b.String()
+}
