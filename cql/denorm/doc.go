@@ -1,0 +1,15 @@
+// Package denorm writes one entity to every query table that serves it, and reads a
+// timeline back across time buckets.
+//
+// A query-first schema stores the same entity several times: a post in posts_by_id, in
+// posts_by_user under its month bucket, and once per hashtag in posts_by_hashtag. A Model
+// describes how an entity becomes rows of each table; Insert, Update and Delete then keep
+// every copy in step in one LOGGED batch (or concurrent idempotent writes), with a
+// client-side timestamp so a retry is harmless, never a null (unset instead, so no
+// tombstone), and the batch's size measured the way Cassandra measures it for
+// batch_size_warn_threshold before anything is sent. Timeline reads the newest rows for a
+// key across its time buckets, with a signed page token.
+//
+// This package and its tests talk to a cluster through gocql; the pure parts (Plan, the
+// batch size) need none.
+package denorm

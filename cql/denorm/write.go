@@ -1,0 +1,288 @@
+package denorm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/gocql/gocql"
+)
+
+func (m *Model[E]) newPlan(wo writeOptions, n int) *Plan {
+	return &Plan{Statements: make([]Statement, 0, n), Timestamp: wo.ts, TTL: wo.ttl, Mode: m.opts.Mode}
+}
+
+func (m *Model[E]) insertStmt(p *Plan, s *sizer, t *table, r *row) {
+	args := r.enc
+	q := t.insert
+	if p.TTL > 0 {
+		q = t.insertTTL
+		args = append(args, int32((p.TTL+999_999_999)/1_000_000_000))
+	}
+	args = append(args, p.Timestamp)
+	p.Statements = append(p.Statements, Statement{Table: t.name, Op: OpInsert, CQL: q, Args: args})
+	s.add(t, r, OpInsert, p.TTL > 0 || t.defaultTTL)
+}
+
+func (m *Model[E]) deleteStmt(p *Plan, s *sizer, t *table, r *row) {
+	args := make([]any, 0, 1+len(t.pk)+len(t.ck))
+	args = append(args, p.Timestamp)
+	for _, i := range t.pk {
+		args = append(args, r.enc[i])
+	}
+	for _, i := range t.ck {
+		args = append(args, r.enc[i])
+	}
+	p.Statements = append(p.Statements, Statement{Table: t.name, Op: OpDelete, CQL: t.delete, Args: args})
+	s.add(t, r, OpDelete, false)
+}
+
+func countRows(trs []tableRows) int {
+	n := 0
+	for _, tr := range trs {
+		n += len(tr.rows)
+	}
+	return n
+}
+
+// PlanInsert builds and measures the statements that write e to every mapped table,
+// without sending anything. It fails, with nothing to send, on a missing key column, a
+// value that does not marshal, or a logged batch over Options.FailBytes.
+func (m *Model[E]) PlanInsert(e *E, opts ...WriteOption) (*Plan, error) {
+	wo, err := m.writeOpts(opts)
+	if err != nil {
+		return nil, err
+	}
+	trs, err := m.collect(e, false)
+	if err != nil {
+		return nil, err
+	}
+	p := m.newPlan(wo, countRows(trs))
+	s := newSizer(m.tables)
+	for _, tr := range trs {
+		for i := range tr.rows {
+			m.insertStmt(p, s, tr.t, &tr.rows[i])
+		}
+	}
+	p.Size = s.size
+	return p, m.check(p)
+}
+
+// PlanDelete builds the statements that delete every copy of e: one per row its mappings
+// produce (every fan-out row included), computed from e's key columns.
+func (m *Model[E]) PlanDelete(e *E, opts ...WriteOption) (*Plan, error) {
+	wo, err := m.writeOpts(opts)
+	if err != nil {
+		return nil, err
+	}
+	trs, err := m.collect(e, true)
+	if err != nil {
+		return nil, err
+	}
+	p := m.newPlan(wo, countRows(trs))
+	s := newSizer(m.tables)
+	for _, tr := range trs {
+		for i := range tr.rows {
+			m.deleteStmt(p, s, tr.t, &tr.rows[i])
+		}
+	}
+	p.Size = s.size
+	return p, m.check(p)
+}
+
+// PlanUpdate builds the statements that turn the stored old into new: rows of old whose
+// primary key new no longer produces are deleted (a removed hashtag, a post moved to
+// another bucket), and every row of new is written. A column new leaves nil keeps its
+// stored value (it is sent unset, never as a null).
+func (m *Model[E]) PlanUpdate(old, new *E, opts ...WriteOption) (*Plan, error) {
+	wo, err := m.writeOpts(opts)
+	if err != nil {
+		return nil, err
+	}
+	olds, err := m.collect(old, true)
+	if err != nil {
+		return nil, fmt.Errorf("old: %w", err)
+	}
+	news, err := m.collect(new, false)
+	if err != nil {
+		return nil, fmt.Errorf("new: %w", err)
+	}
+	p := m.newPlan(wo, countRows(olds)+countRows(news))
+	s := newSizer(m.tables)
+	for ti := range news {
+		keep := make(map[string]bool, len(news[ti].rows))
+		for _, r := range news[ti].rows {
+			keep[r.key] = true
+		}
+		for i := range olds[ti].rows {
+			if !keep[olds[ti].rows[i].key] {
+				m.deleteStmt(p, s, olds[ti].t, &olds[ti].rows[i])
+			}
+		}
+		for i := range news[ti].rows {
+			m.insertStmt(p, s, news[ti].t, &news[ti].rows[i])
+		}
+	}
+	p.Size = s.size
+	return p, m.check(p)
+}
+
+// check applies the batch thresholds to a logged plan the way Cassandra does: only a batch
+// over more than one mutation is checked.
+func (m *Model[E]) check(p *Plan) error {
+	if p.Mode != Logged || p.Size.Mutations <= 1 {
+		return nil
+	}
+	if m.opts.FailBytes > 0 && p.Size.Bytes > m.opts.FailBytes {
+		return &BatchTooLargeError{Size: p.Size, Limit: m.opts.FailBytes, Advice: advice(p, m.tables)}
+	}
+	if m.opts.WarnBytes > 0 && p.Size.Bytes > m.opts.WarnBytes && m.opts.Logger != nil {
+		m.opts.Logger.Warn("logged batch over batch_size_warn_threshold",
+			"bytes", p.Size.Bytes, "threshold", m.opts.WarnBytes, "tables", p.Size.Tables,
+			"advice", advice(p, m.tables))
+	}
+	return nil
+}
+
+// Insert writes e to every mapped table. The returned plan says what was sent: its
+// timestamp (pass it to At to retry), rows per table and the batch size.
+func (m *Model[E]) Insert(ctx context.Context, e *E, opts ...WriteOption) (*Plan, error) {
+	p, err := m.PlanInsert(e, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("insert: %w", err)
+	}
+	if err := m.Exec(ctx, p); err != nil {
+		return p, fmt.Errorf("insert: %w", err)
+	}
+	return p, nil
+}
+
+// Delete removes every copy of e (the caller's copy, or one read with Load).
+func (m *Model[E]) Delete(ctx context.Context, e *E, opts ...WriteOption) (*Plan, error) {
+	p, err := m.PlanDelete(e, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("delete: %w", err)
+	}
+	if err := m.Exec(ctx, p); err != nil {
+		return p, fmt.Errorf("delete: %w", err)
+	}
+	return p, nil
+}
+
+// Update moves and overwrites rows so that what is stored for old becomes new.
+func (m *Model[E]) Update(ctx context.Context, old, new *E, opts ...WriteOption) (*Plan, error) {
+	p, err := m.PlanUpdate(old, new, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("update: %w", err)
+	}
+	if err := m.Exec(ctx, p); err != nil {
+		return p, fmt.Errorf("update: %w", err)
+	}
+	return p, nil
+}
+
+// Exec sends a plan: one LOGGED batch, or in Concurrent mode one idempotent statement per
+// row with at most Options.Concurrency in flight. Every statement carries the plan's
+// timestamp, so the driver's retries (and the caller's, with At) write the same cells.
+func (m *Model[E]) Exec(ctx context.Context, p *Plan) error {
+	if m.session == nil {
+		return errors.New("no session: this model only plans")
+	}
+	if len(p.Statements) == 0 {
+		return nil
+	}
+	if p.Mode == Concurrent {
+		return m.execConcurrent(ctx, p)
+	}
+	b := m.session.NewBatch(gocql.LoggedBatch).WithContext(ctx)
+	b.SetConsistency(m.opts.Consistency)
+	b.Entries = make([]gocql.BatchEntry, len(p.Statements))
+	for i, s := range p.Statements {
+		b.Entries[i] = gocql.BatchEntry{Stmt: s.CQL, Args: s.Args, Idempotent: true}
+	}
+	return m.session.ExecuteBatch(b)
+}
+
+func (m *Model[E]) execConcurrent(ctx context.Context, p *Plan) error {
+	workers := min(m.opts.Concurrency, len(p.Statements))
+	errs := make([]error, len(p.Statements))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				s := &p.Statements[i]
+				q := m.session.Query(s.CQL, s.Args...).WithContext(ctx).Consistency(m.opts.Consistency).Idempotent(true)
+				errs[i] = q.Exec()
+				q.Release()
+			}
+		}()
+	}
+	for i := range p.Statements {
+		if ctx.Err() != nil {
+			errs[i] = ctx.Err()
+			continue
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var pe PartialWriteError
+	for i, err := range errs {
+		if err != nil {
+			pe.Failed = append(pe.Failed, WriteError{Table: p.Statements[i].Table, Op: p.Statements[i].Op, Err: err})
+		} else {
+			pe.Succeeded++
+		}
+	}
+	if len(pe.Failed) == 0 {
+		return nil
+	}
+	pe.Timestamp = p.Timestamp
+	return &pe
+}
+
+// Load reads an entity back from the Source table by its primary key (partition key then
+// clustering columns, in order). It returns ErrNotFound when there is no such row.
+func (m *Model[E]) Load(ctx context.Context, key ...any) (*E, error) {
+	if m.source < 0 {
+		return nil, errors.New("load: no mapping is marked as Source")
+	}
+	if m.session == nil {
+		return nil, errors.New("load: no session: this model only plans")
+	}
+	t := m.tables[m.source]
+	if len(key) != len(t.pk)+len(t.ck) {
+		return nil, fmt.Errorf("load from %s: %d key values, want %d (partition key, then clustering)", t.name, len(key), len(t.pk)+len(t.ck))
+	}
+	vals := Values{}
+	q := m.session.Query(t.selectKey, key...).WithContext(ctx).Consistency(m.opts.Consistency)
+	err := q.MapScan(vals)
+	q.Release()
+	if errors.Is(err, gocql.ErrNotFound) {
+		return nil, fmt.Errorf("load from %s: %w", t.name, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load from %s: %w", t.name, err)
+	}
+	e, err := m.maps[m.source].source(vals)
+	if err != nil {
+		return nil, fmt.Errorf("load from %s: %w", t.name, err)
+	}
+	return e, nil
+}
+
+// DeleteByKey loads the stored entity from the Source table and deletes every copy of it,
+// so the fan-out rows are found from what was written, not from a caller's possibly stale
+// copy. A concurrent update between the read and the delete can leave rows behind; a
+// service that allows both should serialize them per entity.
+func (m *Model[E]) DeleteByKey(ctx context.Context, key []any, opts ...WriteOption) (*Plan, error) {
+	e, err := m.Load(ctx, key...)
+	if err != nil {
+		return nil, fmt.Errorf("delete: %w", err)
+	}
+	return m.Delete(ctx, e, opts...)
+}
