@@ -126,14 +126,14 @@ func TestPlanInsertRows(t *testing.T) {
 // 5.0's dataSize methods; TestBatchSizeMatchesCassandra checks it against the node.
 func TestBatchSize(t *testing.T) {
 	const (
-		pu   = 29       // deletion info 8 + empty static row 21
-		row  = 8 + 13   // liveness + row deletion
-		cell = 20       // timestamp + ttl + local deletion time
+		pu   = 29        // deletion info 8 + empty static row 21
+		row  = 8 + 13    // liveness + row deletion
+		cell = 20        // timestamp + ttl + local deletion time
 		set2 = 4 + 6 + 6 // frozen {"db","go"}: count, then (length, bytes) per element
 	)
-	byID := pu + row + (cell + 16) + (cell + 5) + (cell + set2) + (cell + 8)          // user_id, content, hashtags, created_at
-	byUser := pu + row + 16 + (cell + 5) + (cell + set2)                               // clustering post_id; content, hashtags
-	byTag := 2 * (pu + row + 16 + (cell + 16) + (cell + 5))                            // two partitions: user_id, content
+	byID := pu + row + (cell + 16) + (cell + 5) + (cell + set2) + (cell + 8) // user_id, content, hashtags, created_at
+	byUser := pu + row + 16 + (cell + 5) + (cell + set2)                     // clustering post_id; content, hashtags
+	byTag := 2 * (pu + row + 16 + (cell + 16) + (cell + 5))                  // two partitions: user_id, content
 	m := newPostModel(t, nil, postsSchema("app"), Options{})
 	plan, err := m.PlanInsert(fixedPost("go", "db"))
 	if err != nil {
