@@ -129,8 +129,9 @@ func TestProperties(t *testing.T) {
 // panicking or looping.
 func TestExtremeInstants(t *testing.T) {
 	extremes := []time.Time{
-		time.Unix(1<<63-1, 999_999_999), time.Unix(-1<<63, 0), {},
+		earliestTime(), earliestTime().Add(-time.Hour), earliestTime().Add(time.Hour), latestTime(), latestTime().Add(-time.Hour), {},
 		time.Unix(maxSec, 0), time.Unix(minSec, 0), time.Unix(maxSec+1, 0), time.Unix(minSec-1, 0),
+		time.Unix(1<<63-1, 999_999_999), // not a valid time (see time.Unix), but must not panic either
 	}
 	for _, loc := range testZones(t) {
 		for _, w := range testWidths() {
@@ -140,6 +141,17 @@ func TestExtremeInstants(t *testing.T) {
 				_, _ = s.Parse(b.Next().Prev().String())
 			}
 			checkBucket(t, s, time.Time{})
+			// Near the limits of time.Time, t.Unix() overflows; the order of instants must win.
+			if got, want := s.For(earliestTime().Add(-time.Hour)), s.For(time.Unix(minSec, 0)); got != want {
+				t.Errorf("%v in %v: For(earliest time) = %s, want the first bucket %s", w, loc, got, want)
+			}
+			if got, want := s.For(latestTime()), s.For(time.Unix(maxSec, 0)); got != want {
+				t.Errorf("%v in %v: For(latest time) = %s, want the last bucket %s", w, loc, got, want)
+			}
 		}
 	}
 }
+
+// earliestTime and latestTime are about the first and last instants a time.Time holds.
+func earliestTime() time.Time { return time.Unix(-1<<63, 0) }
+func latestTime() time.Time   { return time.Unix(1<<63-1-62135596800, 999_999_999) }

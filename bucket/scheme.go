@@ -61,7 +61,7 @@ func (s Scheme) For(t time.Time) Bucket {
 	if !s.valid() {
 		return Bucket{}
 	}
-	sec := min(max(t.Unix(), minSec), maxSec) // floor: every bucket boundary is a whole second
+	sec := clampUnix(t, minSec, maxSec) // floor: every bucket boundary is a whole second
 	if s.width.unit == fixed {
 		return s.fixedBucket(floorDiv(sec, s.width.seconds()))
 	}
@@ -76,6 +76,19 @@ func (s Scheme) For(t time.Time) Bucket {
 		start, end = end, s.startOf(k+1)
 	}
 	return Bucket{scheme: s, key: k, start: start, end: end}
+}
+
+// clampUnix returns t in Unix seconds, or lo or hi when t lies beyond them. It compares
+// times rather than seconds because t.Unix() overflows for the earliest and latest times a
+// time.Time holds, which would turn the distant past into the distant future.
+func clampUnix(t time.Time, lo, hi int64) int64 {
+	switch {
+	case t.Before(time.Unix(lo, 0)):
+		return lo
+	case t.After(time.Unix(hi, 0)):
+		return hi
+	}
+	return t.Unix()
 }
 
 func (s Scheme) fixedBucket(k int64) Bucket {
@@ -227,7 +240,7 @@ func (s Scheme) Newest(from, to time.Time, n int) ([]Bucket, error) {
 		return nil, nil
 	}
 	first, last := s.For(from), s.For(to.Add(-time.Nanosecond))
-	out := make([]Bucket, 0, min(last.key-first.key+1, int64(n), 1024))
+	out := make([]Bucket, 0, max(0, min(last.key-first.key+1, int64(n), 1024)))
 	for b := last; len(out) < n; b = b.Prev() {
 		out = append(out, b)
 		if b.key <= first.key {

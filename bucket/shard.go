@@ -16,9 +16,9 @@ import (
 // read that knows the id can go straight to its partition; a read of a time range must visit
 // every shard of every bucket (see Scheme.Partitions).
 //
-// The algorithm, to reproduce in other languages, is 64-bit FNV-1a over the key's bytes
-// (a string's UTF-8 bytes, a UUID's 16 raw bytes), taken modulo shards as unsigned 64-bit
-// integers:
+// The algorithm, to reproduce in other languages, is 64-bit FNV-1a over the key's bytes (a
+// string's UTF-8 bytes), taken modulo shards as unsigned 64-bit integers. A UUID can be
+// hashed as its 16 bytes or as its text; every writer and reader must pick the same.
 //
 //	h := uint64(14695981039346656037)
 //	for each byte c of key: h ^= uint64(c); h *= 1099511628211

@@ -63,15 +63,10 @@ func MaxTimeUUID(t time.Time) [16]byte {
 }
 
 func timeUUID(t time.Time, tail byte) [16]byte {
-	var ticks int64
-	switch sec := t.Unix(); {
-	case sec < -uuidEpochTicks/ticksPerSecond-1:
-		ticks = 0
-	case sec > (maxUUIDTicks-uuidEpochTicks)/ticksPerSecond+1:
-		ticks = maxUUIDTicks
-	default:
-		ticks = min(max(sec*ticksPerSecond+int64(t.Nanosecond()/100)+uuidEpochTicks, 0), maxUUIDTicks)
-	}
+	// Clamp to a second either side of what a timeuuid holds first, so the arithmetic below
+	// cannot overflow, then exactly.
+	sec := clampUnix(t, -uuidEpochTicks/ticksPerSecond-1, (maxUUIDTicks-uuidEpochTicks)/ticksPerSecond+1)
+	ticks := min(max(sec*ticksPerSecond+int64(t.Nanosecond()/100)+uuidEpochTicks, 0), maxUUIDTicks)
 	var u [16]byte
 	u[0], u[1], u[2], u[3] = byte(ticks>>24), byte(ticks>>16), byte(ticks>>8), byte(ticks)
 	u[4], u[5] = byte(ticks>>40), byte(ticks>>32)

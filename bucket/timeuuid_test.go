@@ -144,12 +144,12 @@ func TestMinMaxTimeUUIDBoundIDs(t *testing.T) {
 func TestTimeUUIDClampsToWhatATimeuuidHolds(t *testing.T) {
 	first := mustParseUUID(t, "00000000-0000-1000-8080-808080808080")
 	last := mustParseUUID(t, "ffffffff-ffff-1fff-7f7f-7f7f7f7f7f7f")
-	for _, at := range []time.Time{{}, utc(1582, 10, 14, 23, 59, 59), time.Unix(-1<<63, 0)} {
+	for _, at := range []time.Time{{}, utc(1582, 10, 14, 23, 59, 59), earliestTime(), earliestTime().Add(time.Hour)} {
 		if got := MinTimeUUID(at); got != first {
 			t.Errorf("MinTimeUUID(%v) = %s, want %s", at, formatUUID(got), formatUUID(first))
 		}
 	}
-	for _, at := range []time.Time{utc(5237, 1, 1, 0, 0, 0), utc(9999, 1, 1, 0, 0, 0), time.Unix(1<<63-1, 0)} {
+	for _, at := range []time.Time{utc(5237, 1, 1, 0, 0, 0), utc(9999, 1, 1, 0, 0, 0), latestTime(), latestTime().Add(-time.Hour)} {
 		if got := MaxTimeUUID(at); got != last {
 			t.Errorf("MaxTimeUUID(%v) = %s, want %s", at, formatUUID(got), formatUUID(last))
 		}
