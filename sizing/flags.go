@@ -1,0 +1,336 @@
+package sizing
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cqlsize/cqlsize/cql"
+)
+
+// ParseAvgFlag reads an --avg value, "content=280": a column and the average bytes of its value.
+func ParseAvgFlag(s string) (column string, bytes float64, err error) {
+	col, val, err := splitPair(s, "column=bytes, such as content=280")
+	if err != nil {
+		return "", 0, err
+	}
+	n, err := ParseCount(val)
+	if err != nil {
+		return "", 0, fmt.Errorf("%q: %w", s, err)
+	}
+	return col, n, nil
+}
+
+// ParseItemsFlag reads an --items value: "tags=5" (5 elements), "tags=5x12" (5 elements of 12
+// bytes) or "attrs=3x8:20" (a map of 3 entries, 8-byte keys, 20-byte values).
+func ParseItemsFlag(s string) (column string, items Items, err error) {
+	col, val, err := splitPair(s, "column=count, column=countxsize or column=countxkey:value, such as tags=5x12")
+	if err != nil {
+		return "", Items{}, err
+	}
+	count, size, hasSize := strings.Cut(val, "x")
+	if items.Count, err = ParseCount(count); err != nil {
+		return "", Items{}, fmt.Errorf("%q: element count: %w", s, err)
+	}
+	if hasSize {
+		key, value, isMap := strings.Cut(size, ":")
+		if isMap {
+			if items.KeySize, err = ParseCount(key); err != nil {
+				return "", Items{}, fmt.Errorf("%q: map key size: %w", s, err)
+			}
+			size = value
+		}
+		if items.Size, err = ParseCount(size); err != nil {
+			return "", Items{}, fmt.Errorf("%q: element size: %w", s, err)
+		}
+	}
+	return col, items, nil
+}
+
+// ParseNullsFlag reads a --nulls value: "title=0.3" for one column, or "0.1" (column "*") for
+// every regular and static column without its own entry.
+func ParseNullsFlag(s string) (column string, fraction float64, err error) {
+	col, val, ok := strings.Cut(s, "=")
+	if !ok {
+		col, val = "*", s
+	}
+	col = strings.TrimSpace(col)
+	if col == "" {
+		return "", 0, fmt.Errorf("%q: want column=fraction, such as title=0.3, or a fraction for every column", s)
+	}
+	f, err := ParseFraction(val)
+	if err != nil {
+		return "", 0, fmt.Errorf("%q: %w", s, err)
+	}
+	return col, f, nil
+}
+
+// ParseDeleteFlag reads a --delete value: "row:5/day", "partition:0.01" (a fraction of
+// partitions), "range:2/day:50" (each covering 50 rows), "element:tags:1/day", or the long form
+// "kind=range,rate=2/day,rows=50".
+func ParseDeleteFlag(s string) (Delete, error) {
+	d := Delete{Rows: 1}
+	setKind := func(k string) error {
+		for i, n := range deleteKindNames {
+			if strings.EqualFold(strings.TrimSpace(k), n) {
+				d.Kind = DeleteKind(i)
+				return nil
+			}
+		}
+		return fmt.Errorf("%q: kind %q: want one of %s", s, k, strings.Join(deleteKindNames[:], ", "))
+	}
+	setAmount := func(a string) error {
+		if strings.Contains(a, "/") {
+			r, err := ParseRate(a)
+			d.Rate = r
+			return err
+		}
+		n, err := ParseCount(a)
+		d.PerPartition = n
+		return err
+	}
+	if strings.Contains(s, "=") {
+		hasKind, hasAmount := false, false
+		for _, kv := range strings.Split(s, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			var err error
+			switch strings.TrimSpace(k) {
+			case "kind":
+				err, hasKind = setKind(v), true
+			case "rate", "per_partition", "per_day":
+				if k == "per_day" {
+					v += "/day"
+				}
+				err, hasAmount = setAmount(strings.TrimSpace(v)), true
+			case "rows":
+				d.Rows, err = ParseCount(v)
+			case "column":
+				d.Column = strings.TrimSpace(v)
+			default:
+				return Delete{}, fmt.Errorf("%q: unknown field %q (want kind, rate, per_partition, rows, column)", s, k)
+			}
+			if err != nil {
+				return Delete{}, fmt.Errorf("delete %q: %w", s, err)
+			}
+		}
+		if !hasKind {
+			return Delete{}, fmt.Errorf("%q: want kind=partition|row|range|cell|element", s)
+		}
+		if !hasAmount {
+			return Delete{}, fmt.Errorf("%q: want rate=5/day, per_day=5 or per_partition=100", s)
+		}
+		return d, nil
+	}
+	parts := strings.Split(s, ":")
+	if len(parts) < 2 {
+		return Delete{}, fmt.Errorf("%q: want kind:amount such as row:5/day, range:2/day:50 or element:tags:1/day", s)
+	}
+	if err := setKind(parts[0]); err != nil {
+		return Delete{}, err
+	}
+	rest := parts[1:]
+	if d.Kind == DeleteCell || d.Kind == DeleteElement {
+		d.Column, rest = strings.TrimSpace(rest[0]), rest[1:]
+		if len(rest) == 0 {
+			return Delete{}, fmt.Errorf("%q: want %s:column:amount, such as %s:tags:1/day", s, d.Kind, d.Kind)
+		}
+	}
+	if err := setAmount(strings.TrimSpace(rest[0])); err != nil {
+		return Delete{}, fmt.Errorf("delete %q: %w", s, err)
+	}
+	if len(rest) > 1 {
+		if d.Kind != DeleteRange || len(rest) > 2 {
+			return Delete{}, fmt.Errorf("%q: too many parts", s)
+		}
+		n, err := ParseCount(rest[1])
+		if err != nil {
+			return Delete{}, fmt.Errorf("delete %q: rows: %w", s, err)
+		}
+		d.Rows = n
+	}
+	return d, nil
+}
+
+func splitPair(s, want string) (string, string, error) {
+	col, val, ok := strings.Cut(s, "=")
+	col = strings.TrimSpace(col)
+	if !ok || col == "" {
+		return "", "", fmt.Errorf("%q: want %s", s, want)
+	}
+	return col, strings.TrimSpace(val), nil
+}
+
+// Set applies one setting as a command-line flag gives it, so every workload field is
+// reachable without a file: Set("rows", "50000"), Set("avg", "content=280"),
+// Set("items", "tags=5x12"), Set("nulls", "title=0.3"), Set("ttl", "30d"),
+// Set("skew", "zipf:1.1"), Set("delete", "row:5/day"), Set("overwrites", "tags=1/day").
+// Field names are those of the workload file (rows_per_partition may be given as rows).
+func (t *TableWorkload) Set(field, value string) error {
+	wrap := func(err error) error {
+		if err == nil {
+			return nil
+		}
+		return fmt.Errorf("%s %q: %w", field, value, err)
+	}
+	switch field {
+	case "partitions":
+		n, err := ParseCount(value)
+		t.Partitions = n
+		return wrap(err)
+	case "rows", "rows_per_partition":
+		n, err := ParseCount(value)
+		t.RowsPerPartition = n
+		if err == nil {
+			t.markSet("rows_per_partition")
+		}
+		return wrap(err)
+	case "write_rate", "rate":
+		r, err := ParseRate(value)
+		t.WriteRate = r
+		return wrap(err)
+	case "bucket":
+		w, err := ParseWidth(value)
+		t.Bucket = w
+		return wrap(err)
+	case "horizon":
+		d, err := ParseDuration(value)
+		t.Horizon = d
+		return wrap(err)
+	case "avg":
+		col, n, err := ParseAvgFlag(value)
+		if err != nil {
+			return err
+		}
+		if t.Avg == nil {
+			t.Avg = map[string]float64{}
+		}
+		t.Avg[col] = n
+	case "items":
+		col, it, err := ParseItemsFlag(value)
+		if err != nil {
+			return err
+		}
+		if t.Items == nil {
+			t.Items = map[string]Items{}
+		}
+		t.Items[col] = it
+	case "nulls":
+		col, f, err := ParseNullsFlag(value)
+		if err != nil {
+			return err
+		}
+		if t.Nulls == nil {
+			t.Nulls = map[string]float64{}
+		}
+		t.Nulls[col] = f
+	case "nulls_as":
+		switch strings.ToLower(value) {
+		case "null", "tombstone":
+			t.NullsAs = NullTombstone
+		case "unset":
+			t.NullsAs = NullUnset
+		default:
+			return fmt.Errorf("nulls_as %q: want null or unset", value)
+		}
+	case "ttl":
+		d, err := ParseDuration(value)
+		if err != nil {
+			return wrap(err)
+		}
+		t.TTL = &d
+	case "delete", "deletes":
+		d, err := ParseDeleteFlag(value)
+		if err != nil {
+			return err
+		}
+		t.Deletes = append(t.Deletes, d)
+	case "overwrites":
+		col, val, err := splitPair(value, "column=rate, such as tags=1/day")
+		if err != nil {
+			return err
+		}
+		r, err := ParseRate(val)
+		if err != nil {
+			return wrap(err)
+		}
+		if t.Overwrites == nil {
+			t.Overwrites = map[string]Rate{}
+		}
+		t.Overwrites[col] = r
+	case "skew":
+		s := strings.ToLower(strings.TrimSpace(value))
+		if s == "uniform" {
+			t.Skew = Skew{}
+			return nil
+		}
+		if !strings.HasPrefix(s, "zipf") {
+			return fmt.Errorf("skew %q: want uniform or zipf:1.1", value)
+		}
+		var x float64
+		if _, err := fmt.Sscanf(strings.TrimLeft(s[4:], " :="), "%g", &x); err != nil || !(x > 0) || x > 10 {
+			return fmt.Errorf("skew %q: want a Zipf exponent above 0, such as zipf:1.1", value)
+		}
+		t.Skew = Skew{Kind: Zipf, S: x}
+	case "write_spread":
+		d, err := ParseDuration(value)
+		t.WriteSpread = d
+		return wrap(err)
+	case "writes":
+		switch strings.ToLower(value) {
+		case "insert":
+			t.Writes = Insert
+		case "update":
+			t.Writes = Update
+		default:
+			return fmt.Errorf("writes %q: want insert or update", value)
+		}
+	default:
+		return fmt.Errorf("unknown workload field %q (want one of %s)", field, strings.Join(tableFields, ", "))
+	}
+	return nil
+}
+
+func (t *TableWorkload) markSet(field string) {
+	if t.Fields == nil {
+		t.Fields = map[string]cql.Pos{}
+	}
+	t.Fields[field] = cql.Pos{}
+}
+
+// WorkloadFromPairs builds one table's workload from field=value pairs, the way flags give
+// them: WorkloadFromPairs("posts_by_user", "rows=50000", "avg.content=280", "items.tags=5x12",
+// "nulls=0.1", "ttl=30d"). A dotted field (avg.content=280) is the same as avg=content=280.
+// The result is checked like a file entry (rows or a write rate, no impossible numbers).
+func WorkloadFromPairs(table string, pairs ...string) (*TableWorkload, error) {
+	t := &TableWorkload{Name: table, Fields: map[string]cql.Pos{}}
+	var errs ErrorList
+	for _, p := range pairs {
+		field, value, ok := strings.Cut(p, "=")
+		if !ok {
+			errs = append(errs, fmt.Errorf("%q: want field=value, such as rows=50000 or avg.content=280", p))
+			continue
+		}
+		if f, col, dotted := strings.Cut(field, "."); dotted {
+			field, value = f, col+"="+value
+		}
+		if err := t.Set(strings.TrimSpace(field), strings.TrimSpace(value)); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) == 0 {
+		errs = append(errs, t.Check()...)
+	}
+	if err := errs.err(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Check lists what is wrong with the workload on its own (no schema needed): neither rows
+// nor a write rate, both, impossible numbers. A file's entries are checked as they are read.
+func (t *TableWorkload) Check() ErrorList {
+	var errs ErrorList
+	for _, p := range t.check() {
+		errs = append(errs, errorAt(t.FieldPos(p.field), "table %s: %s", t.Name, p.msg))
+	}
+	return errs
+}

@@ -1,0 +1,222 @@
+package sizing
+
+import (
+	"strings"
+	"time"
+
+	"github.com/cqlsize/cqlsize/cql"
+)
+
+// Workload is what a workload file declares: for each table, how much data it holds and how
+// that data is written. Every number is an average over partitions unless the field says
+// otherwise; Skew says how far the busiest partitions stray from it.
+type Workload struct {
+	File   string           // where it was read from ("" when built in code or from flags)
+	Tables []*TableWorkload // in the order the file lists them
+}
+
+// Table returns the workload declared for a table, looked up by its name as written in the
+// file (qualified or not) and then by its bare name; nil when there is none.
+func (w *Workload) Table(name string) *TableWorkload {
+	if w == nil {
+		return nil
+	}
+	for _, t := range w.Tables {
+		if t.Name == name {
+			return t
+		}
+	}
+	bare := name[strings.LastIndexByte(name, '.')+1:]
+	for _, t := range w.Tables {
+		if t.Name[strings.LastIndexByte(t.Name, '.')+1:] == bare {
+			return t
+		}
+	}
+	return nil
+}
+
+// TableWorkload is the workload of one table. The zero value of every optional field means
+// "not declared": the estimate then uses the table's own setting or a documented default and
+// says so in its assumptions.
+type TableWorkload struct {
+	// Name is the table, "posts_by_user" or "app.posts_by_user".
+	Name string
+
+	// Partitions is how many partition keys the table holds (users × months, sensors × days).
+	// It sets the total size and the Zipf head; 0 = not declared (one partition is sized).
+	Partitions float64
+
+	// RowsPerPartition is how many rows an average partition holds. Declare it, or WriteRate.
+	RowsPerPartition float64
+
+	// WriteRate is how many rows are written per partition key per span of time (50/day).
+	// Bucket (or the table's own bucket) bounds how long one partition keeps growing.
+	WriteRate Rate
+
+	// Bucket is the span one partition covers (day, month, iso-week, 6h). Zero = the bucket
+	// the table's partition key implies, or none (the partition grows until Horizon or TTL).
+	Bucket Width
+
+	// Horizon is how far ahead to project a partition no bucket bounds (default 1 year).
+	Horizon time.Duration
+
+	// Avg is the average serialized size in bytes of a column's value, for variable-length
+	// types: text, ascii, blob, varint, decimal, inet, frozen collections, tuples and UDTs.
+	Avg map[string]float64
+
+	// Items describes the elements of collection columns, frozen or not.
+	Items map[string]Items
+
+	// Nulls is the fraction of writes that leave a column without a value, per column; the key
+	// "*" applies to every regular and static column without its own entry.
+	Nulls map[string]float64
+
+	// NullsAs says how those missing values are written: as null (a tombstone cell, the
+	// default, what a driver does when a bound value is nil) or left unset (nothing written).
+	NullsAs NullMode
+
+	// TTL is the time to live of every write; nil = the table's default_time_to_live.
+	TTL *time.Duration
+
+	// Deletes are the deletes issued against each partition.
+	Deletes []Delete
+
+	// Overwrites is how often a whole non-frozen collection is replaced, per partition key
+	// (SET tags = {...}): each replacement writes a collection tombstone first.
+	Overwrites map[string]Rate
+
+	// Skew is how writes spread over partition keys: uniform, or Zipf with exponent S (the
+	// key of rank k gets a share proportional to 1/k^S: a celebrity, a trending hashtag).
+	Skew Skew
+
+	// WriteSpread is the span of write times in the sstable that holds a partition: Cassandra
+	// stores timestamps as deltas from the sstable's oldest, so a wider spread costs more
+	// bytes per row (3 bytes within a second, 5 within an hour, 6 within a day). Zero = the
+	// TWCS window when the table uses TWCS, else one day.
+	WriteSpread time.Duration
+
+	// Writes says whether rows are written with INSERT (the default) or UPDATE. An UPDATE
+	// writes no row marker (primary key liveness), so a row's cells carry their own timestamps.
+	Writes WriteKind
+
+	// Pos is where the table's entry starts in the workload file; Fields maps a field path
+	// ("rows_per_partition", "avg.content", "deletes[0].kind") to where it was written, so a
+	// later check (a column that does not exist) can point at the line.
+	Pos    cql.Pos
+	Fields map[string]cql.Pos
+}
+
+// FieldPos returns where a field of the table entry was written, or the entry itself.
+func (t *TableWorkload) FieldPos(path string) cql.Pos {
+	if p, ok := t.Fields[path]; ok {
+		return p
+	}
+	return t.Pos
+}
+
+// Items describes the elements of one collection column.
+type Items struct {
+	Count   float64 // average elements per collection
+	Size    float64 // bytes of a list or set element, or of a map value (0 = type's fixed size or Avg)
+	KeySize float64 // bytes of a map key (0 = the key type's fixed size or the default)
+}
+
+// NullMode is how an application writes a missing value.
+type NullMode int
+
+const (
+	// NullTombstone: the value is bound as null, which writes a tombstone cell.
+	NullTombstone NullMode = iota
+	// NullUnset: the value is left unset (or the column is left out), which writes nothing.
+	NullUnset
+)
+
+func (m NullMode) String() string {
+	if m == NullUnset {
+		return "unset"
+	}
+	return "null"
+}
+
+// WriteKind is the statement that writes rows.
+type WriteKind int
+
+const (
+	// Insert writes with INSERT: each row carries a row marker with its timestamp.
+	Insert WriteKind = iota
+	// Update writes with UPDATE: no row marker; every cell carries its own timestamp.
+	Update
+)
+
+func (k WriteKind) String() string {
+	if k == Update {
+		return "update"
+	}
+	return "insert"
+}
+
+// SkewKind names a distribution of writes over partition keys.
+type SkewKind int
+
+const (
+	// Uniform: every partition key gets the same share.
+	Uniform SkewKind = iota
+	// Zipf: the key of rank k gets a share proportional to 1/k^S.
+	Zipf
+)
+
+// Skew is how writes spread over partition keys.
+type Skew struct {
+	Kind SkewKind
+	S    float64 // Zipf exponent (> 0); 1.0-1.2 is typical of social data
+}
+
+func (s Skew) String() string {
+	if s.Kind == Zipf {
+		return "zipf " + formatNumber(s.S)
+	}
+	return "uniform"
+}
+
+// DeleteKind is what a DELETE removes.
+type DeleteKind int
+
+const (
+	// DeletePartition removes a whole partition (DELETE FROM t WHERE pk = ?).
+	DeletePartition DeleteKind = iota
+	// DeleteRow removes one row (DELETE FROM t WHERE pk = ? AND ck = ?).
+	DeleteRow
+	// DeleteRange removes a slice of rows (DELETE ... WHERE pk = ? AND ck < ?): two range markers.
+	DeleteRange
+	// DeleteCell removes one column of a row (DELETE col FROM t WHERE ...).
+	DeleteCell
+	// DeleteElement removes one element of a non-frozen collection (SET tags = tags - {'x'}).
+	DeleteElement
+)
+
+var deleteKindNames = [...]string{"partition", "row", "range", "cell", "element"}
+
+func (k DeleteKind) String() string { return deleteKindNames[k] }
+
+// Delete is one kind of delete a partition receives.
+type Delete struct {
+	Kind DeleteKind
+	// Rate is how many such deletes each partition key receives per span of time; or
+	// PerPartition, how many over a partition's life. For DeletePartition, the fraction of
+	// partitions deleted is PerPartition (0..1) or Rate × the partition's life.
+	Rate         Rate
+	PerPartition float64
+	// Rows is how many rows one range delete covers (DeleteRange only; default 1).
+	Rows float64
+	// Column is the column a cell or element delete targets.
+	Column string
+	Pos    cql.Pos
+}
+
+// Count is how many of these deletes a partition receives over a life of d.
+func (d Delete) Count(life time.Duration) float64 {
+	if !d.Rate.IsZero() {
+		return d.Rate.Over(life)
+	}
+	return d.PerPartition
+}

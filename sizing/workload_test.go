@@ -1,0 +1,266 @@
+package sizing
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cqlsize/cqlsize/cql"
+)
+
+func TestLoadExampleWorkload(t *testing.T) {
+	w, err := LoadWorkload("testdata/workload-example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Validate(exampleSchema()); err != nil {
+		t.Fatalf("the example does not validate against its schema:\n%v", err)
+	}
+	if len(w.Tables) != 5 {
+		t.Fatalf("tables: %d, want 5", len(w.Tables))
+	}
+	pbu := w.Table("posts_by_user")
+	if pbu == nil || w.Table("app.posts_by_user") != pbu {
+		t.Fatal("Table lookup by bare and qualified name failed")
+	}
+	if pbu.Partitions != 2e6 || pbu.WriteRate != (Rate{50, Day}) || pbu.Bucket.Name != "month" || pbu.Bucket.Max != 31*Day {
+		t.Errorf("posts_by_user: partitions %v, rate %v, bucket %+v", pbu.Partitions, pbu.WriteRate, pbu.Bucket)
+	}
+	if pbu.Avg["content"] != 280 || pbu.Nulls["title"] != 0.3 || pbu.Nulls["*"] != 0.05 {
+		t.Errorf("posts_by_user avg %v nulls %v", pbu.Avg, pbu.Nulls)
+	}
+	if pbu.Skew != (Skew{Zipf, 1.1}) || pbu.WriteSpread != time.Hour || pbu.NullsAs != NullTombstone {
+		t.Errorf("posts_by_user skew %v spread %v nulls_as %v (defaults must apply)", pbu.Skew, pbu.WriteSpread, pbu.NullsAs)
+	}
+	if p := pbu.FieldPos("avg.content"); p.Line != 28 || p.Col != 7 || p.File != "testdata/workload-example.yaml" {
+		t.Errorf("avg.content written at %v, want line 28 col 7", p)
+	}
+	if got := w.Table("posts_by_id").Items["hashtags"]; got != (Items{Count: 3, Size: 12}) {
+		t.Errorf("hashtags items %+v", got)
+	}
+	if ttl := w.Table("sensor_readings").TTL; ttl == nil || *ttl != 30*Day {
+		t.Errorf("sensor_readings ttl %v", ttl)
+	}
+	up := w.Table("user_profiles")
+	if up.Items["prefs"] != (Items{Count: 10, KeySize: 12, Size: 20}) || up.Items["emails"] != (Items{Count: 2}) || up.Overwrites["prefs"] != (Rate{1, Day}) {
+		t.Errorf("user_profiles items %+v overwrites %v", up.Items, up.Overwrites)
+	}
+	in := w.Table("inbox")
+	want := []Delete{
+		{Kind: DeleteRow, Rate: Rate{5, Day}, Rows: 1},
+		{Kind: DeleteRange, PerPartition: 2, Rows: 500},
+		{Kind: DeleteElement, Rate: Rate{1, Day}, Rows: 1, Column: "labels"},
+	}
+	if len(in.Deletes) != len(want) {
+		t.Fatalf("inbox deletes %+v", in.Deletes)
+	}
+	for i := range want {
+		got := in.Deletes[i]
+		got.Pos = cql.Pos{}
+		if got != want[i] {
+			t.Errorf("inbox delete %d = %+v, want %+v", i, got, want[i])
+		}
+	}
+	if in.Horizon != 2*Year {
+		t.Errorf("inbox horizon %v", in.Horizon)
+	}
+}
+
+// Every problem names the file, line and column of the field at fault.
+func TestParseWorkloadErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml string
+		want       []string
+	}{
+		{"syntax", "tables:\n  a: [1,\n", []string{"w.yaml:2:1: read workload YAML"}},
+		{"empty", "", []string{"w.yaml:1:1: workload is empty"}},
+		{"not a mapping", "- 1\n", []string{"w.yaml:1:1: workload: want a mapping"}},
+		{"no tables", "version: 1\n", []string{"w.yaml:1:1: workload has no `tables:` mapping"}},
+		{"bad version", "version: 2\ntables: {}\n", []string{"w.yaml:1:10: version: this cqlsize reads workload version 1"}},
+		{"unknown top", "tabels: {}\n", []string{`w.yaml:1:1: unknown field "tabels"`}},
+		{"unknown field", "tables:\n  t:\n    rows: 5\n    row_size: 100\n", []string{`w.yaml:4:5: t: unknown field "row_size"`}},
+		{"negative", "tables:\n  t:\n    rows: -5\n", []string{"w.yaml:3:11: t.rows: want a number of zero or more"}},
+		{"not a number", "tables:\n  t:\n    rows: many\n", []string{`w.yaml:3:11: t.rows: want a number such as 50000`}},
+		{"no rows", "tables:\n  t:\n    partitions: 5\n", []string{"w.yaml:2:3: table t: declare rows_per_partition"}},
+		{"rows and rate", "tables:\n  t:\n    rows: 5\n    write_rate: 5/day\n", []string{"w.yaml:4:17: table t: declare rows_per_partition or write_rate, not both"}},
+		{"bad rate", "tables:\n  t:\n    write_rate: 5/fortnight\n", []string{`w.yaml:3:17: t.write_rate: want a rate such as 50/day`}},
+		{"bad bucket", "tables:\n  t:\n    rows: 1\n    bucket: decade\n", []string{`w.yaml:4:13: t.bucket: want a bucket width`}},
+		{"bad fraction", "tables:\n  t:\n    rows: 1\n    nulls: {a: 1.5}\n", []string{"w.yaml:4:16: t.nulls.a: want a fraction from 0 to 1"}},
+		{"duplicate", "tables:\n  t:\n    rows: 1\n    rows: 2\n", []string{`w.yaml:4:5: t: "rows" is given twice (first at line 3)`}},
+		{"bad skew", "tables:\n  t:\n    rows: 1\n    skew: {zipf: -1}\n", []string{"w.yaml:4:18: t.skew: want a Zipf exponent above 0"}},
+		{"bad delete kind", "tables:\n  t:\n    rows: 1\n    deletes: {kind: rows, rate: 1/day}\n", []string{`w.yaml:4:21: t.deletes[0].kind: want one of partition, row, range, cell, element, got "rows"`}},
+		{"delete without amount", "tables:\n  t:\n    rows: 1\n    deletes:\n      - kind: row\n", []string{"w.yaml:5:9: t.deletes[0]: want rate"}},
+		{"element without column", "tables:\n  t:\n    rows: 1\n    deletes: [{kind: element, per_day: 1}]\n", []string{"table t: deletes[0]: a element delete needs column"}},
+		{"huge ttl", "tables:\n  t:\n    rows: 1\n    ttl: 30y\n", []string{"w.yaml:4:10: table t: ttl: Cassandra's maximum TTL is 20 years"}},
+		{"items without count", "tables:\n  t:\n    rows: 1\n    items: {tags: {size: 3}}\n", []string{"w.yaml:4:19: t.items.tags: want count"}},
+		{"two problems", "tables:\n  a:\n    rows: x\n  b:\n    rows: y\n", []string{"w.yaml:3:11: a.rows", "w.yaml:5:11: b.rows"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseWorkload("w.yaml", []byte(tc.yaml))
+			if err == nil {
+				t.Fatalf("no error, want %q", tc.want)
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error:\n%v\nwant it to contain %q", err, want)
+				}
+			}
+			var ce *cql.Error
+			if !errors.As(err, &ce) || !ce.Pos.IsValid() {
+				t.Errorf("error %v carries no *cql.Error with a position", err)
+			}
+		})
+	}
+}
+
+func TestValidateAgainstSchema(t *testing.T) {
+	schema := exampleSchema()
+	src := `tables:
+  posts_by_user:
+    rows: 10
+    avg: {contnet: 280, likes: 4}
+    nulls: {post_id: 0.5}
+  nope:
+    rows: 1
+  posts_by_id:
+    rows: 1
+    items: {content: 3}
+    overwrites: {user_id: 1/day}
+    deletes: {kind: row, per_partition: 1}
+  inbox:
+    rows: 1
+    deletes: [{kind: element, column: body, per_day: 1}]
+`
+	w, err := ParseWorkload("w.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = w.Validate(schema)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{
+		`w.yaml:4:11: table posts_by_user: avg.contnet: no column "contnet" in app.posts_by_user`,
+		"w.yaml:4:25: table posts_by_user: avg.likes: likes is int, always 4 bytes",
+		"w.yaml:5:13: table posts_by_user: nulls.post_id: post_id is part of the primary key",
+		"w.yaml:6:3: table nope is not in the schema (it has app.inbox, app.posts_by_id",
+		"w.yaml:10:13: table posts_by_id: items.content: content is text, not a list, set or map",
+		"w.yaml:11:18: table posts_by_id: overwrites.user_id: user_id is uuid",
+		"w.yaml:12:21: table posts_by_id: deletes[0]: app.posts_by_id has no clustering columns",
+		"table inbox: deletes[0]: body is text; element deletes apply to non-frozen collections",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("errors:\n%v\nwant one containing %q", err, want)
+		}
+	}
+}
+
+func TestQuantities(t *testing.T) {
+	counts := map[string]float64{"2000000": 2e6, "2_000_000": 2e6, "2M": 2e6, "1.5k": 1500, "3B": 3e9, "2e6": 2e6, "0": 0}
+	for in, want := range counts {
+		if got, err := ParseCount(in); err != nil || got != want {
+			t.Errorf("ParseCount(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "-1", "lots", "NaN", "1e999"} {
+		if _, err := ParseCount(bad); err == nil {
+			t.Errorf("ParseCount(%q): no error", bad)
+		}
+	}
+	durs := map[string]time.Duration{"90s": 90 * time.Second, "86400": Day, "30d": 30 * Day, "2w": 2 * Week, "1h30m": 90 * time.Minute, "6 months": 6 * Month, "1y": Year}
+	for in, want := range durs {
+		if got, err := ParseDuration(in); err != nil || got != want {
+			t.Errorf("ParseDuration(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "-5s", "5 fortnights", "d"} {
+		if _, err := ParseDuration(bad); err == nil {
+			t.Errorf("ParseDuration(%q): no error", bad)
+		}
+	}
+	rates := map[string]Rate{"50/day": {50, Day}, "3/hour": {3, time.Hour}, "1000/s": {1000, time.Second}, "2/iso-week": {2, Week}, "10/6h": {10, 6 * time.Hour}, "1.5k/min": {1500, time.Minute}}
+	for in, want := range rates {
+		if got, err := ParseRate(in); err != nil || got != want {
+			t.Errorf("ParseRate(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"50", "x/day", "5/fortnight", "-1/day"} {
+		if _, err := ParseRate(bad); err == nil {
+			t.Errorf("ParseRate(%q): no error", bad)
+		}
+	}
+	widths := map[string]time.Duration{"day": Day, "iso-week": Week, "month": 31 * Day, "6h": 6 * time.Hour, "15m": 15 * time.Minute}
+	for in, want := range widths {
+		if got, err := ParseWidth(in); err != nil || got.Max != want {
+			t.Errorf("ParseWidth(%q) = %+v, %v; want max %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"decade", "0h", "h", ""} {
+		if _, err := ParseWidth(bad); err == nil {
+			t.Errorf("ParseWidth(%q): no error", bad)
+		}
+	}
+	if r := (Rate{50, Day}); r.String() != "50/day" || r.Over(Week) != 350 {
+		t.Errorf("Rate: %s over a week %v", r, r.Over(Week))
+	}
+}
+
+func TestFlagHelpers(t *testing.T) {
+	if col, n, err := ParseAvgFlag("content=280"); err != nil || col != "content" || n != 280 {
+		t.Errorf("ParseAvgFlag: %q %v %v", col, n, err)
+	}
+	for _, bad := range []string{"content", "=280", "content=big"} {
+		if _, _, err := ParseAvgFlag(bad); err == nil {
+			t.Errorf("ParseAvgFlag(%q): no error", bad)
+		}
+	}
+	items := map[string]Items{"tags=5": {Count: 5}, "tags=5x12": {Count: 5, Size: 12}, "tags=3x8:20": {Count: 3, KeySize: 8, Size: 20}}
+	for in, want := range items {
+		if _, got, err := ParseItemsFlag(in); err != nil || got != want {
+			t.Errorf("ParseItemsFlag(%q) = %+v, %v", in, got, err)
+		}
+	}
+	if col, f, err := ParseNullsFlag("0.1"); err != nil || col != "*" || f != 0.1 {
+		t.Errorf("ParseNullsFlag(0.1) = %q %v %v", col, f, err)
+	}
+	dels := map[string]Delete{
+		"row:5/day":                       {Kind: DeleteRow, Rate: Rate{5, Day}, Rows: 1},
+		"partition:0.01":                  {Kind: DeletePartition, PerPartition: 0.01, Rows: 1},
+		"range:2/day:50":                  {Kind: DeleteRange, Rate: Rate{2, Day}, Rows: 50},
+		"element:tags:1/day":              {Kind: DeleteElement, Column: "tags", Rate: Rate{1, Day}, Rows: 1},
+		"kind=range,rate=2/day,rows=50":   {Kind: DeleteRange, Rate: Rate{2, Day}, Rows: 50},
+		"kind=cell,column=a,per_day=3":    {Kind: DeleteCell, Column: "a", Rate: Rate{3, Day}, Rows: 1},
+		"kind=row,per_partition=100":      {Kind: DeleteRow, PerPartition: 100, Rows: 1},
+		"kind=element,column=t,rate=1/1h": {Kind: DeleteElement, Column: "t", Rate: Rate{1, time.Hour}, Rows: 1},
+	}
+	for in, want := range dels {
+		if got, err := ParseDeleteFlag(in); err != nil || got != want {
+			t.Errorf("ParseDeleteFlag(%q) = %+v, %v; want %+v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"row", "rows:5", "element:1/day", "range:1:2:3", "kind=row", "rate=1/day", "kind=row,color=red,rate=1/day"} {
+		if _, err := ParseDeleteFlag(bad); err == nil {
+			t.Errorf("ParseDeleteFlag(%q): no error", bad)
+		}
+	}
+
+	w, err := WorkloadFromPairs("posts_by_user", "rows=50000", "avg.content=280", "items.tags=5x12", "nulls=0.1", "nulls.title=0.5", "ttl=30d", "skew=zipf:1.1", "delete=row:1/day", "partitions=1M")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.RowsPerPartition != 50000 || w.Avg["content"] != 280 || w.Items["tags"].Size != 12 || w.Nulls["*"] != 0.1 || w.Nulls["title"] != 0.5 ||
+		*w.TTL != 30*Day || w.Skew.S != 1.1 || len(w.Deletes) != 1 || w.Partitions != 1e6 {
+		t.Errorf("WorkloadFromPairs: %+v", w)
+	}
+	if _, err := WorkloadFromPairs("t", "avg.content=280"); err == nil || !strings.Contains(err.Error(), "declare rows_per_partition") {
+		t.Errorf("no rows: %v", err)
+	}
+	if _, err := WorkloadFromPairs("t", "rows=5", "colour=red", "rows"); err == nil ||
+		!strings.Contains(err.Error(), `unknown workload field "colour"`) || !strings.Contains(err.Error(), `"rows": want field=value`) {
+		t.Errorf("bad pairs: %v", err)
+	}
+	if _, err := WorkloadFromPairs("t", "rows=0"); err != nil {
+		t.Errorf("rows=0 (a static-only table) is valid: %v", err)
+	}
+}
