@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cqlsize/cqlsize/bucket"
 )
 
 // Day, Week, Month and Year are the calendar spans a workload may name. A month is its
@@ -189,39 +191,38 @@ func (w Width) IsZero() bool { return w.Avg == 0 }
 
 func (w Width) String() string { return w.Name }
 
-// namedWidths are the calendar buckets; fixed spans (6h, 15m, 2d) are parsed as durations.
-var namedWidths = map[string]Width{
+// calendarWidths are the lengths of the bucket package's calendar widths.
+var calendarWidths = map[string]Width{
 	"minute":   {"minute", time.Minute, time.Minute},
 	"hour":     {"hour", time.Hour, time.Hour},
 	"day":      {"day", Day, Day},
-	"week":     {"week", Week, Week},
 	"iso-week": {"iso-week", Week, Week},
-	"isoweek":  {"iso-week", Week, Week},
 	"month":    {"month", Month, 31 * Day},
-	"quarter":  {"quarter", 3 * Month, 92 * Day},
 	"year":     {"year", Year, 366 * Day},
 }
 
-// ParseWidth reads a bucket width: minute, hour, day, week, iso-week, month, quarter, year, or a
-// fixed span such as 6h, 15m or 2d.
-//
-// It stands in for the bucket package's parser until that lands; only this function changes then.
+// ParseWidth reads a bucket width as the bucket package does (bucket.ParseWidth): minute,
+// hour, day, iso-week, month, year, or a duration such as 6h or 15m.
 func ParseWidth(s string) (Width, error) {
-	name := strings.ToLower(strings.TrimSpace(s))
-	if w, ok := namedWidths[name]; ok {
+	bw, err := bucket.ParseWidth(s)
+	if err != nil {
+		return Width{}, err
+	}
+	name := bw.String()
+	if w, ok := calendarWidths[name]; ok {
 		return w, nil
 	}
-	d, err := ParseDuration(name)
-	if err != nil || d <= 0 || strings.IndexFunc(name, func(r rune) bool { return r < '0' || r > '9' }) < 0 {
-		return Width{}, fmt.Errorf("want a bucket width (minute, hour, day, iso-week, month, quarter, year, or a span such as 6h), got %q", s)
+	d, err := time.ParseDuration(name)
+	if err != nil {
+		return Width{}, fmt.Errorf("bucket width %q: %w", s, err)
 	}
 	return Width{Name: name, Avg: d, Max: d}, nil
 }
 
 // WidthOf returns the width for a fixed span, named as the nearest calendar bucket when it is one.
 func WidthOf(d time.Duration) Width {
-	for _, name := range []string{"minute", "hour", "day", "week", "month", "quarter", "year"} {
-		if w := namedWidths[name]; w.Avg == d {
+	for _, name := range []string{"minute", "hour", "day", "iso-week", "month", "year"} {
+		if w := calendarWidths[name]; w.Avg == d {
 			return w
 		}
 	}

@@ -85,7 +85,7 @@ func TestParseWorkloadErrors(t *testing.T) {
 		{"no rows", "tables:\n  t:\n    partitions: 5\n", []string{"w.yaml:2:3: table t: declare rows_per_partition"}},
 		{"rows and rate", "tables:\n  t:\n    rows: 5\n    write_rate: 5/day\n", []string{"w.yaml:4:17: table t: declare rows_per_partition or write_rate, not both"}},
 		{"bad rate", "tables:\n  t:\n    write_rate: 5/fortnight\n", []string{`w.yaml:3:17: t.write_rate: want a rate such as 50/day`}},
-		{"bad bucket", "tables:\n  t:\n    rows: 1\n    bucket: decade\n", []string{`w.yaml:4:13: t.bucket: want a bucket width`}},
+		{"bad bucket", "tables:\n  t:\n    rows: 1\n    bucket: decade\n", []string{`w.yaml:4:13: t.bucket: bucket: invalid width "decade"`}},
 		{"bad fraction", "tables:\n  t:\n    rows: 1\n    nulls: {a: 1.5}\n", []string{"w.yaml:4:16: t.nulls.a: want a fraction from 0 to 1"}},
 		{"duplicate", "tables:\n  t:\n    rows: 1\n    rows: 2\n", []string{`w.yaml:4:5: t: "rows" is given twice (first at line 3)`}},
 		{"bad skew", "tables:\n  t:\n    rows: 1\n    skew: {zipf: -1}\n", []string{"w.yaml:4:18: t.skew: want a Zipf exponent above 0"}},
@@ -196,7 +196,7 @@ func TestQuantities(t *testing.T) {
 			t.Errorf("ParseWidth(%q) = %+v, %v; want max %v", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"decade", "0h", "h", ""} {
+	for _, bad := range []string{"decade", "0h", "h", "", "1.5s"} {
 		if _, err := ParseWidth(bad); err == nil {
 			t.Errorf("ParseWidth(%q): no error", bad)
 		}
