@@ -1,0 +1,636 @@
+package tombstone_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/internal/version"
+	"github.com/cqlsize/cqlsize/tombstone"
+)
+
+// A clusterCase writes one delete pattern into its own table, reads it the way the model
+// assumes, and compares what Cassandra counted with what the model predicts.
+type clusterCase struct {
+	name  string
+	ddl   string // CREATE TABLE body after the table name
+	write func(t *testing.T, w *writer)
+	// reads are done at these ages (time since the first write), in order.
+	reads []clusterRead
+	// in is the model's input, minus what the test measures (rows, write span, age).
+	in tombstone.Input
+	// rows is how many rows write writes (all in partition p = 1).
+	rows int
+	// tolerance is how far a scattered pattern may be from the model's expected value
+	// (0: the model claims an exact count).
+	tolerance float64
+	// wantDisk is the sstablepartitions breakdown the model's OnDisk must add up to (the
+	// column names of its CSV); nil skips the flush check for the case.
+	wantDisk []string
+}
+
+type clusterRead struct {
+	after time.Duration // age to wait for before reading
+	cql   string        // %s is the table
+}
+
+// writer runs statements against the case's table, many at a time, and records when the
+// first and the last write happened.
+type writer struct {
+	s           *gocql.Session
+	table       string
+	first, last time.Time
+	mu          sync.Mutex
+}
+
+func (w *writer) exec(t *testing.T, stmt string, args ...any) {
+	t.Helper()
+	w.all(t, stmt, [][]any{args})
+}
+
+// all runs stmt once per argument list, 8 at a time.
+func (w *writer) all(t *testing.T, stmt string, argLists [][]any) {
+	t.Helper()
+	stmt = fmt.Sprintf(stmt, w.table)
+	var wg sync.WaitGroup
+	errs := make(chan error, len(argLists))
+	sem := make(chan struct{}, 8)
+	for _, args := range argLists {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(args []any) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			start := time.Now()
+			if err := w.s.Query(stmt, args...).Exec(); err != nil {
+				errs <- fmt.Errorf("%s %v: %w", stmt, args, err)
+				return
+			}
+			w.mu.Lock()
+			if w.first.IsZero() || start.Before(w.first) {
+				w.first = start
+			}
+			if end := time.Now(); end.After(w.last) {
+				w.last = end
+			}
+			w.mu.Unlock()
+		}(args)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+func rangeArgs(from, to int, f func(i int) []any) [][]any {
+	var out [][]any
+	for i := from; i < to; i++ {
+		out = append(out, f(i))
+	}
+	return out
+}
+
+const day = 24 * time.Hour
+
+func clusterCases() []clusterCase {
+	tbl := func(regular, collections, clustering, gc int) tombstone.Table {
+		return tombstone.Table{ClusteringColumns: clustering, RegularColumns: regular, CollectionColumns: collections, GCGraceSeconds: gc}
+	}
+	return []clusterCase{
+		{
+			// Every fourth row deleted, read in clustering order with a LIMIT: the model's
+			// expected value for scattered deletes, within one gap of the real layout.
+			name: "scattered_row_deletes_limit",
+			ddl:  "(p int, c int, v text, PRIMARY KEY (p, c))",
+			rows: 200,
+			write: func(t *testing.T, w *writer) {
+				w.all(t, "INSERT INTO %s (p, c, v) VALUES (1, ?, 'x')", rangeArgs(0, 200, func(i int) []any { return []any{i} }))
+				w.all(t, "DELETE FROM %s WHERE p = 1 AND c = ?", rangeArgs(0, 50, func(i int) []any { return []any{4 * i} }))
+			},
+			in: tombstone.Input{
+				Table:   tbl(1, 0, 1, 864000),
+				Deletes: []tombstone.Delete{{Kind: tombstone.RowDelete, PerDay: 50}},
+				Read:    tombstone.Read{Limit: 40},
+			},
+			reads:     []clusterRead{{cql: "SELECT * FROM %s WHERE p = 1 LIMIT 40"}},
+			tolerance: 1,
+			wantDisk:  []string{"rowTombstoneCount"},
+		},
+		{
+			// A queue: the oldest 60 rows consumed and deleted, read oldest first. Every read
+			// scans all 60 before its first live row: exact.
+			name: "queue_head_deletes",
+			ddl:  "(p int, c int, v text, PRIMARY KEY (p, c))",
+			rows: 100,
+			write: func(t *testing.T, w *writer) {
+				w.all(t, "INSERT INTO %s (p, c, v) VALUES (1, ?, 'job')", rangeArgs(0, 100, func(i int) []any { return []any{i} }))
+				w.all(t, "DELETE FROM %s WHERE p = 1 AND c = ?", rangeArgs(0, 60, func(i int) []any { return []any{i} }))
+			},
+			in: tombstone.Input{
+				Table:   tbl(1, 0, 1, 864000),
+				Deletes: []tombstone.Delete{{Kind: tombstone.RowDelete, PerDay: 60, At: tombstone.Head}},
+				Read:    tombstone.Read{Limit: 10, Order: tombstone.OldestFirst},
+			},
+			reads:    []clusterRead{{cql: "SELECT * FROM %s WHERE p = 1 LIMIT 10"}},
+			wantDisk: []string{"rowTombstoneCount"},
+		},
+		{
+			// A newest-first time series whose oldest 60 rows were deleted: a read with a LIMIT
+			// never reaches them (exact: 0).
+			name: "time_series_tail_deletes",
+			ddl:  "(p int, c int, v text, PRIMARY KEY (p, c)) WITH CLUSTERING ORDER BY (c DESC)",
+			rows: 100,
+			write: func(t *testing.T, w *writer) {
+				w.all(t, "INSERT INTO %s (p, c, v) VALUES (1, ?, 'x')", rangeArgs(0, 100, func(i int) []any { return []any{i} }))
+				w.all(t, "DELETE FROM %s WHERE p = 1 AND c = ?", rangeArgs(0, 60, func(i int) []any { return []any{i} }))
+			},
+			in: tombstone.Input{
+				Table:   tbl(1, 0, 1, 864000),
+				Deletes: []tombstone.Delete{{Kind: tombstone.RowDelete, PerDay: 60, At: tombstone.Tail}},
+				Read:    tombstone.Read{Limit: 20, Order: tombstone.NewestFirst},
+			},
+			reads:    []clusterRead{{cql: "SELECT * FROM %s WHERE p = 1 LIMIT 20"}},
+			wantDisk: []string{"rowTombstoneCount"},
+		},
+		{
+			// Three separate range deletions of 10 rows: two markers each, all scanned by a
+			// whole-partition read (exact: 6).
+			name: "range_deletes",
+			ddl:  "(p int, c int, v text, PRIMARY KEY (p, c))",
+			rows: 100,
+			write: func(t *testing.T, w *writer) {
+				w.all(t, "INSERT INTO %s (p, c, v) VALUES (1, ?, 'x')", rangeArgs(0, 100, func(i int) []any { return []any{i} }))
+				w.all(t, "DELETE FROM %s WHERE p = 1 AND c >= ? AND c < ?", [][]any{{10, 20}, {40, 50}, {70, 80}})
+			},
+			in: tombstone.Input{
+				Table:   tbl(1, 0, 1, 864000),
+				Deletes: []tombstone.Delete{{Kind: tombstone.RangeDelete, PerDay: 3, Rows: 10}},
+			},
+			reads:    []clusterRead{{cql: "SELECT * FROM %s WHERE p = 1"}},
+			wantDisk: []string{"rangeTombstoneCount"},
+		},
+		{
+			// One of three regular columns bound as null on every insert: one cell tombstone a
+			// row, 20 for a LIMIT 20 read (exact).
+			name: "null_writes",
+			ddl:  "(p int, c int, a text, b text, d text, PRIMARY KEY (p, c))",
+			rows: 50,
+			write: func(t *testing.T, w *writer) {
+				w.all(t, "INSERT INTO %s (p, c, a, b, d) VALUES (1, ?, 'x', 'y', ?)", rangeArgs(0, 50, func(i int) []any { return []any{i, nil} }))
+			},
+			in: tombstone.Input{
+				Table:  tbl(3, 0, 1, 864000),
+				Writes: tombstone.Writes{NullFraction: 1.0 / 3},
+				Read:   tombstone.Read{Limit: 20},
+			},
+			reads:    []clusterRead{{cql: "SELECT * FROM %s WHERE p = 1 LIMIT 20"}},
+			wantDisk: []string{"cellTombstoneCount"},
+		},
+		{
+			// Sets written whole by INSERT then overwritten with SET tags = {...}: a complex
+			// deletion per row, which reads do not count (exact: 0) but sstables hold.
+			name: "collection_overwrites",
+			ddl:  "(p int, c int, v text, tags set<text>, PRIMARY KEY (p, c))",
+			rows: 30,
+			write: func(t *testing.T, w *writer) {
+				w.all(t, "INSERT INTO %s (p, c, v, tags) VALUES (1, ?, 'x', {'a', 'b'})", rangeArgs(0, 30, func(i int) []any { return []any{i} }))
+				w.all(t, "UPDATE %s SET tags = {'c', 'd', 'e'} WHERE p = 1 AND c = ?", rangeArgs(0, 30, func(i int) []any { return []any{i} }))
+			},
+			in: tombstone.Input{
+				Table:  tbl(1, 1, 1, 864000),
+				Writes: tombstone.Writes{CollectionsWhole: true, ElementsPerCollection: 3},
+			},
+			reads:    []clusterRead{{cql: "SELECT * FROM %s WHERE p = 1"}},
+			wantDisk: []string{"complexTombstoneCount"},
+		},
+		{
+			// Two elements removed from each row's set (tags = tags - {...}): two element
+			// tombstones a row (exact: 40), plus the insert's complex deletion on disk.
+			name: "element_removals",
+			ddl:  "(p int, c int, v text, tags set<text>, PRIMARY KEY (p, c))",
+			rows: 20,
+			write: func(t *testing.T, w *writer) {
+				w.all(t, "INSERT INTO %s (p, c, v, tags) VALUES (1, ?, 'x', {'a', 'b', 'c'})", rangeArgs(0, 20, func(i int) []any { return []any{i} }))
+				w.all(t, "UPDATE %s SET tags = tags - {'a', 'b'} WHERE p = 1 AND c = ?", rangeArgs(0, 20, func(i int) []any { return []any{i} }))
+			},
+			in: tombstone.Input{
+				Table:   tbl(1, 1, 1, 864000),
+				Writes:  tombstone.Writes{CollectionsWhole: true, ElementsPerCollection: 1},
+				Deletes: []tombstone.Delete{{Kind: tombstone.ElementDelete, PerDay: 20, Cells: 2}},
+			},
+			reads:    []clusterRead{{cql: "SELECT * FROM %s WHERE p = 1"}},
+			wantDisk: []string{"cellTombstoneCount", "complexTombstoneCount"},
+		},
+		{
+			// A table without clustering columns: ten overwrites of one row, each binding one
+			// of two columns as null and writing the set whole. A newer write shadows an older
+			// tombstone of the same cell, so one null cell remains (exact: 1), and one complex
+			// deletion on disk.
+			name: "single_row_overwrites",
+			ddl:  "(p int PRIMARY KEY, a text, b text, tags set<text>)",
+			rows: 10,
+			write: func(t *testing.T, w *writer) {
+				for i := 0; i < 10; i++ {
+					w.exec(t, "INSERT INTO %s (p, a, b, tags) VALUES (1, ?, ?, {'x', 'y'})", fmt.Sprint(i), nil)
+				}
+			},
+			in: tombstone.Input{
+				Table:  tbl(2, 1, 0, 864000),
+				Writes: tombstone.Writes{NullFraction: 0.5, CollectionsWhole: true, ElementsPerCollection: 2},
+			},
+			reads:    []clusterRead{{cql: "SELECT * FROM %s WHERE p = 1"}},
+			wantDisk: []string{"cellTombstoneCount", "complexTombstoneCount"},
+		},
+		{
+			// 20 rows with a 2 s TTL on a table that keeps tombstones for an hour: once they
+			// expire, each of their two cells counts (exact: 40).
+			name: "expired_ttl_cells",
+			ddl:  "(p int, c int, a text, b text, PRIMARY KEY (p, c)) WITH gc_grace_seconds = 3600",
+			rows: 20,
+			write: func(t *testing.T, w *writer) {
+				w.all(t, "INSERT INTO %s (p, c, a, b) VALUES (1, ?, 'x', 'y') USING TTL 2", rangeArgs(0, 20, func(i int) []any { return []any{i} }))
+			},
+			in: tombstone.Input{
+				Table:  tbl(2, 0, 1, 3600),
+				Writes: tombstone.Writes{TTLSeconds: 2},
+			},
+			reads:    []clusterRead{{after: 3500 * time.Millisecond, cql: "SELECT * FROM %s WHERE p = 1"}},
+			wantDisk: []string{"rowTtlExpired"},
+		},
+		{
+			// TTL 3 s, gc_grace_seconds 6: expired cells count from 3 s to 6 s after the write
+			// (dated from the write); from 6 s to 9 s the cells are purgeable but the expired
+			// row marker is not (dated from the expiry), so each row counts once; after 9 s
+			// nothing does. Reads at 4.5 s and 7.5 s: exact 2 a row, then 1 a row.
+			name: "expiry_and_gc_grace",
+			ddl:  "(p int, c int, a text, b text, PRIMARY KEY (p, c)) WITH gc_grace_seconds = 6",
+			rows: 15,
+			write: func(t *testing.T, w *writer) {
+				w.all(t, "INSERT INTO %s (p, c, a, b) VALUES (1, ?, 'x', 'y') USING TTL 3", rangeArgs(0, 15, func(i int) []any { return []any{i} }))
+			},
+			in: tombstone.Input{
+				Table:  tbl(2, 0, 1, 6),
+				Writes: tombstone.Writes{TTLSeconds: 3},
+			},
+			reads: []clusterRead{
+				{after: 4500 * time.Millisecond, cql: "SELECT * FROM %s WHERE p = 1"},
+				{after: 7500 * time.Millisecond, cql: "SELECT * FROM %s WHERE p = 1"},
+			},
+		},
+		{
+			// TTL 4 s over gc_grace_seconds 2: an expired cell is purgeable at once (dated from
+			// its write, 4 s ago), but the row marker is dated from the expiry and counts until
+			// gc_grace after it. Read at 5 s: exact 1 a row.
+			name: "ttl_over_gc_grace",
+			ddl:  "(p int, c int, a text, b text, PRIMARY KEY (p, c)) WITH gc_grace_seconds = 2",
+			rows: 12,
+			write: func(t *testing.T, w *writer) {
+				w.all(t, "INSERT INTO %s (p, c, a, b) VALUES (1, ?, 'x', 'y') USING TTL 4", rangeArgs(0, 12, func(i int) []any { return []any{i} }))
+			},
+			in: tombstone.Input{
+				Table:  tbl(2, 0, 1, 2),
+				Writes: tombstone.Writes{TTLSeconds: 4},
+			},
+			reads: []clusterRead{{after: 5 * time.Second, cql: "SELECT * FROM %s WHERE p = 1"}},
+		},
+		{
+			// 1001 row tombstones: over tombstone_warn_threshold (1000), so Cassandra warns.
+			name: "over_warn_threshold",
+			ddl:  "(p int, c int, v text, PRIMARY KEY (p, c))",
+			rows: 0,
+			write: func(t *testing.T, w *writer) {
+				w.all(t, "DELETE FROM %s WHERE p = 1 AND c = ?", rangeArgs(0, 1001, func(i int) []any { return []any{i} }))
+			},
+			in: tombstone.Input{
+				Table:   tbl(1, 0, 1, 864000),
+				Deletes: []tombstone.Delete{{Kind: tombstone.RowDelete, PerDay: 1001}},
+			},
+			reads: []clusterRead{{cql: "SELECT * FROM %s WHERE p = 1"}},
+		},
+		{
+			// 1000 row tombstones: at the threshold, not over it: no warning.
+			name: "at_warn_threshold",
+			ddl:  "(p int, c int, v text, PRIMARY KEY (p, c))",
+			rows: 0,
+			write: func(t *testing.T, w *writer) {
+				w.all(t, "DELETE FROM %s WHERE p = 1 AND c = ?", rangeArgs(0, 1000, func(i int) []any { return []any{i} }))
+			},
+			in: tombstone.Input{
+				Table:   tbl(1, 0, 1, 864000),
+				Deletes: []tombstone.Delete{{Kind: tombstone.RowDelete, PerDay: 1000}},
+			},
+			reads: []clusterRead{{cql: "SELECT * FROM %s WHERE p = 1"}},
+		},
+	}
+}
+
+// modelInput turns a case's per-partition counts into rates over the measured write span:
+// every count in a case is "over the whole write", so a rate per day of n means n rows
+// (or deletes) spread over the span the writes took.
+func modelInput(c clusterCase, span time.Duration) tombstone.Input {
+	in := c.in
+	if span <= 0 {
+		span = time.Millisecond
+	}
+	perSpan := day.Seconds() / span.Seconds()
+	in.Writes.Bucket = span
+	in.Writes.RowsPerDay = float64(c.rows) * perSpan
+	in.Deletes = append([]tombstone.Delete(nil), c.in.Deletes...)
+	for i := range in.Deletes {
+		in.Deletes[i].PerDay *= perSpan
+	}
+	return in
+}
+
+// TestModelAgainstCassandra is the evidence for the model: each delete pattern is written
+// to a real Cassandra 5.0 node and read as the model assumes; the tombstones Cassandra
+// counted for that read (the trace's "Read N live rows and M tombstone cells", the same
+// counter tombstone_warn_threshold is checked against) must equal the prediction, or be
+// within one gap for scattered deletes. system_views.tombstones_per_read must agree after
+// Cassandra's histogram rounding, the client must get Cassandra's warning exactly when the
+// model is over 1000, and after a flush sstablepartitions must count on disk what the model
+// says is on disk.
+func TestModelAgainstCassandra(t *testing.T) {
+	s, ks := casstest.Keyspace(t)
+	single := len(casstest.Hosts(t)) == 1
+	cases := clusterCases()
+	type outcome struct {
+		table string
+		want  float64 // model's on-disk tombstones at flush time
+		cols  []string
+	}
+	var mu sync.Mutex
+	var disk []outcome
+	t.Run("reads", func(t *testing.T) {
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				t.Parallel()
+				if err := s.Query(fmt.Sprintf("CREATE TABLE %s.%s %s", ks, c.name, c.ddl)).Exec(); err != nil {
+					t.Fatalf("create table: %v", err)
+				}
+				w := &writer{s: s, table: ks + "." + c.name}
+				c.write(t, w)
+				in := modelInput(c, w.last.Sub(w.first))
+				maxModel := 0.0
+				for _, r := range c.reads {
+					if d := time.Until(w.first.Add(r.after)); d > 0 {
+						time.Sleep(d)
+					}
+					got := measureRead(t, s, fmt.Sprintf(r.cql, ks+"."+c.name))
+					age := time.Since(w.first)
+					snap, err := tombstone.At(in, age)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := snap.PerRead
+					maxModel = math.Max(maxModel, want)
+					tol := c.tolerance + 1e-6
+					if math.Abs(float64(got.tombstones)-want) > tol {
+						t.Errorf("at %v: Cassandra counted %d tombstones (%d live rows), model %.2f (%v, tolerance %.0f)",
+							age.Round(time.Millisecond), got.tombstones, got.live, want, snap.Sources, c.tolerance)
+					}
+					if math.Abs(float64(got.live)-snap.ReadRows) > tol {
+						t.Errorf("at %v: read returned %d live rows, model %.2f", age.Round(time.Millisecond), got.live, snap.ReadRows)
+					}
+					over := want > float64(tombstone.DefaultThresholds.Warn)
+					warned := false
+					for _, msg := range got.warnings {
+						if strings.Contains(msg, "tombstone") {
+							warned = true
+						}
+					}
+					if over != warned {
+						t.Errorf("model %.0f tombstones (over 1000: %v), Cassandra's client warning: %v %q", want, over, warned, got.warnings)
+					}
+					t.Logf("at %v: Cassandra %d tombstones, %d live rows; model %.2f, %.2f; warnings %d",
+						age.Round(time.Millisecond), got.tombstones, got.live, want, snap.ReadRows, len(got.warnings))
+				}
+				if single {
+					var count int64
+					var max float64
+					if err := s.Query("SELECT count, max FROM system_views.tombstones_per_read WHERE keyspace_name = ? AND table_name = ?",
+						ks, c.name).Scan(&count, &max); err != nil {
+						t.Fatalf("read system_views.tombstones_per_read: %v", err)
+					}
+					// The measured reads, plus the trace-less warm-up none: count is at least ours.
+					if want := histogramBucket(maxModel); int64(max) != want {
+						t.Errorf("system_views.tombstones_per_read max = %v, model max %.2f rounds to Cassandra's bucket %d", max, maxModel, want)
+					}
+				}
+				if c.wantDisk != nil {
+					snap, err := tombstone.At(in, time.Since(w.first))
+					if err != nil {
+						t.Fatal(err)
+					}
+					mu.Lock()
+					disk = append(disk, outcome{c.name, snap.OnDisk, c.wantDisk})
+					mu.Unlock()
+				}
+			})
+		}
+	})
+	if t.Failed() || len(disk) == 0 {
+		return
+	}
+	t.Run("sstablepartitions", func(t *testing.T) {
+		stats := flushAndCount(t, ks)
+		for _, d := range disk {
+			st, ok := stats[d.table]
+			if !ok {
+				t.Errorf("%s: sstablepartitions listed no partition", d.table)
+				continue
+			}
+			if float64(st["tombstoneCount"]) != math.Round(d.want) {
+				t.Errorf("%s: sstablepartitions tombstoneCount %d %v, model on disk %.2f", d.table, st["tombstoneCount"], st, d.want)
+			}
+			sum := 0
+			for _, col := range d.cols {
+				sum += st[col]
+			}
+			if sum != st["tombstoneCount"] {
+				t.Errorf("%s: tombstones are not all of the expected kinds %v: %v", d.table, d.cols, st)
+			}
+			t.Logf("%s: sstablepartitions %v; model %.0f", d.table, st, d.want)
+		}
+	})
+}
+
+type readResult struct {
+	live, tombstones int
+	warnings         []string
+}
+
+// traceID captures the tracing session of a query.
+type traceID struct {
+	mu sync.Mutex
+	id []byte
+}
+
+func (tr *traceID) Trace(id []byte) {
+	tr.mu.Lock()
+	tr.id = append([]byte(nil), id...)
+	tr.mu.Unlock()
+}
+
+var readLine = regexp.MustCompile(`Read (\d+) live rows and (\d+) tombstone cells`)
+
+// measureRead runs stmt traced with the default page size and returns what the replica's
+// ReadCommand counted (from the trace), the rows it returned and the client warnings.
+func measureRead(t *testing.T, s *gocql.Session, stmt string) readResult {
+	t.Helper()
+	tr := &traceID{}
+	iter := s.Query(stmt).PageSize(tombstone.DefaultPageSize).Trace(tr).Iter()
+	rows := 0
+	for iter.MapScan(map[string]any{}) {
+		rows++
+	}
+	warnings := iter.Warnings()
+	if err := iter.Close(); err != nil {
+		t.Fatalf("%s: %v", stmt, err)
+	}
+	tr.mu.Lock()
+	id := tr.id
+	tr.mu.Unlock()
+	if id == nil {
+		t.Fatalf("%s: no trace session", stmt)
+	}
+	sid, err := gocql.UUIDFromBytes(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var activity string
+		it := s.Query("SELECT activity FROM system_traces.events WHERE session_id = ?", sid).Iter()
+		for it.Scan(&activity) {
+			if m := readLine.FindStringSubmatch(activity); m != nil {
+				live, _ := strconv.Atoi(m[1])
+				ts, _ := strconv.Atoi(m[2])
+				_ = it.Close()
+				if live != rows {
+					t.Errorf("%s: trace says %d live rows, the client got %d", stmt, live, rows)
+				}
+				return readResult{live: live, tombstones: ts, warnings: warnings}
+			}
+		}
+		if err := it.Close(); err != nil {
+			t.Fatalf("read trace events: %v", err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: the trace has no \"Read N live rows and M tombstone cells\" event after 20s", stmt)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// histogramBucket is the value Cassandra's decaying histogram reports for v: the upper bound
+// of the bucket holding it. Bounds start at 1 and grow by 20% (rounded, at least by one):
+// 1, 2, ..., 8, 10, 12, 14, 17, 20, 24, ..., 924, 1109, ...
+func histogramBucket(v float64) int64 {
+	n := int64(math.Round(v))
+	b := int64(1)
+	for b < n {
+		next := int64(math.Round(float64(b) * 1.2))
+		if next == b {
+			next++
+		}
+		b = next
+	}
+	return b
+}
+
+func TestHistogramBucket(t *testing.T) {
+	for v, want := range map[float64]int64{0: 1, 1: 1, 5: 5, 9: 10, 20: 20, 1000: 1109, 1001: 1109, 924: 924} {
+		if got := histogramBucket(v); got != want {
+			t.Errorf("histogramBucket(%v) = %d, want %d", v, got, want)
+		}
+	}
+}
+
+// flushAndCount flushes the keyspace on the local node and sums sstablepartitions' counts
+// per table. It needs the node scripts/cassandra runs (the data files are read directly);
+// against any other cluster it skips.
+func flushAndCount(t *testing.T, ks string) map[string]map[string]int {
+	t.Helper()
+	script, err := filepath.Abs("../scripts/cassandra")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, script, "status").CombinedOutput(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI runs the local node, but scripts/cassandra status failed: %v\n%s", err, out)
+		}
+		t.Skipf("not the local scripts/cassandra node (its data files are needed): %s", bytes.TrimSpace(out))
+	}
+	if out, err := exec.CommandContext(ctx, script, "nodetool", "flush", ks).CombinedOutput(); err != nil {
+		t.Fatalf("nodetool flush %s: %v\n%s", ks, err, out)
+	}
+	cache := os.Getenv("CQLSIZE_CACHE")
+	if cache == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cache = filepath.Join(home, ".cache", "cqlsize")
+	}
+	dir := filepath.Join(cache, "cassandra-"+version.Cassandra, "node1", "data", ks)
+	cmd := exec.CommandContext(ctx, script, "sstablepartitions", "-m", "-w", "0", "-r", dir)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("sstablepartitions %s: %v\n%s", dir, err, stderr.String())
+	}
+	recs, err := csv.NewReader(bytes.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatalf("parse sstablepartitions CSV: %v\n%s", err, out)
+	}
+	stats := map[string]map[string]int{}
+	var header []string
+	for _, rec := range recs {
+		if len(rec) > 0 && rec[0] == "key" {
+			header = rec
+			continue
+		}
+		if header == nil || len(rec) != len(header) {
+			continue
+		}
+		row := map[string]string{}
+		for i, h := range header {
+			row[h] = rec[i]
+		}
+		table := row["table"]
+		if stats[table] == nil {
+			stats[table] = map[string]int{}
+		}
+		for _, col := range []string{"tombstoneCount", "rowTombstoneCount", "rangeTombstoneCount", "complexTombstoneCount",
+			"cellTombstoneCount", "rowTtlExpired", "cellTtlExpired", "rowCount", "cellCount"} {
+			n, err := strconv.Atoi(row[col])
+			if err != nil {
+				t.Fatalf("sstablepartitions column %s = %q: %v", col, row[col], err)
+			}
+			stats[table][col] += n
+		}
+	}
+	if len(stats) == 0 {
+		t.Fatalf("sstablepartitions printed no partition for %s:\n%s\n%s", dir, out, stderr.String())
+	}
+	return stats
+}
