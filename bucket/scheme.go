@@ -78,17 +78,18 @@ func (s Scheme) For(t time.Time) Bucket {
 	return Bucket{scheme: s, key: k, start: start, end: end}
 }
 
-// clampUnix returns t in Unix seconds, or lo or hi when t lies beyond them. It compares
-// times rather than seconds because t.Unix() overflows for the earliest and latest times a
-// time.Time holds, which would turn the distant past into the distant future.
+// clampUnix returns t in Unix seconds, or lo or hi when t lies beyond them. Outside them it
+// compares times rather than seconds, because for the earliest times a time.Time holds
+// t.Unix() overflows and would turn the distant past into the distant future; an
+// overflowed value is near the largest int64, so it never passes for one within [lo, hi].
 func clampUnix(t time.Time, lo, hi int64) int64 {
-	switch {
-	case t.Before(time.Unix(lo, 0)):
-		return lo
-	case t.After(time.Unix(hi, 0)):
-		return hi
+	if sec := t.Unix(); lo <= sec && sec <= hi {
+		return sec
 	}
-	return t.Unix()
+	if t.Before(time.Unix(lo, 0)) {
+		return lo
+	}
+	return hi
 }
 
 func (s Scheme) fixedBucket(k int64) Bucket {
@@ -209,8 +210,9 @@ func (s Scheme) Between(from, to time.Time, limit int) ([]Bucket, error) {
 		return nil, nil
 	}
 	first, last := s.For(from), s.For(to.Add(-time.Nanosecond))
-	// Keys count buckets, so this is the exact count, but for calendar buckets a zone
-	// skipped; the walk below, which stops at limit+1, is exact.
+	// Keys number buckets consecutively, so span is the count unless a zone skipped a
+	// calendar day in between. It is only reported: the walk below decides, and stops as
+	// soon as the limit is passed, so a huge range costs no more than limit buckets.
 	span := last.key - first.key + 1
 	out := make([]Bucket, 0, max(0, min(span, int64(limit), 1024)))
 	for b := first; ; b = b.Next() {
