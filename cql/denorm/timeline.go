@@ -103,8 +103,9 @@ func markers(query string) (int, error) {
 		return 0, err
 	}
 	n := 0
-	for _, t := range toks {
-		if t.Kind == cql.QMark {
+	for i, t := range toks {
+		named := t.IsPunct(":") && i+1 < len(toks) && (toks[i+1].Kind == cql.TokIdent || toks[i+1].Kind == cql.TokQuotedIdent)
+		if t.Kind == cql.TokQMark || named {
 			n++
 		}
 	}
