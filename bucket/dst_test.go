@@ -121,10 +121,11 @@ func TestSkippedDay(t *testing.T) {
 // Where the wall clock goes back across a day boundary, the local date of an instant can be
 // earlier than that of an instant before it. Buckets stay unbroken intervals: the bucket of
 // t is the latest calendar bucket that the wall clock has reached at or before t. This test
-// checks exactly that definition, sampling every 10 minutes and each zone transition, around
-// every transition of several zones, including Newfoundland, which until 2011 set its clocks
-// back at 00:01 (so 23:01-00:00 of the previous day came again), and Juneau's 1867 move from
-// the Russian to the American side of the date line, which repeated a whole day.
+// checks exactly that definition, sampling every 30 minutes and each zone transition within
+// 30 hours of every transition since 1840 of several zones, including Newfoundland, which
+// until 2011 set its clocks back at 00:01 (so 23:01-00:00 of the previous day came again),
+// and Juneau's 1867 move from the Russian to the American side of the date line, which
+// repeated a whole day.
 func TestBucketIsLatestWallClockReached(t *testing.T) {
 	zones := []string{
 		"America/New_York", "Europe/Berlin", "Australia/Lord_Howe", "America/Santiago",
@@ -142,7 +143,7 @@ func TestBucketIsLatestWallClockReached(t *testing.T) {
 		checked := 0
 		for tr := range transitions(loc, time.Date(1840, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2040, 1, 1, 0, 0, 0, 0, time.UTC)) {
 			samples := []int64{}
-			for x := tr - 3*secondsPerDay; x < tr+3*secondsPerDay; x += 600 {
+			for x := tr - 30*3600; x < tr+30*3600; x += 1800 {
 				samples = append(samples, x)
 			}
 			samples = append(samples, tr-1, tr, tr+1)

@@ -156,7 +156,7 @@ func TestISOWeekMatchesTimePackage(t *testing.T) {
 // Day, month and year labels agree with the time package's own calendar over centuries.
 func TestCalendarLabelsMatchTimePackage(t *testing.T) {
 	day, month, year := mustNew(t, Day()), mustNew(t, Month()), mustNew(t, Year())
-	for d := utc(1, 1, 1, 0, 0, 0); d.Year() <= 9999; d = d.AddDate(0, 0, 7) {
+	for d := utc(1, 1, 1, 0, 0, 0); d.Year() <= 9999; d = d.AddDate(0, 0, 11) {
 		if got, want := day.For(d).String(), d.Format(time.DateOnly); got != want {
 			t.Fatalf("day For(%v) = %s, want %s", d, got, want)
 		}

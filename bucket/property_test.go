@@ -109,9 +109,9 @@ func TestProperties(t *testing.T) {
 		span(utc(9998, 1, 1, 0, 0, 0), utc(10002, 1, 1, 0, 0, 0)),
 		span(utc(-1_000_000, 1, 1, 0, 0, 0), utc(1_000_000, 1, 1, 0, 0, 0)),
 	}
-	n := 300
+	n := 100 // FuzzFor explores further
 	if testing.Short() {
-		n = 30
+		n = 20
 	}
 	for _, loc := range testZones(t) {
 		for _, w := range testWidths() {

@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// Shard returns which of shards write shards key belongs to, from 0 to shards-1, so that the
-// writes to one hot partition spread over shards partitions per bucket, such as
+// Shard returns the write shard, 0 to shards-1, that key belongs to, so that the writes to
+// one hot partition spread over shards partitions per bucket, as in
 // posts_by_user ((user_id, month, shard), post_id).
 //
 // Hash something that differs from row to row, such as the row's id: hashing the partition
