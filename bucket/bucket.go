@@ -12,7 +12,8 @@ type Bucket struct {
 }
 
 // Start returns the first instant in the bucket, in the scheme's location. It is the value
-// for a timestamp partition-key column.
+// for a timestamp partition-key column; it is a whole second, so a timestamp read back from
+// Cassandra gives the bucket back through Scheme.For.
 func (b Bucket) Start() time.Time {
 	if !b.scheme.valid() {
 		return time.Time{}
