@@ -44,6 +44,9 @@ func (e Event) String() string {
 		if e.From > 1 {
 			return fmt.Sprintf("%s: resuming at statement %d of %d: %s", e.Migration, e.From, e.Total, e.Message)
 		}
+		if e.Total == 1 {
+			return fmt.Sprintf("%s: applying 1 statement", e.Migration)
+		}
 		return fmt.Sprintf("%s: applying %d statements", e.Migration, e.Total)
 	case StatementDone:
 		return fmt.Sprintf("%s: statement %d/%d done in %s", e.Migration, e.Statement, e.Total, e.Duration.Round(time.Millisecond))

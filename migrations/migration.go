@@ -17,6 +17,7 @@ type Migration struct {
 	Checksum   string // hex sha256 of the file's bytes, as recorded in the bookkeeping table
 	Source     []byte
 	Statements []Statement
+	Parsed     []cql.Statement // the same statements, parsed (for lints and the schema model)
 }
 
 // Statement is one statement of a migration file, as the cql lexer split it.

@@ -147,6 +147,9 @@ type Step struct {
 	Index     int // 1-based statement number in the file
 	Statement Statement
 	Resume    bool // the file is partly applied and this run continues it
+	// InFlight: a run died while this statement was running, so it may already be applied
+	// (the runner counts it done if running it again says so).
+	InFlight bool
 }
 
 // plan lists what Up(to) would apply given the records, or why it refuses to.
@@ -178,7 +181,7 @@ func (m *Migrator) plan(recs map[int64]*Record, to int64) ([]Step, error) {
 			from = r.Applied + 1
 		}
 		for i := from; i <= len(mg.Statements); i++ {
-			steps = append(steps, Step{Migration: mg, Index: i, Statement: mg.Statements[i-1], Resume: r != nil})
+			steps = append(steps, Step{Migration: mg, Index: i, Statement: mg.Statements[i-1], Resume: r != nil, InFlight: r != nil && r.Running == i})
 		}
 		if from > len(mg.Statements) {
 			// Every statement ran but the run died before marking the file applied.
@@ -297,6 +300,11 @@ func (m *Migrator) applyLocked(l *lease, to int64) (*Result, error) {
 	if len(steps) == 0 {
 		m.emit(Event{Kind: NothingToDo})
 		return res, nil
+	}
+	if m.opt.BeforeApply != nil {
+		if err := m.opt.BeforeApply(ctx, realSteps(steps)); err != nil {
+			return res, err
+		}
 	}
 	run, err := gocql.RandomUUID()
 	if err != nil {
@@ -565,3 +573,6 @@ func (e *OutOfOrderError) Error() string {
 	return fmt.Sprintf("%s is pending but the newer %s is already applied: it was written against an older schema; renumber it after %s, or allow it (--allow-out-of-order)",
 		e.File, e.Applied, e.Applied)
 }
+
+// Migrations returns the files, in version order.
+func (m *Migrator) Migrations() []*Migration { return append([]*Migration(nil), m.migs...) }

@@ -1,6 +1,7 @@
 package migrations
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -54,10 +55,22 @@ type Options struct {
 	Host        string
 	PID         int
 	ToolVersion string
+	// BeforeApply, when set, is called with the lock held, after the bookkeeping was read
+	// again and before the first statement runs, with exactly the statements this run will
+	// apply. An error stops the run with nothing applied and is returned as is. The CLI
+	// checks there that the statements apply to a model of the live schema.
+	BeforeApply func(ctx context.Context, steps []Step) error
 	// OnEvent, when set, is told about progress: lock waits, each statement, each file.
 	// It runs on the migrating goroutine; a slow callback delays the run (the lease is
 	// renewed meanwhile).
 	OnEvent func(Event)
+}
+
+// Validate checks the options without touching the cluster: names Cassandra accepts, a
+// replication that looks like a CQL map, a lock TTL of at least 2s, no negative timeouts.
+func (o Options) Validate() error {
+	_, err := o.withDefaults()
+	return err
 }
 
 func (o Options) withDefaults() (Options, error) {

@@ -21,8 +21,9 @@ var ErrDuplicateVersion = errors.New("two migration files have the same version"
 // ErrBadName: a .cql file in the folder does not start with a version number.
 var ErrBadName = errors.New("migration file name does not start with a version number")
 
-// fileName is NNNN_description.cql (a dash also separates; the description is optional).
-var fileName = regexp.MustCompile(`^([0-9]+)(?:[_-](.*))?\.cql$`)
+// fileName is NNNN_description.cql: a dash also separates, the description is optional,
+// and a leading V (Flyway's V2__name.cql) is accepted, as cql.LoadSchema accepts it.
+var fileName = regexp.MustCompile(`^[Vv]?([0-9]+)(?:[_-]+(.*))?\.cql$`)
 
 // ParseName reads the version and name from a migration file name such as
 // 0003_add_tags.cql (version 3, name "add_tags").
@@ -125,7 +126,21 @@ func parseMigration(file string, version int64, name string, src []byte) (*Migra
 	if err != nil {
 		return nil, err
 	}
-	m := &Migration{Version: version, Name: name, File: file, Checksum: sha256hex(src), Source: src}
+	// Every statement is parsed too, before anything runs: a typo in the last file stops
+	// the run at its file:line:col with nothing applied, instead of halfway through.
+	parsed, err := cql.ParseFile(file, src)
+	if err != nil {
+		return nil, err
+	}
+	if len(parsed) != len(raw) {
+		return nil, fmt.Errorf("%s: the parser found %d statements where the splitter found %d; please report this file", file, len(parsed), len(raw))
+	}
+	for _, st := range parsed {
+		if u, ok := st.(*cql.Use); ok {
+			return nil, cql.Errorf(u.Pos, "USE cannot run in a migration: the driver refuses it, and it would change the keyspace of every later statement; qualify names (%s.table) or set the target keyspace (--keyspace)", u.Keyspace)
+		}
+	}
+	m := &Migration{Version: version, Name: name, File: file, Checksum: sha256hex(src), Source: src, Parsed: parsed}
 	for _, r := range raw {
 		m.Statements = append(m.Statements, Statement{
 			Text: r.Text, Pos: r.Pos, End: r.End, Doc: r.Doc,

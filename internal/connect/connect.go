@@ -44,21 +44,29 @@ type Config struct {
 	KeyFile        string
 	InsecureTLS    bool   // TLS without verifying the server name (test clusters only)
 	Source         string // where Hosts came from, for error messages ("--hosts", "CASSANDRA_HOSTS")
+	// Logger receives the driver's own log lines (reconnects, schema agreement waits);
+	// nil keeps gocql's default (the standard logger). A CLI passes one that writes to
+	// stderr only when asked to be verbose.
+	Logger gocql.StdLogger
 }
 
 // FromEnv fills the hosts (when none are set) and the credentials from the environment.
-func (c Config) FromEnv() Config {
+func (c Config) FromEnv() Config { return c.FromGetenv(os.Getenv) }
+
+// FromGetenv is FromEnv reading variables through getenv, so a command run in-process by
+// a test sees the test's environment, not the process's.
+func (c Config) FromGetenv(getenv func(string) string) Config {
 	if len(c.Hosts) == 0 {
-		if h := os.Getenv(EnvHosts); h != "" {
+		if h := getenv(EnvHosts); h != "" {
 			c.Hosts = SplitHosts(h)
 			c.Source = EnvHosts
 		}
 	}
 	if c.Username == "" {
-		c.Username = os.Getenv(EnvUsername)
+		c.Username = getenv(EnvUsername)
 	}
 	if c.Password == "" {
-		c.Password = os.Getenv(EnvPassword)
+		c.Password = getenv(EnvPassword)
 	}
 	return c
 }
@@ -162,6 +170,9 @@ func (c Config) ClusterConfig() (*gocql.ClusterConfig, error) {
 	// Waiting for schema agreement after DDL is done by callers that need it, with their own deadline.
 	cc.MaxWaitSchemaAgreement = 60 * time.Second
 	cc.ProtoVersion = 4
+	if c.Logger != nil {
+		cc.Logger = c.Logger
+	}
 	if c.LocalDC != "" {
 		cc.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy(c.LocalDC))
 	} else {
