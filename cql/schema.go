@@ -52,6 +52,9 @@ type Table struct {
 	Clustering   []*Column // in key order
 	Options      TableOptions
 	Pos          Pos // the CREATE TABLE statement
+	// Dropped remembers the type of every column dropped by ALTER TABLE ... DROP: Cassandra
+	// only lets a column of that name come back with the same type.
+	Dropped map[string]Type
 }
 
 // Column returns the column with the given (already folded) name, or nil.
@@ -142,6 +145,9 @@ type View struct {
 	BaseTable string
 	Table     *Table // the view's own columns and key
 	Pos       Pos
+	// IncludeAll is true for SELECT *: columns later added to the base table join the view.
+	IncludeAll bool
+	Where      string // the WHERE clause as written, e.g. "k IS NOT NULL AND c IS NOT NULL"
 }
 
 // Keyspace is a keyspace and everything in it.
@@ -170,6 +176,8 @@ func NewKeyspace(name string) *Keyspace {
 // Schema is the result of applying a sequence of statements: every keyspace and its contents.
 type Schema struct {
 	Keyspaces map[string]*Keyspace
+	// Current is the keyspace set by the last USE; unqualified names resolve in it.
+	Current string
 }
 
 // NewSchema returns an empty schema.

@@ -39,7 +39,7 @@ var NativeTypes = []string{
 // org.apache.cassandra.db.marshal). Every other type is written as vint(length) + bytes.
 var fixedSizes = map[string]int{
 	"boolean": 1, "int": 4, "float": 4, "bigint": 8, "double": 8, "timestamp": 8,
-	"uuid": 16, "timeuuid": 16,
+	"uuid": 16, "timeuuid": 16, "empty": 0,
 }
 
 // CanonicalNative maps a native type name as written to the name Cassandra uses

@@ -1,0 +1,126 @@
+package cql
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// LoadSchema reads a schema from path: a .cql file, or a folder of migrations applied in
+// version order (see MigrationOrder). Statements are applied as Cassandra would apply them;
+// the first statement that fails stops the load with an *Error at its file:line:col.
+func LoadSchema(p string) (*Schema, error) {
+	info, err := os.Stat(p)
+	if err != nil {
+		return nil, fmt.Errorf("load schema: %w", err)
+	}
+	if !info.IsDir() {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("load schema: %w", err)
+		}
+		s := NewSchema()
+		if err := s.ApplyFile(p, src); err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+	return loadDir(os.DirFS(p), ".", p)
+}
+
+// LoadSchemaFS is LoadSchema for a folder of migrations in fsys (dir "." for its root).
+func LoadSchemaFS(fsys fs.FS, dir string) (*Schema, error) {
+	return loadDir(fsys, dir, dir)
+}
+
+// loadDir applies the migrations of dir in fsys; shown is the folder as positions print it.
+func loadDir(fsys fs.FS, dir, shown string) (*Schema, error) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, fmt.Errorf("load schema: read migrations folder: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.EqualFold(path.Ext(e.Name()), ".cql") {
+			names = append(names, e.Name())
+		}
+	}
+	ordered, err := MigrationOrder(names)
+	if err != nil {
+		return nil, fmt.Errorf("load schema from %s: %w", shown, err)
+	}
+	s := NewSchema()
+	for _, name := range ordered {
+		src, err := fs.ReadFile(fsys, path.Join(dir, name))
+		if err != nil {
+			return nil, fmt.Errorf("load schema: %w", err)
+		}
+		file := name
+		if shown != "." && shown != "" {
+			file = filepath.Join(shown, name)
+		}
+		if err := s.ApplyFile(file, src); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// MigrationOrder sorts migration file names into the order they are applied: by their
+// leading version number (compared as a number, so 2_x comes before 10_x), then by name.
+// The version is the digits a name starts with, after an optional V or v: 0001_init.cql,
+// V2__add_tags.cql and 20240101_users.cql are versions 1, 2 and 20240101. A name without
+// a version is an error rather than a guess about where it belongs.
+func MigrationOrder(names []string) ([]string, error) {
+	type mig struct {
+		name, version string
+	}
+	migs := make([]mig, 0, len(names))
+	for _, n := range names {
+		v, ok := migrationVersion(n)
+		if !ok {
+			return nil, fmt.Errorf("order migrations: %s does not start with a version number (like 0001_name.cql or V1__name.cql)", n)
+		}
+		migs = append(migs, mig{n, v})
+	}
+	sort.SliceStable(migs, func(i, j int) bool {
+		a, b := migs[i].version, migs[j].version
+		if len(a) != len(b) {
+			return len(a) < len(b)
+		}
+		if a != b {
+			return a < b
+		}
+		return migs[i].name < migs[j].name
+	})
+	out := make([]string, len(migs))
+	for i, m := range migs {
+		out[i] = m.name
+	}
+	return out, nil
+}
+
+// migrationVersion returns the version of a migration file name without leading zeros
+// ("0" for all zeros), so comparing length then text compares the numbers.
+func migrationVersion(name string) (string, bool) {
+	s := name
+	if len(s) > 0 && (s[0] == 'V' || s[0] == 'v') {
+		s = s[1:]
+	}
+	n := 0
+	for n < len(s) && isDigit(s[n]) {
+		n++
+	}
+	if n == 0 {
+		return "", false
+	}
+	v := strings.TrimLeft(s[:n], "0")
+	if v == "" {
+		v = "0"
+	}
+	return v, true
+}
