@@ -18,6 +18,7 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/internal/casstest"
 	"github.com/cqlsize/cqlsize/internal/version"
 	"github.com/cqlsize/cqlsize/tombstone"
@@ -563,8 +564,9 @@ func TestHistogramBucket(t *testing.T) {
 }
 
 // flushAndCount flushes the keyspace on the local node and sums sstablepartitions' counts
-// per table. It needs the node scripts/cassandra runs (the data files are read directly);
-// against any other cluster it skips.
+// per table (and per "table/key" for each partition key). It needs the node
+// scripts/cassandra runs (the data files are read directly); against any other cluster it
+// skips.
 func flushAndCount(t *testing.T, ks string) map[string]map[string]int {
 	t.Helper()
 	script, err := filepath.Abs("../scripts/cassandra")
@@ -616,21 +618,113 @@ func flushAndCount(t *testing.T, ks string) map[string]map[string]int {
 		for i, h := range header {
 			row[h] = rec[i]
 		}
-		table := row["table"]
-		if stats[table] == nil {
-			stats[table] = map[string]int{}
-		}
-		for _, col := range []string{"tombstoneCount", "rowTombstoneCount", "rangeTombstoneCount", "complexTombstoneCount",
-			"cellTombstoneCount", "rowTtlExpired", "cellTtlExpired", "rowCount", "cellCount"} {
-			n, err := strconv.Atoi(row[col])
-			if err != nil {
-				t.Fatalf("sstablepartitions column %s = %q: %v", col, row[col], err)
+		for _, name := range []string{row["table"], row["table"] + "/" + row["key"]} {
+			if stats[name] == nil {
+				stats[name] = map[string]int{}
 			}
-			stats[table][col] += n
+			if row["live"] == "false" {
+				stats[name]["deadPartitions"]++
+			}
+			for _, col := range []string{"tombstoneCount", "rowTombstoneCount", "rangeTombstoneCount", "complexTombstoneCount",
+				"cellTombstoneCount", "rowTtlExpired", "cellTtlExpired", "rowCount", "cellCount"} {
+				n, err := strconv.Atoi(row[col])
+				if err != nil {
+					t.Fatalf("sstablepartitions column %s = %q: %v", col, row[col], err)
+				}
+				stats[name][col] += n
+			}
 		}
 	}
 	if len(stats) == 0 {
 		t.Fatalf("sstablepartitions printed no partition for %s:\n%s\n%s", dir, out, stderr.String())
 	}
 	return stats
+}
+
+// TestStatementEffectsOnCassandra runs each classified statement once against a partition
+// of its own, flushes, and checks that sstablepartitions finds exactly the tombstones the
+// classification names: a row tombstone for a row deletion, two range markers for a range
+// deletion, cell tombstones for nulls and removed elements, complex deletions for whole
+// collections, and a partition deletion that is not counted as a tombstone at all.
+func TestStatementEffectsOnCassandra(t *testing.T) {
+	s, ks := casstest.Keyspace(t)
+	if err := s.Query(fmt.Sprintf("CREATE TABLE %s.inbox %s", ks, inboxDDL)).Exec(); err != nil {
+		t.Fatalf("create table: %v", err)
+	}
+	// In each statement %[1]s is the table and %[2]d the case's own partition key.
+	json := `'{"user_id": %[2]d, "msg_id": 1, "subject": "x"}'`
+	cases := []struct {
+		name     string
+		stmt     string
+		effects  []tombstone.EffectKind
+		disk     map[string]int // sstablepartitions counters; every other tombstone counter is 0
+		deadPart bool           // the partition carries a partition deletion
+	}{
+		{"literal null", "INSERT INTO %[1]s (user_id, msg_id, subject, body) VALUES (%[2]d, 1, 'hi', NULL)",
+			[]tombstone.EffectKind{tombstone.NullWrite}, map[string]int{"cellTombstoneCount": 1}, false},
+		{"collection insert", "INSERT INTO %[1]s (user_id, msg_id, labels) VALUES (%[2]d, 1, {'a'})",
+			[]tombstone.EffectKind{tombstone.CollectionWrite}, map[string]int{"complexTombstoneCount": 1}, false},
+		{"element removal", "UPDATE %[1]s SET labels = labels - {'a', 'b'} WHERE user_id = %[2]d AND msg_id = 1",
+			[]tombstone.EffectKind{tombstone.ElementRemoval}, map[string]int{"cellTombstoneCount": 2}, false},
+		{"map element null", "UPDATE %[1]s SET flags['seen'] = null WHERE user_id = %[2]d AND msg_id = 1",
+			[]tombstone.EffectKind{tombstone.ElementRemoval}, map[string]int{"cellTombstoneCount": 1}, false},
+		{"partition delete", "DELETE FROM %[1]s WHERE user_id = %[2]d",
+			[]tombstone.EffectKind{tombstone.PartitionDeletion}, map[string]int{}, true},
+		{"row delete", "DELETE FROM %[1]s WHERE user_id = %[2]d AND msg_id = 1",
+			[]tombstone.EffectKind{tombstone.RowDeletion}, map[string]int{"rowTombstoneCount": 1}, false},
+		{"range delete", "DELETE FROM %[1]s WHERE user_id = %[2]d AND msg_id > 5",
+			[]tombstone.EffectKind{tombstone.RangeDeletion}, map[string]int{"rangeTombstoneCount": 2}, false},
+		{"column delete", "DELETE body, labels FROM %[1]s WHERE user_id = %[2]d AND msg_id = 1",
+			[]tombstone.EffectKind{tombstone.CellDeletion, tombstone.CollectionDeletion}, map[string]int{"cellTombstoneCount": 1, "complexTombstoneCount": 1}, false},
+		{"set null", "UPDATE %[1]s SET body = null, labels = null WHERE user_id = %[2]d AND msg_id = 1",
+			[]tombstone.EffectKind{tombstone.NullWrite, tombstone.CollectionDeletion}, map[string]int{"cellTombstoneCount": 1, "complexTombstoneCount": 1}, false},
+		{"json nulls", "INSERT INTO %[1]s JSON " + json,
+			[]tombstone.EffectKind{tombstone.JSONNulls, tombstone.CollectionDeletion}, map[string]int{"cellTombstoneCount": 1, "complexTombstoneCount": 2}, false},
+		{"json unset", "INSERT INTO %[1]s JSON " + json + " DEFAULT UNSET",
+			nil, map[string]int{}, false},
+		{"batch", "BEGIN BATCH INSERT INTO %[1]s (user_id, msg_id, body) VALUES (%[2]d, 1, NULL); DELETE FROM %[1]s WHERE user_id = %[2]d AND msg_id = 2; APPLY BATCH",
+			[]tombstone.EffectKind{tombstone.NullWrite, tombstone.RowDeletion}, map[string]int{"cellTombstoneCount": 1, "rowTombstoneCount": 1}, false},
+	}
+	schema := testSchemaIn(ks)
+	for i, c := range cases {
+		key := i + 1
+		parsed, err := cqlParse(fmt.Sprintf(c.stmt, "inbox", key))
+		if err != nil {
+			t.Fatalf("%s: parse: %v", c.name, err)
+		}
+		var got []tombstone.EffectKind
+		for _, e := range tombstone.Effects(schema, []cqlStatement{useKeyspace(ks), parsed}) {
+			got = append(got, e.Kind)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.effects) {
+			t.Errorf("%s: effects %v, want %v", c.name, got, c.effects)
+		}
+		if err := s.Query(fmt.Sprintf(c.stmt, ks+".inbox", key)).Exec(); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+	}
+	stats := flushAndCount(t, ks)
+	for i, c := range cases {
+		st := stats[fmt.Sprintf("inbox/%d", i+1)]
+		if st == nil {
+			t.Errorf("%s: sstablepartitions listed no partition %d", c.name, i+1)
+			continue
+		}
+		for _, col := range []string{"rowTombstoneCount", "rangeTombstoneCount", "complexTombstoneCount", "cellTombstoneCount", "rowTtlExpired", "cellTtlExpired"} {
+			if st[col] != c.disk[col] {
+				t.Errorf("%s: sstablepartitions %s = %d, want %d (%v)", c.name, col, st[col], c.disk[col], st)
+			}
+		}
+		if dead := st["deadPartitions"] > 0; dead != c.deadPart {
+			t.Errorf("%s: partition deletion on disk: %v, want %v", c.name, dead, c.deadPart)
+		}
+	}
+}
+
+type cqlStatement = cql.Statement
+
+func cqlParse(stmt string) (cql.Statement, error) { return cql.Parse("test.cql", []byte(stmt)) }
+
+func useKeyspace(ks string) cql.Statement {
+	return &cql.Use{Keyspace: cql.Ident{Name: ks}}
 }
