@@ -55,39 +55,6 @@ func Parse(file string, src []byte) (Statement, error) {
 	return st, nil
 }
 
-// docComments returns the doc comment of each span (see RawStatement.Doc).
-func docComments(toks []Token, spans []span, comments []Comment) []string {
-	out := make([]string, len(spans))
-	if len(comments) == 0 {
-		return out
-	}
-	ci, prevEndLine := 0, 0
-	for i, sp := range spans {
-		first, last := toks[sp.from], toks[sp.to-1]
-		var doc []Comment
-		for ci < len(comments) && comments[ci].Pos.Offset < first.Pos.Offset {
-			c := comments[ci]
-			ci++
-			if c.Pos.Line == prevEndLine {
-				continue
-			}
-			if len(doc) > 0 && c.Pos.Line > doc[len(doc)-1].End.Line+1 {
-				doc = doc[:0]
-			}
-			doc = append(doc, c)
-		}
-		if len(doc) > 0 && first.Pos.Line > doc[len(doc)-1].End.Line+1 {
-			doc = nil
-		}
-		for ci < len(comments) && comments[ci].Pos.Offset < last.End.Offset {
-			ci++
-		}
-		out[i] = joinComments(doc)
-		prevEndLine = sp.endLine
-	}
-	return out
-}
-
 // parseSpan parses the statement toks[sp.from:sp.to].
 func parseSpan(src string, toks []Token, sp span) (st Statement, err error) {
 	stmt := make([]Token, sp.to-sp.from+1)

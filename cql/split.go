@@ -35,45 +35,54 @@ func SplitStatements(file string, src []byte) ([]RawStatement, error) {
 		return nil, err
 	}
 	text := string(src)
+	docs := docComments(toks, spans, comments)
 	out := make([]RawStatement, 0, len(spans))
-	ci := 0
-	prevEndLine := 0
-	for _, sp := range spans {
+	for i, sp := range spans {
 		first, last := toks[sp.from], toks[sp.to-1]
-		// Comments before this statement: keep the block that touches its first line.
+		out = append(out, RawStatement{
+			Text: text[first.Pos.Offset:last.End.Offset],
+			Pos:  first.Pos,
+			End:  last.End,
+			Doc:  docs[i],
+		})
+	}
+	return out, nil
+}
+
+// docComments returns the doc comment of each span (see RawStatement.Doc): the block of
+// comments that ends on the line above the statement (or on its first line), with no blank
+// line inside, leaving out a comment that trails the previous statement on its last line.
+func docComments(toks []Token, spans []span, comments []Comment) []string {
+	out := make([]string, len(spans))
+	if len(comments) == 0 {
+		return out
+	}
+	ci, prevEndLine := 0, 0
+	for i, sp := range spans {
+		first, last := toks[sp.from], toks[sp.to-1]
 		var doc []Comment
 		for ci < len(comments) && comments[ci].Pos.Offset < first.Pos.Offset {
 			c := comments[ci]
 			ci++
 			if c.Pos.Line == prevEndLine {
-				continue // a trailing comment of the previous statement
+				continue
 			}
 			if len(doc) > 0 && c.Pos.Line > doc[len(doc)-1].End.Line+1 {
-				doc = doc[:0] // a blank line breaks the block
+				doc = doc[:0]
 			}
 			doc = append(doc, c)
 		}
-		if len(doc) > 0 && first.Pos.Line > lastLine(doc[len(doc)-1])+1 {
+		if len(doc) > 0 && first.Pos.Line > doc[len(doc)-1].End.Line+1 {
 			doc = nil
 		}
-		// Skip comments inside the statement.
 		for ci < len(comments) && comments[ci].Pos.Offset < last.End.Offset {
 			ci++
 		}
-		out = append(out, RawStatement{
-			Text: text[first.Pos.Offset:last.End.Offset],
-			Pos:  first.Pos,
-			End:  last.End,
-			Doc:  joinComments(doc),
-		})
+		out[i] = joinComments(doc)
 		prevEndLine = sp.endLine
 	}
-	return out, nil
+	return out
 }
-
-// lastLine is the line a comment's last character is on (a -- comment's End is on its own
-// line; a /* */ comment may span lines).
-func lastLine(c Comment) int { return c.End.Line }
 
 func joinComments(cs []Comment) string {
 	if len(cs) == 0 {
