@@ -83,10 +83,25 @@ func parseSpan(src string, toks []Token, sp span) (st Statement, err error) {
 type bailout struct{ err *Error }
 
 type parser struct {
-	toks []Token
-	i    int
-	src  string
+	toks  []Token
+	i     int
+	src   string
+	depth int // nesting of terms, selectors and relations being parsed
 }
+
+// maxDepth bounds how deeply terms, selectors and relations may nest, so hostile input
+// (a megabyte of '(') is an error rather than a stack overflow.
+const maxDepth = 200
+
+// enter counts one more level of nesting; call leave when done.
+func (p *parser) enter() {
+	p.depth++
+	if p.depth > maxDepth {
+		p.fail(p.peek().Pos, "expression nested more than %d levels deep", maxDepth)
+	}
+}
+
+func (p *parser) leave() { p.depth-- }
 
 func (p *parser) peek() Token { return p.toks[p.i] }
 
@@ -459,6 +474,8 @@ func (p *parser) selMul() *Selector {
 }
 
 func (p *parser) selGroup() *Selector {
+	p.enter()
+	defer p.leave()
 	start := p.peek().Pos
 	if p.acceptPunct("-") {
 		g := p.selGroup()
@@ -501,6 +518,8 @@ func (p *parser) selModifiers(s *Selector, start Pos) *Selector {
 }
 
 func (p *parser) selPrimary() *Selector {
+	p.enter()
+	defer p.leave()
 	t := p.peek()
 	start := t.Pos
 	done := func(s *Selector) *Selector {
@@ -674,6 +693,8 @@ func (p *parser) whereClause() []*Relation {
 }
 
 func (p *parser) relation() *Relation {
+	p.enter()
+	defer p.leave()
 	t := p.peek()
 	start := t.Pos
 	done := func(r *Relation) *Relation {
@@ -893,6 +914,8 @@ func (p *parser) termMul() *Term {
 }
 
 func (p *parser) termGroup() *Term {
+	p.enter()
+	defer p.leave()
 	start := p.peek().Pos
 	if p.acceptPunct("-") {
 		x := p.simpleTerm()
@@ -902,6 +925,8 @@ func (p *parser) termGroup() *Term {
 }
 
 func (p *parser) simpleTerm() *Term {
+	p.enter()
+	defer p.leave()
 	t := p.peek()
 	start := t.Pos
 	done := func(x *Term) *Term {
@@ -1316,6 +1341,8 @@ func (p *parser) parseType() (Type, Pos) {
 const maxTypeDepth = 100
 
 func (p *parser) typ(depth int) Type {
+	p.enter()
+	defer p.leave()
 	if depth > maxTypeDepth {
 		p.fail(p.peek().Pos, "type nested more than %d levels deep", maxTypeDepth)
 	}

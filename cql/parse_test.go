@@ -122,3 +122,23 @@ func TestParseNames(t *testing.T) {
 		t.Errorf("String() = %s", ct.Name.String())
 	}
 }
+
+// TestParseDeepNesting checks hostile nesting is an error, not a stack overflow.
+func TestParseDeepNesting(t *testing.T) {
+	for _, src := range []string{
+		"SELECT " + strings.Repeat("(", 100000) + "x FROM t",
+		"SELECT " + strings.Repeat("(int)", 100000) + "1 FROM t",
+		"INSERT INTO t (k) VALUES (" + strings.Repeat("(int)", 100000) + "1)",
+		"INSERT INTO t (k) VALUES (" + strings.Repeat("[", 100000) + "1)",
+		"SELECT * FROM t WHERE " + strings.Repeat("(", 100000) + "k = 1",
+		"CREATE TABLE t (k " + strings.Repeat("frozen<", 100000) + "int PRIMARY KEY)",
+		"SELECT " + strings.Repeat("- ", 100000) + "1 FROM t",
+		"SELECT " + strings.Repeat("f(", 100000) + "1 FROM t",
+	} {
+		_, err := Parse("f.cql", []byte(src))
+		var e *Error
+		if !errors.As(err, &e) || !strings.Contains(e.Msg, "levels deep") {
+			t.Errorf("Parse(%.40q...) error = %v, want a nesting error", src, err)
+		}
+	}
+}
