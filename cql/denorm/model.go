@@ -3,6 +3,7 @@ package denorm
 import (
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -138,8 +139,10 @@ type column struct {
 	kind    cql.ColumnKind
 	typ     cql.Type
 	info    gocql.TypeInfo
-	fixed   int  // value length when every value has the same length, else -1
-	complex bool // non-frozen collection or user type: one cell per element
+	fixed     int  // value length when every value has the same length, else -1
+	complex   bool // non-frozen collection or user type: one cell per element
+	text      bool // text, ascii or blob: a Go string is sent as its bytes
+	textElems bool // a frozen list or set of text or ascii
 }
 
 // table is a mapped table, with its statements built once.
@@ -251,6 +254,12 @@ func newTable(t *cql.Table, schema *cql.Schema, opts Options) (*table, error) {
 				col.fixed = -1
 			}
 		}
+		isText := func(t cql.Type) bool {
+			return t.Kind == cql.Native && (t.Name == "text" || t.Name == "ascii" || t.Name == "blob")
+		}
+		col.text = isText(c.Type)
+		col.textElems = !col.complex && (c.Type.Kind == cql.List || c.Type.Kind == cql.Set) && len(c.Type.Params) == 1 &&
+			isText(c.Type.Params[0]) && c.Type.Params[0].Name != "blob"
 		if col.complex && !opts.AllowCollectionTombstones {
 			return nil, &SchemaError{Table: tb.name, Column: c.Name, Msg: fmt.Sprintf(
 				"is a non-frozen %s: writing it whole writes a tombstone first; declare it frozen<%s> (or set AllowCollectionTombstones)", c.Type, c.Type)}
@@ -301,10 +310,9 @@ func (rs *Rows) Len() int { return len(rs.vals) / len(rs.t.cols) }
 
 // Add starts a new row; set its columns with Set.
 func (rs *Rows) Add() Row {
-	off := len(rs.vals)
-	for range rs.t.cols {
-		rs.vals = append(rs.vals, nil)
-	}
+	off, n := len(rs.vals), len(rs.t.cols)
+	rs.vals = slices.Grow(rs.vals, n)[:off+n]
+	clear(rs.vals[off:])
 	return Row{rs: rs, off: off}
 }
 

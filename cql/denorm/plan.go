@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -123,7 +124,7 @@ func (m *Model[E]) collect(e *E, keysOnly bool) ([]tableRows, error) {
 	out := make([]tableRows, len(m.tables))
 	for i, mp := range m.maps {
 		t := m.tables[i]
-		rs := Rows{t: t}
+		rs := Rows{t: t, vals: make([]any, 0, len(t.cols))}
 		if err := mp.rows(e, &rs); err != nil {
 			return nil, fmt.Errorf("map %s: %w", t.name, err)
 		}
@@ -140,7 +141,10 @@ func (m *Model[E]) collect(e *E, keysOnly bool) ([]tableRows, error) {
 }
 
 // build marshals the rows a mapping added, checks their keys and merges rows with the same
-// primary key (a hashtag listed twice is one row, as Cassandra would store it).
+// primary key (a hashtag listed twice is one row, as Cassandra would store it). A value
+// whose type the driver marshals without fail and whose length is known (a string for
+// text, a UUID, a time.Time for a timestamp...) is handed to the driver as it is; any
+// other is marshalled here, so that it is measured exactly and fails before anything is sent.
 func (t *table) build(vals []any, keysOnly bool) ([]row, error) {
 	nc := len(t.cols)
 	n := len(vals) / nc
@@ -149,34 +153,42 @@ func (t *table) build(vals []any, keysOnly bool) ([]row, error) {
 	for r := 0; r < n; r++ {
 		v := vals[r*nc : (r+1)*nc]
 		rw := row{enc: make([]any, nc, nc+2)}
-		var key []byte
+		// The row's identity: the partition key as Cassandra builds it (CompositeType for
+		// several columns: u16 length, bytes, end-of-component byte), then each clustering
+		// value length-prefixed. One buffer, one string; pk is a prefix of it.
+		ident := make([]byte, 0, 64)
+		composite := len(t.pk) > 1
 		for _, i := range t.pk {
-			b, err := t.keyValue(i, v[i], r)
+			at := len(ident)
+			if composite {
+				ident = append(ident, 0, 0)
+			}
+			var size int
+			var err error
+			ident, size, rw.enc[i], err = t.appendKey(ident, i, v[i], r)
 			if err != nil {
 				return nil, err
 			}
-			rw.enc[i] = raw(b)
-			if len(t.pk) == 1 {
-				key = b
-			} else { // CompositeType: u16 length, bytes, end-of-component byte
-				key = binary.BigEndian.AppendUint16(key, uint16(len(b)))
-				key = append(key, b...)
-				key = append(key, 0)
+			if composite {
+				binary.BigEndian.PutUint16(ident[at:], uint16(size))
+				ident = append(ident, 0)
 			}
 		}
-		rw.pk = string(key)
-		ident := append([]byte(nil), key...)
+		pkLen := len(ident)
 		for _, i := range t.ck {
-			b, err := t.keyValue(i, v[i], r)
+			at := len(ident)
+			ident = append(ident, 0, 0, 0, 0)
+			var size int
+			var err error
+			ident, size, rw.enc[i], err = t.appendKey(ident, i, v[i], r)
 			if err != nil {
 				return nil, err
 			}
-			rw.enc[i] = raw(b)
-			rw.ckSize += len(b)
-			ident = binary.BigEndian.AppendUint32(ident, uint32(len(b)))
-			ident = append(ident, b...)
+			binary.BigEndian.PutUint32(ident[at:], uint32(size))
+			rw.ckSize += size
 		}
 		rw.key = string(ident)
+		rw.pk = rw.key[:pkLen]
 		for i := range t.cols {
 			c := &t.cols[i]
 			if c.kind == cql.PartitionKey || c.kind == cql.Clustering {
@@ -184,6 +196,10 @@ func (t *table) build(vals []any, keysOnly bool) ([]row, error) {
 			}
 			if keysOnly || isUnset(v[i]) {
 				rw.enc[i] = gocql.UnsetValue
+				continue
+			}
+			if _, ok := c.direct(v[i]); ok {
+				rw.enc[i] = v[i]
 				continue
 			}
 			b, err := c.marshal(v[i])
@@ -202,7 +218,7 @@ func (t *table) build(vals []any, keysOnly bool) ([]row, error) {
 			}
 			if j, dup := seen[rw.key]; dup {
 				for i, x := range rw.enc {
-					if _, set := x.(raw); set {
+					if x != gocql.UnsetValue {
 						rows[j].enc[i] = x
 					}
 				}
@@ -218,28 +234,105 @@ func (t *table) build(vals []any, keysOnly bool) ([]row, error) {
 // maxKeyBytes is the longest partition key (and clustering value) Cassandra accepts.
 const maxKeyBytes = math.MaxUint16
 
-// keyValue marshals a primary key value. Nil, zero and empty partition key values are
-// missing: Cassandra refuses an empty partition key, and an empty component of a composite
-// one (a hashtag of "") is a caller's bug far more often than data.
-func (t *table) keyValue(i int, v any, r int) ([]byte, error) {
+// appendKey appends the serialized primary key value v of column i to dst, and returns its
+// length and what to send for it. Nil, zero and empty partition key values are missing:
+// Cassandra refuses an empty partition key, and an empty component of a composite one (a
+// hashtag of "") is a caller's bug far more often than data.
+func (t *table) appendKey(dst []byte, i int, v any, r int) ([]byte, int, any, error) {
 	c := &t.cols[i]
 	if isUnset(v) {
-		return nil, &MissingKeyError{Table: t.name, Column: c.name, Row: r}
+		return nil, 0, nil, t.missing(i, r)
 	}
-	if u, ok := v.(gocql.UUID); ok && u == (gocql.UUID{}) {
-		return nil, &MissingKeyError{Table: t.name, Column: c.name, Row: r}
+	enc, size := v, 0
+	s, isString := v.(string)
+	u, isUUID := v.(gocql.UUID)
+	switch {
+	case isString && c.text:
+		dst, size = append(dst, s...), len(s)
+	case isUUID && (c.typ.Name == "uuid" || c.typ.Name == "timeuuid") && c.typ.Kind == cql.Native:
+		if u == (gocql.UUID{}) {
+			return nil, 0, nil, t.missing(i, r)
+		}
+		dst, size = append(dst, u[:]...), 16
+	default:
+		b, err := c.marshal(v)
+		if err != nil {
+			return nil, 0, nil, &ValueError{Table: t.name, Column: c.name, Err: err}
+		}
+		if b == nil {
+			return nil, 0, nil, t.missing(i, r)
+		}
+		dst, size, enc = append(dst, b...), len(b), raw(b)
 	}
-	b, err := c.marshal(v)
-	if err != nil {
-		return nil, &ValueError{Table: t.name, Column: c.name, Err: err}
+	if size == 0 && (c.kind == cql.PartitionKey || c.fixed > 0) {
+		return nil, 0, nil, t.missing(i, r)
 	}
-	if b == nil || len(b) == 0 && (c.kind == cql.PartitionKey || c.fixed > 0) {
-		return nil, &MissingKeyError{Table: t.name, Column: c.name, Row: r}
+	if size > maxKeyBytes {
+		return nil, 0, nil, &ValueError{Table: t.name, Column: c.name, Err: fmt.Errorf("key value of %d bytes is over Cassandra's limit of %d", size, maxKeyBytes)}
 	}
-	if len(b) > maxKeyBytes {
-		return nil, &ValueError{Table: t.name, Column: c.name, Err: fmt.Errorf("key value of %d bytes is over Cassandra's limit of %d", len(b), maxKeyBytes)}
+	return dst, size, enc, nil
+}
+
+func (t *table) missing(i, r int) error {
+	return &MissingKeyError{Table: t.name, Column: t.cols[i].name, Row: r}
+}
+
+// direct returns the serialized length of v when the driver can be handed v as it is: its
+// Go type marshals into the column's type without a possible error, and its length is
+// known without marshalling. (A set with a repeated element is not direct: Cassandra
+// stores it once, so it is marshalled and deduplicated here.)
+func (c *column) direct(v any) (int, bool) {
+	if c.complex {
+		return 0, false
 	}
-	return b, nil
+	switch x := v.(type) {
+	case string:
+		return len(x), c.text
+	case gocql.UUID, time.Time, int64, int32, bool, float64, float32:
+		return c.fixed, c.fixed > 0 && c.typ.Kind == cql.Native && directType(c.typ.Name, v)
+	case []string:
+		if !c.textElems {
+			return 0, false
+		}
+		n := 4
+		for k, e := range x {
+			if c.typ.Kind == cql.Set && slices.Contains(x[:k], e) {
+				return 0, false
+			}
+			n += 4 + len(e)
+		}
+		return n, true
+	}
+	return 0, false
+}
+
+func directType(typ string, v any) bool {
+	switch v.(type) {
+	case gocql.UUID:
+		return typ == "uuid" || typ == "timeuuid"
+	case time.Time:
+		return typ == "timestamp"
+	case int64:
+		return typ == "bigint"
+	case int32:
+		return typ == "int"
+	case bool:
+		return typ == "boolean"
+	case float64:
+		return typ == "double"
+	case float32:
+		return typ == "float"
+	}
+	return false
+}
+
+// encodedLen is the length of a value as it will be sent, for measuring: raw bytes, or a
+// direct value. ok is false for unset.
+func (c *column) encodedLen(v any) (int, bool) {
+	if b, ok := v.(raw); ok {
+		return len(b), true
+	}
+	return c.direct(v)
 }
 
 // marshal encodes v for the column the way the driver would, so that the bytes can be
@@ -272,17 +365,18 @@ func (c *column) marshal(v any) ([]byte, error) {
 // dedupeSet drops repeated elements from a serialized set, as Cassandra does when it
 // rebuilds the set before storing it: the stored (and measured) value has each element once.
 func dedupeSet(b []byte) []byte {
+	if len(b) < 4 || binary.BigEndian.Uint32(b) < 2 {
+		return b
+	}
 	var elems [][]byte
 	dup := false
-	forEachElement(b, 1, func(e [][]byte) {
-		for _, x := range elems {
-			if bytes.Equal(x, e[0]) {
-				dup = true
-				return
-			}
+	for e := range elements(b, 1) {
+		if slices.ContainsFunc(elems, func(x []byte) bool { return bytes.Equal(x, e[0]) }) {
+			dup = true
+			continue
 		}
 		elems = append(elems, e[0])
-	})
+	}
 	if !dup {
 		return b
 	}
@@ -324,6 +418,10 @@ func isUnset(v any) bool {
 		return true
 	case string, int, int64, int32, bool, float64, gocql.UUID, raw:
 		return false
+	case *string:
+		return x == nil
+	case []string:
+		return x == nil
 	case []byte:
 		return x == nil
 	case time.Time:

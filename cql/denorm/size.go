@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gocql/gocql"
+
 	"github.com/cqlsize/cqlsize/cql"
 )
 
@@ -47,9 +49,9 @@ const (
 // sizer accumulates a batch's size statement by statement.
 type sizer struct {
 	size   BatchSize
-	tables map[*table]int // index in size.Tables
+	tables []*table // size.Tables[i] is tables[i]
 	parts  []partition
-	muts   []string
+	muts   int
 }
 
 type partition struct {
@@ -58,35 +60,41 @@ type partition struct {
 	statics []int // static columns already counted: a partition has one static row
 }
 
-func newSizer(tables []*table) *sizer {
-	s := &sizer{tables: make(map[*table]int, len(tables)), size: BatchSize{Tables: make([]TableSize, len(tables))}}
+func newSizer(tables []*table, rows int) *sizer {
+	s := &sizer{tables: tables, size: BatchSize{Tables: make([]TableSize, len(tables))}, parts: make([]partition, 0, rows)}
 	for i, t := range tables {
-		s.tables[t] = i
 		s.size.Tables[i].Table = t.name
 	}
 	return s
 }
 
 func (s *sizer) partition(t *table, pk string) (*partition, int) {
+	newMutation := true // a mutation is a keyspace and a partition key, over every table
 	for i := range s.parts {
-		if s.parts[i].t == t && s.parts[i].pk == pk {
-			return &s.parts[i], 0
+		p := &s.parts[i]
+		if p.pk != pk || p.t.keyspace != t.keyspace {
+			continue
 		}
+		if p.t == t {
+			return p, 0
+		}
+		newMutation = false
+	}
+	if newMutation {
+		s.muts++
 	}
 	s.parts = append(s.parts, partition{t: t, pk: pk})
-	mut := t.keyspace + "\x00" + pk
-	found := false
-	for _, m := range s.muts {
-		if m == mut {
-			found = true
-			break
+	s.size.Tables[s.tableIndex(t)].Partitions++
+	return &s.parts[len(s.parts)-1], partitionOverhead
+}
+
+func (s *sizer) tableIndex(t *table) int {
+	for i, x := range s.tables {
+		if x == t {
+			return i
 		}
 	}
-	if !found {
-		s.muts = append(s.muts, mut)
-	}
-	s.size.Tables[s.tables[t]].Partitions++
-	return &s.parts[len(s.parts)-1], partitionOverhead
+	return 0
 }
 
 // add measures one statement. expiring says whether inserted rows carry a TTL (the write's,
@@ -108,8 +116,7 @@ func (s *sizer) add(t *table, r *row, op Op, expiring bool) {
 		}
 		for i := range t.cols {
 			c := &t.cols[i]
-			b, ok := r.enc[i].(raw)
-			if !ok || c.kind == cql.PartitionKey || c.kind == cql.Clustering {
+			if c.kind == cql.PartitionKey || c.kind == cql.Clustering || r.enc[i] == gocql.UnsetValue {
 				continue
 			}
 			if c.kind == cql.Static {
@@ -118,14 +125,14 @@ func (s *sizer) add(t *table, r *row, op Op, expiring bool) {
 				}
 				p.statics = append(p.statics, i)
 			}
-			n += cellBytes(c, b)
+			n += cellBytes(c, r.enc[i])
 		}
 	}
-	ts := &s.size.Tables[s.tables[t]]
+	ts := &s.size.Tables[s.tableIndex(t)]
 	ts.Rows++
 	ts.Bytes += n
 	s.size.Bytes += n
-	s.size.Mutations = len(s.muts)
+	s.size.Mutations = s.muts
 }
 
 func containsInt(xs []int, x int) bool {
@@ -138,19 +145,27 @@ func containsInt(xs []int, x int) bool {
 }
 
 // cellBytes is Cell.dataSize for a simple column, ComplexColumnData.dataSize for a
-// non-frozen collection or user type (whose serialized form b is split into its cells).
-func cellBytes(c *column, b []byte) int {
+// non-frozen collection or user type (whose serialized form is split into its cells).
+func cellBytes(c *column, v any) int {
 	if !c.complex {
-		return cellOverhead + len(b)
+		n, _ := c.encodedLen(v)
+		return cellOverhead + n
 	}
+	b, _ := v.(raw)
 	n := complexOverhead
 	switch c.typ.Kind {
 	case cql.Set: // path = element, value empty
-		forEachElement(b, 1, func(e [][]byte) { n += cellOverhead + len(e[0]) })
+		for e := range elements(b, 1) {
+			n += cellOverhead + len(e[0])
+		}
 	case cql.List: // path = timeuuid, value = element
-		forEachElement(b, 1, func(e [][]byte) { n += cellOverhead + listPathBytes + len(e[0]) })
+		for e := range elements(b, 1) {
+			n += cellOverhead + listPathBytes + len(e[0])
+		}
 	case cql.Map: // path = key, value = value
-		forEachElement(b, 2, func(e [][]byte) { n += cellOverhead + len(e[0]) + len(e[1]) })
+		for e := range elements(b, 2) {
+			n += cellOverhead + len(e[0]) + len(e[1])
+		}
 	case cql.UDT: // a cell per non-null field, path = field index
 		for len(b) >= 4 {
 			l := int(int32(binary.BigEndian.Uint32(b)))
@@ -168,31 +183,36 @@ func cellBytes(c *column, b []byte) int {
 	return n
 }
 
-// forEachElement walks a collection serialized with protocol v3+ framing: an int32 count,
-// then per element `per` values, each an int32 length and bytes.
-func forEachElement(b []byte, per int, f func([][]byte)) {
-	if len(b) < 4 {
-		return
-	}
-	count := int(binary.BigEndian.Uint32(b))
-	b = b[4:]
-	vals := make([][]byte, per)
-	for i := 0; i < count; i++ {
-		for j := 0; j < per; j++ {
-			if len(b) < 4 {
-				return
-			}
-			l := int(int32(binary.BigEndian.Uint32(b)))
-			b = b[4:]
-			if l < 0 {
-				l = 0
-			}
-			if l > len(b) {
-				return
-			}
-			vals[j], b = b[:l], b[l:]
+// elements walks a collection serialized with protocol v3+ framing: an int32 count, then
+// per element `per` values (1 for a list or set, 2 for a map), each an int32 length and
+// bytes. It stops at the first malformed length.
+func elements(b []byte, per int) func(yield func([2][]byte) bool) {
+	return func(yield func([2][]byte) bool) {
+		if len(b) < 4 {
+			return
 		}
-		f(vals)
+		count := int(binary.BigEndian.Uint32(b))
+		b = b[4:]
+		var vals [2][]byte
+		for i := 0; i < count; i++ {
+			for j := 0; j < per; j++ {
+				if len(b) < 4 {
+					return
+				}
+				l := int(int32(binary.BigEndian.Uint32(b)))
+				b = b[4:]
+				if l < 0 {
+					l = 0
+				}
+				if l > len(b) {
+					return
+				}
+				vals[j], b = b[:l], b[l:]
+			}
+			if !yield(vals) {
+				return
+			}
+		}
 	}
 }
 
@@ -226,8 +246,8 @@ func advice(p *Plan, tables []*table) string {
 			continue
 		}
 		for i := range t.cols {
-			if b, ok := st.Args[i].(raw); ok && t.cols[i].kind != cql.PartitionKey && t.cols[i].kind != cql.Clustering {
-				weights[t.cols[i].name] += cellBytes(&t.cols[i], b)
+			if st.Args[i] != gocql.UnsetValue && t.cols[i].kind != cql.PartitionKey && t.cols[i].kind != cql.Clustering {
+				weights[t.cols[i].name] += cellBytes(&t.cols[i], st.Args[i])
 			}
 		}
 	}

@@ -59,7 +59,7 @@ func (m *Model[E]) PlanInsert(e *E, opts ...WriteOption) (*Plan, error) {
 		return nil, err
 	}
 	p := m.newPlan(wo, countRows(trs))
-	s := newSizer(m.tables)
+	s := newSizer(m.tables, cap(p.Statements))
 	for _, tr := range trs {
 		for i := range tr.rows {
 			m.insertStmt(p, s, tr.t, &tr.rows[i])
@@ -81,7 +81,7 @@ func (m *Model[E]) PlanDelete(e *E, opts ...WriteOption) (*Plan, error) {
 		return nil, err
 	}
 	p := m.newPlan(wo, countRows(trs))
-	s := newSizer(m.tables)
+	s := newSizer(m.tables, cap(p.Statements))
 	for _, tr := range trs {
 		for i := range tr.rows {
 			m.deleteStmt(p, s, tr.t, &tr.rows[i])
@@ -109,7 +109,7 @@ func (m *Model[E]) PlanUpdate(old, new *E, opts ...WriteOption) (*Plan, error) {
 		return nil, fmt.Errorf("new: %w", err)
 	}
 	p := m.newPlan(wo, countRows(olds)+countRows(news))
-	s := newSizer(m.tables)
+	s := newSizer(m.tables, cap(p.Statements))
 	for ti := range news {
 		keep := make(map[string]bool, len(news[ti].rows))
 		for _, r := range news[ti].rows {

@@ -1,0 +1,18 @@
+package denorm
+
+import (
+	"testing"
+)
+
+// BenchmarkPlanInsert is the library's own work per Insert (mapping, marshalling,
+// measuring the batch), without the round trip: what it adds to a hand-written batch.
+func BenchmarkPlanInsert(b *testing.B) {
+	m := newPostModel(b, nil, postsSchema("app"), Options{})
+	p := fixedPost("go", "cassandra", "tag7")
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := m.PlanInsert(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
