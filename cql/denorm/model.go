@@ -134,11 +134,11 @@ type Values map[string]any
 
 // column is one column of a mapped table with what is needed to marshal and measure it.
 type column struct {
-	name    string
-	quoted  string
-	kind    cql.ColumnKind
-	typ     cql.Type
-	info    gocql.TypeInfo
+	name      string
+	quoted    string
+	kind      cql.ColumnKind
+	typ       cql.Type
+	info      gocql.TypeInfo
 	fixed     int  // value length when every value has the same length, else -1
 	complex   bool // non-frozen collection or user type: one cell per element
 	text      bool // text, ascii or blob: a Go string is sent as its bytes
