@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 // base is the schema the apply tests start from.
@@ -376,4 +377,78 @@ func TestCorpusModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "testdata/corpus/schema.golden", []byte(render(s)))
+}
+
+func TestLoadSchemaFS(t *testing.T) {
+	fsys := fstest.MapFS{
+		"db/migrations/002_table.cql": {Data: []byte("CREATE TABLE ks.t (k int PRIMARY KEY, v text);")},
+		"db/migrations/001_ks.cql":    {Data: []byte("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};")},
+		"db/migrations/notes.txt":     {Data: []byte("not CQL")},
+		"db/migrations/sub/003.cql":   {Data: []byte("this folder is not read")},
+	}
+	s, err := LoadSchemaFS(fsys, "db/migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Table("ks", "t") == nil {
+		t.Fatalf("table ks.t missing:\n%s", render(s))
+	}
+	fsys["db/migrations/003_bad.cql"] = &fstest.MapFile{Data: []byte("\n  ALTER TABLE ks.t ADD k int;")}
+	_, err = LoadSchemaFS(fsys, "db/migrations")
+	if err == nil || err.Error() != "db/migrations/003_bad.cql:2:24: column k already exists in table ks.t" {
+		t.Errorf("error = %v", err)
+	}
+	if _, err := LoadSchemaFS(fsys, "nope"); err == nil {
+		t.Error("missing folder: no error")
+	}
+}
+
+func TestCloneIsDeep(t *testing.T) {
+	s := baseSchema(t)
+	before := render(s)
+	c := s.Clone()
+	for _, stmt := range []string{
+		"ALTER TABLE ks.t ADD extra int", "ALTER TABLE ks.t WITH comment = 'x'", "ALTER TYPE ks.addr ADD f int",
+		"DROP INDEX ks.one_v_idx", "ALTER KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
+		"ALTER TABLE ks.t RENAME c TO c2", "DROP MATERIALIZED VIEW ks.mv",
+	} {
+		st, err := Parse("", []byte(stmt))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Apply(st); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	if after := render(s); after != before {
+		t.Errorf("changing the clone changed the original:\n%s", after)
+	}
+}
+
+func TestApplyUseAndAlterKeyspace(t *testing.T) {
+	s := NewSchema()
+	err := s.ApplyFile("f.cql", []byte(`
+CREATE KEYSPACE a WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
+CREATE KEYSPACE b WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1} AND durable_writes = false;
+USE a;
+CREATE TABLE t (k int PRIMARY KEY);
+USE b;
+CREATE TABLE t (k text PRIMARY KEY);
+ALTER KEYSPACE a WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3, 'dc2': 2};
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Current != "b" || s.Table("a", "t").Columns[0].Type.Name != "int" || s.Table("b", "t").Columns[0].Type.Name != "text" {
+		t.Errorf("current %q, a.t %v, b.t %v", s.Current, s.Table("a", "t").Columns[0].Type, s.Table("b", "t").Columns[0].Type)
+	}
+	if r := s.Keyspaces["a"].Replication; r["class"] != "org.apache.cassandra.locator.NetworkTopologyStrategy" || r["dc2"] != "2" {
+		t.Errorf("replication of a = %v", r)
+	}
+	if s.Keyspaces["b"].DurableWrites {
+		t.Error("durable_writes of b = true")
+	}
+	if _, ok := s.FindTable("t"); ok {
+		t.Error("FindTable(t) is ambiguous across keyspaces a and b but succeeded")
+	}
 }
