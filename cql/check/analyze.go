@@ -120,25 +120,32 @@ func verdictOf(p *prepared) Verdict {
 	return Invalid
 }
 
-// resolveTable finds the table a SELECT reads.
+// resolveTable finds the table (or materialized view) a SELECT reads: in the keyspace it
+// names; else in Options.Keyspace; else in the schema's current keyspace (its last USE)
+// when the table is there; else in the only keyspace that has it.
 func resolveTable(schema *cql.Schema, s *cql.Select, opts Options) (*cql.Table, *rejection) {
 	name, ks := s.Table.Name.Name, s.Table.Keyspace.Name
 	if ks == "" {
 		ks = opts.Keyspace
 	}
+	if ks == "" && lookup(schema, schema.Current, name) != nil {
+		ks = schema.Current
+	}
 	if ks != "" {
-		if t := schema.Table(ks, name); t != nil {
+		if t := lookup(schema, ks, name); t != nil {
 			return t, nil
 		}
-		if schema.Keyspaces[ks] == nil && s.Table.Keyspace.Name != "" {
-			return nil, reject(CodeUnknownName, s.Table.Pos(), "keyspace %s does not exist", ks)
+		if schema.Keyspaces[ks] == nil {
+			return nil, reject(CodeUnknownName, s.Table.Pos(), "keyspace %s does not exist", cql.QuoteName(ks))
 		}
-		return nil, reject(CodeUnknownName, s.Table.Pos(), "table %s does not exist", s.Table.Name)
+		return nil, reject(CodeUnknownName, s.Table.Pos(), "table %s.%s does not exist", cql.QuoteName(ks), s.Table.Name)
 	}
 	var found []*cql.Table
-	for _, t := range schema.Tables() {
-		if t.Name == name {
+	var names []string
+	for _, k := range schema.Keyspaces {
+		if t := lookup(schema, k.Name, name); t != nil {
 			found = append(found, t)
+			names = append(names, k.Name)
 		}
 	}
 	switch len(found) {
@@ -147,12 +154,24 @@ func resolveTable(schema *cql.Schema, s *cql.Select, opts Options) (*cql.Table, 
 	case 1:
 		return found[0], nil
 	}
-	var kss []string
-	for _, t := range found {
-		kss = append(kss, t.Keyspace)
+	sort.Strings(names)
+	return nil, reject(CodeUnknownName, s.Table.Pos(), "table %s is in several keyspaces (%s): qualify it as keyspace.%s or pass a keyspace",
+		s.Table.Name, strings.Join(names, ", "), s.Table.Name)
+}
+
+// lookup returns the table or materialized view ks.name, or nil.
+func lookup(schema *cql.Schema, ks, name string) *cql.Table {
+	k := schema.Keyspaces[ks]
+	if k == nil {
+		return nil
 	}
-	return nil, reject(CodeUnknownName, s.Table.Pos(), "table %s is in several keyspaces (%s): qualify it as keyspace.%s",
-		s.Table.Name, strings.Join(kss, ", "), s.Table.Name)
+	if t := k.Tables[name]; t != nil {
+		return t
+	}
+	if v := k.Views[name]; v != nil && v.Table != nil {
+		return v.Table
+	}
+	return nil
 }
 
 func userAggregates(schema *cql.Schema, t *cql.Table) map[string]bool {

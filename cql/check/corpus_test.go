@@ -1,6 +1,8 @@
 package check
 
 import (
+	"github.com/cqlsize/cqlsize/cql"
+
 	"bufio"
 	"os"
 	"path/filepath"
@@ -63,7 +65,10 @@ func goldenVerdict(s string) Verdict {
 // toggled. So exactly the queries Cassandra rejects for needing ALLOW FILTERING are the
 // ones the checker says need it, and exactly the invalid ones are flagged invalid.
 func TestCorpusVerdicts(t *testing.T) {
-	schema := loadTestSchema(t, filepath.Join(corpusDir, "schema.cql"))
+	schema, err := cql.LoadSchema(filepath.Join(corpusDir, "schema.cql"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	queries, err := LoadQueries(filepath.Join(corpusDir, "queries.cql"))
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -60,6 +61,7 @@ func ParseQueries(file string, src []byte) ([]Query, error) {
 	if err != nil {
 		return nil, err
 	}
+	lines := newLineIndex(file, src)
 	var out []Query
 	seen := map[string]cql.Pos{}
 	prevEnd := 0
@@ -70,7 +72,7 @@ func ParseQueries(file string, src []byte) ([]Query, error) {
 		// a comment trailing that statement on its line is not mistaken for a header.
 		from := min(prevEnd, info.Pos.Offset)
 		q := Query{Text: info.Text, Pos: info.Pos}
-		if err := parseHeader(file, src, from, string(src[from:info.Pos.Offset]), &q); err != nil {
+		if err := parseHeader(lines, from, string(src[from:info.Pos.Offset]), &q); err != nil {
 			return nil, err
 		}
 		sel, ok := st.(*cql.Select)
@@ -95,7 +97,7 @@ func ParseQueries(file string, src []byte) ([]Query, error) {
 	// A header after the last statement names nothing: say so rather than drop it.
 	if tail := string(src[min(prevEnd, len(src)):]); strings.Contains(tail, "query:") {
 		var q Query
-		if err := parseHeader(file, src, prevEnd, tail, &q); err != nil {
+		if err := parseHeader(lines, prevEnd, tail, &q); err != nil {
 			return nil, err
 		}
 		if q.HeaderPos.IsValid() {
@@ -108,7 +110,7 @@ func ParseQueries(file string, src []byte) ([]Query, error) {
 // parseHeader finds the `-- query:` header and the description in the comment lines of
 // region, which starts at byte offset base of src. The description is the comment lines
 // that directly follow the header; a blank or other line ends it.
-func parseHeader(file string, src []byte, base int, region string, q *Query) error {
+func parseHeader(lines *lineIndex, base int, region string, q *Query) error {
 	off := 0
 	inDesc := false
 	var desc []string
@@ -128,7 +130,7 @@ func parseHeader(file string, src []byte, base int, region string, q *Query) err
 			continue
 		}
 		if rest, ok := cutPrefixFold(body, "query:"); ok {
-			at := posAt(file, src, lineOff+strings.Index(line, t))
+			at := lines.pos(lineOff + strings.Index(line, t))
 			if q.HeaderPos.IsValid() {
 				return cql.Errorf(at, "expected a SELECT statement after the header of query %q, found another header", q.Name)
 			}
@@ -228,19 +230,24 @@ func firstWord(s string) string {
 	return s[:end]
 }
 
-// posAt is the file:line:col of byte offset off in src.
-func posAt(file string, src []byte, off int) cql.Pos {
-	if off > len(src) {
-		off = len(src)
-	}
-	line, col := 1, 1
-	for i := 0; i < off; i++ {
-		if src[i] == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
+// lineIndex turns byte offsets of a source into file:line:col positions.
+type lineIndex struct {
+	file   string
+	starts []int // byte offset of the start of each line
+}
+
+func newLineIndex(file string, src []byte) *lineIndex {
+	li := &lineIndex{file: file, starts: []int{0}}
+	for i, c := range src {
+		if c == '\n' {
+			li.starts = append(li.starts, i+1)
 		}
 	}
-	return cql.Pos{File: file, Line: line, Col: col, Offset: off}
+	return li
+}
+
+// pos is the position of byte offset off (columns count bytes, as cql.Pos does).
+func (li *lineIndex) pos(off int) cql.Pos {
+	line := sort.Search(len(li.starts), func(i int) bool { return li.starts[i] > off }) - 1
+	return cql.Pos{File: li.file, Line: line + 1, Col: off - li.starts[line] + 1, Offset: off}
 }

@@ -1,6 +1,8 @@
 package check
 
 import (
+	"github.com/cqlsize/cqlsize/cql"
+
 	"bytes"
 	"encoding/json"
 	"os"
@@ -28,7 +30,10 @@ func checkGolden(t *testing.T, path string, got []byte) {
 
 func corpusResults(t *testing.T) []Result {
 	t.Helper()
-	schema := loadTestSchema(t, filepath.Join(corpusDir, "schema.cql"))
+	schema, err := cql.LoadSchema(filepath.Join(corpusDir, "schema.cql"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	queries, err := LoadQueries(filepath.Join(corpusDir, "queries.cql"))
 	if err != nil {
 		t.Fatal(err)

@@ -197,6 +197,9 @@ func design(t *cql.Table, q *selectQuery) *suggestion {
 		}
 	}
 	for _, r := range q.where {
+		if r.op == opContains || r.op == opContainsKey {
+			continue // its element is a key column now; the collection is kept only if selected
+		}
 		for _, c := range r.cols {
 			wanted[c] = true
 		}
@@ -216,7 +219,11 @@ func design(t *cql.Table, q *selectQuery) *suggestion {
 	for _, c := range nt.PartitionKey {
 		keyNames = append(keyNames, c.Name)
 	}
-	nt.Name = t.Name + "_by_" + strings.Join(keyNames, "_")
+	base := t.Name
+	if i := strings.Index(base, "_by_"); i > 0 {
+		base = base[:i] // posts_by_user read by tag is posts_by_tag, not posts_by_user_by_tag
+	}
+	nt.Name = base + "_by_" + strings.Join(keyNames, "_")
 	nq.table = nt.Name
 	return &suggestion{table: nt, query: &nq, where: where, notes: notes}
 }
