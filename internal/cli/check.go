@@ -1,0 +1,150 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/cql/check"
+)
+
+// checkFlags are the flags of `cqlsize check`.
+type checkFlags struct {
+	schema    string
+	queries   string
+	keyspace  string
+	format    string
+	failOn    string
+	unpaged   bool
+	listCodes bool
+}
+
+func newCheckCmd(env *Env) *cobra.Command {
+	f := &checkFlags{}
+	cmd := &cobra.Command{
+		Use:   "check --schema PATH --queries FILE",
+		Short: "Check named queries against the schema: partitions read, ALLOW FILTERING, scans, a table that serves each",
+		Long: `Check every SELECT of a queries file against the schema the way Cassandra 5.0 would:
+which table it reads; whether one partition, a fan-out over N partitions or only a scan
+serves it; whether Cassandra rejects it for needing ALLOW FILTERING or as invalid (and
+why); which secondary index serves it; and, for a query no table serves well, a table
+that serves it from one partition, with the query rewritten for it.
+
+The schema is a .cql file or a folder of migrations (applied in version order). The
+queries file holds SELECT statements separated by ';', each optionally named by a
+comment line above it, which may also give its rate and latency target:
+
+  -- query: user_timeline  rate=500/s  p99=20ms
+  SELECT * FROM posts_by_user WHERE user_id = ? AND month = ? LIMIT 20;
+
+A "-- cqlsize:nolint QF002" line above a query silences that code for it.
+
+Exit status: 0 when no finding reaches --fail-on, 1 when one does, 2 when the schema or
+the queries cannot be read (nothing is printed on stdout then).`,
+		Example: `  cqlsize check --schema schema.cql --queries queries.cql
+  cqlsize check --schema db/migrations --queries queries.cql --format json > check.json
+  cqlsize check --schema schema.cql --queries queries.cql --format markdown --fail-on warn
+  cqlsize check --list-codes`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runCheck(env, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.schema, "schema", "", "schema: a .cql file or a folder of migrations")
+	fl.StringVar(&f.queries, "queries", "", `queries file ("-" reads standard input)`)
+	fl.StringVarP(&f.keyspace, "keyspace", "k", "", "keyspace of unqualified table names (default: the only keyspace holding the table)")
+	fl.StringVar(&f.format, "format", "text", "output format: text, json or markdown")
+	fl.StringVar(&f.failOn, "fail-on", "fail", "exit 1 when a finding is at least this severe: warn, fail or never")
+	fl.BoolVar(&f.unpaged, "unpaged", false, "the service turns paging off (allows ORDER BY with IN on the partition key)")
+	fl.BoolVar(&f.listCodes, "list-codes", false, "list the finding codes and exit")
+	return cmd
+}
+
+// failOnThreshold reads --fail-on; never is reported as ok=false.
+func failOnThreshold(s string) (sev check.Severity, ok bool, err error) {
+	switch strings.ToLower(s) {
+	case "never":
+		return 0, false, nil
+	case "warn", "fail":
+		sev, err := check.ParseSeverity(s)
+		return sev, true, err
+	}
+	return 0, false, Usagef("--fail-on %q: want warn, fail or never", s)
+}
+
+func runCheck(env *Env, f *checkFlags) error {
+	if f.listCodes {
+		tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
+		for _, c := range check.Codes {
+			fmt.Fprintf(tw, "%s\t%s\n", c.Code, c.Summary)
+		}
+		return tw.Flush()
+	}
+	write, err := checkWriter(f.format)
+	if err != nil {
+		return err
+	}
+	threshold, failing, err := failOnThreshold(f.failOn)
+	if err != nil {
+		return err
+	}
+	if f.schema == "" {
+		return Usagef("--schema is required: a .cql file or a folder of migrations")
+	}
+	if f.queries == "" {
+		return Usagef("--queries is required: a file of named SELECT statements")
+	}
+	schema, err := cql.LoadSchema(f.schema)
+	if err != nil {
+		return InputErr(fmt.Errorf("load schema: %w", err))
+	}
+	queries, err := readQueries(env, f.queries)
+	if err != nil {
+		return InputErr(err)
+	}
+	results, err := check.Check(schema, queries, check.Options{Keyspace: f.keyspace, Unpaged: f.unpaged})
+	if err != nil {
+		return InputErr(err)
+	}
+	// Render first, so a failure never leaves half a report on stdout.
+	var out bytes.Buffer
+	if err := write(&out, results); err != nil {
+		return err
+	}
+	if _, err := env.Stdout.Write(out.Bytes()); err != nil {
+		return err
+	}
+	if failing && check.AtLeast(results, threshold) {
+		return Findings()
+	}
+	return nil
+}
+
+func checkWriter(format string) (func(io.Writer, []check.Result) error, error) {
+	switch strings.ToLower(format) {
+	case "text", "":
+		return check.WriteText, nil
+	case "json":
+		return check.WriteJSON, nil
+	case "markdown", "md":
+		return check.WriteMarkdown, nil
+	}
+	return nil, Usagef("--format %q: want text, json or markdown", format)
+}
+
+func readQueries(env *Env, path string) ([]check.Query, error) {
+	if path != "-" {
+		return check.LoadQueries(path)
+	}
+	src, err := io.ReadAll(env.Stdin)
+	if err != nil {
+		return nil, fmt.Errorf("read queries from standard input: %w", err)
+	}
+	return check.ParseQueries("<stdin>", src)
+}
