@@ -1,0 +1,177 @@
+// Package extest holds what every example's test does the same way: apply the example's
+// migrations to a fresh keyspace, load them into the schema model, and run every named
+// query of its queries.cql against the node, bound by column name.
+package extest
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/cql/check"
+	"github.com/cqlsize/cqlsize/examples/internal/exschema"
+	"github.com/cqlsize/cqlsize/migrations"
+)
+
+// migrationFiles returns dir's NNNN_name.cql files in version order.
+func migrationFiles(t testing.TB, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type file struct {
+		version int64
+		path    string
+	}
+	var files []file
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".cql") {
+			continue
+		}
+		v, _, err := migrations.ParseName(e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, file{v, filepath.Join(dir, e.Name())})
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].version < files[j].version })
+	if len(files) == 0 {
+		t.Fatalf("no migrations in %s", dir)
+	}
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = f.path
+	}
+	return out
+}
+
+// Migrate applies the migrations in dir to the session's keyspace, file by file in version
+// order, statement by statement as the cql splitter cuts them.
+func Migrate(t testing.TB, s *gocql.Session, dir string) {
+	t.Helper()
+	for _, path := range migrationFiles(t, dir) {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stmts, err := cql.SplitStatements(path, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range stmts {
+			if err := execDDL(s, st.Text); err != nil {
+				t.Fatalf("%s: %v", st.Pos, err)
+			}
+		}
+	}
+}
+
+// execDDL runs a statement, waiting out an index that is still building on a busy node.
+func execDDL(s *gocql.Session, stmt string) error {
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		if err = s.Query(stmt).Exec(); err == nil {
+			return nil
+		}
+		var timeout *gocql.RequestErrWriteTimeout
+		if !errors.As(err, &timeout) && !strings.Contains(err.Error(), "timeout") {
+			return err
+		}
+		time.Sleep(time.Second)
+	}
+	return err
+}
+
+// Schema loads the migrations in dir into the schema model, in keyspace.
+func Schema(t testing.TB, dir, keyspace string) *cql.Schema {
+	t.Helper()
+	s, err := exschema.Load(os.DirFS(dir), ".", keyspace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Queries loads the named queries of file and checks them against the schema with the
+// query checker: each must be served without ALLOW FILTERING and without a finding at
+// warn level or above.
+func Queries(t testing.TB, schema *cql.Schema, file string) []check.Query {
+	t.Helper()
+	qs, err := check.LoadQueries(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, err := check.Check(schema, qs, check.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		if r.NeedsFiltering || r.Filters {
+			t.Errorf("%s: query %s needs ALLOW FILTERING", r.Query.Pos, r.Query.Name)
+		}
+		for _, f := range r.Findings {
+			if f.Severity >= check.Warn {
+				t.Errorf("%s: query %s: %s %s", r.Query.Pos, r.Query.Name, f.Code, f.Message)
+			}
+		}
+	}
+	return qs
+}
+
+// RunQueries runs every named query of file on the node, binding each marker by the name
+// Cassandra gives it (the column it is compared with, or [limit]) from binds. Each query
+// must succeed and return at least one row: the access pattern finds the data the test
+// wrote. It returns the rows per query name.
+func RunQueries(t testing.TB, s *gocql.Session, schema *cql.Schema, file string, binds map[string]any) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for _, q := range Queries(t, schema, file) {
+		for _, tok := range lexUpper(q.Text) {
+			if tok == "FILTERING" {
+				t.Errorf("%s: query %s says ALLOW FILTERING", q.Pos, q.Name)
+			}
+		}
+		iter := s.Bind(q.Text, func(info *gocql.QueryInfo) ([]any, error) {
+			vals := make([]any, len(info.Args))
+			for i, a := range info.Args {
+				v, ok := binds[a.Name]
+				if !ok {
+					return nil, fmt.Errorf("no value for bind marker %d (%s): add %q to the test's binds", i+1, a.Name, a.Name)
+				}
+				vals[i] = v
+			}
+			return vals, nil
+		}).Iter()
+		n := iter.NumRows()
+		if err := iter.Close(); err != nil {
+			t.Errorf("%s: query %s: %v", q.Pos, q.Name, err)
+			continue
+		}
+		if n == 0 {
+			t.Errorf("%s: query %s returned no row: it does not find what the test wrote", q.Pos, q.Name)
+		}
+		out[q.Name] = n
+	}
+	return out
+}
+
+func lexUpper(text string) []string {
+	toks, err := cql.Lex("query", []byte(text))
+	if err != nil {
+		return nil
+	}
+	out := make([]string, 0, len(toks))
+	for _, tk := range toks {
+		out = append(out, strings.ToUpper(tk.Val))
+	}
+	return out
+}

@@ -1,0 +1,121 @@
+// Command postsvc is the posts example as an HTTP service: create, read and delete posts,
+// and page through a user's or a hashtag's timeline. It applies the example's migrations
+// at start-up (safe when several instances start at once) and writes every post to its
+// three tables with cql/denorm.
+//
+//	postsvc -hosts 127.0.0.1 -keyspace posts -replication "{'class': 'SimpleStrategy', 'replication_factor': 1}"
+//
+// Page tokens are signed with POSTSVC_TOKEN_SECRET; without it a random secret is used and
+// tokens do not survive a restart.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/cqlsize/cqlsize/cql/denorm"
+	"github.com/cqlsize/cqlsize/examples/posts"
+	"github.com/cqlsize/cqlsize/internal/connect"
+	"github.com/cqlsize/cqlsize/migrations"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stderr)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "postsvc:", err)
+		os.Exit(2)
+	}
+}
+
+// run serves until ctx is done.
+func run(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("postsvc", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	hosts := fs.String("hosts", "", "Cassandra contact points, comma-separated (default $CASSANDRA_HOSTS)")
+	keyspace := fs.String("keyspace", "posts", "keyspace of the posts tables")
+	replication := fs.String("replication", "", "create the keyspace if missing with this replication map, e.g. {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	consistency := fs.String("consistency", "LOCAL_QUORUM", "consistency of reads and writes")
+	listen := fs.String("listen", "127.0.0.1:8080", "address to serve HTTP on")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+
+	cfg := connect.Config{Hosts: connect.SplitHosts(*hosts), Source: "-hosts", Consistency: *consistency}.FromEnv()
+	cons, err := connect.ParseConsistency(*consistency)
+	if err != nil {
+		return err
+	}
+	admin, err := connect.Open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if *replication != "" {
+		if err := migrations.EnsureKeyspace(ctx, admin, *keyspace, *replication, time.Minute); err != nil {
+			admin.Close()
+			return err
+		}
+	}
+	admin.Close()
+	cfg.Keyspace = *keyspace
+	session, err := connect.Open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer session.Close()
+
+	migs, err := migrations.Load(posts.Migrations, "migrations")
+	if err != nil {
+		return err
+	}
+	mig, err := migrations.New(session, migs, migrations.Options{Keyspace: *keyspace})
+	if err != nil {
+		return err
+	}
+	res, err := mig.Up(ctx)
+	if err != nil {
+		return fmt.Errorf("apply migrations: %w", err)
+	}
+	log.Info("schema up to date", "applied", len(res.Applied))
+
+	secret := []byte(os.Getenv("POSTSVC_TOKEN_SECRET"))
+	if len(secret) == 0 {
+		secret = make([]byte, 32)
+		_, _ = rand.Read(secret)
+		log.Warn("POSTSVC_TOKEN_SECRET is not set: page tokens will not survive a restart")
+	}
+	store, err := posts.NewStore(session, *keyspace, denorm.Options{Consistency: cons, Logger: log}, secret)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Addr: *listen, Handler: posts.Handler(store, log), ReadHeaderTimeout: 5 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ListenAndServe() }()
+	log.Info("serving", "addr", *listen)
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
