@@ -1,0 +1,374 @@
+package sizing
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/cqlsize/cqlsize/cql"
+)
+
+// Options tune an estimate.
+type Options struct {
+	Target Target      // limits to check (default cassandra-5.0)
+	Schema *cql.Schema // resolves user-defined types; may be nil
+	// GrowthPoints is how many points the growth series has (default 11: the start, every
+	// tenth of the partition's life, and its end).
+	GrowthPoints int
+}
+
+// Estimate is the sizing of one table under its workload.
+type Estimate struct {
+	Table    string  // keyspace.table
+	Pos      cql.Pos // the CREATE TABLE
+	Target   Target
+	Workload *TableWorkload
+
+	// Keys is the number of partition keys writes spread over (the workload's partitions; 1
+	// when not declared). Partitions is how many partitions the table holds: Keys times the
+	// buckets retained (TTL or horizon over the bucket width) for a bucketed table.
+	Keys       float64
+	Partitions float64
+
+	Bucket       Width         // zero when no bucket bounds a partition
+	BucketSource string        // "workload", "table (column month)" or ""
+	Life         time.Duration // how long the largest partition keeps receiving writes
+	TTL          time.Duration // effective TTL (0 = none)
+	WriteSpread  time.Duration
+	GCGrace      time.Duration
+
+	// Typical is the median partition, P99 the one 1% of keys exceed, Largest the busiest
+	// key's, each at the end of its life (its bucket, its TTL or the horizon).
+	Typical, P99, Largest Partition
+	Mean                  Partition // the average key's partition
+
+	// TotalBytes is the data of all partitions on one replica (Data.db, uncompressed).
+	TotalBytes float64
+
+	// Growth follows the typical and the largest partition across their life.
+	Growth []GrowthPoint
+
+	// Crossings says when a partition no bucket bounds crosses each limit (nil for a
+	// bucketed table or one whose rows do not grow with time).
+	Crossings []Crossing
+
+	Encoding Encoding
+
+	Findings    []Finding
+	Assumptions []string // every default the estimate fell back on
+}
+
+// Partition is one partition's size.
+type Partition struct {
+	Rank     float64 // rank of its key by activity (1 = busiest)
+	Activity float64 // how many times busier than the average key
+
+	Rows       float64 // live rows
+	Cells      float64 // cells (collection elements and tombstone cells included), static row excluded
+	Values     float64 // the classic formula's Nv = Nr(Nc-Npk-Ns)+Ns
+	Tombstones Tombstones
+
+	Bytes        float64 // what Cassandra 5.0 writes to Data.db (the model)
+	ClassicBytes float64 // the classic formula's St
+	Breakdown    Breakdown
+
+	KeyBytes    float64 // the partition key as stored
+	RowBytes    float64 // an average row
+	LargestCell float64 // the largest value (a whole collection)
+}
+
+// Tombstones counts what a partition holds that is not live data, as sstablepartitions
+// counts it after compaction.
+type Tombstones struct {
+	Rows         float64 // deleted rows
+	RangeMarkers float64 // range tombstone bounds (two per range delete)
+	Complex      float64 // collection deletions (every INSERT of a non-frozen collection writes one)
+	Cells        float64 // cell tombstones: nulls written as null, cell and element deletes
+	Expired      float64 // rows past their TTL, kept until gc_grace_seconds passes and compaction purges them
+}
+
+// Total is every tombstone a full scan of the partition meets.
+func (t Tombstones) Total() float64 {
+	return t.Rows + t.RangeMarkers + t.Complex + t.Cells + t.Expired
+}
+
+// Breakdown splits a partition's bytes by what they hold.
+type Breakdown struct {
+	Header  float64 // partition key and partition deletion time
+	Static  float64 // the static row
+	Rows    float64 // live rows
+	Deleted float64 // deleted rows and range markers
+	End     float64 // the end-of-partition byte
+}
+
+// GrowthPoint is the size of the typical and the largest partition at an age.
+type GrowthPoint struct {
+	Age          time.Duration
+	Rows         float64 // typical partition
+	Bytes        float64
+	LargestRows  float64
+	LargestBytes float64
+}
+
+// Crossing is when a partition crosses a limit: Typical and Largest are the ages at which the
+// typical and the largest partition reach it, Never when they stay under for good (a TTL caps
+// them) or within a century.
+type Crossing struct {
+	Limit                      Limit
+	Typical, Largest           time.Duration
+	TypicalNever, LargestNever bool
+}
+
+// Encoding reports what the sstable delta encoding costs under the workload's write spread.
+type Encoding struct {
+	Timestamp     float64 // bytes of a timestamp delta
+	TombstoneLDT  float64 // bytes of a tombstone's local deletion time
+	ExpiringLDT   float64 // bytes of an expiring cell's local deletion time
+	TTL           float64 // bytes of a TTL delta
+	RowBytes      float64 // an average live row
+	RowTombstone  float64 // a deleted row
+	RangeMarker   float64
+	PartitionHead float64 // key + deletion time
+	StaticRow     float64
+}
+
+// EstimateTable sizes tbl under w.
+func EstimateTable(tbl *cql.Table, w *TableWorkload, opt Options) (*Estimate, error) {
+	p, err := newPlan(tbl, w, opt.Schema)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Target == "" {
+		opt.Target = Cassandra50
+	}
+	if opt.GrowthPoints <= 1 {
+		opt.GrowthPoints = 11
+	}
+	sh := p.shape()
+	est := &Estimate{
+		Table: tbl.QualifiedName(), Pos: tbl.Pos, Target: opt.Target, Workload: w,
+		Bucket: p.bucket, BucketSource: p.bucketSrc, TTL: p.ttl, WriteSpread: p.spread, GCGrace: p.gcGrace,
+		Assumptions: p.assumptions,
+		Encoding: Encoding{
+			Timestamp: p.enc.ts, TombstoneLDT: p.enc.ldtTomb, ExpiringLDT: p.enc.ldtExp, TTL: p.enc.ttl,
+			RowBytes: sh.row, RowTombstone: sh.tombRow, RangeMarker: sh.marker,
+			PartitionHead: sh.header, StaticRow: sh.static,
+		},
+	}
+	est.Keys = w.Partitions
+	if est.Keys < 1 {
+		est.Keys = 1
+		if w.Skew.Kind == Zipf {
+			est.Assumptions = append(est.Assumptions, "skew: zipf needs partitions (how many keys share the writes); sized as uniform")
+		}
+	}
+	skew := w.Skew
+	if w.Partitions < 1 {
+		skew = Skew{}
+	}
+
+	timeBased := !w.WriteRate.IsZero() || !p.bucket.IsZero()
+	life := p.life(1)
+	est.Life = life
+	at := func(rank float64, age time.Duration) Partition {
+		pt := p.partitionAt(sh, skew.Activity(est.Keys, rank), age, life)
+		pt.Rank = rank
+		return pt
+	}
+	est.Largest = at(1, life)
+	est.P99 = at(percentileRank(est.Keys, 0.99), life)
+	est.Typical = at(percentileRank(est.Keys, 0.5), life)
+	est.Mean = p.partitionAt(sh, 1, p.life(0), p.life(0))
+	if skew.Kind != Zipf {
+		est.P99.Rank, est.Typical.Rank, est.Largest.Rank = 0, 0, 0
+	}
+
+	// Totals: keys × buckets retained.
+	est.Partitions = est.Keys
+	if !p.bucket.IsZero() {
+		retained := p.horizon
+		if p.ttl > 0 {
+			retained = p.ttl + p.bucket.Avg // the oldest bucket is dropped only once its last write expires
+		}
+		est.Partitions = est.Keys * math.Max(1, math.Ceil(retained.Seconds()/p.bucket.Avg.Seconds()))
+	}
+	live := 1.0
+	for _, d := range w.Deletes {
+		if d.Kind == DeletePartition {
+			live -= math.Min(1, d.Count(p.life(0)))
+		}
+	}
+	live = math.Max(0, live)
+	est.TotalBytes = est.Partitions * (live*est.Mean.Bytes + (1-live)*(sh.header+1))
+
+	if timeBased {
+		est.Growth = p.growth(sh, skew, est.Keys, life, opt.GrowthPoints)
+	}
+	if p.bucket.IsZero() && !w.WriteRate.IsZero() {
+		est.Crossings = p.crossings(sh, skew, est.Keys, opt.Target)
+	}
+	est.Findings = append(est.Findings, verdicts(est, opt.Target)...)
+	est.Findings = append(est.Findings, recommendations(est, p, sh, skew)...)
+	return est, nil
+}
+
+// EstimateAll sizes every table the workload names, in the workload's order. It validates
+// the workload against the schema first, so every problem is reported at once.
+func EstimateAll(s *cql.Schema, w *Workload, opt Options) ([]*Estimate, error) {
+	if err := w.Validate(s); err != nil {
+		return nil, err
+	}
+	if opt.Schema == nil {
+		opt.Schema = s
+	}
+	out := make([]*Estimate, 0, len(w.Tables))
+	for _, tw := range w.Tables {
+		tbl, err := tw.Resolve(s)
+		if err != nil {
+			return nil, err
+		}
+		e, err := EstimateTable(tbl, tw, opt)
+		if err != nil {
+			return nil, fmt.Errorf("estimate %s: %w", tbl.QualifiedName(), err)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// partitionAt sizes the partition of a key activity times busier than the average, at an age
+// into a life of life.
+func (p *plan) partitionAt(sh *shape, activity float64, age, life time.Duration) Partition {
+	w := p.w
+	out := Partition{Activity: activity, KeyBytes: sh.key, RowBytes: sh.row, LargestCell: sh.largestCell}
+	frac := 1.0
+	if life > 0 {
+		frac = math.Min(1, age.Seconds()/life.Seconds())
+	}
+
+	// Rows written, and how many are still there.
+	var written, expired float64
+	if !w.WriteRate.IsZero() {
+		r := w.WriteRate.PerSecond() * activity
+		written = r * age.Seconds()
+		if p.ttl > 0 && age > p.ttl {
+			// Rows older than the TTL have expired; they stay (as tombstones, full size until
+			// compaction rewrites them) for gc_grace_seconds more.
+			expired = r * math.Min(age.Seconds()-p.ttl.Seconds(), p.gcGrace.Seconds())
+			written = r * p.ttl.Seconds()
+		}
+	} else {
+		written = w.RowsPerPartition * activity * frac
+	}
+	rows := written
+
+	// Deletes: a rate applies over the age, a per-partition count over the life.
+	count := func(d Delete) float64 {
+		if !d.Rate.IsZero() {
+			n := d.Rate.Over(age) * activity
+			// Tombstones older than gc_grace_seconds are purged by compaction.
+			return math.Min(n, d.Rate.Over(p.gcGrace)*activity)
+		}
+		return d.PerPartition * frac * activity
+	}
+	var rowTombs, markers, cellTombs, cellDelta float64
+	for _, d := range w.Deletes {
+		n := count(d)
+		switch d.Kind {
+		case DeleteRow:
+			n = math.Min(n, rows)
+			rows -= n
+			rowTombs += n
+		case DeleteRange:
+			covered := math.Min(n*d.Rows, rows)
+			rows -= covered
+			markers += 2 * n
+		case DeleteCell, DeleteElement:
+			n = math.Min(n, rows)
+			cellTombs += n
+			cellDelta += n * (sh.tombCell[d.Column] - sh.liveCell[d.Column])
+		}
+	}
+	rows = math.Max(0, rows)
+	stored := rows + expired // expired rows keep their bytes until compaction purges them
+
+	out.Rows = rows
+	out.Cells = stored * sh.rowCells
+	out.Tombstones = Tombstones{
+		Rows:         rowTombs,
+		RangeMarkers: markers,
+		Complex:      stored * sh.rowComplex,
+		Cells:        stored*sh.rowNullTombs + cellTombs,
+		Expired:      expired,
+	}
+	out.Breakdown = Breakdown{
+		Header:  sh.header,
+		Static:  sh.static,
+		Rows:    stored*sh.row + cellDelta,
+		Deleted: rowTombs*sh.tombRow + markers*sh.marker,
+		End:     1,
+	}
+	b := out.Breakdown
+	out.Bytes = b.Header + b.Static + b.Rows + b.Deleted + b.End
+
+	// The classic formula, on live rows.
+	var pkRaw float64
+	for _, k := range p.pk {
+		pkRaw += k.raw
+	}
+	ns := float64(len(p.static))
+	nv := rows*sh.rowValues + ns
+	out.Values = nv
+	out.ClassicBytes = pkRaw + sh.staticRaw + rows*(sh.rowRaw+sh.ckRaw) + nv*8
+	return out
+}
+
+// growth samples the typical and the largest partition across their life.
+func (p *plan) growth(sh *shape, skew Skew, keys float64, life time.Duration, points int) []GrowthPoint {
+	out := make([]GrowthPoint, points)
+	typ, top := skew.Activity(keys, percentileRank(keys, 0.5)), skew.Activity(keys, 1)
+	for i := range out {
+		age := time.Duration(float64(life) * float64(i) / float64(points-1))
+		t, l := p.partitionAt(sh, typ, age, life), p.partitionAt(sh, top, age, life)
+		out[i] = GrowthPoint{Age: age, Rows: t.Rows, Bytes: t.Bytes, LargestRows: l.Rows, LargestBytes: l.Bytes}
+	}
+	return out
+}
+
+// centuries bounds the search for a crossing.
+const century = 100 * Year
+
+// crossings finds when an unbucketed partition crosses each limit, by bisection on its age
+// (a partition only grows, or levels off under a TTL).
+func (p *plan) crossings(sh *shape, skew Skew, keys float64, target Target) []Crossing {
+	typ, top := skew.Activity(keys, percentileRank(keys, 0.5)), skew.Activity(keys, 1)
+	when := func(activity float64, l Limit) (time.Duration, bool) {
+		m := func(age time.Duration) float64 { return p.partitionAt(sh, activity, age, century).measure(l.Measure) }
+		if m(century) < l.Value {
+			return 0, true
+		}
+		lo, hi := time.Duration(0), century
+		for hi-lo > time.Minute {
+			mid := lo + (hi-lo)/2
+			if m(mid) >= l.Value {
+				hi = mid
+			} else {
+				lo = mid
+			}
+		}
+		return hi, false
+	}
+	var out []Crossing
+	for _, l := range Limits(target) {
+		switch l.Measure {
+		case Bytes, Values, Cells, Rows:
+		default:
+			continue // not a function of age
+		}
+		c := Crossing{Limit: l}
+		c.Typical, c.TypicalNever = when(typ, l)
+		c.Largest, c.LargestNever = when(top, l)
+		out = append(out, c)
+	}
+	return out
+}

@@ -1,0 +1,242 @@
+package sizing
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/cqlsize/cqlsize/cql"
+)
+
+// Recommendation codes. Verdict codes are those of Limits.
+const (
+	CodeBucket    = "SZ101" // the coarsest time bucket that keeps the p99 partition under the limits
+	CodeShards    = "SZ102" // write shards for a hot key
+	CodeTTL       = "SZ103" // TTL instead of DELETE
+	CodeTWCS      = "SZ104" // TWCS for time series with TTL
+	CodeUnset     = "SZ105" // unset instead of null
+	CodeAssumed   = "SZ090" // a default was assumed for a value size
+	CodeBatchWarn = "SZ020" // batch over batch_size_warn_threshold
+	CodeBatchFail = "SZ021" // batch over batch_size_fail_threshold
+)
+
+// verdicts checks the typical, p99 and largest partitions against the target's limits. A
+// hard limit, or a soft one the typical partition already exceeds, is a failure; a soft
+// limit only the busiest keys exceed is a warning.
+func verdicts(est *Estimate, target Target) []Finding {
+	var out []Finding
+	for _, l := range Limits(target) {
+		top, p99, typ := est.Largest.measure(l.Measure), est.P99.measure(l.Measure), est.Typical.measure(l.Measure)
+		if top < l.Value {
+			continue
+		}
+		sev := Warn
+		if l.Hard || typ >= l.Value {
+			sev = Fail
+		}
+		var msg string
+		switch l.Measure {
+		case KeyBytes:
+			msg = fmt.Sprintf("the partition key is %s, over the %s: Cassandra rejects the write", FormatBytes(top), l.Name)
+		case MutationRow:
+			msg = fmt.Sprintf("a row is %s, over the %s: the write is rejected", FormatBytes(top), l.Name)
+		case RowBytes:
+			msg = fmt.Sprintf("a row is %s, over the %s", FormatBytes(top), l.Name)
+		case CellBytes:
+			msg = fmt.Sprintf("the largest value is %s, over the %s", FormatBytes(top), l.Name)
+		default:
+			who := "every partition reaches"
+			switch {
+			case typ >= l.Value:
+				who = "the typical partition reaches " + formatMeasure(l.Measure, typ) + "; the largest"
+			case p99 >= l.Value:
+				who = "the p99 partition reaches " + formatMeasure(l.Measure, p99) + "; the largest"
+			case est.Workload.Skew.Kind == Zipf:
+				who = "the busiest key's partition (zipf head) reaches"
+			}
+			if est.Typical.Activity == est.Largest.Activity {
+				who = "every partition reaches"
+			}
+			msg = fmt.Sprintf("%s %s %s, over the %s", who, formatMeasure(l.Measure, top), est.lifeText(), l.Name)
+			if !strings.HasPrefix(who, "every") && typ < l.Value {
+				msg += fmt.Sprintf(" (typical: %s)", formatMeasure(l.Measure, typ))
+			}
+		}
+		out = append(out, Finding{Code: l.Code, Severity: sev, Table: est.Table, Pos: est.Pos, Message: msg})
+	}
+	for _, a := range est.Assumptions {
+		if strings.Contains(a, "assumed") {
+			out = append(out, Finding{Code: CodeAssumed, Severity: Info, Table: est.Table, Pos: est.Workload.Pos, Message: a})
+		}
+	}
+	return out
+}
+
+// lifeText says when the partition is sized: "at the end of its month bucket".
+func (est *Estimate) lifeText() string {
+	switch {
+	case !est.Bucket.IsZero():
+		return "at the end of its " + est.Bucket.Name + " bucket"
+	case est.TTL > 0 && !est.Workload.WriteRate.IsZero():
+		return "once its TTL (" + FormatDuration(est.TTL) + ") caps it"
+	case !est.Workload.WriteRate.IsZero():
+		return "after " + FormatDuration(est.Life)
+	}
+	return ""
+}
+
+// softLimits are the limits a bucket or a shard count should keep a partition under.
+func softLimits(target Target) []Limit {
+	var out []Limit
+	for _, l := range Limits(target) {
+		switch l.Measure {
+		case Bytes, Values, Rows, Cells:
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// over returns the largest ratio of a partition's measures to the limits (≥ 1 means over one).
+func over(pt Partition, limits []Limit) float64 {
+	r := 0.0
+	for _, l := range limits {
+		r = math.Max(r, pt.measure(l.Measure)/l.Value)
+	}
+	return r
+}
+
+// bucketCandidates are the widths SZ101 chooses from, coarsest first.
+var bucketCandidates = []string{"year", "month", "iso-week", "day", "12h", "6h", "hour", "15m", "minute"}
+
+func recommendations(est *Estimate, p *plan, sh *shape, skew Skew) []Finding {
+	var out []Finding
+	add := func(code, format string, args ...any) {
+		out = append(out, Finding{Code: code, Severity: Info, Table: est.Table, Pos: est.Pos, Message: fmt.Sprintf(format, args...)})
+	}
+	w := p.w
+	limits := softLimits(est.Target)
+	p99rank := percentileRank(est.Keys, 0.99)
+
+	// SZ101: the coarsest bucket that keeps the p99 partition under the limits.
+	if !w.WriteRate.IsZero() {
+		var best Width
+		var bestP99 Partition
+		for _, name := range bucketCandidates {
+			bw, _ := ParseWidth(name)
+			q := *p
+			q.bucket = bw
+			q.avgRows = w.WriteRate.Over(bw.Avg)
+			qs := q.shape()
+			pt := q.partitionAt(qs, skew.Activity(est.Keys, p99rank), bw.Max, bw.Max)
+			if over(pt, limits) < 1 {
+				best, bestP99 = bw, pt
+				break
+			}
+		}
+		switch {
+		case best.IsZero():
+			add(CodeBucket, "no time bucket down to a minute keeps the p99 partition under the limits at %s per key: shard the partition key", w.WriteRate)
+		case p.bucket.IsZero():
+			if over(est.P99, limits) >= 1 || len(est.Crossings) > 0 && !est.Crossings[0].TypicalNever {
+				add(CodeBucket, "add a time bucket to the partition key: by %s, the p99 partition ends its bucket at %s rows, %s (the coarsest bucket under the limits)",
+					best.Name, FormatCount(bestP99.Rows), FormatBytes(bestP99.Bytes))
+			}
+		case best.Max < p.bucket.Max:
+			add(CodeBucket, "bucket by %s instead of %s: the p99 partition then ends its bucket at %s rows, %s (the coarsest bucket under the limits)",
+				best.Name, p.bucket.Name, FormatCount(bestP99.Rows), FormatBytes(bestP99.Bytes))
+		case best.Max > p.bucket.Max:
+			add(CodeBucket, "a %s bucket would also keep the p99 partition under the limits (%s, %s rows); %s is finer than needed, so a read over a time range touches more partitions",
+				best.Name, FormatBytes(bestP99.Bytes), FormatCount(bestP99.Rows), p.bucket.Name)
+		}
+	}
+
+	// SZ102: write shards for a hot key.
+	if r := over(est.Largest, limits); r >= 1 && over(est.Typical, limits) < 1 {
+		n := int(math.Ceil(r * 1.25)) // headroom: shards fill unevenly
+		add(CodeShards, "the busiest key's partition is %.1f× over the limits: spread that key over %d write shards (add a shard column to the partition key, e.g. shard = hash(clustering key) %% %d, and read all %d)",
+			r, n, n, n)
+	}
+
+	// SZ103: TTL instead of DELETE.
+	if p.ttl == 0 {
+		var tombs float64
+		for _, d := range w.Deletes {
+			if d.Kind == DeleteRow || d.Kind == DeleteRange {
+				tombs += 1
+			}
+		}
+		if tombs > 0 {
+			t := est.Largest.Tombstones
+			add(CodeTTL, "deletes leave %s row tombstones and %s range markers in the largest partition; if rows are deleted because they age out, write them with a TTL (USING TTL or default_time_to_live) instead: expired data needs no DELETE",
+				FormatCount(t.Rows), FormatCount(t.RangeMarkers))
+		}
+	}
+
+	// SZ104: TWCS for time series with a TTL.
+	if p.ttl > 0 && isTimeSeries(p) && p.table.Options.CompactionClass() != "TimeWindowCompactionStrategy" {
+		win := twcsWindowFor(p)
+		add(CodeTWCS, "time series with a %s TTL on %s: use TimeWindowCompactionStrategy (compaction_window_unit '%s', compaction_window_size %d) so whole sstables expire and are dropped without compacting tombstones",
+			FormatDuration(p.ttl), p.table.Options.CompactionClass(), win.unit, win.size)
+	}
+
+	// SZ105: unset instead of null.
+	if w.NullsAs == NullTombstone && (sh.rowNullTombs > 0 || sh.rowComplex > 0 && w.Writes == Insert && anyMissing(p.regular)) {
+		q := *p
+		ww := *w
+		ww.NullsAs = NullUnset
+		q.w = &ww
+		q.enc = q.encodingCosts()
+		qs := q.shape()
+		alt := q.partitionAt(qs, est.Largest.Activity, est.Life, est.Life)
+		add(CodeUnset, "nulls written as null leave %s tombstone cells in the largest partition (%.2g a row); bind unset instead (gocql.UnsetValue, or leave the column out) to write nothing: %s instead of %s",
+			FormatCount(est.Largest.Tombstones.Cells), sh.rowNullTombs, FormatBytes(alt.Bytes), FormatBytes(est.Largest.Bytes))
+	}
+	return out
+}
+
+func anyMissing(cols []*colPlan) bool {
+	for _, c := range cols {
+		if c.missing > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// isTimeSeries reports whether a table looks like a time series: bucketed by time, or
+// clustered first by a time-typed column.
+func isTimeSeries(p *plan) bool {
+	if !p.bucket.IsZero() {
+		return true
+	}
+	if len(p.table.Clustering) > 0 {
+		switch p.table.Clustering[0].Type.Name {
+		case "timeuuid", "timestamp", "date", "time":
+			return p.table.Clustering[0].Type.Kind == cql.Native
+		}
+	}
+	return false
+}
+
+type window struct {
+	unit string
+	size int
+}
+
+// twcsWindowFor suggests a TWCS window: the bucket when there is one (so a bucket's data
+// shares sstables), else about a thirtieth of the TTL, in hours or days.
+func twcsWindowFor(p *plan) window {
+	d := p.ttl / 30
+	if !p.bucket.IsZero() && p.bucket.Avg >= time.Hour && p.bucket.Avg <= p.ttl {
+		d = p.bucket.Avg
+	}
+	if d < time.Hour {
+		d = time.Hour
+	}
+	if d < 2*Day {
+		return window{"HOURS", int(math.Round(d.Hours()))}
+	}
+	return window{"DAYS", int(math.Round(d.Hours() / 24))}
+}

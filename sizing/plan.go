@@ -1,0 +1,395 @@
+package sizing
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cqlsize/cqlsize/cql"
+)
+
+// plan is a table and its workload resolved into what the byte model needs: each column's
+// value sizes and null rates, the effective TTL, bucket and write spread, and the vint costs
+// those imply.
+type plan struct {
+	table *cql.Table
+	w     *TableWorkload
+
+	pk, ck  []keyCol
+	regular []*colPlan // in the order Cassandra serializes them: simple by name, then complex by name
+	static  []*colPlan
+
+	ttl       time.Duration // effective TTL, 0 = none
+	ttlFrom   string        // "workload", "table" or ""
+	spread    time.Duration
+	bucket    Width
+	bucketSrc string // "workload", "table (column month)" or ""
+	horizon   time.Duration
+	gcGrace   time.Duration
+	avgRows   float64 // rows the average partition receives over its (average) life
+
+	enc encoding
+
+	assumptions []string
+}
+
+type keyCol struct {
+	col *cql.Column
+	raw float64 // serialized value bytes
+}
+
+// colPlan is one regular or static column.
+type colPlan struct {
+	col     *cql.Column
+	missing float64 // fraction of writes that leave it without a value
+	multi   bool    // non-frozen collection or UDT: one cell per element
+	raw     float64 // simple column: value bytes; multi: bytes of all elements' raw values
+	value   float64 // simple column: bytes the cell stores for the value (with its length prefix)
+
+	elems     float64 // multi: elements (cells) per value
+	path      float64 // multi: cell path bytes of one element (with length)
+	elemValue float64 // multi: value bytes of one element cell (with length; 0 for a set)
+	elemRaw   float64 // multi: raw bytes of one element (path + value payloads), for dataSize
+}
+
+// encoding is what the sstable's delta encoding costs, in bytes (averages over the spread).
+type encoding struct {
+	ts      float64 // a timestamp: vint(ts - sstable minimum)
+	ldtTomb float64 // a tombstone's local deletion time
+	ldtExp  float64 // an expiring cell's local deletion time (now + TTL)
+	ttl     float64 // a TTL: vint(ttl - minimum TTL); 1 when every write uses the same TTL
+}
+
+// defaultSpread is the write spread when neither the workload nor TWCS says otherwise.
+const defaultSpread = Day
+
+// defaultHorizon is how far an unbounded partition is projected.
+const defaultHorizon = Year
+
+func newPlan(tbl *cql.Table, w *TableWorkload, schema *cql.Schema) (*plan, error) {
+	if tbl == nil {
+		return nil, fmt.Errorf("estimate: no table")
+	}
+	if w == nil {
+		return nil, fmt.Errorf("estimate %s: no workload", tbl.QualifiedName())
+	}
+	if errs := w.Check(); len(errs) > 0 {
+		return nil, errs
+	}
+	if err := w.ValidateFor(tbl); err != nil {
+		return nil, err
+	}
+	p := &plan{table: tbl, w: w, horizon: w.Horizon}
+	if p.horizon == 0 {
+		p.horizon = defaultHorizon
+	}
+	p.gcGrace = time.Duration(tbl.Options.GCGraceSeconds) * time.Second
+	if tbl.Options.GCGraceSeconds == 0 && tbl.Options.Raw["gc_grace_seconds"] == nil {
+		p.gcGrace = cql.DefaultGCGraceSeconds * time.Second
+	}
+	vs := &valueSizer{schema: schema, keyspace: tbl.Keyspace, assumptions: &p.assumptions, defaults: map[string]bool{}}
+
+	// TTL: the workload's, else the table's default_time_to_live.
+	switch {
+	case w.TTL != nil:
+		p.ttl, p.ttlFrom = *w.TTL, "workload"
+	case tbl.Options.DefaultTTL > 0:
+		p.ttl, p.ttlFrom = time.Duration(tbl.Options.DefaultTTL)*time.Second, "table"
+	}
+
+	// Bucket: the workload's, else the one the partition key implies.
+	if !w.Bucket.IsZero() {
+		p.bucket, p.bucketSrc = w.Bucket, "workload"
+	} else if b, col, ok := TableBucket(tbl); ok {
+		p.bucket, p.bucketSrc = b, "table (column "+col+")"
+		if !w.WriteRate.IsZero() {
+			p.assumptions = append(p.assumptions, fmt.Sprintf("bucket: %s, implied by partition key column %s", b, col))
+		}
+	}
+
+	// Write spread: the workload's, else the TWCS window, else a day.
+	p.spread = w.WriteSpread
+	if p.spread == 0 {
+		if win, ok := twcsWindow(tbl.Options); ok {
+			p.spread = win
+		} else {
+			p.spread = defaultSpread
+		}
+	}
+
+	for _, c := range tbl.PartitionKey {
+		p.pk = append(p.pk, keyCol{c, vs.raw(c.Name, c.Type, hint(w.Avg, c.Name))})
+	}
+	for _, c := range tbl.Clustering {
+		p.ck = append(p.ck, keyCol{c, vs.raw(c.Name, c.Type, hint(w.Avg, c.Name))})
+	}
+	for _, c := range tbl.Columns {
+		if c.Kind != cql.Regular && c.Kind != cql.Static {
+			continue
+		}
+		cp := &colPlan{col: c, missing: w.nullFraction(c.Name), multi: c.Type.MultiCell()}
+		if cp.multi {
+			vs.sizeMulti(cp, w)
+		} else {
+			cp.raw = vs.raw(c.Name, c.Type, hint(w.Avg, c.Name))
+			if it, ok := w.Items[c.Name]; ok && hint(w.Avg, c.Name) < 0 {
+				cp.raw = frozenCollectionRaw(vs, c, it)
+			}
+			cp.value = written(c.Type, cp.raw)
+		}
+		if c.Kind == cql.Static {
+			p.static = append(p.static, cp)
+		} else {
+			p.regular = append(p.regular, cp)
+		}
+	}
+	sortColumns(p.regular)
+	sortColumns(p.static)
+	if w.WriteRate.IsZero() {
+		p.avgRows = w.RowsPerPartition
+	} else {
+		p.avgRows = w.WriteRate.Over(p.life(0))
+	}
+	p.enc = p.encodingCosts()
+	return p, nil
+}
+
+func hint(m map[string]float64, col string) float64 {
+	if v, ok := m[col]; ok {
+		return v
+	}
+	return -1
+}
+
+// nullFraction is the fraction of writes that leave col without a value.
+func (w *TableWorkload) nullFraction(col string) float64 {
+	if f, ok := w.Nulls[col]; ok {
+		return f
+	}
+	return w.Nulls["*"]
+}
+
+// sizeMulti sizes a non-frozen collection or UDT: one cell per element.
+func (vs *valueSizer) sizeMulti(cp *colPlan, w *TableWorkload) {
+	c, t := cp.col, cp.col.Type
+	it, hasItems := w.Items[c.Name]
+	if t.Kind == cql.UDT {
+		ut := vs.userType(t)
+		if ut == nil {
+			vs.assume(c.Name, "user type %s is not in the schema; 4 fields of 16 bytes are assumed", t.Name)
+			cp.elems, cp.path, cp.elemValue, cp.elemRaw = 4, 3, 17, 18
+			cp.raw = 4 * 18
+			return
+		}
+		var vals float64
+		for _, f := range ut.Fields {
+			v := vs.raw(c.Name, f.Type, -1)
+			vals += withLength(v)
+			cp.raw += 4 + v
+		}
+		cp.elems = float64(len(ut.Fields))
+		cp.path = 3 // the field's index as a 2-byte short, with its length
+		if cp.elems > 0 {
+			cp.elemValue = vals / cp.elems
+			cp.elemRaw = 2 + cp.raw/cp.elems - 4
+		}
+		if h := hint(w.Avg, c.Name); h >= 0 && cp.elems > 0 {
+			// An avg for a UDT is the size of all its fields' values.
+			per := h / cp.elems
+			cp.elemValue, cp.elemRaw, cp.raw = withLength(per), 2+per, h
+		}
+		return
+	}
+	if !hasItems {
+		it.Count = defaultElements
+		vs.assume(c.Name, "no items given; a %s is assumed to hold %d elements", t, defaultElements)
+	}
+	cp.elems = it.Count
+	switch t.Kind {
+	case cql.List:
+		e := vs.elementRaw(c.Name, t, 0, it.Size)
+		cp.path, cp.elemValue, cp.elemRaw = 17, withLength(e), 16+e // a timeuuid path per element
+		cp.raw = it.Count * e
+	case cql.Set:
+		e := vs.elementRaw(c.Name, t, 0, it.Size)
+		cp.path, cp.elemValue, cp.elemRaw = withLength(e), 0, e // the element is the path; the value is empty
+		cp.raw = it.Count * e
+	case cql.Map:
+		k := vs.elementRaw(c.Name, t, 0, it.KeySize)
+		v := vs.elementRaw(c.Name, t, 1, it.Size)
+		cp.path, cp.elemValue, cp.elemRaw = withLength(k), withLength(v), k+v
+		cp.raw = it.Count * (k + v)
+	}
+}
+
+// frozenCollectionRaw sizes a frozen collection from its items: a 4-byte count, then each
+// element (and map key) with a 4-byte length.
+func frozenCollectionRaw(vs *valueSizer, c *cql.Column, it Items) float64 {
+	t := c.Type
+	switch t.Kind {
+	case cql.Map:
+		k := vs.elementRaw(c.Name, t, 0, it.KeySize)
+		v := vs.elementRaw(c.Name, t, 1, it.Size)
+		return 4 + it.Count*(8+k+v)
+	default:
+		return 4 + it.Count*(4+vs.elementRaw(c.Name, t, 0, it.Size))
+	}
+}
+
+// sortColumns orders columns as Cassandra's Columns does: simple before complex, then by
+// the bytes of the name. The order decides which bit of a row's missing-column bitmap is whose.
+func sortColumns(cs []*colPlan) {
+	sort.SliceStable(cs, func(i, j int) bool {
+		if cs[i].multi != cs[j].multi {
+			return !cs[i].multi
+		}
+		return cs[i].col.Name < cs[j].col.Name
+	})
+}
+
+// twcsWindow returns the TWCS window of a table using TimeWindowCompactionStrategy.
+func twcsWindow(o cql.TableOptions) (time.Duration, bool) {
+	if o.CompactionClass() != "TimeWindowCompactionStrategy" {
+		return 0, false
+	}
+	size := 1
+	if s := o.Compaction["compaction_window_size"]; s != "" {
+		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && n > 0 {
+			size = n
+		}
+	}
+	unit := Day
+	switch strings.ToUpper(o.Compaction["compaction_window_unit"]) {
+	case "MINUTES":
+		unit = time.Minute
+	case "HOURS":
+		unit = time.Hour
+	}
+	return time.Duration(size) * unit, true
+}
+
+// TableBucket returns the time bucket a table's partition key implies: a partition key column
+// named for a calendar span (day, month, week, hour, year, date, ...) and typed text, date,
+// timestamp or an integer. ok is false when none does.
+func TableBucket(t *cql.Table) (w Width, column string, ok bool) {
+	for _, c := range t.PartitionKey {
+		if c.Type.Kind != cql.Native {
+			continue
+		}
+		switch c.Type.Name {
+		case "text", "ascii", "date", "timestamp", "int", "bigint", "smallint", "tinyint":
+		default:
+			continue
+		}
+		name := strings.ToLower(c.Name)
+		for _, s := range []struct {
+			words []string
+			width string
+		}{
+			{[]string{"minute"}, "minute"},
+			{[]string{"hour"}, "hour"},
+			{[]string{"day", "date", "dt", "yyyymmdd"}, "day"},
+			{[]string{"week", "isoweek", "iso_week"}, "iso-week"},
+			{[]string{"month", "yyyymm", "ym"}, "month"},
+			{[]string{"year", "yyyy"}, "year"},
+		} {
+			for _, word := range s.words {
+				if name == word || strings.HasSuffix(name, "_"+word) || strings.HasPrefix(name, word+"_") || name == word+"s" {
+					w, _ := ParseWidth(s.width)
+					return w, c.Name, true
+				}
+			}
+		}
+		if c.Type.Name == "date" {
+			w, _ := ParseWidth("day")
+			return w, c.Name, true
+		}
+	}
+	return Width{}, "", false
+}
+
+// hasTombstoneLDTs reports whether the table's sstables hold deletion times written at
+// write time (null tombstones, deletes, the collection tombstone every INSERT of a
+// non-frozen collection writes). Their local deletion time is "now", which then is the
+// sstable's minimum, so an expiring cell's (now + TTL) is written as TTL + spread.
+func (p *plan) hasTombstoneLDTs() bool {
+	if p.w.NullsAs == NullTombstone {
+		for _, c := range append(append([]*colPlan{}, p.regular...), p.static...) {
+			if c.missing > 0 {
+				return true
+			}
+		}
+	}
+	for _, d := range p.w.Deletes {
+		if d.Count(p.life(1)) > 0 {
+			return true
+		}
+	}
+	for _, c := range p.regular {
+		if c.multi && (p.w.Writes == Insert || len(p.w.Overwrites) > 0) && c.missing < 1 {
+			return true
+		}
+	}
+	for _, c := range p.static {
+		if c.multi && c.missing < 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// encodingCosts works out the vint costs of timestamps, deletion times and TTLs. Cassandra
+// writes each as a delta from the sstable's minimum (SerializationHeader, EncodingStats), so
+// with writes spread uniformly over S seconds a timestamp delta is uniform over [0, S·10^6] µs.
+func (p *plan) encodingCosts() encoding {
+	s := p.spread.Seconds()
+	e := encoding{
+		ts:      ExpectedVIntSize(s * 1e6),
+		ldtTomb: ExpectedVIntSize(s),
+		ldtExp:  ExpectedVIntSize(s),
+		ttl:     1,
+	}
+	if p.ttl > 0 && p.hasTombstoneLDTs() {
+		ttl := p.ttl.Seconds()
+		e.ldtExp = expectedVIntRange(ttl, ttl+s)
+	}
+	if p.ttl > 0 && p.hasCellsWithoutTTL() {
+		// Compaction takes the minimum TTL from the sstables' StatsMetadata, which counts every
+		// cell, tombstones (TTL 0) included (MetadataCollector.update). One tombstone cell makes
+		// the minimum 0, and every TTL is then written whole.
+		e.ttl = vintOf(p.ttl.Seconds())
+	}
+	return e
+}
+
+// hasCellsWithoutTTL reports whether the table's sstables hold cells with no TTL beside the
+// expiring ones: tombstone cells (nulls written as null, cell and element deletes).
+func (p *plan) hasCellsWithoutTTL() bool {
+	if p.w.NullsAs == NullTombstone {
+		for _, c := range append(append([]*colPlan{}, p.regular...), p.static...) {
+			if c.missing > 0 {
+				return true
+			}
+		}
+	}
+	for _, d := range p.w.Deletes {
+		if (d.Kind == DeleteCell || d.Kind == DeleteElement) && d.Count(p.life(1)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// life is how long a partition receives writes: the bucket (its longest instance when
+// longest is set, else its average), else the horizon.
+func (p *plan) life(longest float64) time.Duration {
+	if !p.bucket.IsZero() {
+		if longest > 0 {
+			return p.bucket.Max
+		}
+		return p.bucket.Avg
+	}
+	return p.horizon
+}
