@@ -1,0 +1,55 @@
+package accuracy
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cqlsize/cqlsize/internal/casstest"
+)
+
+// maxError is the acceptance bound: the model within 10% of what Cassandra writes.
+const maxError = 0.10
+
+// TestModelMatchesCassandra writes every reference workload into the real node, measures
+// each partition with sstablepartitions and requires the model within 10% on the typical
+// and the largest partition of every workload. Run with -v to see the table.
+func TestModelMatchesCassandra(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes data into Cassandra; skipped with -short")
+	}
+	s, ks := casstest.Keyspace(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	node, err := OpenNode(ctx, s)
+	if errors.Is(err, ErrNoLocalNode) && os.Getenv("CI") == "" && os.Getenv("CQLSIZE_REQUIRE_CASSANDRA") != "1" {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, err := Run(ctx, s, ks, node, References, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteTable(&b, results); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", b.String())
+	for _, r := range results {
+		mt, ml := r.ModelError()
+		if math.Abs(mt) > maxError || math.Abs(ml) > maxError {
+			t.Errorf("%s: model %.0f/%.0f bytes (typical/largest), Cassandra wrote %.0f/%.0f: error %+.1f%%/%+.1f%%, over %.0f%%",
+				r.Ref.Name, r.Model.Typical, r.Model.Largest, r.Actual.Typical, r.Actual.Largest, 100*mt, 100*ml, 100*maxError)
+		}
+		// The generator writes the rows the workload declares; a mismatch is a harness bug.
+		if d := math.Abs(r.Model.LargeRows - r.Actual.LargeRows); d > 0.01*r.Actual.LargeRows+1 {
+			t.Errorf("%s: model has %.0f rows in the largest partition, Cassandra %.0f", r.Ref.Name, r.Model.LargeRows, r.Actual.LargeRows)
+		}
+	}
+}
