@@ -1,0 +1,262 @@
+package cql
+
+import (
+	"strconv"
+	"strings"
+)
+
+func (s *Schema) createIndex(st *CreateIndex) error {
+	ks, t, err := s.findTable(st.Table)
+	if err != nil {
+		if ks2, _ := s.keyspaceOf(st.Table); ks2 != nil && ks2.Views[st.Table.Name.Name] != nil {
+			return Errorf(st.Table.Name.Pos, "secondary indexes on materialized views are not supported")
+		}
+		return err
+	}
+	if len(st.Targets) == 0 {
+		return Errorf(st.Table.Name.Pos, "an index needs a column to index")
+	}
+	if len(st.Targets) > 1 {
+		return Errorf(st.Targets[1].Pos, "only CUSTOM indexes support multiple columns")
+	}
+	target := st.Targets[0]
+	c := t.Column(target.Column.Name)
+	if c == nil {
+		return Errorf(target.Column.Pos, "column %s does not exist in table %s", target.Column, st.Table)
+	}
+	kind := target.Kind
+	switch {
+	case kind == "" && c.Type.IsCollection() && !c.Type.Frozen:
+		kind = "values"
+	case kind == "full" && !(c.Type.IsCollection() && c.Type.Frozen):
+		return Errorf(target.Pos, "full() indexes can only be created on frozen collections")
+	case (kind == "keys" || kind == "entries") && c.Type.Kind != Map:
+		return Errorf(target.Pos, "cannot create an index on the %s of column %s, which is not a map", kind, target.Column)
+	case kind == "values" && !c.Type.IsCollection():
+		return Errorf(target.Pos, "cannot create an index on the values of column %s, which is not a collection", target.Column)
+	}
+	if (kind == "" || kind == "values") && c.Type.IsCollection() && c.Type.Frozen {
+		return Errorf(target.Pos, "cannot create a values() index on frozen column %s: index it whole with full(%s)", target.Column, target.Column)
+	}
+	if c.Kind == PartitionKey && len(t.PartitionKey) == 1 {
+		return Errorf(target.Column.Pos, "cannot create a secondary index on the only partition key column %s", target.Column)
+	}
+	if st.Custom && st.Using == "" {
+		return Errorf(st.Table.Name.Pos, "a CUSTOM index needs USING 'class'")
+	}
+	targetText := QuoteName(c.Name)
+	if kind != "" {
+		targetText = kind + "(" + targetText + ")"
+	}
+	ix := &Index{Keyspace: ks.Name, Table: t.Name, Target: targetText, Options: map[string]string{}, Pos: st.Pos}
+	if st.Using != "" {
+		ix.Custom = true
+		ix.Class = st.Using
+		if isSAIClass(st.Using) {
+			ix.Class = "sai"
+		}
+	}
+	for _, p := range st.Properties {
+		if p.Name.Name != "options" || !p.IsMap {
+			return Errorf(p.Name.Pos, "unknown index property %s: indexes take WITH OPTIONS = {...}", p.Name)
+		}
+		if !ix.Custom {
+			return Errorf(p.Name.Pos, "only CUSTOM indexes (USING 'class') take options")
+		}
+		for _, e := range p.Map {
+			ix.Options[e.Key] = e.Value
+		}
+	}
+	for _, other := range ks.Indexes {
+		if other.Table == ix.Table && other.Target == ix.Target && other.Class == ix.Class && other.Custom == ix.Custom {
+			if st.IfNotExists {
+				return nil
+			}
+			return Errorf(st.Pos, "index on %s of table %s duplicates existing index %s", ix.Target, st.Table, other.Name)
+		}
+	}
+	if st.Name.IsZero() {
+		// Cassandra names it table_column_idx, then table_column_idx_1, _2, ... when taken.
+		base := t.Name + "_" + nonWord(c.Name) + "_idx"
+		ix.Name = base
+		for i := 1; ks.Indexes[ix.Name] != nil; i++ {
+			ix.Name = base + "_" + strconv.Itoa(i)
+		}
+	} else {
+		ix.Name = st.Name.Name
+		if ks.Indexes[ix.Name] != nil {
+			if st.IfNotExists {
+				return nil
+			}
+			return Errorf(st.Name.Pos, "index %s already exists in keyspace %s", st.Name, QuoteName(ks.Name))
+		}
+	}
+	ks.Indexes[ix.Name] = ix
+	return nil
+}
+
+// nonWord replaces the characters Cassandra strips from derived index names.
+func nonWord(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if isIdentByte(s[i]) {
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+func isSAIClass(class string) bool {
+	c := strings.ToLower(class)
+	return c == "sai" || c == "storageattachedindex" || c == "org.apache.cassandra.index.sai.storageattachedindex"
+}
+
+func (s *Schema) createView(st *CreateView) error {
+	ks, err := s.keyspaceOf(st.Name)
+	if err != nil {
+		return err
+	}
+	if !st.Base.Keyspace.IsZero() && st.Base.Keyspace.Name != ks.Name {
+		return Errorf(st.Base.Pos(), "a materialized view must be in the keyspace of its base table")
+	}
+	name := st.Name.Name
+	if !validName(name.Name) {
+		return Errorf(name.Pos, "invalid view name %s: use letters, digits and underscores only", name)
+	}
+	if ks.Tables[name.Name] != nil || ks.Views[name.Name] != nil {
+		if st.IfNotExists {
+			return nil
+		}
+		return Errorf(name.Pos, "table %s.%s already exists", QuoteName(ks.Name), name)
+	}
+	base := ks.Tables[st.Base.Name.Name]
+	if base == nil {
+		if ks.Views[st.Base.Name.Name] != nil {
+			return Errorf(st.Base.Name.Pos, "materialized views cannot be created on other materialized views")
+		}
+		return Errorf(st.Base.Name.Pos, "table %s.%s does not exist", QuoteName(ks.Name), st.Base.Name)
+	}
+	if isCounterTable(base) {
+		return Errorf(st.Base.Name.Pos, "materialized views are not supported on counter tables")
+	}
+	// The selected columns.
+	var selected []*Column
+	if st.Star {
+		for _, c := range base.Columns {
+			if c.Kind == Static {
+				return Errorf(st.Pos, "cannot include static column %s in materialized view %s", QuoteName(c.Name), name)
+			}
+			selected = append(selected, c)
+		}
+	} else {
+		for _, sel := range st.Selectors {
+			if !sel.Alias.IsZero() {
+				return Errorf(sel.Alias.Pos, "cannot use aliases when defining a materialized view")
+			}
+			if sel.Kind != SelColumn {
+				return Errorf(sel.Pos, "a materialized view can only select columns")
+			}
+			c := base.Column(sel.Column.Name)
+			if c == nil {
+				return Errorf(sel.Column.Pos, "column %s does not exist in table %s", sel.Column, st.Base)
+			}
+			if c.Kind == Static {
+				return Errorf(sel.Column.Pos, "cannot include static column %s in materialized view %s", sel.Column, name)
+			}
+			selected = append(selected, c)
+		}
+	}
+	isSelected := func(n string) bool {
+		for _, c := range selected {
+			if c.Name == n {
+				return true
+			}
+		}
+		return false
+	}
+	notNull := map[string]bool{}
+	for _, r := range st.Where {
+		if r.Op == OpIsNotNull && r.Kind == RelColumn {
+			notNull[r.Column().Name] = true
+		}
+	}
+	v := &Table{Keyspace: ks.Name, Name: name.Name, Pos: st.Pos, Options: TableOptions{GCGraceSeconds: DefaultGCGraceSeconds}}
+	inKey := map[string]bool{}
+	nonKey := 0
+	var missingNotNull []string
+	addKey := func(ids []Ident, kind ColumnKind) error {
+		for i, id := range ids {
+			bc := base.Column(id.Name)
+			if bc == nil || (!st.Star && !isSelected(id.Name) && bc.Kind != PartitionKey && bc.Kind != Clustering) {
+				return Errorf(id.Pos, "unknown column %s in the PRIMARY KEY of materialized view %s", id, name)
+			}
+			if inKey[id.Name] {
+				return Errorf(id.Pos, "duplicate column %s in the PRIMARY KEY of materialized view %s", id, name)
+			}
+			inKey[id.Name] = true
+			if bc.Kind != PartitionKey && bc.Kind != Clustering {
+				nonKey++
+				if nonKey > 1 {
+					return Errorf(id.Pos, "a materialized view's PRIMARY KEY can hold at most one column that is not in the base table's PRIMARY KEY")
+				}
+			}
+			if bc.Type.MultiCell() {
+				return Errorf(id.Pos, "non-frozen column %s cannot be in a materialized view's PRIMARY KEY", id)
+			}
+			if !notNull[id.Name] {
+				missingNotNull = append(missingNotNull, QuoteName(id.Name))
+			}
+			c := &Column{Name: bc.Name, Type: bc.Type, Kind: kind, Position: i, Pos: id.Pos}
+			if kind == Clustering && bc.Kind == Clustering {
+				c.Order = bc.Order // a view keeps the base table's order unless told otherwise
+			}
+			v.Columns = append(v.Columns, c)
+			if kind == PartitionKey {
+				v.PartitionKey = append(v.PartitionKey, c)
+			} else {
+				v.Clustering = append(v.Clustering, c)
+			}
+		}
+		return nil
+	}
+	if err := addKey(st.PartitionKey, PartitionKey); err != nil {
+		return err
+	}
+	if err := addKey(st.Clustering, Clustering); err != nil {
+		return err
+	}
+	var missing []string
+	for _, c := range append(append([]*Column(nil), base.PartitionKey...), base.Clustering...) {
+		if !inKey[c.Name] {
+			missing = append(missing, QuoteName(c.Name))
+		}
+	}
+	if len(missing) > 0 {
+		return Errorf(st.KeyPos, "materialized view %s must have every PRIMARY KEY column of table %s in its PRIMARY KEY: missing %s", name, st.Base, strings.Join(missing, ", "))
+	}
+	if len(missingNotNull) > 0 {
+		return Errorf(st.KeyPos, "PRIMARY KEY columns %s must be restricted with IS NOT NULL", strings.Join(missingNotNull, ", "))
+	}
+	for _, c := range selected {
+		if !inKey[c.Name] {
+			v.Columns = append(v.Columns, &Column{Name: c.Name, Type: c.Type, Kind: Regular, Position: -1, Pos: c.Pos})
+		}
+	}
+	if err := clusteringOrder(v, st.ClusteringOrder, st.Name, true); err != nil {
+		return err
+	}
+	opts, err := tableOptions(v.Options, st.Properties, true, false)
+	if err != nil {
+		return err
+	}
+	v.Options = opts
+	where := make([]string, len(st.Where))
+	for i, r := range st.Where {
+		where[i] = r.Text
+	}
+	ks.Views[name.Name] = &View{
+		Keyspace: ks.Name, Name: name.Name, BaseTable: base.Name, Table: v, Pos: st.Pos,
+		IncludeAll: st.Star, Where: strings.Join(where, " AND "),
+	}
+	return nil
+}
