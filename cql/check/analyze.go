@@ -103,7 +103,11 @@ func CheckQuery(schema *cql.Schema, q Query, opts Options) (Result, error) {
 			Message: "ALLOW FILTERING is not needed: Cassandra accepts this query without it and does not filter"})
 	}
 	if wantsSuggestion(t, res, asWritten, sq) {
-		res.SuggestedTable, res.SuggestedQuery = suggest(t, sq, stmt)
+		if alt, query := existingTable(schema, t, sq, stmt); alt != nil {
+			res.ExistingTable, res.SuggestedQuery = alt.QualifiedName(), query
+		} else {
+			res.SuggestedTable, res.SuggestedQuery = suggest(schema, t, sq, stmt)
+		}
 	}
 	sortFindings(res.Findings)
 	res.applyNoLint()

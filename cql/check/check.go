@@ -142,6 +142,9 @@ type Result struct {
 	Index string
 	// Findings are sorted by severity (most serious first), then code.
 	Findings []Finding
+	// ExistingTable names another table or view of the schema that already serves the
+	// query from one partition; SuggestedQuery is the query rewritten to read it.
+	ExistingTable string
 	// SuggestedTable is a CREATE TABLE statement for a table that serves the query from
 	// one partition, when no table of the schema does; SuggestedQuery is the query
 	// rewritten for it.

@@ -66,6 +66,7 @@ type jsonResult struct {
 	Rate           *float64  `json:"rate_per_second"`
 	P99            *float64  `json:"p99_ms"`
 	Findings       []Finding `json:"findings"`
+	ExistingTable  *string   `json:"existing_table"`
 	SuggestedTable *string   `json:"suggested_table"`
 	SuggestedQuery *string   `json:"suggested_query"`
 }
@@ -87,8 +88,10 @@ func strOrNil(s string) *string {
 // needs_filtering, invalid); needs_filtering; filters (runs only thanks to ALLOW
 // FILTERING); index (the secondary indexes used, comma-separated, or null);
 // rate_per_second and p99_ms (from the query's header, or null); findings, each with
-// code, severity (info, warn, fail), message and pos; suggested_table and suggested_query
-// (or null).
+// code, severity (info, warn, fail), message and pos; existing_table (another table or
+// view of the schema that serves the query from one partition, or null);
+// suggested_table (a CREATE TABLE for a table that would, or null); suggested_query (the
+// query rewritten for the existing or suggested table, or null).
 func WriteJSON(w io.Writer, results []Result) error {
 	out := struct {
 		Version int          `json:"version"`
@@ -100,7 +103,7 @@ func WriteJSON(w io.Writer, results []Result) error {
 		j := jsonResult{
 			Name: r.Query.Name, Pos: r.Query.Pos.String(), Table: strOrNil(r.Table),
 			Verdict: r.Verdict, NeedsFiltering: r.NeedsFiltering, Filters: r.Filters,
-			Index: strOrNil(r.Index), Findings: r.Findings,
+			Index: strOrNil(r.Index), Findings: r.Findings, ExistingTable: strOrNil(r.ExistingTable),
 			SuggestedTable: strOrNil(r.SuggestedTable), SuggestedQuery: strOrNil(r.SuggestedQuery),
 		}
 		if j.Findings == nil {
@@ -204,6 +207,10 @@ func WriteText(w io.Writer, results []Result) error {
 			}
 			_ = tw.Flush()
 		}
+		if r.ExistingTable != "" {
+			ew.printf("  %s already serves it from one partition:\n", r.ExistingTable)
+			ew.printf("%s;\n", indent(r.SuggestedQuery, "    "))
+		}
 		if r.SuggestedTable != "" {
 			ew.printf("  a table that serves it from one partition:\n")
 			ew.printf("%s;\n", indent(r.SuggestedTable, "    "))
@@ -235,7 +242,7 @@ func WriteMarkdown(w io.Writer, results []Result) error {
 	}
 	for i := range results {
 		r := &results[i]
-		if len(r.Findings) == 0 && r.SuggestedTable == "" {
+		if len(r.Findings) == 0 && r.SuggestedQuery == "" {
 			continue
 		}
 		ew.printf("\n## `%s`\n\n`%s`", r.Query.Name, r.Query.Pos)
@@ -245,6 +252,9 @@ func WriteMarkdown(w io.Writer, results []Result) error {
 		ew.printf("\n\n```cql\n%s;\n```\n\n", r.Query.Text)
 		for _, f := range r.Findings {
 			ew.printf("- **%s** %s `%s`: %s\n", f.Severity, f.Code, f.Pos, f.Message)
+		}
+		if r.ExistingTable != "" {
+			ew.printf("\n`%s` already serves it from one partition:\n\n```cql\n%s;\n```\n", r.ExistingTable, r.SuggestedQuery)
 		}
 		if r.SuggestedTable != "" {
 			ew.printf("\nA table that serves it from one partition:\n\n```cql\n%s;\n\n%s;\n```\n", r.SuggestedTable, r.SuggestedQuery)

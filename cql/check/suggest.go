@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/cqlsize/cqlsize/cql"
@@ -47,11 +48,17 @@ type suggestion struct {
 // distinct) as clustering columns; the other columns it reads as regular columns. It
 // returns the CREATE TABLE statement and the query rewritten for it, or empty strings when
 // no single-partition table can serve the query.
-func suggest(t *cql.Table, q *selectQuery, stmt *cql.Select) (table, query string) {
+func suggest(schema *cql.Schema, t *cql.Table, q *selectQuery, stmt *cql.Select) (table, query string) {
 	sg := design(t, q)
 	if sg == nil {
 		return "", ""
 	}
+	// A name of its own: never one a table or view of the keyspace already has.
+	base := sg.table.Name
+	for i := 2; lookup(schema, t.Keyspace, sg.table.Name) != nil; i++ {
+		sg.table.Name = fmt.Sprintf("%s_%d", base, i)
+	}
+	sg.query.table = sg.table.Name
 	// Prove the design: the rewritten query must be accepted without ALLOW FILTERING and
 	// read a single partition of the new table.
 	pc := &prepareContext{table: sg.table}
@@ -67,6 +74,78 @@ func suggest(t *cql.Table, q *selectQuery, stmt *cql.Select) (table, query strin
 	}
 	b.WriteString(createTable(sg.table, stmt.Table.Keyspace.Name != ""))
 	return b.String(), rewriteQuery(stmt, sg)
+}
+
+// existingTable looks for another table or materialized view of the same keyspace that
+// serves the query, as written but without ALLOW FILTERING, from one partition with no
+// index: the query-first table may exist already. It returns it and the rewritten query.
+func existingTable(schema *cql.Schema, t *cql.Table, q *selectQuery, stmt *cql.Select) (*cql.Table, string) {
+	ks := schema.Keyspaces[t.Keyspace]
+	if ks == nil {
+		return nil, ""
+	}
+	var names []string
+	for name := range ks.Tables {
+		names = append(names, name)
+	}
+	for name := range ks.Views {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	nq := *q
+	nq.allowFiltering = false
+	for _, name := range names {
+		c := lookup(schema, t.Keyspace, name)
+		if c == nil || c == t || c.Name == t.Name || q.star && !hasColumnsOf(c, t) || !sameTypes(c, t, q) {
+			continue
+		}
+		pc := &prepareContext{table: c, indexes: tableIndexes(schema, c), aggregates: userAggregates(schema, c)}
+		p := pc.prepare(&nq, false)
+		if p.rej != nil || p.usesIndex || accessOf(c, &nq).access != SinglePartition {
+			continue
+		}
+		var where []string
+		for _, r := range q.where {
+			where = append(where, r.text)
+		}
+		return c, rewriteQuery(stmt, &suggestion{table: &cql.Table{Keyspace: c.Keyspace, Name: name}, where: where})
+	}
+	return nil, ""
+}
+
+// hasColumnsOf reports whether c has every column of t, with the same type, so that
+// SELECT * reads the same values from both.
+func hasColumnsOf(c, t *cql.Table) bool {
+	for _, col := range t.Columns {
+		if cc := c.Column(col.Name); cc == nil || cc.Type.String() != col.Type.String() {
+			return false
+		}
+	}
+	return true
+}
+
+// sameTypes reports whether every column q reads or restricts has the same type in c as
+// in t (a column of another type with the same name is another column).
+func sameTypes(c, t *cql.Table, q *selectQuery) bool {
+	same := func(name string) bool {
+		a, b := c.Column(name), t.Column(name)
+		return a == nil || b == nil || a.Type.String() == b.Type.String()
+	}
+	for _, s := range q.sel {
+		for _, name := range s.cols {
+			if !same(name) {
+				return false
+			}
+		}
+	}
+	for _, r := range q.where {
+		for _, name := range r.cols {
+			if !same(name) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func design(t *cql.Table, q *selectQuery) *suggestion {

@@ -80,7 +80,7 @@ func TestCheckJSONFields(t *testing.T) {
 		t.Fatalf("version %d, %d queries, summary %v", rep.Version, len(rep.Queries), rep.Summary)
 	}
 	for _, field := range []string{"name", "pos", "table", "access", "partitions", "verdict", "needs_filtering", "filters",
-		"index", "rate_per_second", "p99_ms", "findings", "suggested_table", "suggested_query"} {
+		"index", "rate_per_second", "p99_ms", "findings", "existing_table", "suggested_table", "suggested_query"} {
 		for _, q := range rep.Queries {
 			if _, ok := q[field]; !ok {
 				t.Errorf("query %v lacks field %q", q["name"], field)
