@@ -165,3 +165,18 @@ func TestSeverity(t *testing.T) {
 		t.Error("ParseSeverity accepted loud")
 	}
 }
+
+// TestCodesListed keeps Codes() complete and the codes unique and in order.
+func TestCodesListed(t *testing.T) {
+	all := []string{CodeNeedsFiltering, CodeScan, CodeFanOut, CodeClustering, CodeOrderBy, CodeGroupBy, CodeDistinct,
+		CodeIndexScan, CodeFilters, CodeNeedlessFilter, CodeUnknownName, CodeUnsupported, CodeOrderByIn, CodeInvalid}
+	list := Codes()
+	if len(list) != len(all) {
+		t.Fatalf("Codes() has %d entries, want %d", len(list), len(all))
+	}
+	for i, c := range list {
+		if c.Code != all[i] || c.Summary == "" {
+			t.Errorf("Codes()[%d] = %+v, want code %s with a summary", i, c, all[i])
+		}
+	}
+}

@@ -27,22 +27,28 @@ const (
 	CodeInvalid        = "QF014" // another reason Cassandra rejects it (conflicting restrictions, LIMIT 0, ...)
 )
 
-// Codes lists every finding code with a one-line description, for documentation and --help.
-var Codes = []struct{ Code, Summary string }{
-	{CodeNeedsFiltering, "needs ALLOW FILTERING: Cassandra rejects it as written"},
-	{CodeScan, "served only by a scan (no or partial partition key, token range)"},
-	{CodeFanOut, "fans out over N partitions (IN on the partition key)"},
-	{CodeClustering, "clustering restrictions are not a slice Cassandra can serve"},
-	{CodeOrderBy, "ORDER BY Cassandra cannot serve"},
-	{CodeGroupBy, "GROUP BY that is not a primary key prefix"},
-	{CodeDistinct, "illegal SELECT DISTINCT"},
-	{CodeIndexScan, "served by a secondary index without the partition key: every node is asked"},
-	{CodeFilters, "runs only thanks to ALLOW FILTERING: reads rows it then discards"},
-	{CodeNeedlessFilter, "ALLOW FILTERING that is not needed"},
-	{CodeUnknownName, "undefined table or column"},
-	{CodeUnsupported, "operator Cassandra 5.0 does not support there"},
-	{CodeOrderByIn, "ORDER BY with IN on the partition key: rejected when the driver pages"},
-	{CodeInvalid, "rejected by Cassandra for another reason"},
+// CodeInfo is a finding code and what it means.
+type CodeInfo struct{ Code, Summary string }
+
+// Codes lists every finding code with a one-line description, for documentation and
+// `cqlsize check --list-codes`.
+func Codes() []CodeInfo {
+	return []CodeInfo{
+		{CodeNeedsFiltering, "needs ALLOW FILTERING: Cassandra rejects it as written"},
+		{CodeScan, "served only by a scan (no or partial partition key, token range)"},
+		{CodeFanOut, "fans out over N partitions (IN on the partition key)"},
+		{CodeClustering, "clustering restrictions are not a slice Cassandra can serve"},
+		{CodeOrderBy, "ORDER BY Cassandra cannot serve"},
+		{CodeGroupBy, "GROUP BY that is not a primary key prefix"},
+		{CodeDistinct, "illegal SELECT DISTINCT"},
+		{CodeIndexScan, "served by a secondary index without the partition key: every node is asked"},
+		{CodeFilters, "runs only thanks to ALLOW FILTERING: reads rows it then discards"},
+		{CodeNeedlessFilter, "ALLOW FILTERING that is not needed"},
+		{CodeUnknownName, "undefined table or column"},
+		{CodeUnsupported, "operator Cassandra 5.0 does not support there"},
+		{CodeOrderByIn, "ORDER BY with IN on the partition key: rejected when the driver pages"},
+		{CodeInvalid, "rejected by Cassandra for another reason"},
+	}
 }
 
 // Severity ranks findings; `cqlsize check --fail-on` compares against it.

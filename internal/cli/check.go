@@ -81,7 +81,7 @@ func failOnThreshold(s string) (sev check.Severity, ok bool, err error) {
 func runCheck(env *Env, f *checkFlags) error {
 	if f.listCodes {
 		tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-		for _, c := range check.Codes {
+		for _, c := range check.Codes() {
 			fmt.Fprintf(tw, "%s\t%s\n", c.Code, c.Summary)
 		}
 		return tw.Flush()
