@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -175,7 +176,53 @@ func (st *store) ensure(ctx context.Context) error {
 			return err
 		}
 	}
+	return st.waitUsable(ctx)
+}
+
+// waitUsable waits until both tables answer queries. A table another process is creating
+// at this moment can already be listed in system_schema while the node still answers
+// "table ... does not exist" to a query on it (seen on 5.0 with 8 processes starting at once).
+func (st *store) waitUsable(ctx context.Context) error {
+	deadline := time.Now().Add(st.opt.AgreementTimeout)
+	for _, q := range []string{
+		`SELECT target FROM ` + st.table + ` WHERE target = ? LIMIT 1`,
+		`SELECT target FROM ` + st.lock + ` WHERE target = ?`,
+	} {
+		for {
+			err := st.q(ctx, q, st.opt.Keyspace).Exec()
+			if err == nil {
+				break
+			}
+			if !notYetCreated(err) || time.Now().After(deadline) {
+				return fmt.Errorf("query the bookkeeping tables: %w", err)
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
 	return nil
+}
+
+// notYetCreated reports whether err says a table does not exist (yet). Right after
+// another process created a table, a 5.0 node answers for a moment either "table ...
+// does not exist" (invalid request) or "java.lang.IllegalArgumentException: Unknown CF
+// <id>" (server error): system_schema already lists the table, its store is not open yet.
+func notYetCreated(err error) bool {
+	var req gocql.RequestError
+	if !errors.As(err, &req) {
+		return false
+	}
+	msg := strings.ToLower(req.Message())
+	switch req.Code() {
+	case gocql.ErrCodeInvalid:
+		return strings.Contains(msg, "does not exist") || strings.Contains(msg, "unconfigured table")
+	case gocql.ErrCodeServer:
+		return strings.Contains(msg, "unknown cf")
+	}
+	return false
 }
 
 // exists reports whether the bookkeeping table exists (read-only commands do not create it).

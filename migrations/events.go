@@ -39,7 +39,7 @@ func (e Event) String() string {
 	case LockAcquired:
 		return fmt.Sprintf("took the migration lock in %s", e.Duration.Round(time.Millisecond))
 	case NothingToDo:
-		return "nothing to apply: another process applied the pending migrations while this one waited"
+		return "nothing to apply: another process applied the pending migrations while this one waited for the lock"
 	case MigrationStart:
 		if e.From > 1 {
 			return fmt.Sprintf("%s: resuming at statement %d of %d: %s", e.Migration, e.From, e.Total, e.Message)

@@ -83,9 +83,15 @@ func (st *store) holder(ctx context.Context) (LockHolder, error) {
 	return holderFrom(row), nil
 }
 
+// errNoLongerNeeded is returned by acquire when, while waiting, the work the lock was
+// wanted for was done by its holder.
+var errNoLongerNeeded = errors.New("no longer needed")
+
 // acquire waits for the lock until LockTimeout, polling with jitter so that many waiting
-// processes do not hit the same Paxos round at the same instant.
-func (st *store) acquire(ctx context.Context, emit func(Event)) (*lease, error) {
+// processes do not hit the same Paxos round at the same instant. needed, when set, is
+// asked after each failed attempt whether the lock is still wanted (the holder may have
+// done the work); when it says no, acquire returns errNoLongerNeeded.
+func (st *store) acquire(ctx context.Context, emit func(Event), needed func(context.Context) (bool, error)) (*lease, error) {
 	owner, err := gocql.RandomUUID()
 	if err != nil {
 		return nil, fmt.Errorf("make a lock owner id: %w", err)
@@ -112,6 +118,11 @@ func (st *store) acquire(ctx context.Context, emit func(Event)) (*lease, error) 
 			if time.Since(lastReport) >= 10*time.Second {
 				emit(Event{Kind: LockWait, Holder: h, Duration: time.Since(start)})
 				lastReport = time.Now()
+			}
+		}
+		if err == nil && needed != nil {
+			if ok, nerr := needed(ctx); nerr == nil && !ok {
+				return nil, errNoLongerNeeded
 			}
 		}
 		// A failed attempt (a timeout under load) is retried like a busy lock.

@@ -34,12 +34,12 @@ func TestLeaseExcludesRenewsAndExpires(t *testing.T) {
 	a := testStore(t, s, ks, 1001, ttl, time.Second)
 	b := testStore(t, s, ks, 1002, ttl, time.Second)
 
-	la, err := a.acquire(ctx, noEvents)
+	la, err := a.acquire(ctx, noEvents, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// B gives up after its 1s timeout and names A.
-	_, err = b.acquire(ctx, noEvents)
+	_, err = b.acquire(ctx, noEvents, nil)
 	var le *LockedError
 	if !errors.As(err, &le) || !errors.Is(err, ErrLocked) || le.Holder.PID != 1001 || le.Holder.Host != "test-host" {
 		t.Fatalf("second acquire: %v, want ErrLocked naming pid 1001", err)
@@ -50,7 +50,7 @@ func TestLeaseExcludesRenewsAndExpires(t *testing.T) {
 	if err := la.lost(); err != nil {
 		t.Fatalf("lease lost while renewing: %v", err)
 	}
-	if _, err := b.acquire(ctx, noEvents); !errors.Is(err, ErrLocked) {
+	if _, err := b.acquire(ctx, noEvents, nil); !errors.Is(err, ErrLocked) {
 		t.Fatalf("acquire while A renews: %v", err)
 	}
 
@@ -59,7 +59,7 @@ func TestLeaseExcludesRenewsAndExpires(t *testing.T) {
 	<-la.done
 	died := time.Now()
 	b.opt.LockTimeout = 3 * ttl
-	lb, err := b.acquire(ctx, noEvents)
+	lb, err := b.acquire(ctx, noEvents, nil)
 	if err != nil {
 		t.Fatalf("acquire after A died: %v", err)
 	}
@@ -84,7 +84,7 @@ func TestLeaseLostIsNoticed(t *testing.T) {
 	defer cancel()
 	const ttl = 3 * time.Second
 	a := testStore(t, s, ks, 2001, ttl, time.Second)
-	la, err := a.acquire(ctx, noEvents)
+	la, err := a.acquire(ctx, noEvents, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -138,7 +138,13 @@ func (m *Migrator) readRecords(ctx context.Context) (map[int64]*Record, error) {
 	if err != nil || !ok {
 		return map[int64]*Record{}, err
 	}
-	return m.st.records(ctx)
+	recs, err := m.st.records(ctx)
+	if err != nil && notYetCreated(err) {
+		// system_schema lists a table another process is creating right now a moment
+		// before the node can query it: it holds no records yet.
+		return map[int64]*Record{}, nil
+	}
+	return recs, err
 }
 
 // Step is one statement Up would run.
@@ -274,7 +280,21 @@ func (m *Migrator) UpTo(ctx context.Context, to int64) (*Result, error) {
 	if err != nil || len(steps) == 0 {
 		return &Result{}, err
 	}
-	l, err := m.st.acquire(ctx, m.emit)
+	// While waiting for another process's lock, look at the bookkeeping again: when the
+	// holder has applied everything this run wanted, there is nothing to wait for.
+	needed := func(ctx context.Context) (bool, error) {
+		recs, err := m.st.records(ctx)
+		if err != nil {
+			return true, err
+		}
+		steps, err := m.plan(recs, to)
+		return err != nil || len(steps) > 0, nil
+	}
+	l, err := m.st.acquire(ctx, m.emit, needed)
+	if errors.Is(err, errNoLongerNeeded) {
+		m.emit(Event{Kind: NothingToDo})
+		return &Result{}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -460,7 +480,7 @@ func (m *Migrator) Baseline(ctx context.Context, version int64) ([]*Migration, e
 	if err := m.st.ensure(ctx); err != nil {
 		return nil, err
 	}
-	l, err := m.st.acquire(ctx, m.emit)
+	l, err := m.st.acquire(ctx, m.emit, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -537,7 +557,7 @@ func (m *Migrator) accept(ctx context.Context, which func(Status) bool) ([]Statu
 	if !ok {
 		return nil, nil
 	}
-	l, err := m.st.acquire(ctx, m.emit)
+	l, err := m.st.acquire(ctx, m.emit, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,439 @@
+package lint
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/cqlsize/cqlsize/cql"
+)
+
+// analyzers builds the registry. Codes: DS destructive, IF idempotence, TS time series,
+// TT time to live, QF query filtering, IX indexes, MV materialized views, CS compact storage.
+func analyzers() []*Analyzer {
+	return []*Analyzer{
+		{
+			Code: "IF101", Name: "create-without-if-not-exists", Severity: Warning,
+			What: "CREATE KEYSPACE/TABLE/TYPE/INDEX/MATERIALIZED VIEW/FUNCTION/AGGREGATE without IF NOT EXISTS",
+			Why:  "DDL is not transactional: a statement that ran before its run died cannot be run again by hand or by another tool without failing",
+			Fix:  "write CREATE ... IF NOT EXISTS",
+			run:  runIfNotExists,
+		},
+		{
+			Code: "DS101", Name: "drop-keyspace", Severity: Error,
+			What: "DROP KEYSPACE",
+			Why:  "deletes every table of the keyspace and its data (only a snapshot, if auto_snapshot is on, keeps it)",
+			Fix:  "if it is intended, silence it on the statement: -- cqlsize:nolint DS101",
+			run:  runDrop(true),
+		},
+		{
+			Code: "DS102", Name: "drop-table", Severity: Error,
+			What: "DROP TABLE",
+			Why:  "deletes the table's data; a deploy that still reads it fails",
+			Fix:  "stop using the table in a release before the one that drops it; then silence: -- cqlsize:nolint DS102",
+			run:  runDrop(false),
+		},
+		{
+			Code: "DS103", Name: "drop-column", Severity: Error,
+			What: "ALTER TABLE ... DROP column",
+			Why:  "the column's data is gone, instances still running the old code fail on it, and Cassandra refuses to re-add the column later with another type",
+			Fix:  "stop reading and writing the column in an earlier release, then silence: -- cqlsize:nolint DS103",
+			run:  runDropColumn,
+		},
+		{
+			Code: "DS104", Name: "change-column-type", Severity: Error,
+			What: "changing a column's or field's type: ALTER ... TYPE, or dropping a column and adding it back with another type",
+			Why:  "Cassandra 5.0 refuses ALTER ... TYPE, and values already written in the old type cannot be read as the new one",
+			Fix:  "add a new column with the new type, backfill it, and switch readers over",
+			run:  runTypeChange,
+		},
+		{
+			Code: "DS105", Name: "truncate", Severity: Error,
+			What: "TRUNCATE",
+			Why:  "deletes every row on every node, and needs every node up",
+			Fix:  "delete what has to go with TTLs or targeted deletes; if intended, silence: -- cqlsize:nolint DS105",
+			run:  runTruncate,
+		},
+		{
+			Code: "TS101", Name: "unbucketed-time-series", Severity: Error,
+			What: "a table clustered by a timeuuid or timestamp whose partition key has no time bucket column",
+			Why:  "every write adds a row to the same partition forever: it passes 100 MB / 100,000 rows and reads and compactions of it slow down",
+			Fix:  "add a bucket (day, month, ...) to the partition key, e.g. PRIMARY KEY ((sensor_id, day), at); size it with `cqlsize estimate`",
+			run:  runUnbucketed,
+		},
+		{
+			Code: "TT101", Name: "delete-instead-of-ttl", Severity: Warning,
+			What: "rows deleted by age (a DELETE on a time-ordered table or by a time range, in the migrations or the workload) from a table with no default_time_to_live",
+			Why:  "each delete writes tombstones that reads must skip until gc_grace_seconds pass; expiring data with a TTL (and TimeWindowCompactionStrategy) drops whole sstables instead",
+			Fix:  "set default_time_to_live on the table (ALTER TABLE ... WITH default_time_to_live = N) or write with USING TTL, and stop deleting",
+			run:  runDeleteWithoutTTL,
+		},
+		{
+			Code: "QF101", Name: "allow-filtering", Severity: Error,
+			What: "ALLOW FILTERING",
+			Why:  "the query reads every row it may match, across partitions, and its latency grows with the data",
+			Fix:  "add a table keyed for this query (query-first design), or restrict the partition key",
+			run:  runAllowFiltering,
+		},
+		{
+			Code: "IX101", Name: "high-cardinality-index", Severity: Warning,
+			What: "a secondary index (legacy or SAI) on a column whose values are nearly unique (uuid, timeuuid, timestamp, an id-, email- or token-like name) or on a clustering column",
+			Why:  "an index lookup asks every node; for a value that matches one row that is a cluster-wide read for one result",
+			Fix:  "make a lookup table keyed by that column instead",
+			run:  runHighCardinalityIndex,
+		},
+		{
+			Code: "MV101", Name: "materialized-view", Severity: Warning,
+			What: "CREATE MATERIALIZED VIEW",
+			Why:  "materialized views are experimental in Cassandra (disabled by default in cassandra.yaml): a view can drift from its base table with no built-in repair",
+			Fix:  "maintain a second table from the application (a logged batch writes both)",
+			run:  runView,
+		},
+		{
+			Code: "CS101", Name: "compact-storage", Severity: Error,
+			What: "WITH COMPACT STORAGE",
+			Why:  "Cassandra 4.0 and later refuse to create COMPACT STORAGE tables",
+			Fix:  "remove WITH COMPACT STORAGE; existing ones need ALTER TABLE ... DROP COMPACT STORAGE before an upgrade",
+			run:  runCompactStorage,
+		},
+	}
+}
+
+func runIfNotExists(p *pass) {
+	for _, st := range p.stmts {
+		var what string
+		var ine bool
+		switch s := st.s.(type) {
+		case *cql.CreateKeyspace:
+			what, ine = "CREATE KEYSPACE "+s.Name.String(), s.IfNotExists
+		case *cql.CreateTable:
+			what, ine = "CREATE TABLE "+s.Name.String(), s.IfNotExists
+		case *cql.CreateType:
+			what, ine = "CREATE TYPE "+s.Name.String(), s.IfNotExists
+		case *cql.CreateIndex:
+			what, ine = "CREATE INDEX", s.IfNotExists
+			if !s.Name.IsZero() {
+				what += " " + s.Name.String()
+			}
+		case *cql.CreateView:
+			what, ine = "CREATE MATERIALIZED VIEW "+s.Name.String(), s.IfNotExists
+		case *cql.CreateFunction:
+			what, ine = "CREATE FUNCTION "+s.Name.String(), s.IfNotExists || s.OrReplace
+		case *cql.CreateAggregate:
+			what, ine = "CREATE AGGREGATE "+s.Name.String(), s.IfNotExists || s.OrReplace
+		case *cql.CreateTrigger:
+			what, ine = "CREATE TRIGGER "+s.Name.String(), s.IfNotExists
+		default:
+			continue
+		}
+		if !ine {
+			p.report(st.s.Info().Pos, "%s without IF NOT EXISTS: running it a second time fails", what)
+		}
+	}
+}
+
+func runDrop(keyspace bool) func(p *pass) {
+	return func(p *pass) {
+		for _, st := range p.stmts {
+			switch s := st.s.(type) {
+			case *cql.DropKeyspace:
+				if keyspace {
+					p.report(s.Pos, "DROP KEYSPACE %s deletes every table in it and their data", s.Name)
+				}
+			case *cql.DropTable:
+				if !keyspace {
+					k, n := qualify(s.Name, st.keyspace)
+					p.report(s.Pos, "DROP TABLE %s deletes the table and its data", join(k, n))
+				}
+			}
+		}
+	}
+}
+
+func join(ks, name string) string {
+	if ks == "" {
+		return name
+	}
+	return ks + "." + name
+}
+
+func runDropColumn(p *pass) {
+	for _, st := range p.stmts {
+		s, ok := st.s.(*cql.AlterTable)
+		if !ok || s.Action != cql.AlterDrop {
+			continue
+		}
+		for _, id := range s.Drop {
+			p.report(id.Pos, "ALTER TABLE %s DROP %s deletes the column's data", s.Name, id)
+		}
+	}
+}
+
+func runTypeChange(p *pass) {
+	// Walk the statements in order, knowing each column's type as of that statement.
+	types := map[string]cql.Type{}   // keyspace.table.column -> type while it exists
+	dropped := map[string]cql.Type{} // keyspace.table.column -> type it had when dropped
+	for _, st := range p.stmts {
+		switch s := st.s.(type) {
+		case *cql.CreateTable:
+			k, n := qualify(s.Name, st.keyspace)
+			for _, d := range s.Columns {
+				types[k+"."+n+"."+d.Name.Name] = d.Type
+			}
+		case *cql.AlterTable:
+			k, n := qualify(s.Name, st.keyspace)
+			switch s.Action {
+			case cql.AlterType:
+				to := "another type"
+				if s.NewType != nil {
+					to = s.NewType.String()
+				}
+				p.report(s.Column.Pos, "ALTER TABLE %s ALTER %s TYPE %s: Cassandra 5.0 refuses column type changes", s.Name, s.Column, to)
+			case cql.AlterDrop:
+				for _, id := range s.Drop {
+					key := k + "." + n + "." + id.Name
+					if typ, ok := types[key]; ok {
+						dropped[key] = typ
+					} else if typ, ok := p.dropped[key]; ok { // created by an earlier, applied file
+						dropped[key] = typ
+					}
+					delete(types, key)
+				}
+			case cql.AlterAdd:
+				for _, d := range s.Add {
+					key := k + "." + n + "." + d.Name.Name
+					if old, ok := dropped[key]; ok && old.String() != d.Type.String() {
+						p.report(d.Name.Pos, "column %s was dropped as %s and is added back as %s: Cassandra refuses it, and old values would not read as the new type",
+							d.Name, old, d.Type)
+					}
+					types[key] = d.Type
+				}
+			}
+		case *cql.AlterUserType:
+			if s.Action == cql.AlterTypeAlter {
+				p.report(s.Field.Pos, "ALTER TYPE %s ALTER %s TYPE: Cassandra 5.0 refuses field type changes", s.Name, s.Field)
+			}
+		}
+	}
+}
+
+func runTruncate(p *pass) {
+	for _, st := range p.stmts {
+		if s, ok := st.s.(*cql.Truncate); ok {
+			p.report(s.Pos, "TRUNCATE %s deletes every row", s.Table)
+		}
+	}
+}
+
+// bucketName matches partition key column names that hold a time bucket.
+var bucketName = regexp.MustCompile(`(?i)(bucket|day|date|week|month|year|hour|minute|quarter|period|window|epoch|yyyy|yymm|ymd)`)
+
+func isTimeType(t cql.Type) bool {
+	return t.Kind == cql.Native && (t.Name == "timeuuid" || t.Name == "timestamp")
+}
+
+// bucketColumn returns the partition key column that bounds the partition in time, or nil.
+func bucketColumn(t *cql.Table) *cql.Column {
+	for _, c := range t.PartitionKey {
+		if c.Type.Kind == cql.Native && c.Type.Name == "date" || bucketName.MatchString(c.Name) {
+			return c
+		}
+	}
+	return nil
+}
+
+// timeClustering returns the first clustering column of a time type, or nil.
+func timeClustering(t *cql.Table) *cql.Column {
+	for _, c := range t.Clustering {
+		if isTimeType(c.Type) {
+			return c
+		}
+	}
+	return nil
+}
+
+func runUnbucketed(p *pass) {
+	for _, st := range p.stmts {
+		var t *cql.Table
+		var pos cql.Pos
+		switch s := st.s.(type) {
+		case *cql.CreateTable:
+			t, pos = tableFromCreate(s, st.keyspace), s.Pos
+		case *cql.CreateView:
+			// A view keyed by time without a bucket grows the same way.
+			vt := &cql.Table{}
+			base := p.table(s.Base, st.keyspace)
+			if base == nil {
+				continue
+			}
+			for _, id := range s.PartitionKey {
+				if c := base.Column(id.Name); c != nil {
+					vt.PartitionKey = append(vt.PartitionKey, c)
+				}
+			}
+			for _, id := range s.Clustering {
+				if c := base.Column(id.Name); c != nil {
+					vt.Clustering = append(vt.Clustering, c)
+				}
+			}
+			t, pos = vt, s.Pos
+		default:
+			continue
+		}
+		tc := timeClustering(t)
+		if tc == nil || bucketColumn(t) != nil {
+			continue
+		}
+		var pk []string
+		for _, c := range t.PartitionKey {
+			pk = append(pk, c.Name)
+		}
+		p.report(pos, "clustered by %s (%s) but the partition key (%s) has no time bucket: each partition grows without bound",
+			tc.Name, tc.Type, strings.Join(pk, ", "))
+	}
+}
+
+func runDeleteWithoutTTL(p *pass) {
+	type hit struct {
+		pos    cql.Pos
+		reason string
+	}
+	hits := map[*cql.Table]hit{}
+	var order []*cql.Table
+	add := func(t *cql.Table, pos cql.Pos, reason string) {
+		if _, ok := hits[t]; !ok {
+			hits[t] = hit{pos, reason}
+			order = append(order, t)
+		}
+	}
+	for _, st := range p.stmts {
+		var dels []*cql.Delete
+		switch s := st.s.(type) {
+		case *cql.Delete:
+			dels = []*cql.Delete{s}
+		case *cql.Batch:
+			for _, b := range s.Statements {
+				if d, ok := b.(*cql.Delete); ok {
+					dels = append(dels, d)
+				}
+			}
+		}
+		for _, d := range dels {
+			t := p.table(d.Table, st.keyspace)
+			if t == nil || t.Options.DefaultTTL > 0 {
+				continue
+			}
+			if reason := byAge(t, d); reason != "" {
+				add(t, d.Pos, reason)
+			}
+		}
+	}
+	if w := p.in.Workload; w != nil {
+		for _, name := range w.Deletes {
+			t, ok := p.lookup(name)
+			if !ok || t.Options.DefaultTTL > 0 || timeClustering(t) == nil {
+				continue
+			}
+			// Report at the table's CREATE when it is among the linted statements.
+			for _, st := range p.stmts {
+				if c, ok := st.s.(*cql.CreateTable); ok {
+					if k, n := qualify(c.Name, st.keyspace); k == t.Keyspace && n == t.Name {
+						add(t, c.Pos, "the workload deletes from this time-ordered table")
+					}
+				}
+			}
+		}
+	}
+	for _, t := range order {
+		h := hits[t]
+		p.report(h.pos, "%s: %s, and %s has no default_time_to_live; a TTL expires old rows without tombstones to read past",
+			join(t.Keyspace, t.Name), h.reason, t.Name)
+	}
+}
+
+// byAge says why a DELETE looks like it removes rows by age, or "" if it does not.
+func byAge(t *cql.Table, d *cql.Delete) string {
+	for _, r := range d.Where {
+		if r.Kind != cql.RelColumn || !r.Op.IsSlice() {
+			continue
+		}
+		if c := t.Column(r.Column().Name); c != nil && (isTimeType(c.Type) || c.Type.Name == "date") {
+			return fmt.Sprintf("DELETE by a range of %s", c.Name)
+		}
+	}
+	if tc := timeClustering(t); tc != nil {
+		return fmt.Sprintf("DELETE from a table ordered by %s", tc.Name)
+	}
+	return ""
+}
+
+func (p *pass) lookup(name string) (*cql.Table, bool) {
+	ks, n, ok := strings.Cut(name, ".")
+	if !ok {
+		ks, n = p.in.Keyspace, name
+	}
+	q := cql.QualifiedName{Name: cql.Ident{Name: n, Pos: cql.Pos{Line: 1}}}
+	if ks != "" {
+		q.Keyspace = cql.Ident{Name: ks, Pos: cql.Pos{Line: 1}}
+	}
+	t := p.table(q, ks)
+	return t, t != nil
+}
+
+func runAllowFiltering(p *pass) {
+	for _, st := range p.stmts {
+		if s, ok := st.s.(*cql.Select); ok && s.AllowFiltering {
+			p.report(s.Pos, "SELECT from %s with ALLOW FILTERING scans rows across partitions", s.Table)
+		}
+	}
+}
+
+// uniqueName matches column names whose values are usually unique per row.
+var uniqueName = regexp.MustCompile(`(?i)(^id$|_id$|^uuid$|_uuid$|email|token|hash|username|phone|serial|^key$|_key$)`)
+
+func runHighCardinalityIndex(p *pass) {
+	for _, st := range p.stmts {
+		s, ok := st.s.(*cql.CreateIndex)
+		if !ok {
+			continue
+		}
+		t := p.table(s.Table, st.keyspace)
+		for _, target := range s.Targets {
+			if target.Kind == "keys" || target.Kind == "values" || target.Kind == "entries" {
+				continue // collection contents: usually a small set of tags or labels
+			}
+			var c *cql.Column
+			if t != nil {
+				c = t.Column(target.Column.Name)
+			}
+			var why string
+			switch {
+			case c != nil && c.Kind == cql.Clustering:
+				why = "it is a clustering column: restrict it in the primary key instead"
+			case c != nil && c.Type.Kind == cql.Native && (c.Type.Name == "uuid" || c.Type.Name == "timeuuid" || c.Type.Name == "timestamp"):
+				why = fmt.Sprintf("its type %s makes nearly every value unique", c.Type)
+			case uniqueName.MatchString(target.Column.Name):
+				why = "its name suggests a unique value per row"
+			default:
+				continue
+			}
+			p.report(target.Column.Pos, "index on %s.%s: %s; each lookup asks every node", s.Table, target.Column, why)
+		}
+	}
+}
+
+func runView(p *pass) {
+	for _, st := range p.stmts {
+		if s, ok := st.s.(*cql.CreateView); ok {
+			p.report(s.Pos, "materialized view %s is experimental in Cassandra and can drift from %s", s.Name, s.Base)
+		}
+	}
+}
+
+func runCompactStorage(p *pass) {
+	for _, st := range p.stmts {
+		if s, ok := st.s.(*cql.CreateTable); ok && s.CompactStorage {
+			p.report(s.Pos, "CREATE TABLE %s WITH COMPACT STORAGE is refused by Cassandra 4.0 and later", s.Name)
+		}
+	}
+}

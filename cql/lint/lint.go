@@ -1,0 +1,206 @@
+package lint
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cqlsize/cqlsize/cql"
+)
+
+// Severity says whether a diagnostic fails a run.
+type Severity int
+
+// Severities. An Error fails `cqlsize migrate validate` (exit 1) and stops `migrate up`
+// unless silenced or allowed; a Warning is reported only.
+const (
+	Warning Severity = iota
+	Error
+)
+
+func (s Severity) String() string {
+	if s == Error {
+		return "error"
+	}
+	return "warning"
+}
+
+// MarshalText makes severities read as "error"/"warning" in JSON.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Analyzer is one check. Code and Name never change once released: users silence
+// diagnostics by them.
+type Analyzer struct {
+	Code     string // e.g. "DS102"
+	Name     string // e.g. "drop-table"
+	Severity Severity
+	What     string // what it reports
+	Why      string // why it matters in Cassandra
+	Fix      string // how to fix it
+	// NeedsWorkload: the analyzer only reports when Input.Workload is given.
+	NeedsWorkload bool
+	run           func(p *pass)
+}
+
+// Diagnostic is one finding at a position.
+type Diagnostic struct {
+	Pos      cql.Pos  `json:"-"`
+	Code     string   `json:"code"`
+	Name     string   `json:"name"`
+	Severity Severity `json:"severity"`
+	Message  string   `json:"message"`
+	Fix      string   `json:"fix,omitempty"`
+	Silenced bool     `json:"silenced,omitempty"` // by a nolint directive or Config.Allow
+}
+
+// String renders file:line:col: CODE severity: message.
+func (d Diagnostic) String() string {
+	return fmt.Sprintf("%s: %s %s: %s", d.Pos, d.Code, d.Severity, d.Message)
+}
+
+// File is one source's statements as cql.ParseFile returns them, with the source itself
+// (file-wide nolint directives live in its first lines).
+type File struct {
+	Name       string
+	Source     []byte
+	Statements []cql.Statement
+}
+
+// Workload is what a workload description says that lints use. It is plain data so the
+// lint package does not depend on how workloads are written.
+type Workload struct {
+	// Deletes lists the tables (keyspace.table, or table) the workload deletes from.
+	Deletes []string
+}
+
+// Input is what to lint.
+type Input struct {
+	// Files hold the statements to lint, in the order they run (for migrations: the
+	// pending files). Only these are reported on.
+	Files []File
+	// Schema is the schema the statements start from (for migrations: what the applied
+	// files produced; nil: empty). Lints see it with the statements applied on top, so they
+	// judge the schema the migrations produce.
+	Schema *cql.Schema
+	// Keyspace resolves unqualified names until a USE statement changes it.
+	Keyspace string
+	// Workload, when given, turns on the analyzers that need one.
+	Workload *Workload
+}
+
+// Config selects what fails.
+type Config struct {
+	// Allow lists codes (or names) whose diagnostics are reported as silenced instead of
+	// failing: `migrate up --allow-lint DS103`.
+	Allow []string
+	// Disable lists codes (or names) not to run at all.
+	Disable []string
+}
+
+// Report is the result of Run.
+type Report struct {
+	Diagnostics []Diagnostic // sorted by position; silenced ones included, marked
+}
+
+// Errors counts the error-severity diagnostics that are not silenced.
+func (r *Report) Errors() int { return r.count(Error, false) }
+
+// Warnings counts the warnings that are not silenced.
+func (r *Report) Warnings() int { return r.count(Warning, false) }
+
+// Silenced counts the silenced diagnostics.
+func (r *Report) Silenced() int {
+	n := 0
+	for _, d := range r.Diagnostics {
+		if d.Silenced {
+			n++
+		}
+	}
+	return n
+}
+
+func (r *Report) count(s Severity, silenced bool) int {
+	n := 0
+	for _, d := range r.Diagnostics {
+		if d.Severity == s && d.Silenced == silenced {
+			n++
+		}
+	}
+	return n
+}
+
+// Analyzers returns every analyzer, in code order. The slice is new on each call.
+func Analyzers() []*Analyzer {
+	as := analyzers()
+	sort.Slice(as, func(i, j int) bool { return as[i].Code < as[j].Code })
+	return as
+}
+
+// Lookup finds an analyzer by code or name, case-insensitively.
+func Lookup(codeOrName string) *Analyzer {
+	for _, a := range Analyzers() {
+		if strings.EqualFold(a.Code, codeOrName) || strings.EqualFold(a.Name, codeOrName) {
+			return a
+		}
+	}
+	return nil
+}
+
+// Run lints the input. It fails only on a bad Config (an unknown code); findings are in
+// the report.
+func Run(in Input, cfg Config) (*Report, error) {
+	allow, err := codeSet(cfg.Allow, "--allow-lint")
+	if err != nil {
+		return nil, err
+	}
+	disable, err := codeSet(cfg.Disable, "disabled lint")
+	if err != nil {
+		return nil, err
+	}
+	p := newPass(in)
+	for _, a := range Analyzers() {
+		if disable[a.Code] || a.NeedsWorkload && in.Workload == nil {
+			continue
+		}
+		p.analyzer = a
+		a.run(p)
+	}
+	rep := &Report{}
+	seen := map[string]bool{}
+	for _, d := range p.diags {
+		key := d.Pos.String() + d.Code + d.Message
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		if allow[d.Code] || p.silenced(d) {
+			d.Silenced = true
+		}
+		rep.Diagnostics = append(rep.Diagnostics, d)
+	}
+	sort.SliceStable(rep.Diagnostics, func(i, j int) bool {
+		a, b := rep.Diagnostics[i].Pos, rep.Diagnostics[j].Pos
+		if a.File != b.File {
+			return p.fileOrder[a.File] < p.fileOrder[b.File]
+		}
+		if a.Offset != b.Offset {
+			return a.Offset < b.Offset
+		}
+		return rep.Diagnostics[i].Code < rep.Diagnostics[j].Code
+	})
+	return rep, nil
+}
+
+func codeSet(list []string, what string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, item := range list {
+		for _, c := range strings.FieldsFunc(item, func(r rune) bool { return r == ',' || r == ' ' }) {
+			a := Lookup(c)
+			if a == nil {
+				return nil, fmt.Errorf("%s %q: no such lint code (see `cqlsize migrate validate --list-lints`)", what, c)
+			}
+			out[a.Code] = true
+		}
+	}
+	return out, nil
+}
