@@ -103,11 +103,11 @@ func TestSetFromScratchMatchesModel(t *testing.T) {
 
 	// The data migrations ran exactly once.
 	var views int64
-	if err := s.Query(`SELECT views FROM `+keyspaces[0]+`.page_views WHERE page = '/' AND day = '2024-01-01'`).Scan(&views); err != nil || views != 1 {
+	if err := s.Query(`SELECT views FROM ` + keyspaces[0] + `.page_views WHERE page = '/' AND day = '2024-01-01'`).Scan(&views); err != nil || views != 1 {
 		t.Errorf("page_views.views = %d, %v; want 1", views, err)
 	}
 	var name string
-	if err := s.Query(`SELECT name FROM `+keyspaces[0]+`.users WHERE user_id = 5b6962dd-3f90-4c93-8f61-eabfa4a803e2`).Scan(&name); err != nil ||
+	if err := s.Query(`SELECT name FROM ` + keyspaces[0] + `.users WHERE user_id = 5b6962dd-3f90-4c93-8f61-eabfa4a803e2`).Scan(&name); err != nil ||
 		name != "Ada; Countess -- of Lovelace" {
 		t.Errorf("users.name = %q, %v", name, err)
 	}
