@@ -1,0 +1,5 @@
+// Package orders is the design notes' e-commerce example, access patterns AP1 to AP7: orders
+// written to a customer's order list and to a one-partition order detail (header in static
+// columns), and products written to their page, their category and one row per word of
+// their name for search, all with cql/denorm. Its test runs against a real Cassandra node.
+package orders
