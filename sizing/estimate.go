@@ -45,6 +45,11 @@ type Estimate struct {
 	// TotalBytes is the data of all partitions on one replica (Data.db, uncompressed).
 	TotalBytes float64
 
+	// DeletedPartitionBytes is what a partition deleted whole still takes until its
+	// tombstone is purged: its key, its deletion time, an empty static row when the table
+	// has static data, and the end byte.
+	DeletedPartitionBytes float64
+
 	// Growth follows the typical and the largest partition across their life.
 	Growth []GrowthPoint
 
@@ -199,7 +204,8 @@ func EstimateTable(tbl *cql.Table, w *TableWorkload, opt Options) (*Estimate, er
 		}
 	}
 	live = math.Max(0, live)
-	est.TotalBytes = est.Partitions * (live*est.Mean.Bytes + (1-live)*(sh.header+1))
+	est.DeletedPartitionBytes = sh.header + sh.emptyStatic + 1
+	est.TotalBytes = est.Partitions * (live*est.Mean.Bytes + (1-live)*est.DeletedPartitionBytes)
 
 	if timeBased {
 		est.Growth = p.growth(sh, skew, est.Keys, life, opt.GrowthPoints)

@@ -54,6 +54,7 @@ type shape struct {
 	key         float64 // partition key bytes, with its u16 length
 	header      float64 // key + partition deletion
 	static      float64 // static row bytes (0 when the table writes no static column)
+	emptyStatic float64 // an empty static row: every partition carries one when any has static data
 	staticCells float64
 	staticRaw   float64 // classic: sum of static value sizes
 
@@ -202,6 +203,8 @@ func (p *plan) shape() *shape {
 		size := body + 1 // previous-unfiltered size: 0
 		s.static = 2 + vintOf(size) + size
 		s.staticCells = cells
+		// flags, extended flags, size, previous size (0), a bitmap saying every column is missing.
+		s.emptyStatic = 2 + 1 + 1 + math.Ceil(float64(len(p.headerColumns(p.static)))/7)
 		for _, cp := range p.static {
 			s.staticRaw += cp.raw
 		}

@@ -82,6 +82,12 @@ func newPlan(tbl *cql.Table, w *TableWorkload, schema *cql.Schema) (*plan, error
 		return nil, err
 	}
 	p := &plan{table: tbl, w: w, horizon: w.Horizon}
+	if isCounterTable(tbl) && w.Writes != Update {
+		// Counters are only ever written by UPDATE ... SET c = c + n: no row marker.
+		c := w.clone()
+		c.Writes = Update
+		p.w, w = c, c
+	}
 	if p.horizon == 0 {
 		p.horizon = defaultHorizon
 	}
@@ -89,7 +95,7 @@ func newPlan(tbl *cql.Table, w *TableWorkload, schema *cql.Schema) (*plan, error
 	if tbl.Options.GCGraceSeconds == 0 && tbl.Options.Raw["gc_grace_seconds"] == nil {
 		p.gcGrace = cql.DefaultGCGraceSeconds * time.Second
 	}
-	vs := &valueSizer{schema: schema, keyspace: tbl.Keyspace, assumptions: &p.assumptions, defaults: map[string]bool{}}
+	vs := &valueSizer{avg: w.Avg, schema: schema, keyspace: tbl.Keyspace, assumptions: &p.assumptions, defaults: map[string]bool{}}
 
 	// TTL: the workload's, else the table's default_time_to_live.
 	switch {
@@ -183,20 +189,23 @@ func (vs *valueSizer) sizeMulti(cp *colPlan, w *TableWorkload) {
 			cp.raw = 4 * 18
 			return
 		}
-		var vals float64
+		// One cell per field, its path the field's index as a 2-byte short (3 bytes with its
+		// length). Field sizes come from avg "column.field", else the field type.
+		var vals, raws float64
 		for _, f := range ut.Fields {
-			v := vs.raw(c.Name, f.Type, -1)
+			v := vs.raw(c.Name+"."+f.Name, f.Type, hint(w.Avg, c.Name+"."+f.Name))
 			vals += withLength(v)
-			cp.raw += 4 + v
+			raws += v
 		}
 		cp.elems = float64(len(ut.Fields))
-		cp.path = 3 // the field's index as a 2-byte short, with its length
+		cp.path = 3
+		cp.raw = raws
 		if cp.elems > 0 {
 			cp.elemValue = vals / cp.elems
-			cp.elemRaw = 2 + cp.raw/cp.elems - 4
+			cp.elemRaw = 2 + raws/cp.elems
 		}
 		if h := hint(w.Avg, c.Name); h >= 0 && cp.elems > 0 {
-			// An avg for a UDT is the size of all its fields' values.
+			// An avg for the whole UDT is the sum of its fields' values, spread evenly.
 			per := h / cp.elems
 			cp.elemValue, cp.elemRaw, cp.raw = withLength(per), 2+per, h
 		}
@@ -392,4 +401,14 @@ func (p *plan) life(longest float64) time.Duration {
 		return p.bucket.Avg
 	}
 	return p.horizon
+}
+
+// isCounterTable reports whether the table holds counters.
+func isCounterTable(t *cql.Table) bool {
+	for _, c := range t.Columns {
+		if c.Type.Kind == cql.Native && c.Type.Name == "counter" {
+			return true
+		}
+	}
+	return false
 }

@@ -67,6 +67,13 @@ func (t *TableWorkload) ValidateFor(tbl *cql.Table) error {
 	}
 	for _, col := range sortedKeys(t.Avg) {
 		path := "avg." + col
+		if base, _, isField := strings.Cut(col, "."); isField {
+			// A field of a user-defined type: avg.address.street.
+			if c := column(path, base); c != nil && c.Type.Kind != cql.UDT {
+				add(path, "%s: %s is %s, not a user-defined type with fields", path, base, c.Type)
+			}
+			continue
+		}
 		c := column(path, col)
 		if c == nil {
 			continue

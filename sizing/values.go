@@ -12,9 +12,10 @@ var defaultRawSizes = map[string]float64{
 	"text": 16, "ascii": 16, "blob": 64, "varint": 8, "decimal": 8, "inet": 4, "duration": 8,
 	// Not variable, but not fixed-length to Cassandra either (written with a length prefix).
 	"smallint": 2, "tinyint": 1, "date": 4, "time": 8,
-	// A counter cell holds a context of 2 header bytes plus one 32-byte shard per replica
-	// that updated it; one shard is assumed.
-	"counter": 34,
+	// A counter cell holds a context (db/context/CounterContext): a 2-byte count and a 2-byte
+	// index per global shard, and a 32-byte shard (counter id, clock, count) per replica that
+	// updated it; one replica is assumed.
+	"counter": 36,
 }
 
 // exactRaw are the natively sized types that need no avg: their default is their size.
@@ -26,6 +27,7 @@ const defaultElements = 5
 // valueSizer works out the serialized size of values of a column's type from the workload's
 // hints, recording every default it falls back on.
 type valueSizer struct {
+	avg         map[string]float64 // the workload's avg, for UDT fields ("address.street")
 	schema      *cql.Schema
 	keyspace    string
 	assumptions *[]string
@@ -42,13 +44,13 @@ func (vs *valueSizer) assume(col, format string, args ...any) {
 
 // raw is the size of a value of t as the native protocol serializes it (what a frozen
 // collection embeds, and what a cell stores after its length prefix). col names the column
-// for assumption messages; hint is the workload's avg for it (< 0 = none).
-func (vs *valueSizer) raw(col string, t cql.Type, hint float64) float64 {
+// for assumption messages; avg is the workload's avg for it (< 0 = none).
+func (vs *valueSizer) raw(col string, t cql.Type, avg float64) float64 {
 	if n, ok := t.FixedSize(); ok {
 		return float64(n)
 	}
-	if hint >= 0 {
-		return hint
+	if avg >= 0 {
+		return avg
 	}
 	switch t.Kind {
 	case cql.Native:
@@ -84,7 +86,7 @@ func (vs *valueSizer) raw(col string, t cql.Type, hint float64) float64 {
 		if ut := vs.userType(t); ut != nil {
 			s := 0.0
 			for _, f := range ut.Fields {
-				s += 4 + vs.raw(col, f.Type, -1)
+				s += 4 + vs.raw(col+"."+f.Name, f.Type, hint(vs.avg, col+"."+f.Name))
 			}
 			return s
 		}

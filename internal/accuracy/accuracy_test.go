@@ -47,6 +47,11 @@ func TestModelMatchesCassandra(t *testing.T) {
 			t.Errorf("%s: model %.0f/%.0f bytes (typical/largest), Cassandra wrote %.0f/%.0f: error %+.1f%%/%+.1f%%, over %.0f%%",
 				r.Ref.Name, r.Model.Typical, r.Model.Largest, r.Actual.Typical, r.Actual.Largest, 100*mt, 100*ml, 100*maxError)
 		}
+		for _, size := range r.DeletedActual {
+			if size != r.DeletedModel {
+				t.Errorf("%s: a deleted partition is %.0f bytes, the model says %.0f", r.Ref.Name, size, r.DeletedModel)
+			}
+		}
 		// The generator writes the rows the workload declares; a mismatch is a harness bug.
 		if d := math.Abs(r.Model.LargeRows - r.Actual.LargeRows); d > 0.01*r.Actual.LargeRows+1 {
 			t.Errorf("%s: model has %.0f rows in the largest partition, Cassandra %.0f", r.Ref.Name, r.Model.LargeRows, r.Actual.LargeRows)

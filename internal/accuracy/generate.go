@@ -180,6 +180,19 @@ func (g *generator) row(pd *PartitionData, i int, ts int64) (*rowData, error) {
 		names = append(names, c.Name)
 		vals = append(vals, v)
 	}
+	if isCounterTable(g.tbl) {
+		// Counter tables take only increments, with no client timestamp or TTL.
+		var sets []string
+		var args []any
+		for _, c := range g.tbl.Columns {
+			if c.Kind == cql.Regular {
+				sets, args = append(sets, fmt.Sprintf("%s = %s + ?", c.Name, c.Name)), append(args, int64(1+g.rng.IntN(1000)))
+			}
+		}
+		where, wargs := g.where(pd, r, true)
+		r.write = stmt{fmt.Sprintf("UPDATE %s SET %s WHERE %s", g.tbl.Name, strings.Join(sets, ", "), where), append(args, wargs...)}
+		return r, nil
+	}
 	using := "USING TIMESTAMP ?"
 	uargs := []any{ts}
 	if t := g.ttl(); t > 0 {
@@ -214,6 +227,15 @@ func (g *generator) row(pd *PartitionData, i int, ts int64) (*rowData, error) {
 	r.write = stmt{fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s) %s", g.tbl.Name, strings.Join(cols, ", "), marks, using),
 		append(args, uargs...)}
 	return r, nil
+}
+
+func isCounterTable(t *cql.Table) bool {
+	for _, c := range t.Columns {
+		if c.Type.Kind == cql.Native && c.Type.Name == "counter" {
+			return true
+		}
+	}
+	return false
 }
 
 // where is the WHERE clause of a row (withCK) or of its partition.
@@ -540,16 +562,6 @@ func (g *generator) value(c *cql.Column, t cql.Type, avg float64, unique int) (a
 			m[f.Name] = v
 		}
 		return m, nil
-	case cql.Tuple:
-		var out []any
-		for _, p := range t.Params {
-			v, err := g.value(c, p, avg, -1)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v)
-		}
-		return out, nil
 	}
 	return nil, fmt.Errorf("generate %s.%s: the harness does not generate %s values", g.tbl.Name, c.Name, t)
 }

@@ -1,5 +1,10 @@
 package accuracy
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Reference is one reference workload: a table, the workload the model is told, and what it
 // exercises. The harness writes exactly that workload into the node.
 type Reference struct {
@@ -31,7 +36,7 @@ write_spread: 1h
 			PRIMARY KEY (hashtag, post_id)) WITH CLUSTERING ORDER BY (post_id DESC)`,
 		Workload: `
 partitions: 30
-rows_per_partition: 150
+rows_per_partition: 250
 skew: {zipf: 1.1}
 avg: {hashtag: 12, content: 280}
 write_spread: 1h
@@ -168,4 +173,91 @@ ttl: 30d
 write_spread: 1m
 `,
 	},
+	{
+		Name:  "user_profiles",
+		About: "a non-frozen UDT (a cell per field), a frozen UDT, map element deletes",
+		Schema: `CREATE TYPE address (street text, city text, zip int);
+			CREATE TABLE user_profiles (user_id uuid, version int, name text, home address, work frozen<address>,
+			prefs map<text, text>, PRIMARY KEY (user_id, version))`,
+		Workload: `
+partitions: 3
+rows_per_partition: 800
+avg: {name: 20, home.street: 24, home.city: 10, work.street: 30, work.city: 12}
+items: {prefs: {count: 4, key: 8, value: 16}}
+deletes: {kind: element, column: prefs, per_partition: 50}
+write_spread: 1h
+`,
+	},
+	{
+		Name:     "wide_sparse",
+		About:    "70 columns, 60% left unset: the large-subset encoding of missing columns",
+		Schema:   wideSparseSchema(),
+		Workload: "partitions: 2\nrows_per_partition: 600\navg: {source: 8, t0: 20, t1: 20, t2: 20, t3: 20, t4: 20}\nnulls: {\"*\": 0.6}\nnulls_as: unset\nwrite_spread: 1h\n",
+	},
+	{
+		Name:  "metrics_by_host",
+		About: "UPDATE with USING TTL: every cell carries its timestamp, TTL and expiry",
+		Schema: `CREATE TABLE metrics_by_host (host text, metric text, ts timestamp, value double, tags set<text>,
+			PRIMARY KEY ((host, metric), ts))`,
+		Workload: `
+partitions: 3
+rows_per_partition: 1000
+writes: update
+ttl: 7d
+avg: {host: 12, metric: 16}
+items: {tags: {count: 2, size: 6}}
+write_spread: 1m
+`,
+	},
+	{
+		Name:  "sessions_by_user",
+		About: "partition deletes on a table with a static column",
+		Schema: `CREATE TABLE sessions_by_user (user_id uuid, session_id timeuuid, device text STATIC, started timestamp,
+			PRIMARY KEY (user_id, session_id))`,
+		Workload: `
+partitions: 20
+rows_per_partition: 100
+avg: {device: 24}
+deletes: {kind: partition, per_partition: 0.3}
+write_spread: 1h
+`,
+	},
+	{
+		Name:  "files",
+		About: "20 KB blobs (3-byte lengths and row sizes) and the natively sized types",
+		Schema: `CREATE TABLE files (bucket text, name text, size varint, data blob, kind tinyint, flags smallint,
+			created date, at time, origin inet, ratio float, PRIMARY KEY (bucket, name))`,
+		Workload: `
+partitions: 2
+rows_per_partition: 300
+avg: {bucket: 10, name: 30, size: 3, data: 20000}
+write_spread: 1h
+`,
+	},
+	{
+		Name:   "page_views",
+		About:  "counters: a context of one global shard per replica",
+		Schema: `CREATE TABLE page_views (page text, day date, views counter, clicks counter, PRIMARY KEY (page, day))`,
+		Workload: `
+partitions: 3
+rows_per_partition: 1000
+avg: {page: 20}
+write_spread: 2s
+`,
+	},
+}
+
+// wideSparseSchema is a table of 70 regular columns: 64 or more switch Columns.serializeSubset
+// from a bitmap to a list of indexes.
+func wideSparseSchema() string {
+	var b strings.Builder
+	b.WriteString("CREATE TABLE wide_sparse (source text, seq int")
+	for i := 0; i < 5; i++ {
+		fmt.Fprintf(&b, ", t%d text", i)
+	}
+	for i := 0; i < 65; i++ {
+		fmt.Fprintf(&b, ", c%02d int", i)
+	}
+	b.WriteString(", PRIMARY KEY (source, seq))")
+	return b.String()
 }

@@ -32,6 +32,11 @@ type Result struct {
 	// The typical partition is the key of rank ⌈N/2⌉ by activity, the largest the busiest
 	// key's (see measure).
 	Actual, Model, Classic Sizes
+
+	// Deleted partitions (a partition delete shadowing all their data): their sizes as
+	// Cassandra wrote them, and the model's.
+	DeletedActual []float64
+	DeletedModel  float64
 }
 
 // Sizes are a workload's typical and largest partitions.
@@ -84,9 +89,8 @@ func Run(ctx context.Context, s *gocql.Session, keyspace string, node *Node, ref
 			w.Partitions = math.Round(w.Partitions * opt.Scale) // one row a key: more keys instead
 		}
 		for j := range w.Deletes {
-			w.Deletes[j].PerPartition = math.Round(w.Deletes[j].PerPartition * opt.Scale)
-			if w.Deletes[j].Kind == sizing.DeletePartition {
-				w.Deletes[j].PerPartition /= opt.Scale
+			if w.Deletes[j].Kind != sizing.DeletePartition { // a fraction of partitions, not a count
+				w.Deletes[j].PerPartition = math.Round(w.Deletes[j].PerPartition * opt.Scale)
 			}
 		}
 		workloads[i] = w
@@ -156,6 +160,7 @@ func Run(ctx context.Context, s *gocql.Session, keyspace string, node *Node, ref
 			LargestCells: est.Largest.Cells, LargestTombstones: est.Largest.Tombstones.Total(),
 		}
 		r.Classic = Sizes{Typical: est.Typical.ClassicBytes, Largest: est.Largest.ClassicBytes}
+		r.DeletedModel = est.DeletedPartitionBytes
 	}
 	return results, nil
 }
@@ -166,6 +171,8 @@ func (r *Result) measure(parts []PartitionStats) error {
 	for _, p := range parts {
 		if p.Live {
 			live = append(live, p)
+		} else {
+			r.DeletedActual = append(r.DeletedActual, float64(p.Size))
 		}
 	}
 	if len(live) == 0 {
