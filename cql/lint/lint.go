@@ -28,6 +28,19 @@ func (s Severity) String() string {
 // MarshalText makes severities read as "error"/"warning" in JSON.
 func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
+// UnmarshalText reads "error" or "warning", so a JSON report reads back.
+func (s *Severity) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "error":
+		*s = Error
+	case "warning":
+		*s = Warning
+	default:
+		return fmt.Errorf("severity %q: want error or warning", b)
+	}
+	return nil
+}
+
 // Analyzer is one check. Code and Name never change once released: users silence
 // diagnostics by them.
 type Analyzer struct {

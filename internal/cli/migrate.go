@@ -1,0 +1,245 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"strings"
+	"time"
+
+	"github.com/gocql/gocql"
+	"github.com/spf13/cobra"
+
+	"github.com/cqlsize/cqlsize/internal/connect"
+	"github.com/cqlsize/cqlsize/migrations"
+)
+
+// migrateFlags are the flags every migrate subcommand shares: where the files are, how
+// to reach the cluster, and how to run safely next to other deploys.
+type migrateFlags struct {
+	dir  string
+	conn connFlags
+
+	bookkeepingKeyspace string
+	table               string
+	replication         string
+	lockTTL             time.Duration
+	lockTimeout         time.Duration
+	agreementTimeout    time.Duration
+	allowOutOfOrder     bool
+	verbose             bool
+}
+
+// connFlags are the connection flags. The password is deliberately not one of them: it
+// comes only from CASSANDRA_PASSWORD, so it never shows in a process list or shell history.
+type connFlags struct {
+	hosts          string
+	port           int
+	keyspace       string
+	consistency    string
+	timeout        time.Duration
+	connectTimeout time.Duration
+	username       string
+	tlsCA          string
+	tlsCert        string
+	tlsKey         string
+	localDC        string
+}
+
+func (c *connFlags) bind(cmd *cobra.Command) {
+	f := cmd.PersistentFlags()
+	f.StringVar(&c.hosts, "hosts", "", "contact points, host[:port],... (default $"+connect.EnvHosts+")")
+	f.IntVar(&c.port, "port", 9042, "CQL native port for hosts given without one")
+	f.StringVarP(&c.keyspace, "keyspace", "k", "", "target keyspace: unqualified names in the files resolve to it, and its history is kept")
+	f.StringVar(&c.consistency, "consistency", "LOCAL_QUORUM", "consistency of the statements in the files")
+	f.DurationVar(&c.timeout, "timeout", 30*time.Second, "per-request timeout (DDL on a busy cluster takes seconds)")
+	f.DurationVar(&c.connectTimeout, "connect-timeout", 10*time.Second, "how long to try to reach the cluster")
+	f.StringVar(&c.username, "username", "", "user name (default $"+connect.EnvUsername+"); the password is read only from $"+connect.EnvPassword)
+	f.StringVar(&c.tlsCA, "tls-ca", "", "TLS: CA bundle (PEM) that signs the nodes' certificates")
+	f.StringVar(&c.tlsCert, "tls-cert", "", "TLS: client certificate (PEM), with --tls-key")
+	f.StringVar(&c.tlsKey, "tls-key", "", "TLS: client key (PEM), with --tls-cert")
+	f.StringVar(&c.localDC, "local-dc", "", "route requests to this datacenter first")
+}
+
+// config builds the connection configuration; hosts is false when none is given (for
+// commands that also work offline).
+func (c *connFlags) config(env *Env, cmd *cobra.Command, verbose bool) (cfg connect.Config, hosts bool, err error) {
+	cfg = connect.Config{
+		Port: c.port, Consistency: c.consistency, Timeout: c.timeout, ConnectTimeout: c.connectTimeout,
+		Username: c.username, LocalDC: c.localDC, CAFile: c.tlsCA, CertFile: c.tlsCert, KeyFile: c.tlsKey,
+	}
+	if c.hosts != "" {
+		cfg.Hosts, cfg.Source = connect.SplitHosts(c.hosts), "--hosts"
+	}
+	cfg = cfg.FromGetenv(env.Getenv)
+	if len(cfg.Hosts) == 0 {
+		return cfg, false, nil
+	}
+	if verbose {
+		cfg.Logger = log.New(env.Stderr, "gocql: ", 0)
+	} else {
+		cfg.Logger = log.New(io.Discard, "", 0)
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, true, Usagef("%v", err)
+	}
+	return cfg, true, nil
+}
+
+func newMigrateCmd(env *Env) *cobra.Command {
+	f := &migrateFlags{}
+	cmd := &cobra.Command{
+		Use:   "migrate",
+		Short: "Apply versioned .cql migrations safely from every deploy at once",
+		Long: `Apply versioned migration files (NNNN_name.cql, in version order) to a keyspace.
+
+Every pending file is lexed, parsed and linted before anything runs. A cluster-wide lease
+(a lightweight transaction with a TTL) lets one process migrate while the others wait and
+then find the work done; each statement is recorded before and after it runs, so a run
+killed halfway through a file is finished by the next one from the next statement; the
+run waits for schema agreement after every DDL statement and names the nodes that lag.
+
+The bookkeeping table (cqlsize_migrations, in the target keyspace unless
+--bookkeeping-keyspace says otherwise) records each file's sha256, its statements'
+progress, when and by whom (host, pid, cqlsize version) it was applied. A file changed
+after it was applied is refused until ` + "`migrate accept-checksum`" + ` accepts the change.
+
+The connection comes from the flags and the environment: CASSANDRA_HOSTS,
+CASSANDRA_USERNAME and CASSANDRA_PASSWORD (the password is never a flag).`,
+		Example: `  # apply everything pending in ./migrations to keyspace app
+  CASSANDRA_HOSTS=10.0.0.1,10.0.0.2 cqlsize migrate up --keyspace app
+  # what would run, with file:line, without running it
+  cqlsize migrate plan --keyspace app --dir db/migrations
+  # offline: parse, lint; in CI
+  cqlsize migrate validate --dir db/migrations`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return Usagef("migrate needs a subcommand: up, status, validate, plan, new, baseline, accept-checksum or repair")
+		},
+	}
+	pf := cmd.PersistentFlags()
+	pf.StringVarP(&f.dir, "dir", "d", "migrations", "folder of NNNN_name.cql migration files")
+	f.conn.bind(cmd)
+	pf.StringVar(&f.bookkeepingKeyspace, "bookkeeping-keyspace", "", "keyspace of the bookkeeping and lock tables (default: the target keyspace)")
+	pf.StringVar(&f.table, "table", migrations.DefaultTable, "bookkeeping table name (the lock table is <table>_lock)")
+	pf.StringVar(&f.replication, "replication", "", "create a missing target or bookkeeping keyspace with this replication, e.g. \"{'class': 'NetworkTopologyStrategy', 'dc1': 3}\"")
+	pf.DurationVar(&f.lockTTL, "lock-ttl", migrations.DefaultLockTTL, "lease time of the migration lock: a process that dies holding it blocks others this long at most")
+	pf.DurationVar(&f.lockTimeout, "lock-timeout", migrations.DefaultLockTimeout, "how long to wait for another process's migration lock")
+	pf.DurationVar(&f.agreementTimeout, "agreement-timeout", migrations.DefaultAgreementTimeout, "how long to wait for schema agreement after each DDL statement")
+	pf.BoolVar(&f.allowOutOfOrder, "allow-out-of-order", false, "apply a pending file numbered below an applied one")
+	pf.BoolVarP(&f.verbose, "verbose", "v", false, "print every statement as it completes, and the driver's log")
+
+	cmd.AddCommand(
+		newMigrateUpCmd(env, f),
+		newMigrateStatusCmd(env, f),
+		newMigrateValidateCmd(env, f),
+		newMigratePlanCmd(env, f),
+		newMigrateNewCmd(env, f),
+		newMigrateBaselineCmd(env, f),
+		newMigrateAcceptCmd(env, f),
+		newMigrateRepairCmd(env, f),
+	)
+	return cmd
+}
+
+// loadMigrations reads and lexes every file of --dir; a broken file is bad input (exit 2)
+// with its file:line:col.
+func (f *migrateFlags) loadMigrations() ([]*migrations.Migration, error) {
+	migs, err := migrations.LoadDir(f.dir)
+	if err != nil {
+		return nil, InputErr(err)
+	}
+	return migs, nil
+}
+
+func (f *migrateFlags) options(env *Env, onEvent func(migrations.Event)) migrations.Options {
+	return migrations.Options{
+		Keyspace: f.conn.keyspace, BookkeepingKeyspace: f.bookkeepingKeyspace, Table: f.table,
+		Replication: f.replication, LockTTL: f.lockTTL, LockTimeout: f.lockTimeout,
+		AgreementTimeout: f.agreementTimeout, AllowOutOfOrder: f.allowOutOfOrder, OnEvent: onEvent,
+	}
+}
+
+// session is an open connection for a migrate command.
+type session struct {
+	s   *gocql.Session
+	cfg connect.Config
+}
+
+func (s *session) Close() {
+	if s != nil && s.s != nil {
+		s.s.Close()
+	}
+}
+
+// open connects to the cluster. bound binds the session to the target keyspace (creating
+// it first when --replication is given); commands that only read or write the
+// bookkeeping use an unbound session, so they work before the keyspace exists.
+func (f *migrateFlags) open(ctx context.Context, env *Env, cmd *cobra.Command, bound bool) (*session, error) {
+	if f.conn.keyspace == "" {
+		return nil, Usagef("no target keyspace: pass --keyspace")
+	}
+	if err := f.options(env, nil).Validate(); err != nil {
+		return nil, Usagef("%v", err)
+	}
+	cfg, ok, err := f.conn.config(env, cmd, f.verbose)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, Usagef("%v", connect.ErrNoHosts)
+	}
+	octx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout+5*time.Second)
+	defer cancel()
+	s, err := connect.Open(octx, cfg)
+	if err != nil {
+		return nil, InputErr(err)
+	}
+	if !bound {
+		return &session{s: s, cfg: cfg}, nil
+	}
+	err = migrations.EnsureKeyspace(ctx, s, f.conn.keyspace, f.replication, f.agreementTimeout)
+	s.Close()
+	if err != nil {
+		return nil, InputErr(err)
+	}
+	cfg.Keyspace = f.conn.keyspace
+	s, err = connect.Open(octx, cfg)
+	if err != nil {
+		return nil, InputErr(err)
+	}
+	return &session{s: s, cfg: cfg}, nil
+}
+
+// parseVersion reads a version argument ("3" or "0003", or a file name such as
+// 0003_add_tags.cql).
+func parseVersion(arg string) (int64, error) {
+	if v, _, err := migrations.ParseName(arg); err == nil {
+		return v, nil
+	}
+	v, _, err := migrations.ParseName(strings.TrimSpace(arg) + ".cql")
+	if err != nil {
+		return 0, Usagef("version %q: want a number such as 3 or 0003", arg)
+	}
+	return v, nil
+}
+
+// migrateErr maps a library error to an exit status: everything a migrate command can
+// fail with is bad input, an unreachable or unhealthy cluster, or a refused run (2).
+func migrateErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := err.(*ExitError); ok {
+		return err
+	}
+	return InputErr(err)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cqlsize/cqlsize/migrations"
+)
+
+func newMigrateBaselineCmd(env *Env, mf *migrateFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "baseline VERSION",
+		Short: "Record the migrations up to VERSION as applied without running them",
+		Long: `Record every migration up to and including VERSION as applied (state baseline)
+without running it: for a keyspace whose schema was created before these files were
+used. Files already recorded are left as they are. The next up starts after VERSION.`,
+		Example: `  cqlsize migrate baseline 12 --keyspace app`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runMigrateBaseline(cmd.Context(), env, cmd, mf, args[0])
+		},
+	}
+}
+
+func runMigrateBaseline(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFlags, arg string) error {
+	v, err := parseVersion(arg)
+	if err != nil {
+		return err
+	}
+	migs, err := mf.loadMigrations()
+	if err != nil {
+		return err
+	}
+	sess, err := mf.open(ctx, env, cmd, false)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	prog := newProgress(ctx, env, mf.verbose, 0)
+	m, err := migrations.New(sess.s, migs, mf.options(env, prog.on))
+	if err != nil {
+		return Usagef("%v", err)
+	}
+	done, err := m.Baseline(ctx, v)
+	if err != nil {
+		return migrateErr(err)
+	}
+	for _, mg := range done {
+		fmt.Fprintf(env.Stdout, "baseline %s\n", mg.File)
+	}
+	fmt.Fprintf(env.Stdout, "recorded %s as applied up to version %d in keyspace %s\n",
+		plural(len(done), "migration", "migrations"), v, mf.conn.keyspace)
+	return nil
+}
+
+func newMigrateAcceptCmd(env *Env, mf *migrateFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "accept-checksum VERSION",
+		Short: "Accept the current content of an applied file that was changed",
+		Long: `Record the current checksum of an applied migration whose file changed (a comment
+fixed, a statement reformatted), after checking that the change does not need to run:
+nothing is executed. The previous checksum is kept in the bookkeeping table.`,
+		Example: `  cqlsize migrate accept-checksum 7 --keyspace app`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v, err := parseVersion(args[0])
+			if err != nil {
+				return err
+			}
+			m, sess, err := openMigrator(cmd.Context(), env, cmd, mf)
+			if err != nil {
+				return err
+			}
+			defer sess.Close()
+			prev, err := m.AcceptChecksum(cmd.Context(), v)
+			if err != nil {
+				return migrateErr(err)
+			}
+			for _, mg := range m.Migrations() {
+				if mg.Version == v {
+					if prev == mg.Checksum {
+						fmt.Fprintf(env.Stdout, "%s: unchanged (checksum %s); nothing to accept\n", mg.File, migrations.ShortSum(prev))
+					} else {
+						fmt.Fprintf(env.Stdout, "%s: accepted checksum %s (was %s)\n", mg.File, mg.Checksum, prev)
+					}
+				}
+			}
+			return nil
+		},
+	}
+}
+
+func newMigrateRepairCmd(env *Env, mf *migrateFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "repair",
+		Short: "Accept the current content of every applied file that was changed",
+		Long: `Accept the current checksum of every applied (or partly applied) file that changed,
+as accept-checksum does for one: nothing is executed. Run status first to see them.`,
+		Example: `  cqlsize migrate status --keyspace app && cqlsize migrate repair --keyspace app`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			m, sess, err := openMigrator(cmd.Context(), env, cmd, mf)
+			if err != nil {
+				return err
+			}
+			defer sess.Close()
+			fixed, err := m.Repair(cmd.Context())
+			if err != nil {
+				return migrateErr(err)
+			}
+			for _, s := range fixed {
+				fmt.Fprintf(env.Stdout, "%s: accepted checksum %s (was %s)\n", s.File, s.Migration.Checksum, s.Record.Checksum)
+			}
+			fmt.Fprintf(env.Stdout, "repaired %s\n", plural(len(fixed), "checksum", "checksums"))
+			return nil
+		},
+	}
+}
+
+// openMigrator loads the files and opens an unbound session for commands that only touch
+// the bookkeeping.
+func openMigrator(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFlags) (*migrations.Migrator, *session, error) {
+	migs, err := mf.loadMigrations()
+	if err != nil {
+		return nil, nil, err
+	}
+	sess, err := mf.open(ctx, env, cmd, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	prog := newProgress(ctx, env, mf.verbose, 0)
+	m, err := migrations.New(sess.s, migs, mf.options(env, prog.on))
+	if err != nil {
+		sess.Close()
+		return nil, nil, Usagef("%v", err)
+	}
+	return m, sess, nil
+}

@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/cql/lint"
+	"github.com/cqlsize/cqlsize/migrations"
+	"github.com/cqlsize/cqlsize/sizing"
+)
+
+// lintGate is how up decides whether the pending files may run: error-level lints stop
+// it unless silenced in the file, allowed by code, or lints are turned off.
+type lintGate struct {
+	noLint   bool
+	allow    []string
+	workload string
+}
+
+func (g *lintGate) bind(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&g.noLint, "no-lint", false, "apply even when a lint reports an error")
+	cmd.Flags().StringSliceVar(&g.allow, "allow-lint", nil, "apply even when this lint code reports an error (repeatable, or comma-separated)")
+	cmd.Flags().StringVar(&g.workload, "workload", "", "workload file (workload.yaml): turns on the lints that need one")
+}
+
+// check rejects unknown codes before anything connects.
+func (g *lintGate) check() error {
+	for _, c := range g.allow {
+		for _, code := range strings.Split(c, ",") {
+			if lint.Lookup(strings.TrimSpace(code)) == nil {
+				return Usagef("--allow-lint %q: no such lint code (cqlsize migrate validate --list-lints)", code)
+			}
+		}
+	}
+	return nil
+}
+
+// run lints the pending files on top of the schema the applied ones produce and prints
+// what it finds on stderr. Error-level findings stop the run with exit 1.
+func (g *lintGate) run(env *Env, keyspace string, all, pending []*migrations.Migration) error {
+	if g.noLint || len(pending) == 0 {
+		return nil
+	}
+	rep, err := lintMigrations(keyspace, all, pending, g.workload, g.allow)
+	if err != nil {
+		return err
+	}
+	if rep.Errors() == 0 && rep.Warnings() == 0 {
+		return nil
+	}
+	if err := rep.WriteText(env.Stderr, false); err != nil {
+		return err
+	}
+	if rep.Errors() > 0 {
+		fmt.Fprintf(env.Stderr, "refusing to apply: %s in the pending migrations; nothing was applied.\n"+
+			"Fix them, silence one with a `-- cqlsize:nolint CODE` comment above the statement, or pass --allow-lint CODE (or --no-lint).\n",
+			plural(rep.Errors(), "lint error", "lint errors"))
+		return Findings()
+	}
+	return nil
+}
+
+// lintMigrations lints the statements of lintFiles; the files of all that come before the
+// first of them give the schema the lints start from.
+func lintMigrations(keyspace string, all, lintFiles []*migrations.Migration, workloadFile string, allow []string) (*lint.Report, error) {
+	in := lint.Input{Keyspace: keyspace}
+	linted := map[*migrations.Migration]bool{}
+	for _, m := range lintFiles {
+		linted[m] = true
+		in.Files = append(in.Files, lint.File{Name: m.File, Source: m.Source, Statements: m.Parsed})
+	}
+	base, err := baseSchema(keyspace, all, linted)
+	if err != nil {
+		return nil, InputErr(err)
+	}
+	in.Schema = base
+	if workloadFile != "" {
+		w, err := sizing.LoadWorkload(workloadFile)
+		if err != nil {
+			return nil, InputErr(err)
+		}
+		lw := &lint.Workload{}
+		for _, t := range w.Tables {
+			if len(t.Deletes) > 0 {
+				lw.Deletes = append(lw.Deletes, t.Name)
+			}
+		}
+		in.Workload = lw
+	}
+	rep, err := lint.Run(in, lint.Config{Allow: allow})
+	if err != nil {
+		return nil, Usagef("%v", err)
+	}
+	return rep, nil
+}
+
+// baseSchema applies, in order, the statements of the files that are not linted and come
+// before the first linted one: the schema the linted statements start from.
+func baseSchema(keyspace string, all []*migrations.Migration, linted map[*migrations.Migration]bool) (*cql.Schema, error) {
+	s := cql.NewSchema()
+	if keyspace != "" {
+		// The target keyspace exists before the first file runs (migrate creates it).
+		s.Keyspaces[keyspace] = cql.NewKeyspace(keyspace)
+		s.Current = keyspace
+	}
+	for _, m := range all {
+		if linted[m] {
+			break
+		}
+		for _, st := range m.Parsed {
+			if err := s.Apply(st); err != nil {
+				if keyspace == "" && strings.Contains(err.Error(), "no keyspace for") {
+					return nil, fmt.Errorf("%w (or pass the target keyspace: --keyspace)", err)
+				}
+				return nil, err
+			}
+		}
+	}
+	return s, nil
+}

@@ -1,0 +1,166 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cqlsize/cqlsize/internal/liveschema"
+	"github.com/cqlsize/cqlsize/migrations"
+)
+
+type migrateUpFlags struct {
+	to             string
+	container      string
+	keep           bool
+	skipModelCheck bool
+	lint           lintGate
+}
+
+func newMigrateUpCmd(env *Env, mf *migrateFlags) *cobra.Command {
+	f := &migrateUpFlags{}
+	cmd := &cobra.Command{
+		Use:   "up",
+		Short: "Apply the pending migrations (every one, or up to --to)",
+		Long: `Apply the pending migrations in version order. Safe to run from every instance at
+start-up: one process takes the lock and migrates, the others wait and find nothing to do.
+When nothing is pending it returns without taking the lock.
+
+Before anything runs, every pending file is parsed and linted; an error-level lint stops
+the run (exit 1) unless silenced in the file (-- cqlsize:nolint CODE) or allowed here.`,
+		Example: `  cqlsize migrate up --keyspace app
+  cqlsize migrate up --keyspace app --to 12 --lock-timeout 5m
+  cqlsize migrate up --keyspace app --replication "{'class': 'SimpleStrategy', 'replication_factor': 1}"
+  # a throwaway Cassandra with the migrations applied (needs a Docker engine)
+  cqlsize migrate up --keyspace app --container cassandra:5.0`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runMigrateUp(cmd.Context(), env, cmd, mf, f)
+		},
+	}
+	cmd.Flags().StringVar(&f.to, "to", "", "apply up to and including this version")
+	cmd.Flags().StringVar(&f.container, "container", "", "start this Cassandra image with testcontainers (e.g. cassandra:5.0), apply the migrations to it and keep it running until Ctrl-C")
+	cmd.Flags().BoolVar(&f.keep, "keep", false, "with --container: leave the container running and exit")
+	cmd.Flags().BoolVar(&f.skipModelCheck, "skip-model-check", false, "do not check the pending statements against a model of the live schema first (if the model refuses what Cassandra accepts: please report it)")
+	f.lint.bind(cmd)
+	return cmd
+}
+
+func runMigrateUp(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFlags, f *migrateUpFlags) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if f.keep && f.container == "" {
+		return Usagef("--keep goes with --container")
+	}
+	if err := f.lint.check(); err != nil {
+		return err
+	}
+	migs, err := mf.loadMigrations()
+	if err != nil {
+		return err
+	}
+	var to int64
+	if f.to != "" {
+		if to, err = parseVersion(f.to); err != nil {
+			return err
+		}
+	}
+	if f.container != "" {
+		return runWithContainer(ctx, env, cmd, mf, f, migs, to)
+	}
+	return migrateUp(ctx, env, cmd, mf, f, migs, to)
+}
+
+func migrateUp(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFlags, f *migrateUpFlags, migs []*migrations.Migration, to int64) error {
+	sess, err := mf.open(ctx, env, cmd, true)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+
+	prog := newProgress(ctx, env, mf.verbose, 0)
+	opt := mf.options(env, prog.on)
+	if !f.skipModelCheck {
+		opt.BeforeApply = func(ctx context.Context, steps []migrations.Step) error {
+			return checkAgainstLive(ctx, sess, mf.conn.keyspace, steps)
+		}
+	}
+	m, err := migrations.New(sess.s, migs, opt)
+	if err != nil {
+		return Usagef("%v", err)
+	}
+	steps, err := m.Plan(ctx, to)
+	if err != nil {
+		return migrateErr(err)
+	}
+	prog.total = len(steps)
+	if err := f.lint.run(env, mf.conn.keyspace, migs, pendingOf(steps)); err != nil {
+		return err
+	}
+	start := time.Now()
+	res, err := m.UpTo(ctx, to)
+	prog.finish()
+	if err != nil {
+		return migrateErr(err)
+	}
+	st, err := m.Status(ctx)
+	if err != nil {
+		return migrateErr(err)
+	}
+	at := currentVersion(st)
+	if len(res.Applied) == 0 {
+		fmt.Fprintf(env.Stdout, "keyspace %s is up to date at version %d\n", mf.conn.keyspace, at)
+		return nil
+	}
+	fmt.Fprintf(env.Stdout, "applied %s to keyspace %s in %s; now at version %d\n",
+		plural(len(res.Applied), "migration", "migrations"), mf.conn.keyspace, time.Since(start).Round(time.Millisecond), at)
+	return nil
+}
+
+// checkAgainstLive applies the statements about to run to a model of the schema the
+// cluster has now (read from system_schema), so a statement Cassandra would refuse (a
+// table that does not exist, a column added twice) stops the run before anything runs.
+func checkAgainstLive(ctx context.Context, sess *session, keyspace string, steps []migrations.Step) error {
+	live, err := liveschema.Read(ctx, sess.s)
+	if err != nil {
+		return InputErr(err)
+	}
+	live.Current = keyspace
+	for _, st := range steps {
+		if st.InFlight {
+			// It may have run before the last run died; the runner sorts that out.
+			_ = live.Apply(st.Migration.Parsed[st.Index-1])
+			continue
+		}
+		if err := live.Apply(st.Migration.Parsed[st.Index-1]); err != nil {
+			return InputErr(fmt.Errorf("%w\n(checked against the live schema before running anything: nothing was applied; --skip-model-check skips this check)", err))
+		}
+	}
+	return nil
+}
+
+// pendingOf lists the files a plan touches, in order.
+func pendingOf(steps []migrations.Step) []*migrations.Migration {
+	var out []*migrations.Migration
+	for _, s := range steps {
+		if len(out) == 0 || out[len(out)-1] != s.Migration {
+			out = append(out, s.Migration)
+		}
+	}
+	return out
+}
+
+// currentVersion is the highest version whose file is fully applied (or baselined).
+func currentVersion(st []migrations.Status) int64 {
+	var v int64
+	for _, s := range st {
+		switch s.State {
+		case migrations.StatusApplied, migrations.StatusBaseline, migrations.StatusChanged:
+			v = max(v, s.Version)
+		}
+	}
+	return v
+}

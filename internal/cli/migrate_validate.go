@@ -1,0 +1,146 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cqlsize/cqlsize/cql/lint"
+	"github.com/cqlsize/cqlsize/migrations"
+)
+
+type migrateValidateFlags struct {
+	format    string
+	workload  string
+	allow     []string
+	offline   bool
+	listLints bool
+	verbose   bool
+}
+
+func newMigrateValidateCmd(env *Env, mf *migrateFlags) *cobra.Command {
+	f := &migrateValidateFlags{}
+	cmd := &cobra.Command{
+		Use:   "validate",
+		Short: "Parse and lint every migration; compare checksums when a cluster is given",
+		Long: `Check the migration folder without changing anything: every file name and statement
+parses, the statements build a consistent schema, and the lints pass (--list-lints shows
+them). With a cluster (--hosts or CASSANDRA_HOSTS, and --keyspace) it also compares each
+applied file's checksum with the recorded one; --offline skips that.
+
+Exit status: 0 clean (warnings allowed), 1 an error-level lint or a changed file,
+2 a file that does not parse (file:line:col) or bad flags.`,
+		Example: `  cqlsize migrate validate --dir db/migrations
+  cqlsize migrate validate --keyspace app --format json
+  cqlsize migrate validate --list-lints`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runMigrateValidate(cmd.Context(), env, cmd, mf, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.format, "format", "text", "output format: text or json")
+	fl.StringVar(&f.workload, "workload", "", "workload file (workload.yaml): turns on the lints that need one")
+	fl.StringSliceVar(&f.allow, "allow-lint", nil, "report this lint code as silenced instead of failing (repeatable)")
+	fl.BoolVar(&f.offline, "offline", false, "do not read the cluster even when hosts are configured")
+	fl.BoolVar(&f.listLints, "list-lints", false, "print the lint codes (code, severity, what, why, fix) and exit")
+	fl.BoolVar(&f.verbose, "show-silenced", false, "also list diagnostics silenced by nolint directives")
+	return cmd
+}
+
+type checksumJSON struct {
+	File     string `json:"file"`
+	Version  int64  `json:"version"`
+	Recorded string `json:"recorded"`
+	Current  string `json:"current"`
+	Message  string `json:"message"`
+}
+
+type validateJSON struct {
+	Files      int             `json:"files"`
+	Statements int             `json:"statements"`
+	Lint       lint.JSONReport `json:"lint"`
+	Cluster    bool            `json:"checked_against_cluster"`
+	Checksums  []checksumJSON  `json:"changed_files"`
+}
+
+func runMigrateValidate(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFlags, f *migrateValidateFlags) error {
+	if f.listLints {
+		return lint.WriteCodes(env.Stdout)
+	}
+	if f.format != "text" && f.format != "json" {
+		return Usagef("--format %q: want text or json", f.format)
+	}
+	if err := (&lintGate{allow: f.allow}).check(); err != nil {
+		return err
+	}
+	migs, err := mf.loadMigrations()
+	if err != nil {
+		return err
+	}
+	if _, err := baseSchema(mf.conn.keyspace, migs, nil); err != nil {
+		return InputErr(err)
+	}
+	rep, err := lintMigrations(mf.conn.keyspace, migs, migs, f.workload, f.allow)
+	if err != nil {
+		return err
+	}
+	out := validateJSON{Files: len(migs), Lint: rep.JSON(), Checksums: []checksumJSON{}}
+	for _, m := range migs {
+		out.Statements += len(m.Statements)
+	}
+
+	_, hosts, err := mf.conn.config(env, cmd, false)
+	if err != nil {
+		return err
+	}
+	if hosts && !f.offline && mf.conn.keyspace != "" {
+		sess, err := mf.open(ctx, env, cmd, false)
+		if err != nil {
+			return err
+		}
+		defer sess.Close()
+		m, err := migrations.New(sess.s, migs, mf.options(env, nil))
+		if err != nil {
+			return Usagef("%v", err)
+		}
+		st, err := m.Status(ctx)
+		if err != nil {
+			return migrateErr(err)
+		}
+		out.Cluster = true
+		for _, s := range st {
+			var ce *migrations.ChecksumError
+			if s.Err != nil && errors.As(s.Err, &ce) {
+				out.Checksums = append(out.Checksums, checksumJSON{File: ce.File, Version: ce.Version, Recorded: ce.Recorded, Current: ce.Current, Message: ce.Error()})
+			}
+		}
+	}
+
+	if f.format == "json" {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	} else {
+		if err := rep.WriteText(env.Stdout, f.verbose); err != nil {
+			return err
+		}
+		for _, c := range out.Checksums {
+			fmt.Fprintf(env.Stdout, "%s\n", c.Message)
+		}
+		where := "offline: checksums not compared"
+		if out.Cluster {
+			where = fmt.Sprintf("checksums compared with keyspace %s: %d changed", mf.conn.keyspace, len(out.Checksums))
+		}
+		fmt.Fprintf(env.Stdout, "validated %s, %s (%s)\n", plural(out.Files, "file", "files"), plural(out.Statements, "statement", "statements"), where)
+	}
+	if rep.Errors() > 0 || len(out.Checksums) > 0 {
+		return Findings()
+	}
+	return nil
+}
