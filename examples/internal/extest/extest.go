@@ -19,6 +19,7 @@ import (
 	"github.com/cqlsize/cqlsize/cql/check"
 	"github.com/cqlsize/cqlsize/examples/internal/exschema"
 	"github.com/cqlsize/cqlsize/migrations"
+	"github.com/cqlsize/cqlsize/sizing"
 )
 
 // migrationFiles returns dir's NNNN_name.cql files in version order.
@@ -174,4 +175,32 @@ func lexUpper(text string) []string {
 		out = append(out, strings.ToUpper(tk.Val))
 	}
 	return out
+}
+
+// Estimate sizes every table of dir/workload.yaml under the schema with the sizing model
+// and fails on a finding at fail level (a partition over 100 MB or 100,000 values, a read
+// over the tombstone failure threshold): the example's design must hold at its declared
+// workload. It returns the estimates for the test to log or check further.
+func Estimate(t testing.TB, schema *cql.Schema, dir string) []*sizing.Estimate {
+	t.Helper()
+	w, err := sizing.LoadWorkload(filepath.Join(dir, "workload.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ests, err := sizing.EstimateAll(schema, w, sizing.Options{Schema: schema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ests {
+		t.Logf("%s: typical partition %s in %.0f rows, largest %s in %.0f rows",
+			e.Table, sizing.FormatBytes(e.Typical.Bytes), e.Typical.Rows, sizing.FormatBytes(e.Largest.Bytes), e.Largest.Rows)
+		for _, f := range e.Findings {
+			if f.Severity >= sizing.Fail {
+				t.Errorf("%s: %s %s: %s", f.Pos, f.Code, e.Table, f.Message)
+			} else if f.Severity >= sizing.Warn {
+				t.Logf("%s: %s %s: %s", f.Pos, f.Code, e.Table, f.Message)
+			}
+		}
+	}
+	return ests
 }

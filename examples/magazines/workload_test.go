@@ -1,0 +1,13 @@
+package magazines
+
+import (
+	"testing"
+
+	"github.com/cqlsize/cqlsize/examples/internal/extest"
+)
+
+// TestWorkload sizes the example's tables under workload.yaml: no partition may cross a
+// limit at the declared workload. It needs no cluster.
+func TestWorkload(t *testing.T) {
+	extest.Estimate(t, extest.Schema(t, "migrations", "app"), ".")
+}
