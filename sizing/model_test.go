@@ -232,3 +232,15 @@ func BenchmarkHarmonicBillion(b *testing.B) {
 		Harmonic(1e9, 1.1)
 	}
 }
+
+func TestHistogramBucket(t *testing.T) {
+	// The first offsets of EstimatedHistogram: 1, 2, 3, ..., 8, 10, 12, 14, 17, 20, 24, 29, 35, 42.
+	for _, tc := range []struct {
+		size float64
+		want int64
+	}{{0, 1}, {1, 1}, {2, 2}, {8, 8}, {9, 10}, {10, 10}, {11, 12}, {15, 17}, {36, 42}, {11864, 11864}, {11865, 14237}} {
+		if got := HistogramBucket(tc.size); got != tc.want {
+			t.Errorf("HistogramBucket(%v) = %d, want %d", tc.size, got, tc.want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/sizing"
 )
 
 // maxError is the acceptance bound: the model within 10% of what Cassandra writes.
@@ -41,6 +42,22 @@ func TestModelMatchesCassandra(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("\n%s", b.String())
+	// What Cassandra's own metrics report is the same figure, rounded to a histogram bucket:
+	// tablehistograms' Max is the bucket of the largest partition sstablepartitions measured.
+	for _, name := range []string{"chat_messages", "posts_by_hashtag"} {
+		for _, r := range results {
+			if r.Ref.Name != name {
+				continue
+			}
+			got, err := node.TableHistogramMax(ctx, ks, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := sizing.HistogramBucket(r.ActualMax); got != want {
+				t.Errorf("%s: tablehistograms Max partition size %d, want the bucket of the largest measured (%.0f bytes): %d", name, got, r.ActualMax, want)
+			}
+		}
+	}
 	for _, r := range results {
 		mt, ml := r.ModelError()
 		if math.Abs(mt) > maxError || math.Abs(ml) > maxError {

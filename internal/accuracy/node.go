@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gocql/gocql"
 )
@@ -85,8 +86,27 @@ func OpenNode(ctx context.Context, s *gocql.Session) (*Node, error) {
 	return n, nil
 }
 
-// run runs scripts/cassandra with args and returns its standard output.
+// run runs scripts/cassandra with args and returns its standard output. nodetool is retried
+// twice when JMX answers that the server is not ready: on a busy shared node it sometimes
+// does for a moment, and flush, compact and tablehistograms can be repeated safely.
 func (n *Node) run(ctx context.Context, args ...string) ([]byte, error) {
+	var out []byte
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		out, err = n.runOnce(ctx, args...)
+		if err == nil || args[0] != "nodetool" || !strings.Contains(err.Error(), "not initialized") {
+			return out, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(2 * time.Second):
+		}
+	}
+	return out, err
+}
+
+func (n *Node) runOnce(ctx context.Context, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, n.Script, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -207,4 +227,39 @@ func ParseSSTablePartitionsCSV(r io.Reader) ([]PartitionStats, error) {
 		}
 		out = append(out, p)
 	}
+}
+
+// TableHistogramMax runs nodetool tablehistograms and returns the Max row of its Partition
+// Size column: the partition size Cassandra's own metrics report, rounded up to an
+// EstimatedHistogram bucket.
+func (n *Node) TableHistogramMax(ctx context.Context, keyspace, table string) (int64, error) {
+	out, err := n.run(ctx, "nodetool", "tablehistograms", keyspace, table)
+	if err != nil {
+		return 0, err
+	}
+	return parseHistogramMax(string(out))
+}
+
+// parseHistogramMax reads the Partition Size column of the Max line of tablehistograms.
+func parseHistogramMax(out string) (int64, error) {
+	col := -1
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if f[0] == "Percentile" {
+			// Percentile, Read Latency, Write Latency, SSTables, Partition Size, Cell Count
+			col = 4
+			continue
+		}
+		if f[0] == "Max" && col > 0 && len(f) > col {
+			v, err := strconv.ParseFloat(f[col], 64)
+			if err != nil {
+				return 0, fmt.Errorf("tablehistograms: partition size %q: %w", f[col], err)
+			}
+			return int64(v), nil
+		}
+	}
+	return 0, fmt.Errorf("tablehistograms: no Max line with a partition size in %q", out)
 }

@@ -37,6 +37,8 @@ type Result struct {
 	// Cassandra wrote them, and the model's.
 	DeletedActual []float64
 	DeletedModel  float64
+
+	ActualMax float64 // the largest partition sstablepartitions measured
 }
 
 // Sizes are a workload's typical and largest partitions.
@@ -202,6 +204,9 @@ func (r *Result) measure(parts []PartitionStats) error {
 			}
 		}
 		return PartitionStats{Rows: live[i].Rows, Size: size / n, Cells: cells / n, Tombstones: tombs / n}
+	}
+	for _, p := range live {
+		r.ActualMax = math.Max(r.ActualMax, float64(p.Size))
 	}
 	typ := group(int(math.Max(1, math.Ceil(float64(len(live))/2))) - 1)
 	top := group(0)
