@@ -254,3 +254,73 @@ func TestOutOfOrderFileIsRefusedUnlessAllowed(t *testing.T) {
 		t.Fatalf("Up allowing out of order: %+v, %v", res, err)
 	}
 }
+
+// TestInFlightStatementIsRecognised: a run died while statement 2 (a CREATE TABLE without
+// IF NOT EXISTS) was running, after Cassandra had applied it. The next run runs it again,
+// recognises "already exists" as the earlier attempt's success, and continues.
+func TestInFlightStatementIsRecognised(t *testing.T) {
+	s, ks := casstest.Keyspace(t)
+	ctx := ctxT(t)
+	files := map[string]string{"0001_three.cql": `CREATE TABLE IF NOT EXISTS a (k int PRIMARY KEY);
+CREATE TABLE b (k int PRIMARY KEY);
+CREATE TABLE c (k int PRIMARY KEY);`}
+	migs := load(t, files)
+	// Create the bookkeeping tables with an empty set.
+	empty, _ := newMigrator(t, s, ks, nil, migrations.Options{})
+	if _, err := empty.Up(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// What the dead run left: statements 1 and 2 applied, the bookkeeping saying 1 done
+	// and 2 running.
+	for _, st := range migs[0].Statements[:2] {
+		if err := s.Query(st.Text).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Query(`INSERT INTO cqlsize_migrations (target, version, name, checksum, state, statements, applied, running,
+		statement_checksum, applied_by, pid) VALUES (?, 1, '0001_three.cql', ?, 'running', 3, 1, 2, ?, 'dead-host', 4242)`,
+		ks, migs[0].Checksum, map[int]string{1: migs[0].Statements[0].Checksum}).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	m, rec := newMigrator(t, s, ks, migs, migrations.Options{})
+	steps, err := m.Plan(ctx, 0)
+	if err != nil || len(steps) != 2 || !steps[0].InFlight || steps[0].Index != 2 {
+		t.Fatalf("plan: %+v, %v", steps, err)
+	}
+	res, err := m.Up(ctx)
+	if err != nil || len(res.Applied) != 1 || res.Applied[0].From != 2 {
+		t.Fatalf("Up: %+v, %v", res, err)
+	}
+	var start, recovered string
+	for _, e := range rec.events {
+		switch e.Kind {
+		case migrations.MigrationStart:
+			start = e.String()
+		case migrations.Recovered:
+			recovered = e.String()
+		}
+	}
+	if !strings.Contains(start, "dead-host pid 4242") || !strings.Contains(start, "stopped during statement 2") {
+		t.Errorf("resume message: %q", start)
+	}
+	if !strings.Contains(recovered, "statement 2") || !strings.Contains(recovered, "had been applied") {
+		t.Errorf("recovery message: %q", recovered)
+	}
+	st, _ := m.Status(ctx)
+	if st[0].State != migrations.StatusApplied || st[0].Record.Applied != 3 {
+		t.Errorf("status: %s, %d applied", st[0].State, st[0].Record.Applied)
+	}
+}
+
+func TestStatusReadsWithoutCreating(t *testing.T) {
+	s, ks := casstest.Keyspace(t)
+	m, _ := newMigrator(t, s, ks, load(t, basic), migrations.Options{})
+	st, err := m.Status(ctxT(t))
+	if err != nil || len(st) != 2 || st[0].State != migrations.StatusPending {
+		t.Fatalf("status on a fresh keyspace: %+v, %v", st, err)
+	}
+	var n int
+	if err := s.Query(`SELECT count(*) FROM system_schema.tables WHERE keyspace_name = ?`, ks).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("status created %d tables (%v)", n, err)
+	}
+}

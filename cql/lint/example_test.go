@@ -1,0 +1,50 @@
+package lint_test
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/cql/lint"
+)
+
+func ExampleRun() {
+	src := []byte(`CREATE TABLE IF NOT EXISTS readings (
+    sensor_id uuid, at timestamp, value double,
+    PRIMARY KEY (sensor_id, at));
+
+-- cqlsize:nolint DS103 -- nobody reads it since v41
+ALTER TABLE readings DROP value;
+SELECT * FROM readings WHERE value > 3 ALLOW FILTERING;
+`)
+	stmts, err := cql.ParseFile("0007_readings.cql", src)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rep, err := lint.Run(lint.Input{
+		Files:    []lint.File{{Name: "0007_readings.cql", Source: src, Statements: stmts}},
+		Keyspace: "app",
+	}, lint.Config{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, d := range rep.Diagnostics {
+		if d.Silenced {
+			fmt.Println(d, "(silenced)")
+			continue
+		}
+		fmt.Println(d)
+	}
+	fmt.Println(rep.Errors(), "errors")
+	// Output:
+	// 0007_readings.cql:1:1: TS101 error: clustered by at (timestamp) but the partition key (sensor_id) has no time bucket: each partition grows without bound
+	// 0007_readings.cql:6:27: DS103 error: ALTER TABLE readings DROP value deletes the column's data (silenced)
+	// 0007_readings.cql:7:1: QF101 error: SELECT from readings with ALLOW FILTERING scans rows across partitions
+	// 2 errors
+}
+
+func ExampleWriteCodes() {
+	_ = lint.WriteCodes(os.Stdout) // the Markdown table in codes.md
+}
