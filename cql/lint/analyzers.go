@@ -69,6 +69,34 @@ func analyzers() []*Analyzer {
 			run:  runDeleteWithoutTTL,
 		},
 		{
+			Code: "WL101", Name: "partition-over-limit", Severity: Error, NeedsWorkload: true,
+			What: "under the workload, partitions of a table the statements create or change cross a hard limit, or the typical one crosses a rule of thumb (100 MB, 100,000 values)",
+			Why:  "large partitions make reads, repairs and compactions slow and uneven; past the hard limits Cassandra rejects writes",
+			Fix:  "add a time bucket or shard to the partition key; `cqlsize estimate` shows the bucket that keeps the p99 partition under the limits",
+			run:  runPartitionLimits(true),
+		},
+		{
+			Code: "WL102", Name: "partition-near-limit", Severity: Warning, NeedsWorkload: true,
+			What: "under the workload, the largest (busiest) partitions of a table the statements create or change cross a rule of thumb",
+			Why:  "the hottest keys grow past what reads and compactions handle well, even if the typical one does not",
+			Fix:  "a smaller bucket or write shards for the hot keys; see `cqlsize estimate`",
+			run:  runPartitionLimits(false),
+		},
+		{
+			Code: "WL103", Name: "tombstone-warn", Severity: Warning, NeedsWorkload: true,
+			What: "under the workload, a read of a whole partition meets more tombstones than tombstone_warn_threshold (1000)",
+			Why:  "Cassandra logs a warning for each such read, and the reads slow down as the tombstones pile up until gc_grace_seconds pass",
+			Fix:  "expire rows with a TTL instead of deleting them, write unset instead of null, and read slices that start after the deleted rows; see `cqlsize estimate`",
+			run:  runTombstones(false),
+		},
+		{
+			Code: "WL104", Name: "tombstone-fail", Severity: Error, NeedsWorkload: true,
+			What: "under the workload, a read of a whole partition meets more tombstones than tombstone_failure_threshold (100,000)",
+			Why:  "Cassandra aborts such reads (TombstoneOverwhelmingException): the query fails",
+			Fix:  "stop deleting what a TTL can expire, bucket the partition so old tombstones fall into partitions nobody reads",
+			run:  runTombstones(true),
+		},
+		{
 			Code: "QF101", Name: "allow-filtering", Severity: Error,
 			What: "ALLOW FILTERING",
 			Why:  "the query reads every row it may match, across partitions, and its latency grows with the data",
@@ -434,6 +462,72 @@ func runCompactStorage(p *pass) {
 	for _, st := range p.stmts {
 		if s, ok := st.s.(*cql.CreateTable); ok && s.CompactStorage {
 			p.report(s.Pos, "CREATE TABLE %s WITH COMPACT STORAGE is refused by Cassandra 4.0 and later", s.Name)
+		}
+	}
+}
+
+// touched returns, for each table the linted statements create or alter, where to report
+// a finding about it (its CREATE TABLE, else its first ALTER TABLE).
+func (p *pass) touched() map[string]cql.Pos {
+	out := map[string]cql.Pos{}
+	for _, st := range p.stmts {
+		var q cql.QualifiedName
+		switch s := st.s.(type) {
+		case *cql.CreateTable:
+			q = s.Name
+		case *cql.AlterTable:
+			q = s.Name
+		default:
+			continue
+		}
+		k, n := qualify(q, st.keyspace)
+		key := join(k, n)
+		if _, seen := out[key]; !seen {
+			out[key] = st.s.Info().Pos
+		}
+	}
+	return out
+}
+
+// sizeFor finds the workload's size entry of a touched table.
+func (p *pass) sizes() map[string]TableSize {
+	out := map[string]TableSize{}
+	for _, ts := range p.in.Workload.Sizes {
+		out[ts.Table] = ts
+	}
+	return out
+}
+
+func runPartitionLimits(fail bool) func(p *pass) {
+	return func(p *pass) {
+		sizes := p.sizes()
+		for table, pos := range p.touched() {
+			for _, l := range sizes[table].Limits {
+				if l.Fail == fail {
+					p.report(pos, "%s: %s (%s)", table, l.Message, l.Code)
+				}
+			}
+		}
+	}
+}
+
+func runTombstones(fail bool) func(p *pass) {
+	return func(p *pass) {
+		sizes := p.sizes()
+		for table, pos := range p.touched() {
+			ts, ok := sizes[table]
+			if !ok {
+				continue
+			}
+			n := ts.Tombstones
+			switch {
+			case fail && n > TombstoneFailureThreshold:
+				p.report(pos, "%s: a read of the largest partition meets about %.0f tombstones, over tombstone_failure_threshold (%d): the read fails (typical partition: %.0f)",
+					table, n, TombstoneFailureThreshold, ts.TypicalTombstones)
+			case !fail && n > TombstoneWarnThreshold && n <= TombstoneFailureThreshold:
+				p.report(pos, "%s: a read of the largest partition meets about %.0f tombstones, over tombstone_warn_threshold (%d) (typical partition: %.0f)",
+					table, n, TombstoneWarnThreshold, ts.TypicalTombstones)
+			}
 		}
 	}
 }

@@ -80,11 +80,38 @@ type File struct {
 }
 
 // Workload is what a workload description says that lints use. It is plain data so the
-// lint package does not depend on how workloads are written.
+// lint package depends neither on how workloads are written nor on how they are sized;
+// the CLI fills it from workload.yaml and the sizing estimate.
 type Workload struct {
 	// Deletes lists the tables (keyspace.table, or table) the workload deletes from.
 	Deletes []string
+	// Sizes are the estimated partitions of the tables the workload describes.
+	Sizes []TableSize
 }
+
+// TableSize is what the sizing estimate says about one table's partitions.
+type TableSize struct {
+	Table string // keyspace.table
+	// Limits are the partition limits the estimate says the table crosses.
+	Limits []LimitFinding
+	// Tombstones is how many tombstones a read of the whole largest partition meets, and
+	// TypicalTombstones the same for the median partition.
+	Tombstones, TypicalTombstones float64
+}
+
+// LimitFinding is one limit a table's partitions cross.
+type LimitFinding struct {
+	Code    string // the sizing code (SZ002: 100 MB per partition, ...)
+	Fail    bool   // over a hard limit, or the typical partition is over it
+	Message string
+}
+
+// Cassandra's default tombstone_warn_threshold and tombstone_failure_threshold: a read
+// that meets more tombstones logs a warning, or fails.
+const (
+	TombstoneWarnThreshold    = 1000
+	TombstoneFailureThreshold = 100000
+)
 
 // Input is what to lint.
 type Input struct {

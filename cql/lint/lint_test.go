@@ -3,6 +3,7 @@ package lint_test
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,5 +148,40 @@ func TestWorkloadDeletes(t *testing.T) {
 	rep, _ = lint.Run(in, lint.Config{})
 	if len(rep.Diagnostics) != 1 || rep.Diagnostics[0].Code != "TT101" || !strings.Contains(rep.Diagnostics[0].Message, "workload") {
 		t.Fatalf("with a workload deleting from ev: %v", rep.Diagnostics)
+	}
+}
+
+func TestWorkloadSizesAndTombstones(t *testing.T) {
+	src := []byte("CREATE TABLE IF NOT EXISTS feed (k int, day date, at timestamp, v text, PRIMARY KEY ((k, day), at));\n" +
+		"ALTER TABLE other ADD x int;\n")
+	stmts, err := cql.ParseFile("w.cql", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := lint.Input{Files: []lint.File{{Name: "w.cql", Source: src, Statements: stmts}}, Keyspace: "app",
+		Workload: &lint.Workload{Sizes: []lint.TableSize{
+			{Table: "app.feed", Tombstones: 250000, TypicalTombstones: 4000, Limits: []lint.LimitFinding{
+				{Code: "SZ002", Fail: true, Message: "the typical partition reaches 180 MB, over the 100 MB per partition"},
+				{Code: "SZ001", Fail: false, Message: "the busiest key's partition reaches 2M values"},
+			}},
+			{Table: "app.other", Tombstones: 5000},
+			{Table: "app.untouched", Tombstones: 1e9, Limits: []lint.LimitFinding{{Code: "SZ002", Fail: true, Message: "huge"}}},
+		}}}
+	rep, err := lint.Run(in, lint.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range rep.Diagnostics {
+		got = append(got, fmt.Sprintf("%d %s", d.Pos.Line, d.Code))
+	}
+	want := "1 WL101,1 WL102,1 WL104,2 WL103"
+	if strings.Join(got, ",") != want {
+		t.Fatalf("diagnostics %v, want %s\n%v", got, want, rep.Diagnostics)
+	}
+	// Without a workload none of these run.
+	in.Workload = nil
+	if rep, _ := lint.Run(in, lint.Config{}); len(rep.Diagnostics) != 0 {
+		t.Fatalf("without a workload: %v", rep.Diagnostics)
 	}
 }

@@ -78,15 +78,9 @@ func lintMigrations(keyspace string, all, lintFiles []*migrations.Migration, wor
 	}
 	in.Schema = base
 	if workloadFile != "" {
-		w, err := sizing.LoadWorkload(workloadFile)
+		lw, err := workloadFacts(keyspace, all, workloadFile)
 		if err != nil {
-			return nil, InputErr(err)
-		}
-		lw := &lint.Workload{}
-		for _, t := range w.Tables {
-			if len(t.Deletes) > 0 {
-				lw.Deletes = append(lw.Deletes, t.Name)
-			}
+			return nil, err
 		}
 		in.Workload = lw
 	}
@@ -120,4 +114,38 @@ func baseSchema(keyspace string, all []*migrations.Migration, linted map[*migrat
 		}
 	}
 	return s, nil
+}
+
+// workloadFacts sizes the tables of the schema every file produces under the workload and
+// hands the lints what they need: which tables are deleted from, which partitions cross a
+// limit, how many tombstones a read meets.
+func workloadFacts(keyspace string, all []*migrations.Migration, workloadFile string) (*lint.Workload, error) {
+	w, err := sizing.LoadWorkload(workloadFile)
+	if err != nil {
+		return nil, InputErr(err)
+	}
+	final, err := baseSchema(keyspace, all, nil)
+	if err != nil {
+		return nil, InputErr(err)
+	}
+	ests, err := sizing.EstimateAll(final, w, sizing.Options{})
+	if err != nil {
+		return nil, InputErr(fmt.Errorf("size the workload %s against the schema the migrations produce: %w", workloadFile, err))
+	}
+	lw := &lint.Workload{}
+	for _, t := range w.Tables {
+		if len(t.Deletes) > 0 {
+			lw.Deletes = append(lw.Deletes, t.Name)
+		}
+	}
+	for _, e := range ests {
+		ts := lint.TableSize{Table: e.Table, Tombstones: e.Largest.Tombstones.Total(), TypicalTombstones: e.Typical.Tombstones.Total()}
+		for _, f := range e.Findings {
+			if f.Severity >= sizing.Warn {
+				ts.Limits = append(ts.Limits, lint.LimitFinding{Code: f.Code, Fail: f.Severity == sizing.Fail, Message: f.Message})
+			}
+		}
+		lw.Sizes = append(lw.Sizes, ts)
+	}
+	return lw, nil
 }

@@ -283,3 +283,25 @@ func TestMigrateBaselineAndPlanOnCluster(t *testing.T) {
 		t.Fatalf("status: exit %d\n%s", code, out)
 	}
 }
+
+func TestMigrateValidateWithWorkload(t *testing.T) {
+	dir := migDir(t, map[string]string{"0001_q.cql": "CREATE TABLE IF NOT EXISTS jobs (shard int, day date, at timeuuid, job text, PRIMARY KEY ((shard, day), at));\n"})
+	wl := filepath.Join(t.TempDir(), "workload.yaml")
+	if err := os.WriteFile(wl, []byte("version: 1\ntables:\n  jobs:\n    partitions: 16\n    write_rate: 50/s\n    bucket: day\n    deletes:\n      - kind: row\n        rate: 50/s\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runEnv(t, nil, "migrate", "validate", "--dir", dir, "--keyspace", "app")
+	if code != ExitOK {
+		t.Fatalf("without the workload: exit %d %s %s", code, out, errOut)
+	}
+	code, out, errOut = runEnv(t, nil, "migrate", "validate", "--dir", dir, "--keyspace", "app", "--workload", wl)
+	for _, want := range []string{"0001_q.cql:1:1: WL104 error: app.jobs", "TT101 warning"} {
+		if code != ExitFindings || !strings.Contains(out, want) {
+			t.Errorf("with the workload: exit %d, output lacks %q:\n%s%s", code, want, out, errOut)
+		}
+	}
+	code, _, errOut = runEnv(t, nil, "migrate", "validate", "--dir", dir, "--keyspace", "app", "--workload", filepath.Join(dir, "nope.yaml"))
+	if code != ExitBadInput || !strings.Contains(errOut, "nope.yaml") {
+		t.Errorf("missing workload: exit %d %s", code, errOut)
+	}
+}
