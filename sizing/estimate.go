@@ -268,31 +268,32 @@ func (p *plan) partitionAt(sh *shape, activity float64, age, life time.Duration)
 	}
 	rows := written
 
-	// Deletes: a rate applies over the age, a per-partition count over the life.
-	count := func(d Delete) float64 {
+	// Deletes: a rate applies over the age, a per-partition count over the life. Every delete
+	// removes what it deletes; its tombstone stays until gc_grace_seconds have passed (and a
+	// compaction purges it), so a steady rate keeps gc_grace_seconds' worth.
+	count := func(d Delete) (deletes, kept float64) {
 		if !d.Rate.IsZero() {
 			n := d.Rate.Over(age) * activity
-			// Tombstones older than gc_grace_seconds are purged by compaction.
-			return math.Min(n, d.Rate.Over(p.gcGrace)*activity)
+			return n, math.Min(n, d.Rate.Over(p.gcGrace)*activity)
 		}
-		return d.PerPartition * frac * activity
+		n := d.PerPartition * frac * activity
+		return n, n
 	}
 	var rowTombs, markers, cellTombs, cellDelta float64
 	for _, d := range w.Deletes {
-		n := count(d)
+		n, kept := count(d)
 		switch d.Kind {
 		case DeleteRow:
-			n = math.Min(n, rows)
-			rows -= n
-			rowTombs += n
+			removed := math.Min(n, rows)
+			rows -= removed
+			rowTombs += math.Min(kept, removed)
 		case DeleteRange:
-			covered := math.Min(n*d.Rows, rows)
-			rows -= covered
-			markers += 2 * n
+			rows -= math.Min(n*d.Rows, rows)
+			markers += 2 * kept
 		case DeleteCell, DeleteElement:
-			n = math.Min(n, rows)
-			cellTombs += n
-			cellDelta += n * (sh.tombCell[d.Column] - sh.liveCell[d.Column])
+			kept = math.Min(kept, rows)
+			cellTombs += kept
+			cellDelta += kept * (sh.tombCell[d.Column] - sh.liveCell[d.Column])
 		}
 	}
 	rows = math.Max(0, rows)

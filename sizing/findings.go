@@ -122,9 +122,14 @@ func recommendations(est *Estimate, p *plan, sh *shape, skew Skew) []Finding {
 	// SZ101: the coarsest bucket that keeps the p99 partition under the limits.
 	if !w.WriteRate.IsZero() {
 		var best Width
-		var bestP99 Partition
+		var bestP99, bestTop Partition
 		for _, name := range bucketCandidates {
 			bw, _ := ParseWidth(name)
+			if p.ttl > 0 && bw.Max > p.ttl && name != "minute" {
+				// A bucket outlasting the TTL keeps expired rows, tombstones to every read,
+				// in partitions still being read.
+				continue
+			}
 			q := *p
 			q.bucket = bw
 			q.avgRows = w.WriteRate.Over(bw.Avg)
@@ -132,6 +137,7 @@ func recommendations(est *Estimate, p *plan, sh *shape, skew Skew) []Finding {
 			pt := q.partitionAt(qs, skew.Activity(est.Keys, p99rank), bw.Max, bw.Max)
 			if over(pt, limits) < 1 {
 				best, bestP99 = bw, pt
+				bestTop = q.partitionAt(qs, skew.Activity(est.Keys, 1), bw.Max, bw.Max)
 				break
 			}
 		}
@@ -139,16 +145,17 @@ func recommendations(est *Estimate, p *plan, sh *shape, skew Skew) []Finding {
 		case best.IsZero():
 			add(CodeBucket, "no time bucket down to a minute keeps the p99 partition under the limits at %s per key: shard the partition key", w.WriteRate)
 		case p.bucket.IsZero():
-			if over(est.P99, limits) >= 1 || len(est.Crossings) > 0 && !est.Crossings[0].TypicalNever {
+			if over(est.P99, limits) >= 1 {
 				add(CodeBucket, "add a time bucket to the partition key: by %s, the p99 partition ends its bucket at %s rows, %s (the coarsest bucket under the limits)",
 					best.Name, FormatCount(bestP99.Rows), FormatBytes(bestP99.Bytes))
 			}
 		case best.Max < p.bucket.Max:
 			add(CodeBucket, "bucket by %s instead of %s: the p99 partition then ends its bucket at %s rows, %s (the coarsest bucket under the limits)",
 				best.Name, p.bucket.Name, FormatCount(bestP99.Rows), FormatBytes(bestP99.Bytes))
-		case best.Max > p.bucket.Max:
-			add(CodeBucket, "a %s bucket would also keep the p99 partition under the limits (%s, %s rows); %s is finer than needed, so a read over a time range touches more partitions",
-				best.Name, FormatBytes(bestP99.Bytes), FormatCount(bestP99.Rows), p.bucket.Name)
+		case best.Max > p.bucket.Max && over(bestTop, limits) < 1:
+			// Coarser only when the busiest key stays under too: a coarser bucket grows the head.
+			add(CodeBucket, "%s %s bucket would also keep the p99 partition under the limits (%s, %s rows); with %s buckets a read over a time range touches more partitions than it needs to",
+				article(best.Name), best.Name, FormatBytes(bestP99.Bytes), FormatCount(bestP99.Rows), p.bucket.Name)
 		}
 	}
 
@@ -182,7 +189,7 @@ func recommendations(est *Estimate, p *plan, sh *shape, skew Skew) []Finding {
 	}
 
 	// SZ105: unset instead of null.
-	if w.NullsAs == NullTombstone && (sh.rowNullTombs > 0 || sh.rowComplex > 0 && w.Writes == Insert && anyMissing(p.regular)) {
+	if w.NullsAs == NullTombstone && sh.rowNullTombs > 0 {
 		q := *p
 		ww := *w
 		ww.NullsAs = NullUnset
@@ -190,8 +197,12 @@ func recommendations(est *Estimate, p *plan, sh *shape, skew Skew) []Finding {
 		q.enc = q.encodingCosts()
 		qs := q.shape()
 		alt := q.partitionAt(qs, est.Largest.Activity, est.Life, est.Life)
-		add(CodeUnset, "nulls written as null leave %s tombstone cells in the largest partition (%.2g a row); bind unset instead (gocql.UnsetValue, or leave the column out) to write nothing: %s instead of %s",
-			FormatCount(est.Largest.Tombstones.Cells), sh.rowNullTombs, FormatBytes(alt.Bytes), FormatBytes(est.Largest.Bytes))
+		msg := fmt.Sprintf("nulls written as null leave %s tombstone cells in the largest partition (%.2g a row), and every read that scans them counts them against tombstone_warn_threshold (1000); bind unset instead (gocql.UnsetValue, or leave the column out of the statement) to write nothing",
+			FormatCount(est.Largest.Tombstones.Cells), sh.rowNullTombs)
+		if saved := est.Largest.Bytes - alt.Bytes; saved > 0.01*est.Largest.Bytes {
+			msg += fmt.Sprintf(" and save %s of %s", FormatBytes(saved), FormatBytes(est.Largest.Bytes))
+		}
+		add(CodeUnset, "%s", msg)
 	}
 	return out
 }
@@ -235,8 +246,16 @@ func twcsWindowFor(p *plan) window {
 	if d < time.Hour {
 		d = time.Hour
 	}
-	if d < 2*Day {
+	if d < Day || d < 2*Day && d%Day != 0 {
 		return window{"HOURS", int(math.Round(d.Hours()))}
 	}
 	return window{"DAYS", int(math.Round(d.Hours() / 24))}
+}
+
+// article is "a" or "an" for a bucket name.
+func article(name string) string {
+	if name != "" && strings.ContainsRune("aeiou", rune(name[0])) {
+		return "an"
+	}
+	return "a"
 }

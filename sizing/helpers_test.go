@@ -118,6 +118,7 @@ func schemaOf(tables ...*cql.Table) *cql.Schema {
 func exampleSchema() *cql.Schema {
 	return schemaOf(
 		mustTable("app.posts_by_user", "user_id uuid pk", "month text pk", "post_id timeuuid ck desc", "title text", "content text", "likes int"),
+		mustTable("app.posts_by_hashtag", "hashtag text pk", "day date pk", "post_id timeuuid ck desc", "user_id uuid", "content text"),
 		mustTable("app.posts_by_id", "post_id timeuuid pk", "user_id uuid", "content text", "hashtags set<text>", "created_at timestamp"),
 		mustTable("app.sensor_readings", "sensor_id uuid pk", "day date pk", "ts timestamp ck desc", "value double", "unit text"),
 		mustTable("app.user_profiles", "user_id uuid pk", "name text", "emails set<text>", "prefs map<text,text>"),

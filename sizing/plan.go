@@ -125,8 +125,14 @@ func newPlan(tbl *cql.Table, w *TableWorkload, schema *cql.Schema) (*plan, error
 		}
 	}
 
+	_, bucketCol, _ := TableBucket(tbl)
 	for _, c := range tbl.PartitionKey {
-		p.pk = append(p.pk, keyCol{c, vs.raw(c.Name, c.Type, hint(w.Avg, c.Name))})
+		avg := hint(w.Avg, c.Name)
+		if avg < 0 && c.Name == bucketCol && !p.bucket.IsZero() && (c.Type.Name == "text" || c.Type.Name == "ascii") {
+			// A text bucket column holds the bucket's label: 2026-11 for a month.
+			avg = labelLength(p.bucket)
+		}
+		p.pk = append(p.pk, keyCol{c, vs.raw(c.Name, c.Type, avg)})
 	}
 	for _, c := range tbl.Clustering {
 		p.ck = append(p.ck, keyCol{c, vs.raw(c.Name, c.Type, hint(w.Avg, c.Name))})
@@ -411,4 +417,27 @@ func isCounterTable(t *cql.Table) bool {
 		}
 	}
 	return false
+}
+
+// labelLength is the length of the bucket package's label for a bucket of width w:
+// 2026 (year), 2026-11 (month), 2026-W47 (iso-week), 2026-11-20 (day), 2026-11-20T06 (whole
+// hours), 2026-11-20T06:15 (whole minutes), 2026-11-20T06:15:30.
+func labelLength(w Width) float64 {
+	switch w.Name {
+	case "year":
+		return 4
+	case "month":
+		return 7
+	case "iso-week":
+		return 8
+	case "day":
+		return 10
+	}
+	switch {
+	case w.Avg%time.Hour == 0:
+		return 13
+	case w.Avg%time.Minute == 0:
+		return 16
+	}
+	return 19
 }

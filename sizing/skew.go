@@ -72,5 +72,6 @@ func percentileRank(n, q float64) float64 {
 	if n < 1 {
 		return 1
 	}
-	return math.Max(1, math.Ceil(n*(1-q)))
+	// Round away the float error of 1-q (1e5 × 0.01 is 1000.0000000000009).
+	return math.Max(1, math.Ceil(n*(1-q)-1e-6))
 }

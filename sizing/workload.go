@@ -46,7 +46,9 @@ type TableWorkload struct {
 	// It sets the total size and the Zipf head; 0 = not declared (one partition is sized).
 	Partitions float64
 
-	// RowsPerPartition is how many rows an average partition holds. Declare it, or WriteRate.
+	// RowsPerPartition is how many rows are written to an average partition over its life
+	// (deletes and TTL then remove some; the estimate reports what is left). Declare it, or
+	// WriteRate.
 	RowsPerPartition float64
 
 	// WriteRate is how many rows are written per partition key per span of time (50/day).

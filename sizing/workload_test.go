@@ -17,24 +17,24 @@ func TestLoadExampleWorkload(t *testing.T) {
 	if err := w.Validate(exampleSchema()); err != nil {
 		t.Fatalf("the example does not validate against its schema:\n%v", err)
 	}
-	if len(w.Tables) != 5 {
-		t.Fatalf("tables: %d, want 5", len(w.Tables))
+	if len(w.Tables) != 6 {
+		t.Fatalf("tables: %d, want 6", len(w.Tables))
 	}
 	pbu := w.Table("posts_by_user")
 	if pbu == nil || w.Table("app.posts_by_user") != pbu {
 		t.Fatal("Table lookup by bare and qualified name failed")
 	}
-	if pbu.Partitions != 2e6 || pbu.WriteRate != (Rate{50, Day}) || pbu.Bucket.Name != "month" || pbu.Bucket.Max != 31*Day {
+	if pbu.Partitions != 2e6 || pbu.WriteRate != (Rate{3, Day}) || pbu.Bucket.Name != "month" || pbu.Bucket.Max != 31*Day {
 		t.Errorf("posts_by_user: partitions %v, rate %v, bucket %+v", pbu.Partitions, pbu.WriteRate, pbu.Bucket)
 	}
 	if pbu.Avg["content"] != 280 || pbu.Nulls["title"] != 0.3 || pbu.Nulls["*"] != 0.05 {
 		t.Errorf("posts_by_user avg %v nulls %v", pbu.Avg, pbu.Nulls)
 	}
-	if pbu.Skew != (Skew{Zipf, 1.1}) || pbu.WriteSpread != time.Hour || pbu.NullsAs != NullTombstone {
+	if w.Table("posts_by_hashtag").Skew != (Skew{Zipf, 1.1}) || pbu.Skew != (Skew{}) || pbu.WriteSpread != time.Hour || pbu.NullsAs != NullTombstone {
 		t.Errorf("posts_by_user skew %v spread %v nulls_as %v (defaults must apply)", pbu.Skew, pbu.WriteSpread, pbu.NullsAs)
 	}
-	if p := pbu.FieldPos("avg.content"); p.Line != 28 || p.Col != 7 || p.File != "testdata/workload-example.yaml" {
-		t.Errorf("avg.content written at %v, want line 28 col 7", p)
+	if p := pbu.FieldPos("avg.content"); p.Line != 29 || p.Col != 7 || p.File != "testdata/workload-example.yaml" {
+		t.Errorf("avg.content written at %v, want line 29 col 7", p)
 	}
 	if got := w.Table("posts_by_id").Items["hashtags"]; got != (Items{Count: 3, Size: 12}) {
 		t.Errorf("hashtags items %+v", got)
@@ -43,7 +43,7 @@ func TestLoadExampleWorkload(t *testing.T) {
 		t.Errorf("sensor_readings ttl %v", ttl)
 	}
 	up := w.Table("user_profiles")
-	if up.Items["prefs"] != (Items{Count: 10, KeySize: 12, Size: 20}) || up.Items["emails"] != (Items{Count: 2}) || up.Overwrites["prefs"] != (Rate{1, Day}) {
+	if up.Items["prefs"] != (Items{Count: 10, KeySize: 12, Size: 20}) || up.Items["emails"] != (Items{Count: 2, Size: 24}) || up.Overwrites["prefs"] != (Rate{1, Day}) {
 		t.Errorf("user_profiles items %+v overwrites %v", up.Items, up.Overwrites)
 	}
 	in := w.Table("inbox")
@@ -144,7 +144,7 @@ func TestValidateAgainstSchema(t *testing.T) {
 		`w.yaml:4:11: table posts_by_user: avg.contnet: no column "contnet" in app.posts_by_user`,
 		"w.yaml:4:25: table posts_by_user: avg.likes: likes is int, always 4 bytes",
 		"w.yaml:5:13: table posts_by_user: nulls.post_id: post_id is part of the primary key",
-		"w.yaml:6:3: table nope is not in the schema (it has app.inbox, app.posts_by_id",
+		"w.yaml:6:3: table nope is not in the schema (it has app.inbox, app.posts_by_hashtag, app.posts_by_id",
 		"w.yaml:10:13: table posts_by_id: items.content: content is text, not a list, set or map",
 		"w.yaml:11:18: table posts_by_id: overwrites.user_id: user_id is uuid",
 		"w.yaml:12:21: table posts_by_id: deletes[0]: app.posts_by_id has no clustering columns",

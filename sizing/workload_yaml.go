@@ -537,12 +537,14 @@ func (t *TableWorkload) check() []fieldProblem {
 		out = append(out, fieldProblem{field, fmt.Sprintf(format, args...)})
 	}
 	_, rowsSet := t.Fields["rows_per_partition"]
-	hasRows, hasRate := t.RowsPerPartition > 0 || rowsSet, !t.WriteRate.IsZero()
+	_, rowsGiven := t.Fields["rows"] // given, maybe unreadable: already reported
+	_, rateGiven := t.Fields["write_rate"]
+	hasRows, hasRate := t.RowsPerPartition > 0 || rowsSet || rowsGiven, !t.WriteRate.IsZero() || rateGiven
 	switch {
 	case hasRows && hasRate:
 		add("write_rate", "declare rows_per_partition or write_rate, not both")
 	case !hasRows && !hasRate:
-		add("", "declare rows_per_partition (rows a partition holds) or write_rate (rows per partition key per day, with the bucket that bounds a partition)")
+		add("", "declare rows_per_partition (rows written to a partition) or write_rate (rows per partition key per day, with the bucket that bounds a partition)")
 	}
 	if t.Partitions > 0 && t.Partitions < 1 {
 		add("partitions", "partitions: want at least 1 partition key, got %s", formatNumber(t.Partitions))

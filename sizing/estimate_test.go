@@ -1,0 +1,327 @@
+package sizing
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cqlsize/cqlsize/cql"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := "testdata/" + name
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the output (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// describe renders an estimate as the stable text the golden file holds.
+func describe(e *Estimate) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s keys, %s partitions", e.Table, FormatCount(e.Keys), FormatCount(e.Partitions))
+	if !e.Bucket.IsZero() {
+		fmt.Fprintf(&b, ", %s bucket (%s)", e.Bucket, e.BucketSource)
+	}
+	if e.TTL > 0 {
+		fmt.Fprintf(&b, ", TTL %s", FormatDuration(e.TTL))
+	}
+	fmt.Fprintf(&b, ", spread %s, total %s\n", FormatDuration(e.WriteSpread), FormatBytes(e.TotalBytes))
+	fmt.Fprintf(&b, "  row %.1f B, ts %.2f B\n", e.Encoding.RowBytes, e.Encoding.Timestamp)
+	for _, p := range []struct {
+		name string
+		p    Partition
+	}{{"typical", e.Typical}, {"p99", e.P99}, {"largest", e.Largest}} {
+		fmt.Fprintf(&b, "  %-8s rows %s, cells %s, values %s, tombstones %s, %s (classic %s)\n", p.name,
+			FormatCount(p.p.Rows), FormatCount(p.p.Cells), FormatCount(p.p.Values), FormatCount(p.p.Tombstones.Total()),
+			FormatBytes(p.p.Bytes), FormatBytes(p.p.ClassicBytes))
+	}
+	for _, c := range e.Crossings {
+		fmt.Fprintf(&b, "  crosses %s: typical %s, largest %s\n", c.Limit.Code, when(c.Typical, c.TypicalNever), when(c.Largest, c.LargestNever))
+	}
+	for _, f := range e.Findings {
+		fmt.Fprintf(&b, "  %s\n", f)
+	}
+	return b.String()
+}
+
+func when(d time.Duration, never bool) string {
+	if never {
+		return "never"
+	}
+	return FormatDuration(d)
+}
+
+func TestEstimateExampleGolden(t *testing.T) {
+	w, err := LoadWorkload("testdata/workload-example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ests, err := EstimateAll(exampleSchema(), w, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, e := range ests {
+		b.WriteString(describe(e))
+	}
+	golden(t, "example-estimate.golden", b.String())
+}
+
+func estimate(t *testing.T, tbl *cql.Table, opt Options, pairs ...string) *Estimate {
+	t.Helper()
+	w, err := WorkloadFromPairs(tbl.Name, pairs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := EstimateTable(tbl, w, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func findingCodes(e *Estimate) map[string]Severity {
+	out := map[string]Severity{}
+	for _, f := range e.Findings {
+		out[f.Code] = f.Severity
+	}
+	return out
+}
+
+func TestZipfPartitions(t *testing.T) {
+	tbl := mustTable("app.posts_by_hashtag", "hashtag text pk", "day date pk", "post_id timeuuid ck", "content text")
+	e := estimate(t, tbl, Options{}, "partitions=100k", "write_rate=20/day", "skew=zipf:1.1", "avg.hashtag=12", "avg.content=280")
+	h := Harmonic(1e5, 1.1)
+	if want := 20 * 1e5 / h; math.Abs(e.Largest.Rows-want) > 1e-6*want {
+		t.Errorf("largest partition holds %v rows, want N·rate/H(N,s) = %v", e.Largest.Rows, want)
+	}
+	if want := 20 * 1e5 * math.Pow(1000, -1.1) / h; math.Abs(e.P99.Rows-want) > 1e-6*want || e.P99.Rank != 1000 {
+		t.Errorf("p99 partition (rank %v) holds %v rows, want %v", e.P99.Rank, e.P99.Rows, want)
+	}
+	if e.Typical.Rank != 50000 || e.Typical.Rows >= 20 {
+		t.Errorf("typical: rank %v, %v rows (the median key is far below the mean under Zipf)", e.Typical.Rank, e.Typical.Rows)
+	}
+	if e.Bucket.Name != "day" || !strings.HasPrefix(e.BucketSource, "table") {
+		t.Errorf("bucket %v from %q, want day from the table's day column", e.Bucket, e.BucketSource)
+	}
+	if e.Mean.Rows != 20 {
+		t.Errorf("the average key writes %v rows a day, want 20", e.Mean.Rows)
+	}
+	c := findingCodes(e)
+	if c["SZ001"] != Warn || c["SZ102"] != Info {
+		t.Errorf("findings %v: want SZ001 warn (only the head is over) and SZ102 (shard the head)", e.Findings)
+	}
+}
+
+func TestGrowthAndCrossings(t *testing.T) {
+	tbl := mustTable("app.events", "source text pk", "at timeuuid ck", "body text")
+	e := estimate(t, tbl, Options{}, "write_rate=1000/day", "avg.source=10", "avg.body=500", "horizon=2y")
+	if len(e.Growth) != 11 || e.Growth[0].Rows != 0 || e.Growth[10].Age != 2*Year {
+		t.Fatalf("growth %+v", e.Growth)
+	}
+	last := e.Growth[10]
+	if last.Bytes != e.Largest.Bytes || math.Abs(last.Rows-730485) > 1 {
+		t.Errorf("growth ends at %v rows, %v bytes; largest %v bytes", last.Rows, last.Bytes, e.Largest.Bytes)
+	}
+	// Rows grow linearly: the midpoint holds half.
+	if mid := e.Growth[5]; math.Abs(mid.Rows-last.Rows/2) > 1 {
+		t.Errorf("growth midpoint %v rows, want %v", mid.Rows, last.Rows/2)
+	}
+	// 100 MB at ~530 bytes a row and 1000 rows a day: about 190 days.
+	var sz002 *Crossing
+	for i := range e.Crossings {
+		if e.Crossings[i].Limit.Code == "SZ002" {
+			sz002 = &e.Crossings[i]
+		}
+	}
+	if sz002 == nil || sz002.TypicalNever {
+		t.Fatalf("crossings %+v: want SZ002 crossed", e.Crossings)
+	}
+	days := sz002.Typical.Hours() / 24
+	wantDays := 100e6 / e.Encoding.RowBytes / 1000
+	if math.Abs(days-wantDays) > 0.01 {
+		t.Errorf("crosses 100 MB after %.2f days, want %.2f", days, wantDays)
+	}
+	c := findingCodes(e)
+	if c["SZ002"] != Fail || c["SZ101"] != Info {
+		t.Errorf("findings %v: want SZ002 fail (the typical partition is over) and SZ101 (add a bucket)", e.Findings)
+	}
+
+	// A TTL caps the partition: it levels off and never reaches the limits.
+	e = estimate(t, tbl, Options{}, "write_rate=1000/day", "avg.source=10", "avg.body=500", "ttl=7d")
+	if got, want := e.Largest.Rows, 7000.0; math.Abs(got-want) > 1e-6 {
+		t.Errorf("TTL 7d at 1000/day: %v live rows, want %v", got, want)
+	}
+	if got, want := e.Largest.Tombstones.Expired, 10000.0; math.Abs(got-want) > 1e-6 {
+		t.Errorf("expired rows kept for gc_grace_seconds (10d): %v, want %v", got, want)
+	}
+	for _, c := range e.Crossings {
+		if !c.TypicalNever {
+			t.Errorf("%s crossed at %v despite the TTL", c.Limit.Code, c.Typical)
+		}
+	}
+}
+
+func TestVerdictSeverities(t *testing.T) {
+	wide := mustTable("app.wide", "k int pk", "c int ck", "v blob")
+	// Every partition over 100 MB: the typical one too, so a failure.
+	e := estimate(t, wide, Options{}, "rows=200000", "avg.v=1000")
+	if c := findingCodes(e); c["SZ002"] != Fail || c["SZ001"] != Fail {
+		t.Errorf("findings %v: want SZ001 and SZ002 fail", e.Findings)
+	}
+	// A 70 kB text key breaks the 65535-byte limit, whatever else.
+	key := mustTable("app.k", "k text pk", "v int")
+	e = estimate(t, key, Options{}, "rows=1", "avg.k=70000")
+	if c := findingCodes(e); c["SZ004"] != Fail {
+		t.Errorf("findings %v: want SZ004 fail", e.Findings)
+	}
+	// A 20 MiB value is over the 16 MiB mutation limit.
+	e = estimate(t, wide, Options{}, "rows=1", "avg.v=20M")
+	if c := findingCodes(e); c["SZ005"] != Fail {
+		t.Errorf("findings %v: want SZ005 fail", e.Findings)
+	}
+	// ScyllaDB: its own thresholds, not the Cassandra rules of thumb.
+	e = estimate(t, wide, Options{Target: ScyllaDB}, "rows=150000", "avg.v=2M")
+	c := findingCodes(e)
+	for _, code := range []string{"SZ010", "SZ012", "SZ013"} {
+		if c[code] != Fail {
+			t.Errorf("scylladb: %s = %v, want fail; findings %v", code, c[code], e.Findings)
+		}
+	}
+	if _, ok := c["SZ002"]; ok {
+		t.Errorf("scylladb target reports the Cassandra rule SZ002: %v", e.Findings)
+	}
+	// Under every limit: no verdict.
+	e = estimate(t, wide, Options{}, "rows=1000", "avg.v=100")
+	for _, f := range e.Findings {
+		if f.Severity > Info {
+			t.Errorf("unexpected finding %v", f)
+		}
+	}
+}
+
+func TestRecommendations(t *testing.T) {
+	readings := mustTable("app.readings", "sensor uuid pk", "day date pk", "ts timestamp ck", "value double")
+	// 100 readings a second into day buckets: 8.6M rows a day; an hour bucket fits.
+	e := estimate(t, readings, Options{}, "write_rate=100/s", "partitions=1k")
+	found := false
+	for _, f := range e.Findings {
+		if f.Code == CodeBucket && strings.Contains(f.Message, "bucket by 15m instead of day") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("want SZ101 'bucket by 15m instead of day'; findings:\n%v", e.Findings)
+	}
+	// TTL on a time series under STCS: TWCS, with the bucket as window.
+	e = estimate(t, readings, Options{}, "write_rate=1/min", "partitions=1k", "ttl=30d")
+	if !hasFinding(e, CodeTWCS, "compaction_window_unit 'DAYS', compaction_window_size 1") {
+		t.Errorf("want SZ104 with a 1-day window; findings:\n%v", e.Findings)
+	}
+	// Deletes without TTL: suggest TTL.
+	inbox := mustTable("app.inbox", "u uuid pk", "m timeuuid ck", "body text")
+	e = estimate(t, inbox, Options{}, "rows=1000", "avg.body=100", "delete=row:100")
+	if !hasFinding(e, CodeTTL, "100 row tombstones") {
+		t.Errorf("want SZ103; findings:\n%v", e.Findings)
+	}
+	// Nulls bound as null: suggest unset.
+	e = estimate(t, inbox, Options{}, "rows=1000", "avg.body=100", "nulls=0.5")
+	if !hasFinding(e, CodeUnset, "500 tombstone cells") {
+		t.Errorf("want SZ105; findings:\n%v", e.Findings)
+	}
+	e = estimate(t, inbox, Options{}, "rows=1000", "avg.body=100", "nulls=0.5", "nulls_as=unset")
+	if hasFinding(e, CodeUnset, "") {
+		t.Errorf("SZ105 with nulls left unset: %v", e.Findings)
+	}
+}
+
+func hasFinding(e *Estimate, code, text string) bool {
+	for _, f := range e.Findings {
+		if f.Code == code && strings.Contains(f.Message, text) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestEstimateErrors(t *testing.T) {
+	tbl := mustTable("app.t", "k int pk", "v text")
+	w, err := ParseWorkload("w.yaml", []byte("tables:\n  t:\n    rows: 1\n    avg: {nope: 3}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := EstimateTable(tbl, w.Tables[0], Options{}); err == nil || !strings.Contains(err.Error(), `w.yaml:4:11: table t: avg.nope: no column "nope"`) {
+		t.Errorf("EstimateTable with a bad column: %v", err)
+	}
+	if _, err := EstimateTable(nil, w.Tables[0], Options{}); err == nil {
+		t.Error("no table: no error")
+	}
+	if _, err := EstimateTable(tbl, nil, Options{}); err == nil {
+		t.Error("no workload: no error")
+	}
+	if _, err := EstimateAll(schemaOf(tbl), &Workload{Tables: []*TableWorkload{{Name: "missing", RowsPerPartition: 1}}}, Options{}); err == nil ||
+		!strings.Contains(err.Error(), "table missing is not in the schema") {
+		t.Errorf("EstimateAll with an unknown table: %v", err)
+	}
+	if _, err := ParseTarget("oracle"); err == nil {
+		t.Error("ParseTarget(oracle): no error")
+	}
+}
+
+func TestBatchEstimate(t *testing.T) {
+	a := mustTable("app.a", "k uuid pk", "c timeuuid ck", "v text")
+	b := mustTable("app.b", "k text pk", "v text")
+	wa, _ := WorkloadFromPairs("a", "rows=1", "avg.v=1000")
+	wb, _ := WorkloadFromPairs("b", "rows=1", "avg.k=10", "avg.v=1000")
+	// One row of a: 8 + 21 (empty static row) + 16 (clustering) + 8 + 13 + (20 + 1000).
+	est, err := EstimateBatch([]BatchWrite{{Table: a, Workload: wa}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if est.Bytes != 8+21+16+8+13+1020 || est.Checked {
+		t.Errorf("one statement: %v bytes, checked %v", est.Bytes, est.Checked)
+	}
+	// Five tables' worth: over 5 KiB, a warning; the same partition key of one keyspace is one mutation.
+	var writes []BatchWrite
+	for i := 0; i < 5; i++ {
+		writes = append(writes, BatchWrite{Table: b, Workload: wb})
+	}
+	est, err = EstimateBatch(writes, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if est.Mutations != 5 || !est.Checked || len(est.Findings) != 1 || est.Findings[0].Code != CodeBatchWarn {
+		t.Errorf("five partitions of 1 kB: %+v", est)
+	}
+	for i := range writes {
+		writes[i].Partition = "same"
+	}
+	est, _ = EstimateBatch(writes, Options{})
+	if est.Mutations != 1 || est.Checked || len(est.Findings) != 0 {
+		t.Errorf("one partition: Cassandra checks no size: %+v", est)
+	}
+	writes[0].Rows = 50
+	writes[0].Partition = ""
+	est, _ = EstimateBatch(writes, Options{})
+	if len(est.Findings) != 1 || est.Findings[0].Code != CodeBatchFail {
+		t.Errorf("50 kB batch: %+v", est.Findings)
+	}
+}
