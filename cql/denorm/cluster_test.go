@@ -208,10 +208,8 @@ func TestTTL(t *testing.T) {
 // TestConcurrentPartialFailure maps a table the schema knows but the cluster lacks: its
 // statements fail, the others land, and the error says so.
 func TestConcurrentPartialFailure(t *testing.T) {
-	s, schema, ks := postsKeyspace(t)
-	ghost := mkTable("posts_archive", []string{"post_id"}, nil, "post_id timeuuid", "content text")
-	ghost.Keyspace = ks
-	schema.Keyspaces[ks].Tables["posts_archive"] = ghost
+	s, _, ks := postsKeyspace(t)
+	schema := schemaOf(ks, postsCQL, "CREATE TABLE posts_archive (post_id timeuuid PRIMARY KEY, content text)")
 	maps := append(postMappings(), Map("posts_archive", func(p *post, out *Rows) error {
 		out.Add().Set("post_id", p.ID).Set("content", p.Content)
 		return nil

@@ -1,7 +1,7 @@
 package denorm
 
 import (
-	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,63 +47,21 @@ CREATE TABLE posts_by_hashtag (
 ) WITH CLUSTERING ORDER BY (post_id DESC);
 `
 
-// postsSchema is postsCQL as the cql package models it, built by hand.
-func postsSchema(keyspace string) *cql.Schema {
+// schemaOf models CQL statements applied in keyspace, as the cql package reads them.
+func schemaOf(keyspace string, stmts ...string) *cql.Schema {
 	s := cql.NewSchema()
-	ks := cql.NewKeyspace(keyspace)
-	s.Keyspaces[keyspace] = ks
-	add := func(t *cql.Table) { t.Keyspace = keyspace; ks.Tables[t.Name] = t }
-	add(mkTable("posts_by_id", []string{"post_id"}, nil,
-		"post_id timeuuid", "user_id uuid", "content text", "hashtags frozen<set<text>>", "created_at timestamp"))
-	add(mkTable("posts_by_user", []string{"user_id", "month"}, []string{"post_id"},
-		"user_id uuid", "month text", "post_id timeuuid", "content text", "hashtags frozen<set<text>>"))
-	add(mkTable("posts_by_hashtag", []string{"hashtag", "month"}, []string{"post_id"},
-		"hashtag text", "month text", "post_id timeuuid", "user_id uuid", "content text"))
+	src := "CREATE KEYSPACE " + keyspace + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};\nUSE " + keyspace + ";\n"
+	for _, st := range stmts {
+		src += strings.TrimRight(strings.TrimSpace(st), ";") + ";\n"
+	}
+	if err := s.ApplyFile("schema.cql", []byte(src)); err != nil {
+		panic(err)
+	}
 	return s
 }
 
-// table builds a cql.Table from "name type" column specs.
-func mkTable(name string, pk, ck []string, cols ...string) *cql.Table {
-	t := &cql.Table{Name: name, Options: cql.TableOptions{GCGraceSeconds: cql.DefaultGCGraceSeconds}}
-	for _, spec := range cols {
-		var n, ty string
-		fmt.Sscanf(spec, "%s %s", &n, &ty)
-		c := &cql.Column{Name: n, Type: parseType(ty), Kind: cql.Regular, Position: -1}
-		for i, k := range pk {
-			if k == n {
-				c.Kind, c.Position = cql.PartitionKey, i
-				t.PartitionKey = append(t.PartitionKey, c)
-			}
-		}
-		for i, k := range ck {
-			if k == n {
-				c.Kind, c.Position, c.Order = cql.Clustering, i, cql.Desc
-				t.Clustering = append(t.Clustering, c)
-			}
-		}
-		if len(ty) > 7 && ty[len(ty)-7:] == ":static" {
-			c.Kind, c.Type = cql.Static, parseType(ty[:len(ty)-7])
-		}
-		t.Columns = append(t.Columns, c)
-	}
-	return t
-}
-
-func parseType(s string) cql.Type {
-	switch {
-	case len(s) > 7 && s[:7] == "frozen<":
-		t := parseType(s[7 : len(s)-1])
-		t.Frozen = true
-		return t
-	case len(s) > 4 && s[:4] == "set<":
-		return cql.Type{Kind: cql.Set, Params: []cql.Type{parseType(s[4 : len(s)-1])}}
-	case len(s) > 5 && s[:5] == "list<":
-		return cql.Type{Kind: cql.List, Params: []cql.Type{parseType(s[5 : len(s)-1])}}
-	case len(s) > 4 && s[:4] == "map<":
-		return cql.Type{Kind: cql.Map, Params: []cql.Type{parseType("text"), parseType("text")}}
-	}
-	return cql.Type{Kind: cql.Native, Name: s}
-}
+// postsSchema is postsCQL as the cql package models it.
+func postsSchema(keyspace string) *cql.Schema { return schemaOf(keyspace, postsCQL) }
 
 var months = mustScheme(bucket.Month())
 

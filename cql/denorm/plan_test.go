@@ -14,7 +14,7 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/bucket"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
@@ -169,12 +169,7 @@ func TestBatchSize(t *testing.T) {
 }
 
 func TestBatchSizeCollections(t *testing.T) {
-	s := cql.NewSchema()
-	ks := cql.NewKeyspace("app")
-	s.Keyspaces["app"] = ks
-	tb := mkTable("c", []string{"k"}, []string{"c"}, "k int", "c int", "tags set<text>", "l list<text>", "m map<text,text>", "s text:static")
-	tb.Keyspace = "app"
-	ks.Tables["c"] = tb
+	s := schemaOf("app", "CREATE TABLE c (k int, c int, tags set<text>, l list<text>, m map<text, text>, s text static, PRIMARY KEY (k, c))")
 	type ent struct {
 		k, c int
 		tags []string
@@ -252,6 +247,21 @@ func TestBadInputWritesNothing(t *testing.T) {
 		t.Errorf("unknown column: %v", err)
 	}
 
+	// A bucket scheme of zero width (never made with bucket.New) gives the zero bucket,
+	// whose label is empty: the month key is missing and nothing is written.
+	var zero bucket.Scheme
+	noWidth, err := New(nil, postsSchema("app"), Options{}, Map("posts_by_user", func(p *post, out *Rows) error {
+		at, _ := bucket.UUIDTime(p.ID)
+		out.Add().Set("user_id", p.UserID).Set("month", zero.For(at).String()).Set("post_id", p.ID)
+		return nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := noWidth.PlanInsert(fixedPost()); !errors.As(err, &missing) || missing.Column != "month" {
+		t.Errorf("a zero-width bucket: %v, want a *MissingKeyError for month", err)
+	}
+
 	wrongType, err := New(nil, postsSchema("app"), Options{}, Map("posts_by_id", func(p *post, out *Rows) error {
 		out.Add().Set("post_id", p.ID).Set("created_at", "yesterday")
 		return nil
@@ -266,10 +276,7 @@ func TestBadInputWritesNothing(t *testing.T) {
 }
 
 func TestNewRefuses(t *testing.T) {
-	s := postsSchema("app")
-	tb := mkTable("counts", []string{"k"}, nil, "k int", "n counter")
-	tb.Keyspace = "app"
-	s.Keyspaces["app"].Tables["counts"] = tb
+	s := schemaOf("app", postsCQL, "CREATE TABLE counts (k int PRIMARY KEY, n counter)")
 	noop := func(p *post, out *Rows) error { return nil }
 	for _, tt := range []struct {
 		name string
@@ -343,12 +350,7 @@ func TestBatchThresholds(t *testing.T) {
 func TestSingleMutationIsNotChecked(t *testing.T) {
 	// Cassandra checks only batches over more than one mutation: one partition of one
 	// table, however large, is never refused for its batch size.
-	s := cql.NewSchema()
-	ks := cql.NewKeyspace("app")
-	s.Keyspaces["app"] = ks
-	tb := mkTable("docs", []string{"id"}, nil, "id int", "body text")
-	tb.Keyspace = "app"
-	ks.Tables["docs"] = tb
+	s := schemaOf("app", "CREATE TABLE docs (id int PRIMARY KEY, body text)")
 	type doc struct {
 		id   int
 		body string
