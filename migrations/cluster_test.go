@@ -324,3 +324,28 @@ func TestStatusReadsWithoutCreating(t *testing.T) {
 		t.Fatalf("status created %d tables (%v)", n, err)
 	}
 }
+
+// The bookkeeping can live in a keyspace of its own, created on first use when a
+// replication is given; the history is kept per target keyspace.
+func TestBookkeepingInItsOwnKeyspace(t *testing.T) {
+	s, ks := casstest.Keyspace(t)
+	bk := ks + "_bk"
+	t.Cleanup(func() { _ = s.Query("DROP KEYSPACE IF EXISTS " + bk).Exec() })
+	ctx := ctxT(t)
+	m, _ := newMigrator(t, s, ks, load(t, basic), migrations.Options{BookkeepingKeyspace: bk, Table: "history"})
+	if _, err := m.Up(ctx); !errors.Is(err, migrations.ErrNoKeyspace) || !strings.Contains(err.Error(), bk) {
+		t.Fatalf("Up without a replication for a missing bookkeeping keyspace: %v", err)
+	}
+	m, _ = newMigrator(t, s, ks, load(t, basic), migrations.Options{BookkeepingKeyspace: bk, Table: "history",
+		Replication: "{'class': 'SimpleStrategy', 'replication_factor': 1}"})
+	if res, err := m.Up(ctx); err != nil || len(res.Applied) != 2 {
+		t.Fatalf("Up: %+v, %v", res, err)
+	}
+	var n int
+	if err := s.Query(`SELECT count(*) FROM `+bk+`.history WHERE target = ?`, ks).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("%s.history has %d rows for %s (%v)", bk, n, ks, err)
+	}
+	if err := s.Query(`SELECT count(*) FROM system_schema.tables WHERE keyspace_name = ? AND table_name = 'cqlsize_migrations'`, ks).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("a bookkeeping table was created in the target keyspace too")
+	}
+}
