@@ -15,6 +15,9 @@ type Options struct {
 	// GrowthPoints is how many points the growth series has (default 11: the start, every
 	// tenth of the partition's life, and its end).
 	GrowthPoints int
+	// Now is when the writes happen, for limits that depend on the date (a TTL's expiry);
+	// zero = time.Now().
+	Now time.Time
 }
 
 // Estimate is the sizing of one table under its workload.
@@ -213,7 +216,11 @@ func EstimateTable(tbl *cql.Table, w *TableWorkload, opt Options) (*Estimate, er
 	if p.bucket.IsZero() && !w.WriteRate.IsZero() {
 		est.Crossings = p.crossings(sh, skew, est.Keys, opt.Target)
 	}
+	if opt.Now.IsZero() {
+		opt.Now = time.Now()
+	}
 	est.Findings = append(est.Findings, verdicts(est, opt.Target)...)
+	est.Findings = append(est.Findings, ttlVerdict(est, opt.Target, opt.Now)...)
 	est.Findings = append(est.Findings, recommendations(est, p, sh, skew)...)
 	return est, nil
 }

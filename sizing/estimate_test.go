@@ -209,6 +209,20 @@ func TestVerdictSeverities(t *testing.T) {
 	if _, ok := c["SZ002"]; ok {
 		t.Errorf("scylladb target reports the Cassandra rule SZ002: %v", e.Findings)
 	}
+	// A TTL expiring after 2038-01-19 is rejected by 4.1 and 5.0 in CASSANDRA_4 mode.
+	now := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		ttl  string
+		want bool
+	}{{"10y", false}, {"12y", true}, {"20y", true}} {
+		e = estimate(t, wide, Options{Now: now}, "rows=10", "avg.v=10", "ttl="+tc.ttl)
+		if got := hasFinding(e, CodeTTL2038, "keep the TTL under"); got != tc.want {
+			t.Errorf("ttl %s on %s: SZ006 %v, want %v (%v)", tc.ttl, now.Format("2006-01-02"), got, tc.want, e.Findings)
+		}
+	}
+	if e = estimate(t, wide, Options{Now: now, Target: ScyllaDB}, "rows=10", "avg.v=10", "ttl=20y"); hasFinding(e, CodeTTL2038, "") {
+		t.Errorf("scylladb: SZ006 reported")
+	}
 	// Under every limit: no verdict.
 	e = estimate(t, wide, Options{}, "rows=1000", "avg.v=100")
 	for _, f := range e.Findings {
