@@ -67,8 +67,10 @@ func EstimateBatch(writes []BatchWrite, opt Options) (*BatchEstimate, error) {
 		if w == nil {
 			w = &TableWorkload{Name: bw.Table.Name, RowsPerPartition: 1}
 		} else {
+			// One statement's rows: the workload's sizes and nulls, not its volume.
 			c := w.clone()
 			c.RowsPerPartition, c.WriteRate, c.Deletes = 1, Rate{}, nil
+			delete(c.Fields, "write_rate")
 			w = c
 		}
 		if err := w.ValidateFor(bw.Table); err != nil {

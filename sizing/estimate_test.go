@@ -332,6 +332,14 @@ func TestBatchEstimate(t *testing.T) {
 	if est.Mutations != 1 || est.Checked || len(est.Findings) != 0 {
 		t.Errorf("one partition: Cassandra checks no size: %+v", est)
 	}
+	// A workload declaring a write rate sizes a statement as well (its volume is ignored).
+	ww, err := ParseWorkload("w.yaml", []byte("tables:\n  b: {write_rate: 5/day, avg: {k: 10, v: 1000}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one, err := EstimateBatch([]BatchWrite{{Table: b, Workload: ww.Tables[0]}}, Options{}); err != nil || one.Bytes != 8+21+8+13+20+1000 {
+		t.Errorf("statement from a rate workload: %+v, %v", one, err)
+	}
 	writes[0].Rows = 50
 	writes[0].Partition = ""
 	est, _ = EstimateBatch(writes, Options{})
