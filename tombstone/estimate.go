@@ -203,7 +203,7 @@ func (m model) peak(steady float64) Snapshot {
 		end = steady
 	}
 	horizon := end + m.ttl // the last rows expire then; past it the partition has nothing live
-	var ages []float64
+	ages := make([]float64, 0, 64)
 	for _, base := range []float64{0, end} {
 		for _, off := range []float64{0, m.ttl, m.gc, m.gc + m.ttl, m.gc + m.linger, m.gc + m.linger + m.ttl} {
 			for _, eps := range []float64{0, -1} {
@@ -213,8 +213,8 @@ func (m model) peak(steady float64) Snapshot {
 			}
 		}
 	}
-	for i := 1; i <= 64; i++ {
-		ages = append(ages, horizon*float64(i)/64)
+	for i := 1; i <= 32; i++ {
+		ages = append(ages, horizon*float64(i)/32)
 	}
 	sort.Float64s(ages)
 	var best Snapshot
@@ -297,14 +297,15 @@ func (m model) at(t float64) Snapshot {
 	}
 
 	// Split the writes at every boundary where a density changes.
-	cuts := []float64{0, w}
+	cuts := make([]float64, 2, 8)
+	cuts[0], cuts[1] = 0, w
 	for _, c := range []float64{t - m.ttl, t - m.gc, t - m.gc - m.ttl, t - m.gc - m.linger, t - m.gc - m.linger - m.ttl} {
 		if c > 0 && c < w {
 			cuts = append(cuts, c)
 		}
 	}
 	sort.Float64s(cuts)
-	var pieces []piece
+	pieces := make([]piece, 0, len(cuts))
 	written := m.rate * w
 	for i := 0; i+1 < len(cuts); i++ {
 		iv := interval{cuts[i], cuts[i+1]}
@@ -406,30 +407,29 @@ type segment struct {
 // of its clustering range, in pages of PageSize live rows. It returns the tombstones of its
 // worst page by source, the live rows it returns and its page count.
 func (m model) read(pieces []piece, head, tail [numSources]float64) (worst [numSources]float64, rows float64, pages int) {
-	var segs []segment
+	segs := make([]segment, 0, len(pieces)+2)
 	segs = append(segs, segment{tomb: head})
-	ordered := make([]piece, len(pieces))
-	copy(ordered, pieces)
 	switch m.in.Read.Order {
 	case NewestFirst:
-		for i, j := 0, len(ordered)-1; i < j; i, j = i+1, j-1 {
-			ordered[i], ordered[j] = ordered[j], ordered[i]
+		for i := len(pieces) - 1; i >= 0; i-- {
+			p := pieces[i]
+			segs = append(segs, segment{written: p.written, live: p.live, tomb: p.tomb})
 		}
-	case Unordered:
+	case OldestFirst:
+		for _, p := range pieces {
+			segs = append(segs, segment{written: p.written, live: p.live, tomb: p.tomb})
+		}
+	default:
 		// Old and new rows are interleaved: one uniform stretch.
 		var all segment
-		for _, p := range ordered {
+		for _, p := range pieces {
 			all.written += p.written
 			all.live += p.live
 			for s := range p.tomb {
 				all.tomb[s] += p.tomb[s]
 			}
 		}
-		ordered = nil
 		segs = append(segs, all)
-	}
-	for _, p := range ordered {
-		segs = append(segs, segment{written: p.written, live: p.live, tomb: p.tomb})
 	}
 	total := 0.0
 	for _, s := range segs {
@@ -496,8 +496,27 @@ func (m model) read(pieces []piece, head, tail [numSources]float64) (worst [numS
 				done = true
 				break
 			}
-			if curLive >= m.page-eps {
-				closePage()
+			if curLive < m.page-eps {
+				continue
+			}
+			closePage()
+			// Every further page that fits in this stretch is the same: take them at once.
+			if full := math.Floor(math.Min(left, m.limit-delivered) / m.page); full >= 1 {
+				var page [numSources]float64
+				for i := range page {
+					page[i] = s.tomb[i] * m.page / s.live
+				}
+				if sum(page) > sum(worst)+eps {
+					worst = page
+				}
+				pages += int(full)
+				delivered += full * m.page
+				left -= full * m.page
+				if delivered >= m.limit-eps {
+					// The read ends exactly at a page boundary: the last full page was its end.
+					done = true
+					break
+				}
 			}
 		}
 	}

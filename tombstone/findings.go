@@ -94,10 +94,17 @@ func fix(src Source, in Input) string {
 		parts = append(parts, "do not read buckets whose rows have expired")
 		return strings.Join(parts, ", ")
 	}
+	head := queueLike(in)
 	switch src {
 	case RowTombstones:
+		if head {
+			return "start each read after the last row consumed (WHERE ck > ?) instead of at the deleted ones"
+		}
 		return "use a TTL instead of DELETE when rows die at a known age; read a smaller clustering range or with a LIMIT"
 	case RangeMarkers:
+		if head {
+			return "start each read after the last deleted range (WHERE ck > ?)"
+		}
 		return "prefer one range deletion over many adjacent ones, or a TTL; read a smaller clustering range or with a LIMIT"
 	case CellTombstones:
 		return "rewrite the row instead of deleting single cells, or give the cells a TTL"
@@ -127,20 +134,20 @@ func findings(m model, r Result) []Finding {
 	readDesc := describeRead(in.Read)
 
 	switch {
-	case typical.PerRead > float64(th.Fail):
-		add(CodeReadFail, Fail, fmt.Sprintf("%s %s counts about %s tombstones, over tombstone_failure_threshold (%d): Cassandra aborts it with TombstoneOverwhelmingException; %s",
-			readDesc, when, num(typical.PerRead), th.Fail, mainSources(typical)), fixFor(typical, in))
+	case th.overFail(typical.PerRead):
+		add(CodeReadFail, Fail, fmt.Sprintf("%s %s counts about %s tombstones, over %s (%d): Cassandra aborts it with TombstoneOverwhelmingException; %s",
+			readDesc, when, num(typical.PerRead), th.failName(), th.Fail, mainSources(typical)), fixFor(typical, in))
 	case typical.PerRead > float64(th.Warn):
-		add(CodeReadWarn, Warn, fmt.Sprintf("%s %s counts about %s tombstones, over tombstone_warn_threshold (%d): every such read logs a warning and sends one to the client; %s",
-			readDesc, when, num(typical.PerRead), th.Warn, mainSources(typical)), fixFor(typical, in))
+		add(CodeReadWarn, Warn, fmt.Sprintf("%s %s counts about %s tombstones, over %s (%d): %s; %s",
+			readDesc, when, num(typical.PerRead), th.warnName(), th.Warn, th.warnEffect(), mainSources(typical)), fixFor(typical, in))
 	}
 	// A later read is worth its own finding only when it crosses a threshold the typical
 	// read does not.
 	if pk := r.Peak; pk.PerRead > float64(th.Warn) && pk.PerRead > typical.PerRead+0.5 &&
-		(typical.PerRead <= float64(th.Warn) || (pk.PerRead > float64(th.Fail) && typical.PerRead <= float64(th.Fail))) {
-		sev, over := Warn, fmt.Sprintf("tombstone_warn_threshold (%d)", th.Warn)
-		if pk.PerRead > float64(th.Fail) {
-			sev, over = Fail, fmt.Sprintf("tombstone_failure_threshold (%d)", th.Fail)
+		(typical.PerRead <= float64(th.Warn) || (th.overFail(pk.PerRead) && !th.overFail(typical.PerRead))) {
+		sev, over := Warn, fmt.Sprintf("%s (%d)", th.warnName(), th.Warn)
+		if th.overFail(pk.PerRead) {
+			sev, over = Fail, fmt.Sprintf("%s (%d)", th.failName(), th.Fail)
 		}
 		state := fmt.Sprintf("when %s of its rows are live", count(pk.LiveRows))
 		if pk.LiveRows < 0.5 {
@@ -220,6 +227,16 @@ func findings(m model, r Result) []Finding {
 	return out
 }
 
+// queueLike reports whether rows are deleted where reads start, so a LIMIT does not help.
+func queueLike(in Input) bool {
+	for _, d := range in.Deletes {
+		if d.At == Head && (d.Kind == RowDelete || d.Kind == RangeDelete) && d.PerDay > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // heldByGrace reports whether the counted tombstones are ones gc_grace_seconds keeps alive
 // (deletions, nulls and expired cells), as opposed to none at all.
 func heldByGrace(s Snapshot) bool { return s.Readable > 0 }
@@ -274,7 +291,7 @@ func fixFor(s Snapshot, in Input) string {
 			break
 		}
 	}
-	if in.Read.Limit == 0 {
+	if in.Read.Limit == 0 && s.LiveRows >= 1 && !queueLike(in) {
 		parts = append(parts, "give the read a LIMIT so it stops before the tombstones")
 	}
 	out := strings.Join(parts, "; ")

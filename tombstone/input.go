@@ -255,15 +255,49 @@ type Read struct {
 	Order    Order
 }
 
-// Thresholds are cassandra.yaml's per-read tombstone thresholds. A read warns when it counts
-// more than Warn tombstones and fails when it counts more than Fail.
+// Thresholds are the per-read tombstone thresholds. A read warns when it counts more than
+// Warn tombstones and fails when it counts more than Fail.
 type Thresholds struct {
 	Warn int // tombstone_warn_threshold
-	Fail int // tombstone_failure_threshold
+	Fail int // tombstone_failure_threshold; 0 when reads never fail (ScyllaDB)
+	// WarnName and FailName are the settings as messages name them, and WarnEffect says what
+	// happens over Warn; empty means Cassandra's.
+	WarnName, FailName, WarnEffect string
 }
 
 // DefaultThresholds are Cassandra 4.0-5.0's defaults.
 var DefaultThresholds = Thresholds{Warn: 1000, Fail: 100000}
+
+// ScyllaThresholds are ScyllaDB's: no failure, but a page ends after
+// query_tombstone_page_limit (10000) tombstones.
+var ScyllaThresholds = Thresholds{
+	Warn: 10000, WarnName: "query_tombstone_page_limit",
+	WarnEffect: "ScyllaDB ends the page there, so the client needs more round trips for the same rows",
+}
+
+func (t Thresholds) warnName() string {
+	if t.WarnName != "" {
+		return t.WarnName
+	}
+	return "tombstone_warn_threshold"
+}
+
+func (t Thresholds) failName() string {
+	if t.FailName != "" {
+		return t.FailName
+	}
+	return "tombstone_failure_threshold"
+}
+
+func (t Thresholds) warnEffect() string {
+	if t.WarnEffect != "" {
+		return t.WarnEffect
+	}
+	return "every such read logs a warning and sends one to the client"
+}
+
+// overFail reports whether v crosses the failure threshold (never when there is none).
+func (t Thresholds) overFail(v float64) bool { return t.Fail > 0 && v > float64(t.Fail) }
 
 // FieldError is an Input field with a value the analysis cannot use. Field is the Go path of
 // the field ("Writes.NullFraction", "Deletes[1].PerDay") so a caller can map it back to
