@@ -1,0 +1,569 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/tombstone"
+)
+
+// Options say how to build a report beyond what the schema and the workload give.
+type Options struct {
+	Target       sizing.Target
+	Tool         string // "cqlsize v0.3.0"
+	SchemaPath   string
+	WorkloadPath string
+	// Read is the typical read of a table no query names. Its Order is used only when
+	// OrderSet; otherwise each table's clustering order decides (a time-typed first
+	// clustering column read in its declared order).
+	Read     tombstone.Read
+	OrderSet bool
+	// Queries are the application's SELECTs (a queries file): each table's typical read is
+	// the worst of the queries that read it, by tombstones counted.
+	Queries []NamedQuery
+	// Statements are the application's writes, classified for the tombstones they write.
+	Statements []cql.Statement
+	// DeletesAt is where the workload's deleted rows lie relative to where reads start.
+	DeletesAt tombstone.Placement
+	// FanOut lists entity writes to size as batches: each the tables one entity is written
+	// to (BEGIN BATCH blocks of Statements are sized too).
+	FanOut [][]string
+}
+
+// NamedQuery is a SELECT with the name a queries file gives it.
+type NamedQuery struct {
+	Name string
+	Stmt *cql.Select
+}
+
+// InputError is a workload value the tombstone analysis cannot use, at its place in the
+// workload file.
+type InputError struct {
+	Pos   cql.Pos
+	Table string
+	Err   error
+}
+
+func (e *InputError) Error() string {
+	return fmt.Sprintf("%s: table %s: %v", e.Pos, e.Table, e.Err)
+}
+
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Build estimates every table of the workload against the schema and assembles the report.
+// Errors are the workload's own (sizing.ErrorList with file:line:col) or an *InputError.
+func Build(schema *cql.Schema, w *sizing.Workload, opt Options) (*Report, error) {
+	if opt.Target == "" {
+		opt.Target = sizing.Cassandra50
+	}
+	ests, err := sizing.EstimateAll(schema, w, sizing.Options{Target: opt.Target, Schema: schema, GrowthPoints: 25})
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{
+		Version: Version, Tool: opt.Tool, Target: string(opt.Target),
+		Schema: opt.SchemaPath, Workload: opt.WorkloadPath,
+		Limits:     limitsFor(opt.Target),
+		Tables:     []Table{},
+		Statements: []Finding{},
+		Batches:    []Batch{},
+		Notes:      []string{},
+	}
+	th := thresholdsFor(opt.Target)
+	for i, est := range ests {
+		tw := w.Tables[i]
+		tbl, err := tw.Resolve(schema)
+		if err != nil {
+			return nil, err
+		}
+		t, err := buildTable(tbl, est, tw, opt, th)
+		if err != nil {
+			return nil, err
+		}
+		r.Tables = append(r.Tables, t)
+	}
+	for _, f := range tombstone.StatementFindings(schema, opt.Statements) {
+		r.Statements = append(r.Statements, fromTombstone(f))
+	}
+	batches, err := batchesOf(schema, w, opt)
+	if err != nil {
+		return nil, err
+	}
+	if batches != nil {
+		r.Batches = batches
+	}
+	r.summarize()
+	return r, nil
+}
+
+// batchesOf sizes the fan-out writes: the --batch table lists, then each BEGIN BATCH of the
+// statements, every statement its own partition (the tables of a denormalized model are
+// keyed differently).
+func batchesOf(schema *cql.Schema, w *sizing.Workload, opt Options) ([]Batch, error) {
+	var out []Batch
+	size := func(writes []sizing.BatchWrite, pos cql.Pos) error {
+		est, err := sizing.EstimateBatch(writes, sizing.Options{Target: opt.Target, Schema: schema})
+		if err != nil {
+			if pos.IsValid() {
+				return fmt.Errorf("%s: %w", pos, err)
+			}
+			return err
+		}
+		b := Batch{Bytes: Num(est.Bytes), Mutations: est.Mutations, Checked: est.Checked, PerTable: map[string]Num{}, Findings: []Finding{}}
+		if pos.IsValid() {
+			b.Position = pos.String()
+		}
+		for _, bw := range writes {
+			b.Tables = append(b.Tables, bw.Table.QualifiedName())
+		}
+		for k, v := range est.PerTable {
+			b.PerTable[k] = Num(v)
+		}
+		for _, f := range est.Findings {
+			g := fromSizing(f)
+			g.Position = b.Position
+			b.Findings = append(b.Findings, g)
+		}
+		out = append(out, b)
+		return nil
+	}
+	for _, tables := range opt.FanOut {
+		var writes []sizing.BatchWrite
+		for _, name := range tables {
+			tbl := lookup(schema, "", cql.QualifiedName{Name: cql.Ident{Name: name}})
+			if strings.Contains(name, ".") {
+				ks, n, _ := strings.Cut(name, ".")
+				tbl = schema.Table(ks, n)
+			}
+			if tbl == nil {
+				return nil, fmt.Errorf("batch: table %s is not in the schema", name)
+			}
+			writes = append(writes, sizing.BatchWrite{Table: tbl, Workload: valueSizes(w, tbl), Rows: 1})
+		}
+		if err := size(writes, cql.Pos{}); err != nil {
+			return nil, err
+		}
+	}
+	keyspace := ""
+	for _, st := range opt.Statements {
+		switch s := st.(type) {
+		case *cql.Use:
+			keyspace = s.Keyspace.Name
+		case *cql.Batch:
+			if s.Type == cql.CounterBatch {
+				continue
+			}
+			var writes []sizing.BatchWrite
+			for _, inner := range s.Statements {
+				var q cql.QualifiedName
+				switch x := inner.(type) {
+				case *cql.Insert:
+					q = x.Table
+				case *cql.Update:
+					q = x.Table
+				case *cql.Delete:
+					q = x.Table
+				}
+				tbl := lookup(schema, keyspace, q)
+				if tbl == nil {
+					return nil, fmt.Errorf("%s: batch writes %s, which is not in the schema", inner.Info().Pos, q)
+				}
+				writes = append(writes, sizing.BatchWrite{Table: tbl, Workload: valueSizes(w, tbl), Rows: 1})
+			}
+			if len(writes) > 0 {
+				if err := size(writes, s.Pos); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// valueSizes is the part of a table's workload a batch estimate uses (value sizes, nulls,
+// TTL, INSERT or UPDATE), as a one-row workload; nil when the workload lacks the table.
+func valueSizes(w *sizing.Workload, tbl *cql.Table) *sizing.TableWorkload {
+	tw := w.Table(tbl.QualifiedName())
+	if tw == nil {
+		return nil
+	}
+	return &sizing.TableWorkload{Name: tw.Name, RowsPerPartition: 1, Avg: tw.Avg, Items: tw.Items,
+		Nulls: tw.Nulls, NullsAs: tw.NullsAs, TTL: tw.TTL, Writes: tw.Writes, Pos: tw.Pos}
+}
+
+func lookup(schema *cql.Schema, keyspace string, q cql.QualifiedName) *cql.Table {
+	ks := q.Keyspace.Name
+	if ks == "" {
+		ks = keyspace
+	}
+	if ks != "" {
+		return schema.Table(ks, q.Name.Name)
+	}
+	t, _ := schema.FindTable(q.Name.Name)
+	return t
+}
+
+func limitsFor(t sizing.Target) Limits {
+	var l Limits
+	for _, lim := range sizing.Limits(t) {
+		switch lim.Measure {
+		case sizing.Bytes:
+			l.PartitionBytes = Num(lim.Value)
+		case sizing.Values:
+			l.PartitionValues = Num(lim.Value)
+		case sizing.Rows:
+			l.PartitionRows = Num(lim.Value)
+		}
+	}
+	th := thresholdsFor(t)
+	l.TombstoneWarn, l.TombstoneFail = th.Warn, th.Fail
+	return l
+}
+
+// thresholdsFor returns the per-read tombstone thresholds of a target. ScyllaDB has no
+// failure threshold: it ends a page after query_tombstone_page_limit tombstones.
+func thresholdsFor(t sizing.Target) tombstone.Thresholds {
+	if t == sizing.ScyllaDB {
+		return tombstone.ScyllaThresholds
+	}
+	return tombstone.DefaultThresholds
+}
+
+func buildTable(tbl *cql.Table, est *sizing.Estimate, tw *sizing.TableWorkload, opt Options, th tombstone.Thresholds) (Table, error) {
+	t := Table{
+		Name:        est.Table,
+		Partitions:  Num(est.Partitions),
+		Bucket:      est.Bucket.Name,
+		LifeSeconds: Num(est.Life.Seconds()),
+		TTLSeconds:  Num(est.TTL.Seconds()),
+		GCGrace:     Num(est.GCGrace.Seconds()),
+		Compaction:  tbl.Options.CompactionClass(),
+		TotalBytes:  Num(est.TotalBytes),
+		Typical:     size(est.Typical),
+		P99:         size(est.P99),
+		Largest:     size(est.Largest),
+		Growth:      []Point{},
+		Crossings:   []Cross{},
+		Findings:    []Finding{},
+		Assumptions: append([]string{}, est.Assumptions...),
+	}
+	if est.Pos.IsValid() {
+		t.Position = est.Pos.String()
+	}
+	t.staticValues = float64(len(tbl.ColumnsOf(cql.Static)))
+	t.valuesPerRow = float64(len(tbl.ColumnsOf(cql.Regular)))
+	if est.Typical.Rows > 0 {
+		t.valuesPerRow = (est.Typical.Values - t.staticValues) / est.Typical.Rows
+	}
+	values := func(rows float64) float64 {
+		if rows <= 0 {
+			return 0
+		}
+		return rows*t.valuesPerRow + t.staticValues
+	}
+	for _, g := range est.Growth {
+		t.Growth = append(t.Growth, Point{
+			AgeSeconds: Num(g.Age.Seconds()), Rows: Num(g.Rows), Values: Num(values(g.Rows)), Bytes: Num(g.Bytes),
+			LargestRows: Num(g.LargestRows), LargestValues: Num(values(g.LargestRows)), LargestBytes: Num(g.LargestBytes),
+		})
+	}
+	for _, c := range est.Crossings {
+		x := Cross{Code: c.Limit.Code, Limit: c.Limit.Name, TypicalNever: c.TypicalNever, LargestNever: c.LargestNever}
+		if !c.TypicalNever {
+			x.TypicalSeconds = Num(c.Typical.Seconds())
+		}
+		if !c.LargestNever {
+			x.LargestSeconds = Num(c.Largest.Seconds())
+		}
+		t.Crossings = append(t.Crossings, x)
+	}
+
+	// Tombstones: the typical partition's typical read, and the largest partition's.
+	if tw.WriteRate.IsZero() && len(tw.Deletes) > 0 {
+		t.Assumptions = append(t.Assumptions, "tombstones: rows_per_partition gives no time, so every delete is taken as younger than gc_grace_seconds (the worst case); give write_rate and per-day delete rates for a timeline")
+	}
+	reads := readsFor(tbl, opt)
+	var best tombstone.Result
+	var bestRead namedRead
+	for i, rd := range reads {
+		in, err := tombstoneInput(tbl, est, tw, est.Typical.Activity, rd.read, opt.DeletesAt, th)
+		if err != nil {
+			return Table{}, err
+		}
+		res, err := tombstone.Estimate(in)
+		if err != nil {
+			return Table{}, workloadError(tw, err)
+		}
+		if i == 0 || res.BucketEnd.PerRead > best.BucketEnd.PerRead {
+			best, bestRead = res, rd
+		}
+	}
+	in, _ := tombstoneInput(tbl, est, tw, est.Largest.Activity, bestRead.read, opt.DeletesAt, th)
+	largest, err := tombstone.Estimate(in)
+	if err != nil {
+		return Table{}, workloadError(tw, err)
+	}
+	t.Tombstones = Tombs{
+		Read:           readText(bestRead.read),
+		Query:          bestRead.query,
+		PerRead:        Num(best.BucketEnd.PerRead),
+		LargestPerRead: Num(largest.BucketEnd.PerRead),
+		PeakPerRead:    Num(best.Peak.PerRead),
+		PeakAgeSeconds: Num(best.Peak.Age.Seconds()),
+		PerPartition:   Num(best.BucketEnd.Readable),
+		OnDisk:         Num(best.BucketEnd.OnDisk),
+		Sources:        []Source{},
+	}
+	for _, c := range best.BucketEnd.Sources {
+		t.Tombstones.Sources = append(t.Tombstones.Sources, Source{
+			Source: c.Source.String(), Counted: c.Source.Counted(),
+			PerRead: Num(c.PerRead), PerPartition: Num(c.Readable), OnDisk: Num(c.OnDisk),
+		})
+	}
+
+	// Findings: sizing's verdicts and recommendations, then the tombstone findings they do
+	// not already cover. The largest partition's read decides when it is worse.
+	have := map[string]bool{}
+	for _, f := range est.Findings {
+		have[f.Code] = true
+		t.Findings = append(t.Findings, fromSizing(f))
+	}
+	tombFindings := best.Findings
+	if largest.Verdict() > best.Verdict() {
+		tombFindings = largest.Findings
+		for i := range tombFindings {
+			if tombFindings[i].Code == tombstone.CodeReadWarn || tombFindings[i].Code == tombstone.CodeReadFail {
+				tombFindings[i].Message = "in the largest partition, " + tombFindings[i].Message
+			}
+		}
+	}
+	covered := map[string]string{tombstone.CodeTTLNotTWCS: sizing.CodeTWCS, tombstone.CodeDeleteByAge: sizing.CodeTTL, tombstone.CodeNullWrites: sizing.CodeUnset}
+	for _, f := range tombFindings {
+		if by, ok := covered[f.Code]; ok && have[by] && f.Severity <= tombstone.Info {
+			continue
+		}
+		g := fromTombstone(f)
+		if bestRead.query != "" && (f.Code == tombstone.CodeReadWarn || f.Code == tombstone.CodeReadFail || f.Code == tombstone.CodePeakRead) {
+			g.Message = "query " + bestRead.query + ": " + g.Message
+			g.Position = bestRead.pos.String()
+		}
+		t.Findings = append(t.Findings, g)
+	}
+	return t, nil
+}
+
+func workloadError(tw *sizing.TableWorkload, err error) error {
+	var fe *tombstone.FieldError
+	if errors.As(err, &fe) {
+		path := ""
+		switch {
+		case strings.HasPrefix(fe.Field, "Deletes["):
+			path = "deletes[" + strings.TrimPrefix(strings.SplitN(fe.Field, "]", 2)[0], "Deletes[") + "]"
+		case strings.HasPrefix(fe.Field, "Writes.NullFraction"):
+			path = "nulls"
+		}
+		return &InputError{Pos: tw.FieldPos(path), Table: tw.Name, Err: err}
+	}
+	return &InputError{Pos: tw.Pos, Table: tw.Name, Err: err}
+}
+
+func size(p sizing.Partition) Size {
+	return Size{Rows: Num(p.Rows), Values: Num(p.Values), Cells: Num(p.Cells), Bytes: Num(p.Bytes),
+		ClassicBytes: Num(p.ClassicBytes), TombstonesOnDisk: Num(p.Tombstones.Total())}
+}
+
+func fromSizing(f sizing.Finding) Finding {
+	g := Finding{Code: f.Code, Severity: f.Severity.String(), Table: f.Table, Message: f.Message}
+	if f.Pos.IsValid() {
+		g.Position = f.Pos.String()
+	}
+	return g
+}
+
+func fromTombstone(f tombstone.Finding) Finding {
+	g := Finding{Code: f.Code, Severity: f.Severity.String(), Table: f.Table, Message: f.Message, Fix: f.Fix}
+	if f.Pos.IsValid() {
+		g.Position = f.Pos.String()
+	}
+	return g
+}
+
+// namedRead is a typical read and the query it comes from ("" for the default read).
+type namedRead struct {
+	read  tombstone.Read
+	query string
+	pos   cql.Pos
+}
+
+// readsFor lists the reads of a table: the queries that read it, or the default read.
+func readsFor(tbl *cql.Table, opt Options) []namedRead {
+	var out []namedRead
+	for _, q := range opt.Queries {
+		if q.Stmt == nil || !sameTable(tbl, q.Stmt.Table) {
+			continue
+		}
+		rd := opt.Read
+		rd.Order = orderOf(tbl, q.Stmt)
+		if n, ok := literalInt(q.Stmt.Limit); ok {
+			rd.Limit = n
+		} else if n, ok := literalInt(q.Stmt.PerPartitionLimit); ok {
+			rd.Limit = n
+		}
+		out = append(out, namedRead{read: rd, query: q.Name, pos: q.Stmt.Pos})
+	}
+	if len(out) > 0 {
+		return out
+	}
+	rd := opt.Read
+	if !opt.OrderSet {
+		rd.Order = orderOf(tbl, nil)
+	}
+	return []namedRead{{read: rd}}
+}
+
+func sameTable(tbl *cql.Table, q cql.QualifiedName) bool {
+	if q.Name.Name != tbl.Name {
+		return false
+	}
+	return q.Keyspace.Name == "" || q.Keyspace.Name == tbl.Keyspace
+}
+
+func literalInt(t *cql.Term) (int, bool) {
+	if t == nil || t.Kind != cql.TermLiteral {
+		return 0, false
+	}
+	var n int
+	if _, err := fmt.Sscanf(t.Value, "%d", &n); err != nil || n < 0 {
+		return 0, false
+	}
+	return n, true
+}
+
+// orderOf says how a read meets rows by age: a table clustered first by a time-typed
+// column, read in its declared order (or reversed by ORDER BY), is newest-first when that
+// order is DESC; other tables interleave old and new rows.
+func orderOf(tbl *cql.Table, q *cql.Select) tombstone.Order {
+	if len(tbl.Clustering) == 0 {
+		return tombstone.Unordered
+	}
+	first := tbl.Clustering[0]
+	switch first.Type.Name {
+	case "timeuuid", "timestamp", "date", "time":
+	default:
+		return tombstone.Unordered
+	}
+	desc := first.Order == cql.Desc
+	if q != nil && len(q.OrderBy) > 0 && q.OrderBy[0].Column.Name == first.Name {
+		desc = q.OrderBy[0].Desc
+	}
+	if desc {
+		return tombstone.NewestFirst
+	}
+	return tombstone.OldestFirst
+}
+
+func readText(r tombstone.Read) string {
+	var parts []string
+	if r.Limit > 0 {
+		parts = append(parts, fmt.Sprintf("LIMIT %d", r.Limit))
+	} else {
+		parts = append(parts, "whole partition")
+	}
+	if r.Fraction > 0 && r.Fraction < 1 {
+		parts = append(parts, fmt.Sprintf("%.0f%% of the rows", r.Fraction*100))
+	}
+	if r.Order != tombstone.Unordered {
+		parts = append(parts, r.Order.String())
+	}
+	return strings.Join(parts, ", ")
+}
+
+const day = 24 * time.Hour
+
+// tombstoneInput describes one partition of the table to the tombstone model: the
+// workload's rates scaled by the key's activity, its TTL, nulls and collections, and its
+// deletes placed where opt says.
+func tombstoneInput(tbl *cql.Table, est *sizing.Estimate, w *sizing.TableWorkload, activity float64, read tombstone.Read,
+	at tombstone.Placement, th tombstone.Thresholds) (tombstone.Input, error) {
+	if activity <= 0 {
+		activity = 1
+	}
+	tt := tombstone.TableOf(tbl)
+	tt.Name = est.Table
+	tt.GCGraceSeconds = int(est.GCGrace.Seconds())
+	tt.DefaultTTLSeconds = 0 // the effective TTL is the workload's, below
+	in := tombstone.Input{Table: tt, Read: read, Thresholds: th}
+	life := est.Life
+	if life <= 0 {
+		life = day
+	}
+	if w.WriteRate.IsZero() {
+		// A count of rows, not a rate, says nothing of time: take the worst case, every row
+		// and every delete younger than gc_grace_seconds (written within a day).
+		life = day
+	}
+	lifeDays := life.Hours() / 24
+	if !w.WriteRate.IsZero() {
+		in.Writes.RowsPerDay = w.WriteRate.PerSecond() * 86400 * activity
+		if !est.Bucket.IsZero() {
+			in.Writes.Bucket = est.Bucket.Avg
+		}
+	} else {
+		in.Writes.RowsPerDay = w.RowsPerPartition * activity / lifeDays
+		in.Writes.Bucket = life
+	}
+	in.Writes.TTLSeconds = int(math.Round(est.TTL.Seconds()))
+	in.Writes.ByUpdate = w.Writes == sizing.Update
+	if w.NullsAs == sizing.NullTombstone {
+		var sum float64
+		var n int
+		for _, c := range tbl.ColumnsOf(cql.Regular) {
+			if c.Type.MultiCell() {
+				continue
+			}
+			f, ok := w.Nulls[c.Name]
+			if !ok {
+				f = w.Nulls["*"]
+			}
+			sum += f
+			n++
+		}
+		if n > 0 {
+			in.Writes.NullFraction = sum / float64(n)
+		}
+	}
+	var elems float64
+	var multi int
+	for _, c := range tbl.ColumnsOf(cql.Regular) {
+		if c.Type.MultiCell() {
+			multi++
+			elems += w.Items[c.Name].Count
+		}
+	}
+	if multi > 0 {
+		in.Writes.ElementsPerCollection = elems / float64(multi)
+		in.Writes.CollectionsWhole = w.Writes == sizing.Insert || len(w.Overwrites) > 0
+	}
+	for _, d := range w.Deletes {
+		var perDay float64
+		if !d.Rate.IsZero() {
+			perDay = d.Rate.PerSecond() * 86400 * activity
+		} else if d.Kind == sizing.DeletePartition {
+			perDay = d.PerPartition / lifeDays
+		} else {
+			perDay = d.PerPartition * activity / lifeDays
+		}
+		kind := map[sizing.DeleteKind]tombstone.Kind{
+			sizing.DeletePartition: tombstone.PartitionDelete, sizing.DeleteRow: tombstone.RowDelete,
+			sizing.DeleteRange: tombstone.RangeDelete, sizing.DeleteCell: tombstone.CellDelete,
+			sizing.DeleteElement: tombstone.ElementDelete,
+		}[d.Kind]
+		in.Deletes = append(in.Deletes, tombstone.Delete{Kind: kind, PerDay: perDay, Rows: d.Rows, At: at})
+	}
+	return in, nil
+}

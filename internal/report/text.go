@@ -1,0 +1,268 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// WriteText renders the report for a terminal: one aligned line per table to read at a
+// glance, then each table's findings with what to do, then the statements' findings.
+func WriteText(w io.Writer, r *Report) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "cqlsize estimate (%s): %s\n", r.Target, headline(r))
+	var src []string
+	if r.Schema != "" {
+		src = append(src, "schema "+r.Schema)
+	}
+	if r.Workload != "" {
+		src = append(src, "workload "+r.Workload)
+	}
+	if r.Live != nil {
+		src = append(src, "cluster "+r.Live.Hosts)
+	}
+	if len(src) > 0 {
+		fmt.Fprintf(&b, "%s\n", strings.Join(src, ", "))
+	}
+	fmt.Fprintf(&b, "limits: %s\n\n", limitsLine(r))
+
+	rows := [][]string{{"TABLE", "PARTITIONS", "BUCKET", "ROWS p50/max", "VALUES max", "BYTES p50", "BYTES p99", "BYTES max", "CLASSIC max", "TOMBSTONES/READ", "VERDICT"}}
+	for _, t := range r.Tables {
+		bucket := t.Bucket
+		if bucket == "" {
+			bucket = "-"
+		}
+		rows = append(rows, []string{t.Name, Count(t.Partitions), bucket, rowsCell(t), Count(t.Largest.Values),
+			Bytes(t.Typical.Bytes), Bytes(t.P99.Bytes), Bytes(t.Largest.Bytes), Bytes(t.Largest.ClassicBytes),
+			tombstoneCell(t), severityWord(t.Verdict)})
+	}
+	writeColumns(&b, rows)
+
+	for _, t := range r.Tables {
+		fmt.Fprintf(&b, "\n%s", t.Name)
+		if t.Position != "" {
+			fmt.Fprintf(&b, " (%s)", t.Position)
+		}
+		fmt.Fprintf(&b, ": %s\n", severityWord(t.Verdict))
+		fmt.Fprintf(&b, "  size: typical %s (%s rows), p99 %s, largest %s; classic formula %s; %s on one replica in %s partitions\n",
+			Bytes(t.Typical.Bytes), Count(t.Typical.Rows), Bytes(t.P99.Bytes), Bytes(t.Largest.Bytes),
+			Bytes(t.Largest.ClassicBytes), Bytes(t.TotalBytes), Count(t.Partitions))
+		fmt.Fprintf(&b, "  tombstones: %s a read (%s", Count(t.Tombstones.PerRead), t.Tombstones.Read)
+		if t.Tombstones.Query != "" {
+			fmt.Fprintf(&b, ", query %s", t.Tombstones.Query)
+		}
+		fmt.Fprintf(&b, "), %s in the largest partition; %s readable and at least %s on disk per partition",
+			Count(t.Tombstones.LargestPerRead), Count(t.Tombstones.PerPartition), Count(t.Tombstones.OnDisk))
+		if t.Tombstones.PeakPerRead > t.Tombstones.PerRead+0.5 {
+			fmt.Fprintf(&b, "; worst %s a read at %s", Count(t.Tombstones.PeakPerRead), Duration(t.Tombstones.PeakAgeSeconds))
+		}
+		b.WriteString("\n")
+		for _, c := range t.Crossings {
+			switch {
+			case c.TypicalNever && c.LargestNever:
+			case c.TypicalNever:
+				fmt.Fprintf(&b, "  crosses %s: largest partition after %s (typical never)\n", c.Limit, Duration(c.LargestSeconds))
+			default:
+				fmt.Fprintf(&b, "  crosses %s: typical partition after %s, largest after %s\n", c.Limit, Duration(c.TypicalSeconds), Duration(c.LargestSeconds))
+			}
+		}
+		if t.Live != nil {
+			fmt.Fprintf(&b, "  cluster: max partition %s, mean %s, ~%s partitions; tombstones a read max %s, p99 %s over %d reads\n",
+				Bytes(t.Live.MaxPartitionBytes), Bytes(t.Live.MeanPartitionBytes), Count(t.Live.PartitionsEstimate),
+				Count(t.Live.TombstonesPerReadMax), Count(t.Live.TombstonesPerReadP99), t.Live.TombstonesReads)
+		}
+		for _, f := range t.Findings {
+			writeTextFinding(&b, f, "  ")
+		}
+		for _, a := range t.Assumptions {
+			fmt.Fprintf(&b, "  assumed: %s\n", a)
+		}
+	}
+	if len(r.Statements) > 0 {
+		b.WriteString("\nstatements\n")
+		for _, f := range r.Statements {
+			writeTextFinding(&b, f, "  ")
+		}
+	}
+	if len(r.Batches) > 0 {
+		b.WriteString("\nbatches\n")
+		for _, bt := range r.Batches {
+			b.WriteString("  ")
+			if bt.Position != "" {
+				b.WriteString(bt.Position + ": ")
+			}
+			fmt.Fprintf(&b, "%s: %s in %d mutations%s\n", strings.Join(bt.Tables, " + "), Bytes(bt.Bytes), bt.Mutations, checkedText(bt))
+			for _, f := range bt.Findings {
+				writeTextFinding(&b, f, "    ")
+			}
+		}
+	}
+	if r.Live != nil && len(r.Live.SchemaDiff) > 0 {
+		fmt.Fprintf(&b, "\nthe cluster's schema differs from %s\n", r.Live.SchemaSource)
+		for _, d := range r.Live.SchemaDiff {
+			fmt.Fprintf(&b, "  %s\n", d)
+		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "\nnote: %s\n", n)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func checkedText(b Batch) string {
+	if !b.Checked {
+		return " (one partition: Cassandra does not check its size)"
+	}
+	return " (Cassandra warns over 5 KiB and rejects over 50 KiB)"
+}
+
+func writeTextFinding(b *bytes.Buffer, f Finding, indent string) {
+	fmt.Fprintf(b, "%s%-4s %s ", indent, severityWord(f.Severity), f.Code)
+	if f.Position != "" {
+		fmt.Fprintf(b, "%s: ", f.Position)
+	}
+	fmt.Fprintf(b, "%s\n", f.Message)
+	if f.Fix != "" {
+		fmt.Fprintf(b, "%s     fix: %s\n", indent, f.Fix)
+	}
+}
+
+// writeColumns aligns rows in columns two spaces apart: the first and the last column (names
+// and words) to the left, the numbers between them to the right.
+func writeColumns(b *bytes.Buffer, rows [][]string) {
+	widths := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, r := range rows {
+		var line strings.Builder
+		for i, c := range r {
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
+			if i > 0 {
+				line.WriteString("  ")
+			}
+			if i == 0 || i == len(r)-1 || i == 2 {
+				line.WriteString(c + pad)
+			} else {
+				line.WriteString(pad + c)
+			}
+		}
+		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+	}
+}
+
+// WriteJSON renders the report as the documented JSON contract (docs/estimate-json.md).
+func WriteJSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteMarkdown renders the report for a pull-request comment: a summary line, the table,
+// then the findings (failures and warnings first), with assumptions folded away.
+func WriteMarkdown(w io.Writer, r *Report) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "### cqlsize estimate: %s\n\n", headline(r))
+	var src []string
+	src = append(src, "target `"+r.Target+"`")
+	if r.Schema != "" {
+		src = append(src, "schema `"+r.Schema+"`")
+	}
+	if r.Workload != "" {
+		src = append(src, "workload `"+r.Workload+"`")
+	}
+	fmt.Fprintf(&b, "%s. Limits: %s.\n\n", strings.Join(src, ", "), limitsLine(r))
+	b.WriteString("| Table | Partitions | Bucket | Rows p50 / max | Values max | Bytes p50 | Bytes p99 | Bytes max | Classic max | Tombstones / read | Verdict |\n")
+	b.WriteString("|---|--:|---|--:|--:|--:|--:|--:|--:|--:|---|\n")
+	for _, t := range r.Tables {
+		bucket := t.Bucket
+		if bucket == "" {
+			bucket = "–"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			t.Name, Count(t.Partitions), bucket, rowsCell(t), Count(t.Largest.Values),
+			Bytes(t.Typical.Bytes), Bytes(t.P99.Bytes), Bytes(t.Largest.Bytes), Bytes(t.Largest.ClassicBytes),
+			tombstoneCell(t), mdVerdict(t.Verdict))
+	}
+	var all []Finding
+	for _, t := range r.Tables {
+		all = append(all, t.Findings...)
+	}
+	all = append(all, r.Statements...)
+	for _, bt := range r.Batches {
+		all = append(all, bt.Findings...)
+	}
+	for _, sev := range []string{"fail", "warn", "info"} {
+		var fs []Finding
+		for _, f := range all {
+			if f.Severity == sev {
+				fs = append(fs, f)
+			}
+		}
+		if len(fs) == 0 {
+			continue
+		}
+		title := map[string]string{"fail": "Failures", "warn": "Warnings", "info": "Notes"}[sev]
+		if sev == "info" {
+			fmt.Fprintf(&b, "\n<details><summary>%s (%d)</summary>\n\n", title, len(fs))
+		} else {
+			fmt.Fprintf(&b, "\n**%s**\n\n", title)
+		}
+		for _, f := range fs {
+			where := "`" + f.Table + "`"
+			if f.Table == "" {
+				where = ""
+			}
+			if f.Position != "" {
+				where = strings.TrimSpace(where + " at `" + f.Position + "`")
+			}
+			fmt.Fprintf(&b, "- `%s` %s: %s", f.Code, where, mdEscape(f.Message))
+			if f.Fix != "" {
+				fmt.Fprintf(&b, " *Fix:* %s", mdEscape(f.Fix))
+			}
+			b.WriteString("\n")
+		}
+		if sev == "info" {
+			b.WriteString("\n</details>\n")
+		}
+	}
+	if len(r.Batches) > 0 {
+		b.WriteString("\n| Batch | Bytes | Mutations | Checked |\n|---|--:|--:|---|\n")
+		for _, bt := range r.Batches {
+			fmt.Fprintf(&b, "| %s | %s | %d | %v |\n", "`"+strings.Join(bt.Tables, "` + `")+"`", Bytes(bt.Bytes), bt.Mutations, bt.Checked)
+		}
+	}
+	var assumed []string
+	for _, t := range r.Tables {
+		for _, a := range t.Assumptions {
+			assumed = append(assumed, fmt.Sprintf("- `%s`: %s", t.Name, mdEscape(a)))
+		}
+	}
+	if len(assumed) > 0 {
+		fmt.Fprintf(&b, "\n<details><summary>Assumptions (%d)</summary>\n\n%s\n\n</details>\n", len(assumed), strings.Join(assumed, "\n"))
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func mdVerdict(v string) string {
+	switch v {
+	case "fail":
+		return "**FAIL**"
+	case "warn":
+		return "**warn**"
+	}
+	return v
+}
+
+// mdEscape keeps a message from opening Markdown constructs by accident.
+func mdEscape(s string) string {
+	r := strings.NewReplacer("|", `\|`, "<", "&lt;", "*", `\*`)
+	return r.Replace(s)
+}
