@@ -86,6 +86,7 @@ Exit status: 0 fine, 1 findings at or over --fail-on, 2 bad usage, bad input or 
 	// One line per command; keep the list sorted.
 	root.AddCommand(
 		newCheckCmd(env),
+		newEstimateCmd(env),
 		newMigrateCmd(env),
 		newVersionCmd(env),
 	)

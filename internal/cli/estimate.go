@@ -1,0 +1,423 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/internal/report"
+	"github.com/cqlsize/cqlsize/internal/version"
+	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/tombstone"
+)
+
+// estimateFlags are the flags of `cqlsize estimate`.
+type estimateFlags struct {
+	schema, workload, table string
+	queries, statements     string
+	batches                 []string
+
+	// A one-table workload from flags: each is a workload field (sizing.TableWorkload.Set).
+	quick    map[string]*string
+	quickMul map[string]*[]string
+
+	target, format, output, failOn string
+
+	readLimit int
+	readOrder string
+	pageSize  int
+	deletesAt string
+
+	hosts, keyspace string
+	live            bool
+}
+
+// quickFields are the single-valued workload fields a flag can set, flag name -> field.
+var quickFields = []struct{ flag, field, usage string }{
+	{"rows", "rows_per_partition", "rows an average partition holds (instead of --rate)"},
+	{"rate", "write_rate", "rows written per partition key, such as 50/day or 3/hour"},
+	{"bucket", "bucket", "span one partition covers: minute, hour, day, iso-week, month, year, or 6h"},
+	{"partitions", "partitions", "partition keys the table holds, such as 2M"},
+	{"ttl", "ttl", "time to live of every write, such as 30d (0: none)"},
+	{"skew", "skew", "how writes spread over keys: uniform or zipf:1.1"},
+	{"null-fraction", "nulls", "fraction of writes that leave each regular column without a value"},
+	{"nulls-as", "nulls_as", "how a missing value is written: null (a tombstone) or unset"},
+	{"writes", "writes", "insert or update (an UPDATE writes no row marker)"},
+	{"horizon", "horizon", "how far to project a partition no bucket bounds (default 1y)"},
+	{"write-spread", "write_spread", "span of write times in one sstable (default: the TWCS window, else 1d)"},
+}
+
+// quickLists are the repeatable workload fields.
+var quickLists = []struct{ flag, field, usage string }{
+	{"avg", "avg", "column=bytes: average size of a variable-length value (repeatable)"},
+	{"items", "items", "column=count[xsize[:value]]: elements of a collection (repeatable)"},
+	{"nulls", "nulls", "column=fraction of writes leaving it without a value (repeatable)"},
+	{"delete", "delete", "kind:amount, such as row:5/day, range:2/day:50, element:tags:1/day (repeatable)"},
+	{"overwrites", "overwrites", "column=rate of whole-collection replacements, such as tags=1/day (repeatable)"},
+}
+
+func newEstimateCmd(env *Env) *cobra.Command {
+	f := &estimateFlags{quick: map[string]*string{}, quickMul: map[string]*[]string{}}
+	cmd := &cobra.Command{
+		Use:   "estimate --schema PATH (--workload FILE | --table NAME --rows N|--rate R ...)",
+		Short: "Size every partition and count its tombstones before deploying: verdicts against the limits and what to change",
+		Long: `Estimate each table of a workload under Cassandra 5.0's storage engine: rows, values and
+bytes per partition (the byte model of what Cassandra writes, and the classic formula beside
+it), the typical, p99 and largest partition under key skew, growth across the bucket (or when
+an unbucketed partition crosses each limit), tombstones per partition and per read the way
+Cassandra counts them, and verdicts against 100 MB / 100,000 values a partition and
+tombstone_warn_threshold / tombstone_failure_threshold, each with a stable code and a fix.
+
+The schema is a .cql file or a folder of migrations. The workload is a YAML file (see
+sizing/testdata/workload-example.yaml), or one table described by flags (--table with
+--rows or --rate and the others). A queries file (--queries, the one cqlsize check reads)
+gives each table's typical read (its LIMIT and order); without one a read takes the whole
+partition (--read-limit to change it). --statements classifies the application's writes
+(INSERT/UPDATE/DELETE) by the tombstones they write.
+
+With a cluster (--hosts, or --live with $CASSANDRA_HOSTS) the schema may come from
+system_schema, and what the cluster reports (system_views.max_partition_size,
+system_views.tombstones_per_read, system.size_estimates) is shown beside the estimate.
+
+Formats: text (default), json (the contract in docs/estimate-json.md), markdown (for a pull
+request comment) and html (one self-contained page with a growth chart per table).
+
+Exit status: 0 when no finding reaches --fail-on, 1 when one does, 2 for bad flags, an
+unreadable or invalid schema or workload, or an unreachable cluster (nothing on stdout).`,
+		Example: `  cqlsize estimate --schema examples/posts/migrations --workload examples/posts/workload.yaml
+  cqlsize estimate --schema s.cql --table posts_by_user --rate 50/day --bucket month --avg content=280
+  cqlsize estimate --schema s.cql --table inbox --rows 2000 --delete row:5/day --read-limit 50
+  cqlsize estimate --schema s.cql --workload w.yaml --queries queries.cql --format markdown --fail-on warn
+  cqlsize estimate --schema s.cql --workload w.yaml --format html --output estimate.html
+  cqlsize estimate --schema s.cql --workload w.yaml --batch posts_by_id,posts_by_user,posts_by_hashtag
+  CASSANDRA_HOSTS=10.0.0.1 cqlsize estimate --live --keyspace app --workload w.yaml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runEstimate(env, cmd, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.schema, "schema", "", "schema: a .cql file or a folder of migrations")
+	fl.StringVar(&f.workload, "workload", "", "workload YAML file")
+	fl.StringVar(&f.table, "table", "", "the table the workload flags describe (or, with --workload, the only table to estimate)")
+	for _, q := range quickFields {
+		f.quick[q.flag] = fl.String(q.flag, "", q.usage)
+	}
+	for _, q := range quickLists {
+		f.quickMul[q.flag] = fl.StringArray(q.flag, nil, q.usage)
+	}
+	fl.StringVar(&f.queries, "queries", "", "named queries file: each table's typical read is the worst of the SELECTs that read it")
+	fl.StringVar(&f.statements, "statements", "", "the application's INSERT/UPDATE/DELETE statements, to classify the tombstones they write")
+	fl.StringArrayVar(&f.batches, "batch", nil, "tables one entity is written to in one logged batch, table,table,...: its size against batch_size_warn_threshold (repeatable)")
+	fl.StringVar(&f.target, "target", "cassandra-5.0", "limits and thresholds of: cassandra-5.0, cassandra-4.1 or scylladb")
+	fl.StringVar(&f.format, "format", "text", "output format: text, json, markdown or html")
+	fl.StringVarP(&f.output, "output", "o", "", "write the report to this file instead of standard output")
+	fl.StringVar(&f.failOn, "fail-on", "fail", "exit 1 when a finding is at least this severe: warn, fail or never")
+	fl.IntVar(&f.readLimit, "read-limit", 0, "LIMIT of the typical read when no query gives one (0: the whole partition)")
+	fl.StringVar(&f.readOrder, "read-order", "auto", "how the typical read meets rows by age: auto (from the clustering order), newest-first, oldest-first or unordered")
+	fl.IntVar(&f.pageSize, "page-size", tombstone.DefaultPageSize, "the driver's page size: each page is one read for the tombstone thresholds")
+	fl.StringVar(&f.deletesAt, "deletes-at", "scattered", "where deleted rows lie relative to where reads start: scattered, head (a queue) or tail (old rows of a newest-first read)")
+	fl.StringVar(&f.hosts, "hosts", "", "read the schema and live figures from this cluster, host[:port],...")
+	fl.BoolVar(&f.live, "live", false, "use the cluster in $CASSANDRA_HOSTS (as --hosts does)")
+	fl.StringVarP(&f.keyspace, "keyspace", "k", "", "keyspace of unqualified table names in the schema files (migrations written for `cqlsize migrate --keyspace`), and the keyspace to read from a cluster")
+	return cmd
+}
+
+// runEstimate checks every flag, loads and estimates everything, renders the report into
+// memory and only then writes it, so bad input never leaves half a report behind.
+func runEstimate(env *Env, cmd *cobra.Command, f *estimateFlags) error {
+	target, err := sizing.ParseTarget(f.target)
+	if err != nil {
+		return Usagef("--target: %v", err)
+	}
+	write, err := report.WriterFor(f.format)
+	if err != nil {
+		return Usagef("--format: %v", err)
+	}
+	failOn, err := parseFailOn(f.failOn)
+	if err != nil {
+		return err
+	}
+	opt := report.Options{Target: target, Tool: "cqlsize " + version.Module(), SchemaPath: f.schema, WorkloadPath: f.workload}
+	if opt.Read, opt.OrderSet, err = f.read(); err != nil {
+		return err
+	}
+	if opt.DeletesAt, err = tombstone.ParsePlacement(f.deletesAt); err != nil {
+		return Usagef("--deletes-at: %v", err)
+	}
+	for _, b := range f.batches {
+		var tables []string
+		for _, name := range strings.Split(b, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				tables = append(tables, name)
+			}
+		}
+		if len(tables) < 2 {
+			return Usagef("--batch %q: want two or more tables, table,table,...", b)
+		}
+		opt.FanOut = append(opt.FanOut, tables)
+	}
+	quickSet := f.quickFlagsSet(cmd)
+	switch {
+	case f.workload != "" && len(quickSet) > 0:
+		return Usagef("--%s describes a workload from flags: use it with --table and without --workload", quickSet[0])
+	case f.workload == "" && f.table == "":
+		return Usagef("no workload: pass --workload FILE, or --table NAME with --rows or --rate (see --help)")
+	case f.workload == "" && len(quickSet) == 0:
+		return Usagef("--table %s: describe its workload with --rows or --rate (and --avg, --bucket, ...), or pass --workload", f.table)
+	}
+	live, err := f.liveConfig(env)
+	if err != nil {
+		return err
+	}
+	if f.schema == "" && live == nil {
+		return Usagef("--schema is required (a .cql file or a folder of migrations), unless --hosts or --live reads it from a cluster")
+	}
+
+	// The schema: from the files, from the cluster, or both (then compared).
+	var schema *cql.Schema
+	if f.schema != "" {
+		if schema, err = loadSchemaIn(f.schema, f.keyspace); err != nil {
+			return InputErr(fmt.Errorf("load schema: %w", err))
+		}
+	}
+	var conn *liveConn
+	if live != nil {
+		if conn, err = openLive(env, *live); err != nil {
+			return InputErr(err)
+		}
+		defer conn.Close()
+		if schema, err = conn.schema(env, schema, f.keyspace); err != nil {
+			return InputErr(err)
+		}
+	}
+
+	w, err := f.loadWorkload()
+	if err != nil {
+		return err
+	}
+	if opt.Queries, err = loadReads(f.queries); err != nil {
+		return InputErr(err)
+	}
+	if f.statements != "" {
+		src, err := os.ReadFile(f.statements)
+		if err != nil {
+			return InputErr(fmt.Errorf("read statements: %w", err))
+		}
+		if opt.Statements, err = cql.ParseFile(f.statements, src); err != nil {
+			return InputErr(fmt.Errorf("parse statements: %w", err))
+		}
+	}
+
+	r, err := report.Build(schema, w, opt)
+	if err != nil {
+		return InputErr(err)
+	}
+	if conn != nil {
+		if err := conn.fill(env, r); err != nil {
+			return InputErr(err)
+		}
+	}
+	var out bytes.Buffer
+	if err := write(&out, r); err != nil {
+		return err
+	}
+	if f.output != "" {
+		if err := os.WriteFile(f.output, out.Bytes(), 0o644); err != nil {
+			return InputErr(fmt.Errorf("write --output: %w", err))
+		}
+		fmt.Fprintf(env.Stderr, "cqlsize: wrote %s (%s)\n", f.output, r.Summary.Worst)
+	} else if _, err := env.Stdout.Write(out.Bytes()); err != nil {
+		return err
+	}
+	if failOn != "" && r.AtLeast(failOn) {
+		return Findings()
+	}
+	return nil
+}
+
+// loadSchemaIn loads a .cql file or a folder of migrations. With a keyspace, unqualified
+// names resolve to it, as they do when `cqlsize migrate --keyspace` applies the files.
+func loadSchemaIn(path, keyspace string) (*cql.Schema, error) {
+	if keyspace == "" {
+		return cql.LoadSchema(path)
+	}
+	s := cql.NewSchema()
+	s.Keyspaces[keyspace] = cql.NewKeyspace(keyspace)
+	s.Current = keyspace
+	files := []string{path}
+	if st, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if st.IsDir() {
+		entries, err := os.ReadDir(path)
+		if err != nil {
+			return nil, fmt.Errorf("read migrations folder: %w", err)
+		}
+		var names []string
+		for _, e := range entries {
+			if !e.IsDir() && strings.EqualFold(filepath.Ext(e.Name()), ".cql") {
+				names = append(names, e.Name())
+			}
+		}
+		ordered, err := cql.MigrationOrder(names)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		files = files[:0]
+		for _, n := range ordered {
+			files = append(files, filepath.Join(path, n))
+		}
+	}
+	for _, file := range files {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.ApplyFile(file, src); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// parseFailOn reads --fail-on; "" means never.
+func parseFailOn(s string) (string, error) {
+	switch v := strings.ToLower(strings.TrimSpace(s)); v {
+	case "never":
+		return "", nil
+	case "warn", "fail":
+		return v, nil
+	}
+	return "", Usagef("--fail-on %q: want warn, fail or never", s)
+}
+
+func (f *estimateFlags) read() (tombstone.Read, bool, error) {
+	rd := tombstone.Read{Limit: f.readLimit, PageSize: f.pageSize}
+	if f.readLimit < 0 {
+		return rd, false, Usagef("--read-limit %d: want 0 (no LIMIT) or more", f.readLimit)
+	}
+	if f.pageSize < 1 {
+		return rd, false, Usagef("--page-size %d: want 1 or more", f.pageSize)
+	}
+	if strings.EqualFold(f.readOrder, "auto") || f.readOrder == "" {
+		return rd, false, nil
+	}
+	o, err := tombstone.ParseOrder(f.readOrder)
+	if err != nil {
+		return rd, false, Usagef("--read-order: %v (or auto)", err)
+	}
+	rd.Order = o
+	return rd, true, nil
+}
+
+// quickFlagsSet lists the workload flags given on the command line, in flag order.
+func (f *estimateFlags) quickFlagsSet(cmd *cobra.Command) []string {
+	var out []string
+	for _, q := range quickFields {
+		if cmd.Flags().Changed(q.flag) {
+			out = append(out, q.flag)
+		}
+	}
+	for _, q := range quickLists {
+		if cmd.Flags().Changed(q.flag) {
+			out = append(out, q.flag)
+		}
+	}
+	return out
+}
+
+// loadWorkload reads --workload (restricted to --table when both are given) or builds a
+// one-table workload from the flags.
+func (f *estimateFlags) loadWorkload() (*sizing.Workload, error) {
+	if f.workload != "" {
+		w, err := sizing.LoadWorkload(f.workload)
+		if err != nil {
+			return nil, InputErr(fmt.Errorf("load workload: %w", err))
+		}
+		if f.table != "" {
+			tw := w.Table(f.table)
+			if tw == nil {
+				var names []string
+				for _, t := range w.Tables {
+					names = append(names, t.Name)
+				}
+				return nil, Usagef("--table %s: %s has no entry for it (it has %s)", f.table, f.workload, strings.Join(names, ", "))
+			}
+			w.Tables = []*sizing.TableWorkload{tw}
+		}
+		return w, nil
+	}
+	tw := &sizing.TableWorkload{Name: f.table}
+	for _, q := range quickFields {
+		if v := *f.quick[q.flag]; v != "" {
+			if err := tw.Set(q.field, v); err != nil {
+				return nil, Usagef("--%s: %v", q.flag, err)
+			}
+		}
+	}
+	for _, q := range quickLists {
+		for _, v := range *f.quickMul[q.flag] {
+			if err := tw.Set(q.field, v); err != nil {
+				return nil, Usagef("--%s: %v", q.flag, err)
+			}
+		}
+	}
+	if errs := tw.Check(); len(errs) > 0 {
+		return nil, Usagef("%v", flagNames(errs))
+	}
+	return &sizing.Workload{Tables: []*sizing.TableWorkload{tw}}, nil
+}
+
+// flagNames rewrites workload field names in a check's errors as the flags that set them.
+func flagNames(err error) error {
+	msg := err.Error()
+	for _, q := range append(append([]struct{ flag, field, usage string }{}, quickFields...), quickLists...) {
+		if q.field != q.flag && !strings.Contains(msg, "--"+q.flag) {
+			msg = strings.ReplaceAll(msg, q.field+":", "--"+q.flag+":")
+		}
+	}
+	return errors.New(msg)
+}
+
+// loadReads reads a queries file into the typical reads of the tables it names.
+func loadReads(path string) ([]report.NamedQuery, error) {
+	if path == "" {
+		return nil, nil
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read queries: %w", err)
+	}
+	stmts, err := cql.ParseFile(path, src)
+	if err != nil {
+		return nil, fmt.Errorf("read queries: %w", err)
+	}
+	var out []report.NamedQuery
+	for i, st := range stmts {
+		sel, ok := st.(*cql.Select)
+		if !ok {
+			return nil, fmt.Errorf("read queries: %s: a queries file holds SELECT statements only", st.Info().Pos)
+		}
+		out = append(out, report.NamedQuery{Name: queryName(sel.Doc, i), Stmt: sel})
+	}
+	return out, nil
+}
+
+// queryName is the name a "-- query: NAME ..." comment gives, or q<N>.
+func queryName(doc string, i int) string {
+	for _, line := range strings.Split(doc, "\n") {
+		line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "--"))
+		if rest, ok := strings.CutPrefix(line, "query:"); ok {
+			if fields := strings.Fields(rest); len(fields) > 0 {
+				return fields[0]
+			}
+		}
+	}
+	return fmt.Sprintf("q%d", i+1)
+}

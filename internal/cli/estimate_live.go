@@ -1,0 +1,157 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/internal/connect"
+	"github.com/cqlsize/cqlsize/internal/liveschema"
+	"github.com/cqlsize/cqlsize/internal/report"
+)
+
+// liveConfig returns the cluster to read, or nil when the estimate is offline. --hosts
+// names it; --live takes $CASSANDRA_HOSTS. Credentials come from the environment only.
+func (f *estimateFlags) liveConfig(env *Env) (*connect.Config, error) {
+	if f.hosts == "" && !f.live {
+		return nil, nil
+	}
+	cfg := connect.Config{Consistency: "ONE", Timeout: 20 * time.Second, ConnectTimeout: 10 * time.Second,
+		Logger: log.New(io.Discard, "", 0)}
+	if f.hosts != "" {
+		cfg.Hosts, cfg.Source = connect.SplitHosts(f.hosts), "--hosts"
+	}
+	cfg = cfg.FromGetenv(env.Getenv)
+	if len(cfg.Hosts) == 0 {
+		return nil, Usagef("--live: no cluster: set $%s or pass --hosts", connect.EnvHosts)
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, Usagef("%v", err)
+	}
+	return &cfg, nil
+}
+
+// liveConn is an open session to the cluster the estimate compares with.
+type liveConn struct {
+	s   *gocql.Session
+	cfg connect.Config
+	ctx context.Context
+	// diff and source are what schema() found, for the report.
+	diff   []string
+	source string
+}
+
+func openLive(env *Env, cfg connect.Config) (*liveConn, error) {
+	ctx, cancel := context.WithTimeout(env.Ctx, cfg.ConnectTimeout+5*time.Second)
+	defer cancel()
+	s, err := connect.Open(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &liveConn{s: s, cfg: cfg, ctx: env.Ctx}, nil
+}
+
+func (c *liveConn) Close() { c.s.Close() }
+
+// schema reads the schema from system_schema. With a schema from files, the files stay the
+// schema estimated and the differences are reported; without, the cluster's is used.
+func (c *liveConn) schema(env *Env, files *cql.Schema, keyspace string) (*cql.Schema, error) {
+	var keyspaces []string
+	switch {
+	case keyspace != "":
+		keyspaces = []string{keyspace}
+	case files != nil:
+		for name := range files.Keyspaces {
+			keyspaces = append(keyspaces, name)
+		}
+		sort.Strings(keyspaces)
+	}
+	ctx, cancel := context.WithTimeout(c.ctx, 60*time.Second)
+	defer cancel()
+	got, err := liveschema.Read(ctx, c.s, keyspaces...)
+	if err != nil {
+		return nil, fmt.Errorf("read the schema from %s: %w", strings.Join(c.cfg.Hosts, ","), err)
+	}
+	if files == nil {
+		if len(got.Keyspaces) == 0 {
+			if keyspace != "" {
+				return nil, fmt.Errorf("keyspace %s does not exist on %s", keyspace, strings.Join(c.cfg.Hosts, ","))
+			}
+			return nil, fmt.Errorf("the cluster at %s has no keyspace of its own", strings.Join(c.cfg.Hosts, ","))
+		}
+		c.source = "cluster"
+		return got, nil
+	}
+	c.diff = liveschema.Diff(files, got)
+	c.source = "the schema files"
+	return files, nil
+}
+
+// fill adds what the cluster reports for each table to the report. Virtual tables are the
+// answering node's own figures; size_estimates covers the token ranges that node holds.
+func (c *liveConn) fill(env *Env, r *report.Report) error {
+	ctx, cancel := context.WithTimeout(c.ctx, 60*time.Second)
+	defer cancel()
+	r.Live = &report.LiveInfo{Hosts: strings.Join(c.cfg.Hosts, ","), SchemaSource: c.source, SchemaDiff: c.diff}
+	if r.Live.SchemaDiff == nil {
+		r.Live.SchemaDiff = []string{}
+	}
+	for i := range r.Tables {
+		t := &r.Tables[i]
+		ks, name, ok := strings.Cut(t.Name, ".")
+		if !ok {
+			continue
+		}
+		live, err := tableFigures(ctx, c.s, ks, name)
+		if err != nil {
+			return fmt.Errorf("read what %s reports for %s: %w", r.Live.Hosts, t.Name, err)
+		}
+		t.Live = live
+	}
+	r.Notes = append(r.Notes, "cluster figures are the answering node's: system_views are per node, and system.size_estimates covers the ranges that node holds; flush first, memtables are not counted")
+	return nil
+}
+
+// tableFigures reads one table's max partition size, tombstones per read and size
+// estimates. A table nothing has been read from or flushed to simply reports zeros.
+func tableFigures(ctx context.Context, s *gocql.Session, ks, table string) (*report.Live, error) {
+	live := &report.Live{}
+	var mib int64
+	err := s.Query(`SELECT mebibytes FROM system_views.max_partition_size WHERE keyspace_name = ? AND table_name = ?`, ks, table).
+		WithContext(ctx).Scan(&mib)
+	if err != nil && err != gocql.ErrNotFound {
+		return nil, fmt.Errorf("system_views.max_partition_size: %w", err)
+	}
+	live.MaxPartitionBytes = report.Num(mib * 1 << 20)
+	var count int64
+	var p99, max float64
+	err = s.Query(`SELECT count, p99th, max FROM system_views.tombstones_per_read WHERE keyspace_name = ? AND table_name = ?`, ks, table).
+		WithContext(ctx).Scan(&count, &p99, &max)
+	if err != nil && err != gocql.ErrNotFound {
+		return nil, fmt.Errorf("system_views.tombstones_per_read: %w", err)
+	}
+	live.TombstonesReads, live.TombstonesPerReadP99, live.TombstonesPerReadMax = count, report.Num(p99), report.Num(max)
+	iter := s.Query(`SELECT partitions_count, mean_partition_size FROM system.size_estimates WHERE keyspace_name = ? AND table_name = ?`, ks, table).
+		WithContext(ctx).Iter()
+	var n, mean int64
+	var parts, bytes float64
+	for iter.Scan(&n, &mean) {
+		parts += float64(n)
+		bytes += float64(n) * float64(mean)
+	}
+	if err := iter.Close(); err != nil {
+		return nil, fmt.Errorf("system.size_estimates: %w", err)
+	}
+	live.PartitionsEstimate = report.Num(parts)
+	if parts > 0 {
+		live.MeanPartitionBytes = report.Num(bytes / parts)
+	}
+	return live, nil
+}
