@@ -133,17 +133,9 @@ func batchesOf(schema *cql.Schema, w *sizing.Workload, opt Options) ([]Batch, er
 		return nil
 	}
 	for _, tables := range opt.FanOut {
-		var writes []sizing.BatchWrite
-		for _, name := range tables {
-			tbl := lookup(schema, "", cql.QualifiedName{Name: cql.Ident{Name: name}})
-			if strings.Contains(name, ".") {
-				ks, n, _ := strings.Cut(name, ".")
-				tbl = schema.Table(ks, n)
-			}
-			if tbl == nil {
-				return nil, fmt.Errorf("batch: table %s is not in the schema", name)
-			}
-			writes = append(writes, sizing.BatchWrite{Table: tbl, Workload: valueSizes(w, tbl), Rows: 1})
+		writes, err := sizing.BatchFromWorkloads(schema, w, tables...)
+		if err != nil {
+			return nil, fmt.Errorf("fan-out batch %s: %w", strings.Join(tables, ","), err)
 		}
 		if err := size(writes, cql.Pos{}); err != nil {
 			return nil, err
@@ -173,7 +165,7 @@ func batchesOf(schema *cql.Schema, w *sizing.Workload, opt Options) ([]Batch, er
 				if tbl == nil {
 					return nil, fmt.Errorf("%s: batch writes %s, which is not in the schema", inner.Info().Pos, q)
 				}
-				writes = append(writes, sizing.BatchWrite{Table: tbl, Workload: valueSizes(w, tbl), Rows: 1})
+				writes = append(writes, sizing.BatchWrite{Table: tbl, Workload: w.Table(tbl.QualifiedName()), Rows: 1})
 			}
 			if len(writes) > 0 {
 				if err := size(writes, s.Pos); err != nil {
@@ -183,17 +175,6 @@ func batchesOf(schema *cql.Schema, w *sizing.Workload, opt Options) ([]Batch, er
 		}
 	}
 	return out, nil
-}
-
-// valueSizes is the part of a table's workload a batch estimate uses (value sizes, nulls,
-// TTL, INSERT or UPDATE), as a one-row workload; nil when the workload lacks the table.
-func valueSizes(w *sizing.Workload, tbl *cql.Table) *sizing.TableWorkload {
-	tw := w.Table(tbl.QualifiedName())
-	if tw == nil {
-		return nil
-	}
-	return &sizing.TableWorkload{Name: tw.Name, RowsPerPartition: 1, Avg: tw.Avg, Items: tw.Items,
-		Nulls: tw.Nulls, NullsAs: tw.NullsAs, TTL: tw.TTL, Writes: tw.Writes, Pos: tw.Pos}
 }
 
 func lookup(schema *cql.Schema, keyspace string, q cql.QualifiedName) *cql.Table {
