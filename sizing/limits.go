@@ -46,7 +46,17 @@ const (
 	Fail
 )
 
-func (s Severity) String() string { return [...]string{"info", "warn", "fail"}[s] }
+func (s Severity) String() string {
+	switch s {
+	case Info:
+		return "info"
+	case Warn:
+		return "warn"
+	case Fail:
+		return "fail"
+	}
+	return fmt.Sprintf("Severity(%d)", int(s))
+}
 
 // ParseSeverity reads info, warn or fail.
 func ParseSeverity(s string) (Severity, error) {

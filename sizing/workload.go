@@ -1,6 +1,7 @@
 package sizing
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -198,7 +199,12 @@ const (
 
 var deleteKindNames = [...]string{"partition", "row", "range", "cell", "element"}
 
-func (k DeleteKind) String() string { return deleteKindNames[k] }
+func (k DeleteKind) String() string {
+	if k < 0 || int(k) >= len(deleteKindNames) {
+		return fmt.Sprintf("DeleteKind(%d)", int(k))
+	}
+	return deleteKindNames[k]
+}
 
 // Delete is one kind of delete a partition receives.
 type Delete struct {
