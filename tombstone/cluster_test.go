@@ -151,6 +151,23 @@ func clusterCases() []clusterCase {
 			wantDisk: []string{"rowTombstoneCount"},
 		},
 		{
+			// The same queue read without a LIMIT in pages of 10 rows: each page is a read of
+			// its own; the first holds all 60 tombstones, the other three none (exact).
+			name: "queue_pages",
+			ddl:  "(p int, c int, v text, PRIMARY KEY (p, c))",
+			rows: 100,
+			write: func(t *testing.T, w *writer) {
+				w.all(t, "INSERT INTO %s (p, c, v) VALUES (1, ?, 'job')", rangeArgs(0, 100, func(i int) []any { return []any{i} }))
+				w.all(t, "DELETE FROM %s WHERE p = 1 AND c = ?", rangeArgs(0, 60, func(i int) []any { return []any{i} }))
+			},
+			in: tombstone.Input{
+				Table:   tbl(1, 0, 1, 864000),
+				Deletes: []tombstone.Delete{{Kind: tombstone.RowDelete, PerDay: 60, At: tombstone.Head}},
+				Read:    tombstone.Read{PageSize: 10, Order: tombstone.OldestFirst},
+			},
+			reads: []clusterRead{{cql: "SELECT * FROM %s WHERE p = 1"}},
+		},
+		{
 			// A newest-first time series whose oldest 60 rows were deleted: a read with a LIMIT
 			// never reaches them (exact: 0).
 			name: "time_series_tail_deletes",
@@ -392,7 +409,7 @@ func TestModelAgainstCassandra(t *testing.T) {
 					if d := time.Until(w.first.Add(r.after)); d > 0 {
 						time.Sleep(d)
 					}
-					got := measureRead(t, s, fmt.Sprintf(r.cql, ks+"."+c.name))
+					got := measureRead(t, s, fmt.Sprintf(r.cql, ks+"."+c.name), c.in.Read.PageSize)
 					age := time.Since(w.first)
 					snap, err := tombstone.At(in, age)
 					if err != nil {
@@ -408,7 +425,10 @@ func TestModelAgainstCassandra(t *testing.T) {
 					if math.Abs(float64(got.live)-snap.ReadRows) > tol {
 						t.Errorf("at %v: read returned %d live rows, model %.2f", age.Round(time.Millisecond), got.live, snap.ReadRows)
 					}
-					over := want > float64(tombstone.DefaultThresholds.Warn)
+					if got.pages != snap.Pages {
+						t.Errorf("at %v: the read took %d pages, model %d", age.Round(time.Millisecond), got.pages, snap.Pages)
+					}
+					over := want > float64(tombstone.DefaultThresholds.Warn)+1e-6
 					warned := false
 					for _, msg := range got.warnings {
 						if strings.Contains(msg, "tombstone") {
@@ -418,8 +438,8 @@ func TestModelAgainstCassandra(t *testing.T) {
 					if over != warned {
 						t.Errorf("model %.0f tombstones (over 1000: %v), Cassandra's client warning: %v %q", want, over, warned, got.warnings)
 					}
-					t.Logf("at %v: Cassandra %d tombstones, %d live rows; model %.2f, %.2f; warnings %d",
-						age.Round(time.Millisecond), got.tombstones, got.live, want, snap.ReadRows, len(got.warnings))
+					t.Logf("at %v: Cassandra %d tombstones (worst of %d pages), %d live rows; model %.2f, %.2f, %d pages; warnings %d",
+						age.Round(time.Millisecond), got.tombstones, got.pages, got.live, want, snap.ReadRows, snap.Pages, len(got.warnings))
 				}
 				if single {
 					var count int64
@@ -472,44 +492,68 @@ func TestModelAgainstCassandra(t *testing.T) {
 }
 
 type readResult struct {
-	live, tombstones int
+	live, tombstones int // tombstones: the worst page's, what the thresholds see
+	pages            int
 	warnings         []string
 }
 
-// traceID captures the tracing session of a query.
-type traceID struct {
-	mu sync.Mutex
-	id []byte
+// traceIDs records the tracing session of every page of a query.
+type traceIDs struct {
+	mu  sync.Mutex
+	ids [][]byte
 }
 
-func (tr *traceID) Trace(id []byte) {
+func (tr *traceIDs) Trace(id []byte) {
 	tr.mu.Lock()
-	tr.id = append([]byte(nil), id...)
+	tr.ids = append(tr.ids, append([]byte(nil), id...))
 	tr.mu.Unlock()
 }
 
 var readLine = regexp.MustCompile(`Read (\d+) live rows and (\d+) tombstone cells`)
 
-// measureRead runs stmt traced with the default page size and returns what the replica's
-// ReadCommand counted (from the trace), the rows it returned and the client warnings.
-func measureRead(t *testing.T, s *gocql.Session, stmt string) readResult {
+// measureRead runs stmt traced, page by page, and returns what the replica's ReadCommand
+// counted for each page (from the traces): the worst page's tombstones, the rows returned
+// and the client warnings.
+func measureRead(t *testing.T, s *gocql.Session, stmt string, pageSize int) readResult {
 	t.Helper()
-	tr := &traceID{}
-	iter := s.Query(stmt).PageSize(tombstone.DefaultPageSize).Trace(tr).Iter()
-	rows := 0
-	for iter.MapScan(map[string]any{}) {
-		rows++
+	if pageSize == 0 {
+		pageSize = tombstone.DefaultPageSize
 	}
-	warnings := iter.Warnings()
+	tr := &traceIDs{}
+	iter := s.Query(stmt).PageSize(pageSize).Trace(tr).Iter()
+	rows := 0
+	var warnings []string
+	for {
+		for iter.MapScan(map[string]any{}) {
+			rows++
+		}
+		warnings = append(warnings, iter.Warnings()...)
+		break
+	}
 	if err := iter.Close(); err != nil {
 		t.Fatalf("%s: %v", stmt, err)
 	}
 	tr.mu.Lock()
-	id := tr.id
+	ids := tr.ids
 	tr.mu.Unlock()
-	if id == nil {
+	if len(ids) == 0 {
 		t.Fatalf("%s: no trace session", stmt)
 	}
+	res := readResult{pages: len(ids), warnings: warnings}
+	for _, id := range ids {
+		live, ts := traceCounts(t, s, stmt, id)
+		res.live += live
+		res.tombstones = max(res.tombstones, ts)
+	}
+	if res.live != rows {
+		t.Errorf("%s: traces say %d live rows, the client got %d", stmt, res.live, rows)
+	}
+	return res
+}
+
+// traceCounts reads "Read N live rows and M tombstone cells" from one trace session.
+func traceCounts(t *testing.T, s *gocql.Session, stmt string, id []byte) (live, tombstones int) {
+	t.Helper()
 	sid, err := gocql.UUIDFromBytes(id)
 	if err != nil {
 		t.Fatal(err)
@@ -520,13 +564,10 @@ func measureRead(t *testing.T, s *gocql.Session, stmt string) readResult {
 		it := s.Query("SELECT activity FROM system_traces.events WHERE session_id = ?", sid).Iter()
 		for it.Scan(&activity) {
 			if m := readLine.FindStringSubmatch(activity); m != nil {
-				live, _ := strconv.Atoi(m[1])
-				ts, _ := strconv.Atoi(m[2])
+				live, _ = strconv.Atoi(m[1])
+				tombstones, _ = strconv.Atoi(m[2])
 				_ = it.Close()
-				if live != rows {
-					t.Errorf("%s: trace says %d live rows, the client got %d", stmt, live, rows)
-				}
-				return readResult{live: live, tombstones: ts, warnings: warnings}
+				return live, tombstones
 			}
 		}
 		if err := it.Close(); err != nil {

@@ -463,6 +463,9 @@ func (m model) read(pieces []piece, head, tail [numSources]float64) (worst [numS
 	const eps = 1e-9
 	var cur [numSources]float64
 	curLive, delivered := 0.0, 0.0
+	// pending is a page the client will fetch: the previous page came back full, so the
+	// server sent a paging state, even if nothing (or only tombstones) remains.
+	pending := true
 	closePage := func() {
 		pages++
 		if sum(cur) > sum(worst)+eps || pages == 1 {
@@ -470,6 +473,7 @@ func (m model) read(pieces []piece, head, tail [numSources]float64) (worst [numS
 		}
 		cur = [numSources]float64{}
 		curLive = 0
+		pending = false
 	}
 	done := false
 	for _, s := range segs {
@@ -500,8 +504,9 @@ func (m model) read(pieces []piece, head, tail [numSources]float64) (worst [numS
 				continue
 			}
 			closePage()
+			pending = true
 			// Every further page that fits in this stretch is the same: take them at once.
-			if full := math.Floor(math.Min(left, m.limit-delivered) / m.page); full >= 1 {
+			if full := math.Floor(math.Min(left, m.limit-delivered)/m.page + eps); full >= 1 {
 				var page [numSources]float64
 				for i := range page {
 					page[i] = s.tomb[i] * m.page / s.live
@@ -513,14 +518,15 @@ func (m model) read(pieces []piece, head, tail [numSources]float64) (worst [numS
 				delivered += full * m.page
 				left -= full * m.page
 				if delivered >= m.limit-eps {
-					// The read ends exactly at a page boundary: the last full page was its end.
+					// The read ends exactly at a page boundary, its LIMIT reached.
 					done = true
+					pending = false
 					break
 				}
 			}
 		}
 	}
-	if curLive > eps || sum(cur) > eps || pages == 0 {
+	if curLive > eps || sum(cur) > eps || pending {
 		closePage()
 	}
 	return worst, delivered, pages

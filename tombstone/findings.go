@@ -137,14 +137,14 @@ func findings(m model, r Result) []Finding {
 	case th.overFail(typical.PerRead):
 		add(CodeReadFail, Fail, fmt.Sprintf("%s %s counts about %s tombstones, over %s (%d): Cassandra aborts it with TombstoneOverwhelmingException; %s",
 			readDesc, when, num(typical.PerRead), th.failName(), th.Fail, mainSources(typical)), fixFor(typical, in))
-	case typical.PerRead > float64(th.Warn):
+	case th.overWarn(typical.PerRead):
 		add(CodeReadWarn, Warn, fmt.Sprintf("%s %s counts about %s tombstones, over %s (%d): %s; %s",
 			readDesc, when, num(typical.PerRead), th.warnName(), th.Warn, th.warnEffect(), mainSources(typical)), fixFor(typical, in))
 	}
 	// A later read is worth its own finding only when it crosses a threshold the typical
 	// read does not.
-	if pk := r.Peak; pk.PerRead > float64(th.Warn) && pk.PerRead > typical.PerRead+0.5 &&
-		(typical.PerRead <= float64(th.Warn) || (th.overFail(pk.PerRead) && !th.overFail(typical.PerRead))) {
+	if pk := r.Peak; th.overWarn(pk.PerRead) && pk.PerRead > typical.PerRead+0.5 &&
+		(!th.overWarn(typical.PerRead) || (th.overFail(pk.PerRead) && !th.overFail(typical.PerRead))) {
 		sev, over := Warn, fmt.Sprintf("%s (%d)", th.warnName(), th.Warn)
 		if th.overFail(pk.PerRead) {
 			sev, over = Fail, fmt.Sprintf("%s (%d)", th.failName(), th.Fail)

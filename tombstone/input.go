@@ -297,7 +297,14 @@ func (t Thresholds) warnEffect() string {
 }
 
 // overFail reports whether v crosses the failure threshold (never when there is none).
-func (t Thresholds) overFail(v float64) bool { return t.Fail > 0 && v > float64(t.Fail) }
+func (t Thresholds) overFail(v float64) bool { return t.Fail > 0 && over(v, t.Fail) }
+
+// overWarn reports whether v crosses the warn threshold.
+func (t Thresholds) overWarn(v float64) bool { return over(v, t.Warn) }
+
+// over reports whether a modelled count is over a threshold: Cassandra warns at more than
+// the threshold, and a count computed in floating point as 1000.0000001 is 1000.
+func over(v float64, threshold int) bool { return v > float64(threshold)+1e-6 }
 
 // FieldError is an Input field with a value the analysis cannot use. Field is the Go path of
 // the field ("Writes.NullFraction", "Deletes[1].PerDay") so a caller can map it back to
