@@ -90,7 +90,7 @@ request comment) and html (one self-contained page with a growth chart per table
 
 Exit status: 0 when no finding reaches --fail-on, 1 when one does, 2 for bad flags, an
 unreadable or invalid schema or workload, or an unreachable cluster (nothing on stdout).`,
-		Example: `  cqlsize estimate --schema examples/posts/migrations --workload examples/posts/workload.yaml
+		Example: `  cqlsize estimate --schema examples/posts/migrations --keyspace posts --workload examples/posts/workload.yaml --queries examples/posts/queries.cql
   cqlsize estimate --schema s.cql --table posts_by_user --rate 50/day --bucket month --avg content=280
   cqlsize estimate --schema s.cql --table inbox --rows 2000 --delete row:5/day --read-limit 50
   cqlsize estimate --schema s.cql --workload w.yaml --queries queries.cql --format markdown --fail-on warn
@@ -125,7 +125,7 @@ unreadable or invalid schema or workload, or an unreachable cluster (nothing on 
 	fl.StringVar(&f.deletesAt, "deletes-at", "scattered", "where deleted rows lie relative to where reads start: scattered, head (a queue) or tail (old rows of a newest-first read)")
 	fl.StringVar(&f.hosts, "hosts", "", "read the schema and live figures from this cluster, host[:port],...")
 	fl.BoolVar(&f.live, "live", false, "use the cluster in $CASSANDRA_HOSTS (as --hosts does)")
-	fl.StringVarP(&f.keyspace, "keyspace", "k", "", "keyspace of unqualified table names in the schema files (migrations written for `cqlsize migrate --keyspace`), and the keyspace to read from a cluster")
+	fl.StringVarP(&f.keyspace, "keyspace", "k", "", "keyspace of unqualified table names in the schema files (migrations written for cqlsize migrate --keyspace), and the keyspace to read from a cluster")
 	return cmd
 }
 
