@@ -44,7 +44,19 @@ type Token struct {
 	Text string // exactly as written in the source
 	Val  string // the value: folded name, unescaped string, operator, number as written
 	Pos  Pos    // the first byte
-	End  Pos    // just past the last byte
+}
+
+// End is the position just past the token's last byte.
+func (t Token) End() Pos {
+	e := t.Pos
+	e.Offset += len(t.Text)
+	if nl := strings.LastIndexByte(t.Text, '\n'); nl >= 0 {
+		e.Line += strings.Count(t.Text, "\n")
+		e.Col = len(t.Text) - nl
+	} else {
+		e.Col += len(t.Text)
+	}
+	return e
 }
 
 // Is reports whether t is the unquoted keyword or name kw (compared case-insensitively;
@@ -103,7 +115,7 @@ func lexAll(file string, src []byte, keepComments bool) ([]Token, []Comment, err
 	if strings.HasPrefix(lx.src, "\uFEFF") { // a UTF-8 byte order mark some editors write
 		lx.off = 3
 	}
-	toks := make([]Token, 0, len(src)/5+1)
+	toks := make([]Token, 0, len(src)/4+1)
 	var comments []Comment
 	for {
 		tok, com, err := lx.next()
@@ -172,7 +184,7 @@ func (lx *lexer) next() (Token, *Comment, error) {
 	}
 	start := lx.pos()
 	if lx.off >= len(lx.src) {
-		return Token{Kind: TokEOF, Pos: start, End: start}, nil, nil
+		return Token{Kind: TokEOF, Pos: start}, nil, nil
 	}
 	c, c1 := lx.src[lx.off], lx.peek(1)
 	switch {
@@ -231,7 +243,7 @@ func (lx *lexer) next() (Token, *Comment, error) {
 			n++
 		}
 		lx.advance(n)
-		t := lx.tok(TokIdent, start, strings.ToLower(lx.src[start.Offset:lx.off]))
+		t := lx.tok(TokIdent, start, foldName(lx.src[start.Offset:lx.off]))
 		switch t.Val {
 		case "true", "false":
 			t.Kind = TokBool
@@ -262,13 +274,63 @@ func (lx *lexer) next() (Token, *Comment, error) {
 	return Token{}, nil, Errorf(start, "unexpected character %q (U+%04X)", r, r)
 }
 
+// foldName lower-cases an unquoted name. Keywords come back as one shared string, so a
+// file of upper-case CQL does not allocate a string per keyword.
+func foldName(s string) string {
+	upper := false
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			upper = true
+			break
+		}
+	}
+	if !upper {
+		return s
+	}
+	var buf [24]byte
+	if len(s) <= len(buf) {
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			buf[i] = c
+		}
+		if kw, ok := keywords[string(buf[:len(s)])]; ok {
+			return kw
+		}
+	}
+	return strings.ToLower(s)
+}
+
+// keywords are the words that are commonly written in upper case.
+var keywords = func() map[string]string {
+	m := map[string]string{}
+	for _, w := range strings.Fields(`add allow alter and apply as asc batch begin by clustering compact
+		contains count create custom delete desc distinct drop exists filtering frozen from grant
+		if in index insert into is json key keys keyspace limit list map materialized not null
+		of on or order partition per primary rename replace select set static storage table
+		timestamp to token truncate ttl tuple type unlogged update use using values vector view
+		where with writetime`) {
+		m[w] = w
+	}
+	for w := range reservedKeywords {
+		m[w] = w
+	}
+	for _, w := range NativeTypes {
+		m[w] = w
+	}
+	m["varchar"] = "varchar"
+	return m
+}()
+
 // tok builds a token from start to the current offset. An empty val means "the text".
 func (lx *lexer) tok(kind TokenKind, start Pos, val string) Token {
 	text := lx.src[start.Offset:lx.off]
 	if val == "" && kind != TokString && kind != TokQuotedIdent {
 		val = text
 	}
-	return Token{Kind: kind, Text: text, Val: val, Pos: start, End: lx.pos()}
+	return Token{Kind: kind, Text: text, Val: val, Pos: start}
 }
 
 // quoted lexes a 'string' or a "quoted name", where a doubled quote stands for itself.

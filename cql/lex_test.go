@@ -21,13 +21,13 @@ func TestLexGolden(t *testing.T) {
 			}
 			var b strings.Builder
 			for _, tok := range toks {
-				fmt.Fprintf(&b, "%d:%d-%d:%d\t%s\t%q", tok.Pos.Line, tok.Pos.Col, tok.End.Line, tok.End.Col, tok.Kind, tok.Text)
+				fmt.Fprintf(&b, "%d:%d-%d:%d\t%s\t%q", tok.Pos.Line, tok.Pos.Col, tok.End().Line, tok.End().Col, tok.Kind, tok.Text)
 				if tok.Val != tok.Text {
 					fmt.Fprintf(&b, "\t=> %q", tok.Val)
 				}
 				b.WriteByte('\n')
-				if src := string(src); tok.Kind != TokEOF && src[tok.Pos.Offset:tok.End.Offset] != tok.Text {
-					t.Errorf("token %q: offsets %d..%d hold %q", tok.Text, tok.Pos.Offset, tok.End.Offset, src[tok.Pos.Offset:tok.End.Offset])
+				if src := string(src); tok.Kind != TokEOF && src[tok.Pos.Offset:tok.End().Offset] != tok.Text {
+					t.Errorf("token %q: offsets %d..%d hold %q", tok.Text, tok.Pos.Offset, tok.End().Offset, src[tok.Pos.Offset:tok.End().Offset])
 				}
 			}
 			golden(t, strings.TrimSuffix(in, ".cql")+".golden", []byte(b.String()))

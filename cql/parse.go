@@ -56,11 +56,11 @@ func Parse(file string, src []byte) (Statement, error) {
 
 // parseSpan parses the statement toks[sp.from:sp.to].
 func parseSpan(src string, toks []Token, sp span) (st Statement, err error) {
-	stmt := make([]Token, sp.to-sp.from+1)
-	copy(stmt, toks[sp.from:sp.to])
-	term := toks[sp.to] // the ';' or TokEOF that ends the statement
-	stmt[len(stmt)-1] = Token{Kind: TokEOF, Text: term.Text, Pos: term.Pos, End: term.Pos}
-	p := &parser{toks: stmt, src: src}
+	term := toks[sp.to] // the ';' or end of input that ends the statement
+	p := &parser{
+		toks: toks, i: sp.from, start: sp.from, end: sp.to, src: src,
+		eof: Token{Kind: TokEOF, Text: term.Text, Pos: term.Pos},
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			b, ok := r.(bailout)
@@ -81,11 +81,15 @@ func parseSpan(src string, toks []Token, sp span) (st Statement, err error) {
 // it; no other panic is recovered.
 type bailout struct{ err *Error }
 
+// parser parses one statement: the tokens toks[start:end] of the whole source, followed
+// by eof (the statement's ';', or the end of input, seen as TokEOF).
 type parser struct {
-	toks  []Token
-	i     int
-	src   string
-	depth int // nesting of terms, selectors and relations being parsed
+	toks       []Token
+	i          int
+	start, end int
+	eof        Token
+	src        string
+	depth      int // nesting of terms, selectors and relations being parsed
 }
 
 // maxDepth bounds how deeply terms, selectors and relations may nest, so hostile input
@@ -102,18 +106,18 @@ func (p *parser) enter() {
 
 func (p *parser) leave() { p.depth-- }
 
-func (p *parser) peek() Token { return p.toks[p.i] }
+func (p *parser) peek() Token { return p.peekN(0) }
 
-// peekN returns the token n ahead (0 is the current one), or the final TokEOF.
+// peekN returns the token n ahead (0 is the current one, -1 the last consumed), or eof.
 func (p *parser) peekN(n int) Token {
-	if p.i+n < len(p.toks) {
-		return p.toks[p.i+n]
+	if j := p.i + n; j >= p.start && j < p.end {
+		return p.toks[j]
 	}
-	return p.toks[len(p.toks)-1]
+	return p.eof
 }
 
 func (p *parser) next() Token {
-	t := p.toks[p.i]
+	t := p.peek()
 	if t.Kind != TokEOF {
 		p.i++
 	}
@@ -122,10 +126,10 @@ func (p *parser) next() Token {
 
 // prevEnd is the end of the last consumed token.
 func (p *parser) prevEnd() Pos {
-	if p.i == 0 {
-		return p.toks[0].Pos
+	if p.i <= p.start {
+		return p.peek().Pos
 	}
-	return p.toks[p.i-1].End
+	return p.toks[p.i-1].End()
 }
 
 // textFrom returns the source from pos to the end of the last consumed token.

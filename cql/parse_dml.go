@@ -358,7 +358,7 @@ func (p *parser) relation() *Relation {
 		r.Op = p.relationType()
 		r.Value = p.term()
 		return done(r)
-	case t.Is("expr") && p.peekN(1).IsPunct("(") && p.peekN(1).Pos.Offset == t.End.Offset:
+	case t.Is("expr") && p.peekN(1).IsPunct("(") && p.peekN(1).Pos.Offset == t.Pos.Offset+len(t.Text):
 		p.next()
 		p.next()
 		r := &Relation{Kind: RelCustom, Op: OpEq}

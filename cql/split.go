@@ -40,9 +40,9 @@ func SplitStatements(file string, src []byte) ([]RawStatement, error) {
 	for i, sp := range spans {
 		first, last := toks[sp.from], toks[sp.to-1]
 		out = append(out, RawStatement{
-			Text: text[first.Pos.Offset:last.End.Offset],
+			Text: text[first.Pos.Offset:last.End().Offset],
 			Pos:  first.Pos,
-			End:  last.End,
+			End:  last.End(),
 			Doc:  docs[i],
 		})
 	}
@@ -75,7 +75,7 @@ func docComments(toks []Token, spans []span, comments []Comment) []string {
 		if len(doc) > 0 && first.Pos.Line > doc[len(doc)-1].End.Line+1 {
 			doc = nil
 		}
-		for ci < len(comments) && comments[ci].Pos.Offset < last.End.Offset {
+		for ci < len(comments) && comments[ci].Pos.Offset < last.End().Offset {
 			ci++
 		}
 		out[i] = joinComments(doc)
