@@ -30,7 +30,7 @@ func TestLeaseExcludesRenewsAndExpires(t *testing.T) {
 	s, ks := casstest.Keyspace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	const ttl = 3 * time.Second
+	const ttl = 2 * time.Second
 	a := testStore(t, s, ks, 1001, ttl, time.Second)
 	b := testStore(t, s, ks, 1002, ttl, time.Second)
 

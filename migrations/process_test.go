@@ -16,7 +16,10 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/internal/liveschema"
+	"github.com/cqlsize/cqlsize/migrations"
 )
 
 // The tests in this file run the real cqlsize binary as separate OS processes, the way
@@ -158,7 +161,37 @@ func TestConcurrentProcesses(t *testing.T) {
 				t.Errorf("%d processes applied the migrations; want exactly 1", appliers)
 			}
 			checkAppliedOnce(t, s, ks, map[string]int64{"m1": 1, "m2": 1, "m3": 1}, 3)
+			checkSchemaMatchesFiles(t, s, ks, dir)
 		})
+	}
+}
+
+// checkSchemaMatchesFiles compares the keyspace as system_schema has it with what the cql
+// model says the (unqualified) files produce in it; the bookkeeping tables are not in the files.
+func checkSchemaMatchesFiles(t *testing.T, s *gocql.Session, ks, dir string) {
+	t.Helper()
+	migs, err := migrations.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := cql.NewSchema()
+	want.Keyspaces[ks] = cql.NewKeyspace(ks)
+	want.Current = ks
+	for _, m := range migs {
+		if err := want.ApplyAll(m.Parsed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	got, err := liveschema.Read(ctx, s, ks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range liveschema.Diff(want, got) {
+		if !strings.Contains(d, "table cqlsize_migrations") {
+			t.Errorf("schema differs from the files: %s", d)
+		}
 	}
 }
 
@@ -247,4 +280,5 @@ UPDATE runs SET n = n + 1 WHERE k = 's4';`,
 		}
 	}
 	checkAppliedOnce(t, s, ks, map[string]int64{"s2": 1, "s4": 1}, 2)
+	checkSchemaMatchesFiles(t, s, ks, dir)
 }
