@@ -87,14 +87,14 @@ func OpenNode(ctx context.Context, s *gocql.Session) (*Node, error) {
 }
 
 // run runs scripts/cassandra with args and returns its standard output. nodetool is retried
-// twice when JMX answers that the server is not ready: on a busy shared node it sometimes
-// does for a moment, and flush, compact and tablehistograms can be repeated safely.
+// (up to three times, 2 s apart) when JMX is not ready, refuses or times out: on a busy shared
+// node it sometimes does for a moment, and flush, compact and tablehistograms can be repeated.
 func (n *Node) run(ctx context.Context, args ...string) ([]byte, error) {
 	var out []byte
 	var err error
-	for attempt := 0; attempt < 3; attempt++ {
+	for attempt := 0; attempt < 4; attempt++ {
 		out, err = n.runOnce(ctx, args...)
-		if err == nil || args[0] != "nodetool" || !strings.Contains(err.Error(), "not initialized") {
+		if err == nil || args[0] != "nodetool" || !transient(err) {
 			return out, err
 		}
 		select {
@@ -111,13 +111,40 @@ func (n *Node) runOnce(ctx context.Context, args ...string) ([]byte, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		tail := strings.TrimSpace(stderr.String())
-		if len(tail) > 2000 {
-			tail = "..." + tail[len(tail)-2000:]
-		}
-		return nil, fmt.Errorf("scripts/cassandra %s: %w: %s", strings.Join(args, " "), err, tail)
+		return nil, fmt.Errorf("scripts/cassandra %s: %w: %s", strings.Join(args, " "), err, cause(stderr.String()+stdout.String()))
 	}
 	return stdout.Bytes(), nil
+}
+
+// cause picks the lines of a JVM tool's output that say what went wrong (the exception and
+// "error:" lines), leaving out the stack frames.
+func cause(out string) string {
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(t, "at ") || strings.HasPrefix(t, "...") {
+			continue
+		}
+		if strings.Contains(t, "Exception") || strings.Contains(strings.ToLower(t), "error") || len(lines) == 0 {
+			lines = append(lines, t)
+		}
+	}
+	msg := strings.Join(lines, "; ")
+	if len(msg) > 1500 {
+		msg = msg[:1500] + "..."
+	}
+	return msg
+}
+
+// transient reports whether a nodetool failure is one a busy node recovers from: JMX not
+// ready, refusing or timing out a connection.
+func transient(err error) bool {
+	for _, s := range []string{"not initialized", "Failed to connect", "ConnectException", "Connection refused", "SocketTimeoutException", "timed out"} {
+		if strings.Contains(err.Error(), s) {
+			return true
+		}
+	}
+	return false
 }
 
 // Nodetool runs nodetool on node 1: Nodetool(ctx, "flush", ks).

@@ -1,6 +1,7 @@
 package accuracy
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,5 +81,21 @@ func TestReferenceWorkloadsParse(t *testing.T) {
 		if !strings.Contains(ref.Schema, "CREATE TABLE "+ref.Name+" ") {
 			t.Errorf("%s: the schema does not create the table %s", ref.Name, ref.Name)
 		}
+	}
+}
+
+func TestCause(t *testing.T) {
+	out := `Exception in thread "main" java.lang.IllegalArgumentException: Server is not initialized yet, cannot run nodetool.
+	at org.apache.cassandra.tools.NodeTool.err(NodeTool.java:328)
+	at org.apache.cassandra.tools.NodeTool.main(NodeTool.java:87)
+`
+	if got := cause(out); got != `Exception in thread "main" java.lang.IllegalArgumentException: Server is not initialized yet, cannot run nodetool.` {
+		t.Errorf("cause = %q", got)
+	}
+	if !transient(fmt.Errorf("x: %s", cause(out))) {
+		t.Error("not initialized: not transient")
+	}
+	if transient(fmt.Errorf("nodetool: Keyspace [nope] does not exist")) {
+		t.Error("a missing keyspace is transient")
 	}
 }
