@@ -261,22 +261,26 @@ func article(name string) string {
 	return "a"
 }
 
-// MaxExpiry2038 is the latest expiry Cassandra 4.1 accepts, and 5.0 while
-// storage_compatibility_mode is CASSANDRA_4 (its default): local deletion times are 32-bit
-// seconds (Cell.MAX_DELETION_TIME_2038_LEGACY_CAP). A write whose now + TTL is later is
-// rejected under the default expiration_date_overflow_policy, REJECT (CASSANDRA-14092).
-var MaxExpiry2038 = time.Unix(1<<31-2, 0).UTC()
+// MaxExpiry2038Unix is the latest expiry (Unix seconds, 2038-01-19T03:14:06Z) Cassandra 4.1
+// accepts, and 5.0 while storage_compatibility_mode is CASSANDRA_4 (its default): local
+// deletion times are 32-bit seconds (Cell.MAX_DELETION_TIME_2038_LEGACY_CAP). A write whose
+// now + TTL is later is rejected under the default expiration_date_overflow_policy, REJECT
+// (CASSANDRA-14092).
+const MaxExpiry2038Unix = 1<<31 - 2
+
+// MaxExpiry2038 is MaxExpiry2038Unix as a time.
+func MaxExpiry2038() time.Time { return time.Unix(MaxExpiry2038Unix, 0).UTC() }
 
 // ttlVerdict checks that writes with the table's TTL expire before the 2038 limit.
 func ttlVerdict(est *Estimate, target Target, now time.Time) []Finding {
 	if est.TTL <= 0 || target == ScyllaDB {
 		return nil
 	}
-	if expiry := now.Add(est.TTL); expiry.After(MaxExpiry2038) {
-		max := MaxExpiry2038.Sub(now).Truncate(time.Second)
+	if expiry := now.Add(est.TTL); expiry.After(MaxExpiry2038()) {
+		max := MaxExpiry2038().Sub(now).Truncate(time.Second)
 		return []Finding{{Code: CodeTTL2038, Severity: Fail, Table: est.Table, Pos: est.Pos, Message: fmt.Sprintf(
 			"a TTL of %s written on %s expires after %s, the latest expiry %s accepts (storage_compatibility_mode CASSANDRA_4 on 5.0): the write is rejected (CASSANDRA-14092); keep the TTL under %.0f seconds (%s)",
-			FormatDuration(est.TTL), now.UTC().Format("2006-01-02"), MaxExpiry2038.Format(time.RFC3339), target, max.Seconds(), FormatDuration(max))}}
+			FormatDuration(est.TTL), now.UTC().Format("2006-01-02"), MaxExpiry2038().Format(time.RFC3339), target, max.Seconds(), FormatDuration(max))}}
 	}
 	return nil
 }

@@ -20,7 +20,7 @@ const (
 )
 
 // Targets lists every target, the default first.
-var Targets = []Target{Cassandra50, Cassandra41, ScyllaDB}
+func Targets() []Target { return []Target{Cassandra50, Cassandra41, ScyllaDB} }
 
 // ParseTarget reads a target name: cassandra-5.0 (or 5.0, cassandra), cassandra-4.1 (4.1),
 // scylladb (scylla). The empty string is the default, cassandra-5.0.

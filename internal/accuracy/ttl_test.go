@@ -22,12 +22,12 @@ func TestTTLLimitMatchesCassandra(t *testing.T) {
 	if err := s.Query(`CREATE TABLE t (id int PRIMARY KEY, v int)`).WithContext(ctx).Exec(); err != nil {
 		t.Fatal(err)
 	}
-	max := int(time.Until(sizing.MaxExpiry2038).Seconds())
+	max := int(time.Until(sizing.MaxExpiry2038()).Seconds())
 	if err := s.Query(`INSERT INTO t (id, v) VALUES (1, 1) USING TTL ?`, max-60).WithContext(ctx).Exec(); err != nil {
-		t.Errorf("TTL %d (expiring a minute before %s): %v", max-60, sizing.MaxExpiry2038, err)
+		t.Errorf("TTL %d (expiring a minute before %s): %v", max-60, sizing.MaxExpiry2038(), err)
 	}
 	err := s.Query(`INSERT INTO t (id, v) VALUES (1, 1) USING TTL ?`, max+60).WithContext(ctx).Exec()
 	if err == nil || !strings.Contains(err.Error(), "exceeds maximum supported expiration date") {
-		t.Errorf("TTL %d (expiring a minute after %s): %v, want a rejection", max+60, sizing.MaxExpiry2038, err)
+		t.Errorf("TTL %d (expiring a minute after %s): %v, want a rejection", max+60, sizing.MaxExpiry2038(), err)
 	}
 }
