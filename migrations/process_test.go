@@ -140,6 +140,7 @@ func TestConcurrentProcesses(t *testing.T) {
 					results[i] = runProc(cmds[i])
 				}(i)
 			}
+			begun := time.Now()
 			close(start)
 			wg.Wait()
 
@@ -157,6 +158,7 @@ func TestConcurrentProcesses(t *testing.T) {
 					t.Errorf("process %d ended without reaching version 3: %q", i, r.stdout)
 				}
 			}
+			t.Logf("8 processes finished in %s", time.Since(begun).Round(time.Millisecond))
 			if appliers != 1 {
 				t.Errorf("%d processes applied the migrations; want exactly 1", appliers)
 			}
@@ -271,9 +273,11 @@ UPDATE runs SET n = n + 1 WHERE k = 's4';`,
 	if second.code != 0 {
 		t.Fatalf("second run: exit %d\nstdout: %s\nstderr: %s", second.code, second.stdout, second.stderr)
 	}
-	if waited := time.Since(killed); waited > ttl+20*time.Second {
+	waited := time.Since(killed)
+	if waited > ttl+20*time.Second {
 		t.Errorf("the second run took %s after the kill; the lease TTL is %s", waited, ttl)
 	}
+	t.Logf("the second run finished %s after the kill (lease TTL %s)", waited.Round(time.Millisecond), ttl)
 	for _, want := range []string{"resuming at statement 3 of 4", "applied statements 1-2 of 4", "applied 1 migration "} {
 		if !strings.Contains(second.stderr+second.stdout, want) {
 			t.Errorf("second run does not say %q:\nstdout: %s\nstderr: %s", want, second.stdout, second.stderr)
