@@ -45,9 +45,11 @@ import "math"
 // (column_index_size) lives in Index.db, not in Data.db, and is not counted.
 
 // liveDeletionBytes is what a complex column without a deletion of its own costs in a row where
-// another complex column has one: DeletionTime.LIVE written as deltas, a 9-byte timestamp and a
-// 5-byte local deletion time.
-const liveDeletionBytes = 14
+// another complex column has one: DeletionTime.LIVE written as deltas from the sstable's
+// minimums. Long.MIN_VALUE - minTimestamp wraps to a 63-bit value (9 bytes), and
+// (int)(Long.MAX_VALUE - minLocalDeletionTime) is negative, which writeUnsignedVInt32
+// sign-extends to 9 bytes as well.
+const liveDeletionBytes = 18
 
 // shape holds the per-row byte costs of a plan, worked out once.
 type shape struct {

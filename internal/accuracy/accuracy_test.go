@@ -69,6 +69,11 @@ func TestModelMatchesCassandra(t *testing.T) {
 				t.Errorf("%s: a deleted partition is %.0f bytes, the model says %.0f", r.Ref.Name, size, r.DeletedModel)
 			}
 		}
+		// Tombstones as sstablepartitions counts them (row, range, collection and cell): nulls
+		// are drawn at random, so within 10% and a few.
+		if d := math.Abs(r.Model.LargestTombstones - r.Actual.LargestTombstones); d > 0.1*r.Actual.LargestTombstones+5 {
+			t.Errorf("%s: model has %.0f tombstones in the largest partition, Cassandra %.0f", r.Ref.Name, r.Model.LargestTombstones, r.Actual.LargestTombstones)
+		}
 		// The generator writes the rows the workload declares; a mismatch is a harness bug.
 		if d := math.Abs(r.Model.LargeRows - r.Actual.LargeRows); d > 0.01*r.Actual.LargeRows+1 {
 			t.Errorf("%s: model has %.0f rows in the largest partition, Cassandra %.0f", r.Ref.Name, r.Model.LargeRows, r.Actual.LargeRows)

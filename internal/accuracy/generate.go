@@ -201,11 +201,11 @@ func (g *generator) row(pd *PartitionData, i int, ts int64) (*rowData, error) {
 	}
 	if g.w.Writes == sizing.Update && len(names) > 0 {
 		var sets []string
-		for _, n := range names {
+		for i, n := range names {
 			c := g.tbl.Column(n)
-			if c.Type.MultiCell() && c.Type.Kind != cql.UDT {
+			if c.Type.MultiCell() && c.Type.Kind != cql.UDT && vals[i] != nil {
 				sets = append(sets, fmt.Sprintf("%s = %s + ?", n, n)) // an append writes no collection tombstone
-			} else {
+			} else { // a value, or null: a null collection is a collection tombstone
 				sets = append(sets, n+" = ?")
 			}
 		}

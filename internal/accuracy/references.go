@@ -189,6 +189,21 @@ write_spread: 1h
 `,
 	},
 	{
+		Name:  "grants_by_user",
+		About: "UPDATE appending to one set while another is set to null: rows with a collection tombstone write a LIVE deletion for the other",
+		Schema: `CREATE TABLE grants_by_user (user_id uuid, resource text, roles set<text>, revoked set<text>,
+			PRIMARY KEY (user_id, resource))`,
+		Workload: `
+partitions: 3
+rows_per_partition: 800
+writes: update
+avg: {resource: 20}
+items: {roles: {count: 2, size: 8}, revoked: {count: 1, size: 8}}
+nulls: {revoked: 0.5}
+write_spread: 1h
+`,
+	},
+	{
 		Name:     "wide_sparse",
 		About:    "70 columns, 60% left unset: the large-subset encoding of missing columns",
 		Schema:   wideSparseSchema(),
