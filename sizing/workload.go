@@ -43,63 +43,77 @@ type TableWorkload struct {
 	// Name is the table, "posts_by_user" or "app.posts_by_user".
 	Name string
 
-	// Partitions is how many partition keys the table holds (users × months, sensors × days).
-	// It sets the total size and the Zipf head; 0 = not declared (one partition is sized).
+	// Partitions is how many partition keys the writes spread over: users, sensors,
+	// hashtags (partitions: 2M). A bucketed table starts that many partitions per bucket. It
+	// sets the total size and the Zipf head; 0 = not declared (one key is sized).
 	Partitions float64
 
 	// RowsPerPartition is how many rows are written to an average partition over its life
-	// (deletes and TTL then remove some; the estimate reports what is left). Declare it, or
-	// WriteRate.
+	// (rows_per_partition: 2000); deletes and TTL then remove some, and the estimate reports
+	// what is left. Declare it, or WriteRate.
 	RowsPerPartition float64
 
-	// WriteRate is how many rows are written per partition key per span of time (50/day).
-	// Bucket (or the table's own bucket) bounds how long one partition keeps growing.
+	// WriteRate is how many rows are written per partition key per span of time
+	// (write_rate: 50/day, 3/hour, 1000/s). Bucket (or the table's own bucket) bounds how long
+	// one partition keeps growing.
 	WriteRate Rate
 
-	// Bucket is the span one partition covers (day, month, iso-week, 6h). Zero = the bucket
-	// the table's partition key implies, or none (the partition grows until Horizon or TTL).
+	// Bucket is the span one partition covers (bucket: day, month, iso-week, 6h). Zero = the
+	// bucket the table's partition key implies (TableBucket), or none: the partition grows
+	// until Horizon, or levels off under a TTL.
 	Bucket Width
 
-	// Horizon is how far ahead to project a partition no bucket bounds (default 1 year).
+	// Horizon is how far ahead to project a partition no bucket bounds (horizon: 2y; default
+	// 1 year), and how long a bucketed table keeps its buckets when it has no TTL.
 	Horizon time.Duration
 
 	// Avg is the average serialized size in bytes of a column's value, for variable-length
-	// types: text, ascii, blob, varint, decimal, inet, frozen collections, tuples and UDTs.
+	// types: text, ascii, blob, varint, decimal, inet, frozen collections, tuples and UDTs
+	// (avg: {content: 280}); a UDT field is named column.field (avg: {home.street: 24}).
 	Avg map[string]float64
 
-	// Items describes the elements of collection columns, frozen or not.
+	// Items describes the elements of collection columns, frozen or not
+	// (items: {tags: 5, prefs: {count: 10, key: 12, value: 20}}).
 	Items map[string]Items
 
 	// Nulls is the fraction of writes that leave a column without a value, per column; the key
-	// "*" applies to every regular and static column without its own entry.
+	// "*" applies to every regular and static column without its own entry
+	// (nulls: {title: 0.3, "*": 0.05}, or nulls: 0.1 for every column).
 	Nulls map[string]float64
 
-	// NullsAs says how those missing values are written: as null (a tombstone cell, the
-	// default, what a driver does when a bound value is nil) or left unset (nothing written).
+	// NullsAs says how those missing values are written: as null (nulls_as: null, the
+	// default: a tombstone cell, what a driver sends for a nil bound value) or left unset
+	// (nulls_as: unset: nothing is written).
 	NullsAs NullMode
 
-	// TTL is the time to live of every write; nil = the table's default_time_to_live.
+	// TTL is the time to live of every write (ttl: 30d; ttl: 0 for none); nil = the table's
+	// default_time_to_live.
 	TTL *time.Duration
 
-	// Deletes are the deletes issued against each partition.
+	// Deletes are the deletes issued against each partition
+	// (deletes: [{kind: row, rate: 5/day}, {kind: range, per_partition: 2, rows: 500}]).
 	Deletes []Delete
 
 	// Overwrites is how often a whole non-frozen collection is replaced, per partition key
-	// (SET tags = {...}): each replacement writes a collection tombstone first.
+	// (overwrites: {tags: 1/day} for SET tags = {...}): each replacement writes a collection
+	// tombstone first.
 	Overwrites map[string]Rate
 
-	// Skew is how writes spread over partition keys: uniform, or Zipf with exponent S (the
-	// key of rank k gets a share proportional to 1/k^S: a celebrity, a trending hashtag).
+	// Skew is how writes spread over partition keys: uniform (skew: uniform), or Zipf with
+	// exponent S (skew: {zipf: 1.1}): the key of rank k gets a share proportional to 1/k^S of
+	// all writes, a celebrity or a trending hashtag. The rates and row counts are then the
+	// average key's.
 	Skew Skew
 
-	// WriteSpread is the span of write times in the sstable that holds a partition: Cassandra
-	// stores timestamps as deltas from the sstable's oldest, so a wider spread costs more
-	// bytes per row (3 bytes within a second, 5 within an hour, 6 within a day). Zero = the
-	// TWCS window when the table uses TWCS, else one day.
+	// WriteSpread is the span of write times in the sstable that holds a partition
+	// (write_spread: 1h): Cassandra stores timestamps as deltas from the sstable's oldest, so a
+	// wider spread costs more bytes per row (3 bytes within a second, 5 within an hour, 6
+	// within a day). Zero = the TWCS window when the table uses TWCS, else one day.
 	WriteSpread time.Duration
 
-	// Writes says whether rows are written with INSERT (the default) or UPDATE. An UPDATE
-	// writes no row marker (primary key liveness), so a row's cells carry their own timestamps.
+	// Writes says whether rows are written with INSERT (writes: insert, the default) or UPDATE
+	// (writes: update). An UPDATE writes no row marker (primary key liveness), so a row's
+	// cells carry their own timestamps. Counter tables are always written by UPDATE.
 	Writes WriteKind
 
 	// Pos is where the table's entry starts in the workload file; Fields maps a field path
