@@ -8,8 +8,10 @@ import (
 	"github.com/cqlsize/cqlsize/cql"
 )
 
-// analyzers builds the registry. Codes: DS destructive, IF idempotence, TS time series,
-// TT time to live, QF query filtering, IX indexes, MV materialized views, CS compact storage.
+// analyzers builds the registry. Codes: DS destructive, IF idempotence, BK time buckets,
+// TT time to live, AF allow filtering, IX indexes, MV materialized views, CS compact
+// storage, WL workload. The prefixes are distinct from the checker's (QF), the sizer's (SZ)
+// and the tombstone analysis's (TS), so a nolint directive never means two things.
 func analyzers() []*Analyzer {
 	return []*Analyzer{
 		{
@@ -55,7 +57,7 @@ func analyzers() []*Analyzer {
 			run:  runTruncate,
 		},
 		{
-			Code: "TS101", Name: "unbucketed-time-series", Severity: Error,
+			Code: "BK101", Name: "unbucketed-time-series", Severity: Error,
 			What: "a table clustered by a timeuuid or timestamp whose partition key has no time bucket column",
 			Why:  "every write adds a row to the same partition forever: it passes 100 MB / 100,000 rows and reads and compactions of it slow down",
 			Fix:  "add a bucket (day, month, ...) to the partition key, e.g. PRIMARY KEY ((sensor_id, day), at); size it with `cqlsize estimate`",
@@ -97,7 +99,7 @@ func analyzers() []*Analyzer {
 			run:  runTombstones(true),
 		},
 		{
-			Code: "QF101", Name: "allow-filtering", Severity: Error,
+			Code: "AF101", Name: "allow-filtering", Severity: Error,
 			What: "ALLOW FILTERING",
 			Why:  "the query reads every row it may match, across partitions, and its latency grows with the data",
 			Fix:  "add a table keyed for this query (query-first design), or restrict the partition key",

@@ -39,9 +39,9 @@ SELECT * FROM readings WHERE value > 3 ALLOW FILTERING;
 	}
 	fmt.Println(rep.Errors(), "errors")
 	// Output:
-	// 0007_readings.cql:1:1: TS101 error: clustered by at (timestamp) but the partition key (sensor_id) has no time bucket: each partition grows without bound
+	// 0007_readings.cql:1:1: BK101 error: clustered by at (timestamp) but the partition key (sensor_id) has no time bucket: each partition grows without bound
 	// 0007_readings.cql:6:27: DS103 error: ALTER TABLE readings DROP value deletes the column's data (silenced)
-	// 0007_readings.cql:7:1: QF101 error: SELECT from readings with ALLOW FILTERING scans rows across partitions
+	// 0007_readings.cql:7:1: AF101 error: SELECT from readings with ALLOW FILTERING scans rows across partitions
 	// 2 errors
 }
 

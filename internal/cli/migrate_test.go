@@ -66,10 +66,10 @@ func TestMigrateValidateFindings(t *testing.T) {
 		"0002_b.cql": "DROP TABLE events;\n",
 	})
 	code, out, _ := runEnv(t, nil, "migrate", "validate", "--dir", dir, "--keyspace", "app")
-	if code != ExitFindings || !strings.Contains(out, "0001_a.cql:1:1: TS101 error") || !strings.Contains(out, "0002_b.cql:1:1: DS102 error") {
+	if code != ExitFindings || !strings.Contains(out, "0001_a.cql:1:1: BK101 error") || !strings.Contains(out, "0002_b.cql:1:1: DS102 error") {
 		t.Fatalf("validate: exit %d\n%s", code, out)
 	}
-	code, out, _ = runEnv(t, nil, "migrate", "validate", "--dir", dir, "--keyspace", "app", "--format", "json", "--allow-lint", "TS101,DS102")
+	code, out, _ = runEnv(t, nil, "migrate", "validate", "--dir", dir, "--keyspace", "app", "--format", "json", "--allow-lint", "BK101,DS102")
 	var rep validateJSON
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("json: %v\n%s", err, out)
@@ -78,7 +78,7 @@ func TestMigrateValidateFindings(t *testing.T) {
 		t.Fatalf("json with allowed codes: exit %d %+v", code, rep)
 	}
 	code, out, _ = runEnv(t, nil, "migrate", "validate", "--list-lints")
-	for _, c := range []string{"DS101", "DS102", "DS103", "DS104", "DS105", "TS101", "TT101", "QF101", "IX101", "MV101", "CS101", "IF101"} {
+	for _, c := range []string{"DS101", "DS102", "DS103", "DS104", "DS105", "BK101", "TT101", "AF101", "IX101", "MV101", "CS101", "IF101"} {
 		if code != ExitOK || !strings.Contains(out, "| "+c+" |") {
 			t.Errorf("--list-lints lacks %s", c)
 		}
