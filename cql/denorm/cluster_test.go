@@ -295,7 +295,7 @@ func readTombstones(t *testing.T, s *gocql.Session, q string, args ...any) (live
 	}
 	re := regexp.MustCompile(`Read (\d+) live rows and (\d+) tombstone cells`)
 	// Trace events are written asynchronously: poll until the read's summary is there.
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		iter := s.Query("SELECT activity FROM system_traces.events WHERE session_id = ?", gocql.UUID(tr)).Iter()
 		var activity string
 		for iter.Scan(&activity) {
