@@ -15,6 +15,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/bucket"
+	"github.com/cqlsize/cqlsize/sizing"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
@@ -405,6 +406,47 @@ func TestQuoteIdent(t *testing.T) {
 	} {
 		if got := quoteIdent(in); got != want {
 			t.Errorf("quoteIdent(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// TestBatchSizeAgreesWithSizing measures a concrete post here and estimates the same post
+// with the sizing package's workload model (averages equal to the post's sizes): two
+// implementations of BatchStatement.verifyBatchSize must agree to the byte.
+func TestBatchSizeAgreesWithSizing(t *testing.T) {
+	schema := postsSchema("app")
+	m := newPostModel(t, nil, schema, Options{})
+	for _, tags := range [][]string{{"go", "db"}, {"go", "db", "cassandra"}, {"xy"}} {
+		p := fixedPost(tags...)
+		plan, err := m.PlanInsert(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		setBytes := 0
+		for _, tag := range tags {
+			setBytes += len(tag)
+		}
+		withSet := &sizing.TableWorkload{ // posts_by_id, posts_by_user
+			Avg:     map[string]float64{"content": float64(len(*p.Content))},
+			Items:   map[string]sizing.Items{"hashtags": {Count: float64(len(tags)), Size: float64(setBytes) / float64(len(tags))}},
+			NullsAs: sizing.NullUnset,
+		}
+		noSet := &sizing.TableWorkload{Avg: map[string]float64{"content": float64(len(*p.Content))}, NullsAs: sizing.NullUnset}
+		var writes []sizing.BatchWrite
+		for _, name := range []string{"posts_by_id", "posts_by_user"} {
+			tbl, _ := schema.FindTable(name)
+			writes = append(writes, sizing.BatchWrite{Table: tbl, Workload: withSet, Rows: 1, Partition: name})
+		}
+		byTag, _ := schema.FindTable("posts_by_hashtag")
+		for _, tag := range tags {
+			writes = append(writes, sizing.BatchWrite{Table: byTag, Workload: noSet, Rows: 1, Partition: "tag " + tag})
+		}
+		est, err := sizing.EstimateBatch(writes, sizing.Options{Schema: schema})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if int(est.Bytes+0.5) != plan.Size.Bytes || est.Mutations != plan.Size.Mutations {
+			t.Errorf("%v: denorm measures %d bytes over %d mutations, sizing estimates %.1f over %d", tags, plan.Size.Bytes, plan.Size.Mutations, est.Bytes, est.Mutations)
 		}
 	}
 }
