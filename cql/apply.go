@@ -190,7 +190,9 @@ func (s *Schema) keyspaceName(q QualifiedName) (string, error) {
 		return q.Keyspace.Name, nil
 	}
 	if s.Current == "" {
-		return "", Errorf(q.Name.Pos, "no keyspace for %s: qualify it as keyspace.%s or USE a keyspace first", q.Name, q.Name)
+		e := Errorf(q.Name.Pos, "no keyspace for %s: qualify it as keyspace.%s or USE a keyspace first", q.Name, q.Name)
+		e.Err = ErrNoKeyspace
+		return "", e
 	}
 	return s.Current, nil
 }

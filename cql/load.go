@@ -13,7 +13,13 @@ import (
 // LoadSchema reads a schema from path: a .cql file, or a folder of migrations applied in
 // version order (see MigrationOrder). Statements are applied as Cassandra would apply them;
 // the first statement that fails stops the load with an *Error at its file:line:col.
-func LoadSchema(p string) (*Schema, error) {
+func LoadSchema(p string) (*Schema, error) { return LoadSchemaIn(p, "") }
+
+// LoadSchemaIn is LoadSchema for migrations written to run in a session's keyspace, the way
+// `cqlsize migrate --keyspace` (and most migration tools) apply them: unqualified names
+// resolve to keyspace, which exists, empty, before the first statement. An empty keyspace
+// is LoadSchema.
+func LoadSchemaIn(p, keyspace string) (*Schema, error) {
 	info, err := os.Stat(p)
 	if err != nil {
 		return nil, fmt.Errorf("load schema: %w", err)
@@ -23,22 +29,37 @@ func LoadSchema(p string) (*Schema, error) {
 		if err != nil {
 			return nil, fmt.Errorf("load schema: %w", err)
 		}
-		s := NewSchema()
+		s := schemaIn(keyspace)
 		if err := s.ApplyFile(p, src); err != nil {
 			return nil, err
 		}
 		return s, nil
 	}
-	return loadDir(os.DirFS(p), ".", p)
+	return loadDir(os.DirFS(p), ".", p, keyspace)
 }
 
 // LoadSchemaFS is LoadSchema for a folder of migrations in fsys (dir "." for its root).
 func LoadSchemaFS(fsys fs.FS, dir string) (*Schema, error) {
-	return loadDir(fsys, dir, dir)
+	return loadDir(fsys, dir, dir, "")
+}
+
+// LoadSchemaFSIn is LoadSchemaIn for a folder of migrations in fsys.
+func LoadSchemaFSIn(fsys fs.FS, dir, keyspace string) (*Schema, error) {
+	return loadDir(fsys, dir, dir, keyspace)
+}
+
+// schemaIn returns an empty schema, or one whose current keyspace is keyspace.
+func schemaIn(keyspace string) *Schema {
+	s := NewSchema()
+	if keyspace != "" {
+		s.Keyspaces[keyspace] = NewKeyspace(keyspace)
+		s.Current = keyspace
+	}
+	return s
 }
 
 // loadDir applies the migrations of dir in fsys; shown is the folder as positions print it.
-func loadDir(fsys fs.FS, dir, shown string) (*Schema, error) {
+func loadDir(fsys fs.FS, dir, shown, keyspace string) (*Schema, error) {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return nil, fmt.Errorf("load schema: read migrations folder: %w", err)
@@ -53,7 +74,7 @@ func loadDir(fsys fs.FS, dir, shown string) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load schema from %s: %w", shown, err)
 	}
-	s := NewSchema()
+	s := schemaIn(keyspace)
 	for _, name := range ordered {
 		src, err := fs.ReadFile(fsys, path.Join(dir, name))
 		if err != nil {

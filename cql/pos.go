@@ -1,6 +1,9 @@
 package cql
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Pos is a place in a CQL source: file, 1-based line and column (in bytes), and the byte offset.
 // Every token, statement, column and error carries one, so a user can jump to the spot.
@@ -27,9 +30,18 @@ func (p Pos) IsValid() bool { return p.Line > 0 }
 type Error struct {
 	Pos Pos
 	Msg string
+	Err error // a sentinel such as ErrNoKeyspace that callers can test with errors.Is; may be nil
 }
 
 func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
+
+// Unwrap returns the sentinel the error carries, if any.
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrNoKeyspace is carried by the error for a statement whose object has no keyspace: not
+// qualified, no USE before it, and no default keyspace given to LoadSchemaIn. Migrations
+// written to run in a session's keyspace hit it; a command can then suggest --keyspace.
+var ErrNoKeyspace = errors.New("no keyspace")
 
 // Errorf returns an *Error at pos.
 func Errorf(pos Pos, format string, args ...any) *Error {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/check"
 )
 
@@ -58,7 +57,7 @@ the queries cannot be read (nothing is printed on stdout then).`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.schema, "schema", "", "schema: a .cql file or a folder of migrations")
 	fl.StringVar(&f.queries, "queries", "", `queries file ("-" reads standard input)`)
-	fl.StringVarP(&f.keyspace, "keyspace", "k", "", "keyspace of unqualified table names (default: the only keyspace holding the table)")
+	fl.StringVarP(&f.keyspace, "keyspace", "k", "", "keyspace of unqualified names in the schema files and queries (default: the only keyspace holding the table)")
 	fl.StringVar(&f.format, "format", "text", "output format: text, json or markdown")
 	fl.StringVar(&f.failOn, "fail-on", "fail", "exit 1 when a finding is at least this severe: warn, fail or never")
 	fl.BoolVar(&f.unpaged, "unpaged", false, "the service turns paging off (allows ORDER BY with IN on the partition key)")
@@ -100,9 +99,9 @@ func runCheck(env *Env, f *checkFlags) error {
 	if f.queries == "" {
 		return Usagef("--queries is required: a file of named SELECT statements")
 	}
-	schema, err := cql.LoadSchema(f.schema)
+	schema, err := loadSchema(f.schema, f.keyspace)
 	if err != nil {
-		return InputErr(fmt.Errorf("load schema: %w", err))
+		return err
 	}
 	queries, err := readQueries(env, f.queries)
 	if err != nil {

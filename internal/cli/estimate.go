@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -183,8 +182,8 @@ func runEstimate(env *Env, cmd *cobra.Command, f *estimateFlags) error {
 	// The schema: from the files, from the cluster, or both (then compared).
 	var schema *cql.Schema
 	if f.schema != "" {
-		if schema, err = loadSchemaIn(f.schema, f.keyspace); err != nil {
-			return InputErr(fmt.Errorf("load schema: %w", err))
+		if schema, err = loadSchema(f.schema, f.keyspace); err != nil {
+			return err
 		}
 	}
 	var conn *liveConn
@@ -240,50 +239,6 @@ func runEstimate(env *Env, cmd *cobra.Command, f *estimateFlags) error {
 		return Findings()
 	}
 	return nil
-}
-
-// loadSchemaIn loads a .cql file or a folder of migrations. With a keyspace, unqualified
-// names resolve to it, as they do when `cqlsize migrate --keyspace` applies the files.
-func loadSchemaIn(path, keyspace string) (*cql.Schema, error) {
-	if keyspace == "" {
-		return cql.LoadSchema(path)
-	}
-	s := cql.NewSchema()
-	s.Keyspaces[keyspace] = cql.NewKeyspace(keyspace)
-	s.Current = keyspace
-	files := []string{path}
-	if st, err := os.Stat(path); err != nil {
-		return nil, err
-	} else if st.IsDir() {
-		entries, err := os.ReadDir(path)
-		if err != nil {
-			return nil, fmt.Errorf("read migrations folder: %w", err)
-		}
-		var names []string
-		for _, e := range entries {
-			if !e.IsDir() && strings.EqualFold(filepath.Ext(e.Name()), ".cql") {
-				names = append(names, e.Name())
-			}
-		}
-		ordered, err := cql.MigrationOrder(names)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		files = files[:0]
-		for _, n := range ordered {
-			files = append(files, filepath.Join(path, n))
-		}
-	}
-	for _, file := range files {
-		src, err := os.ReadFile(file)
-		if err != nil {
-			return nil, err
-		}
-		if err := s.ApplyFile(file, src); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
 }
 
 // parseFailOn reads --fail-on; "" means never.
