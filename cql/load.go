@@ -29,7 +29,7 @@ func LoadSchemaIn(p, keyspace string) (*Schema, error) {
 		if err != nil {
 			return nil, fmt.Errorf("load schema: %w", err)
 		}
-		s := schemaIn(keyspace)
+		s := NewSchemaIn(keyspace)
 		if err := s.ApplyFile(p, src); err != nil {
 			return nil, err
 		}
@@ -48,8 +48,9 @@ func LoadSchemaFSIn(fsys fs.FS, dir, keyspace string) (*Schema, error) {
 	return loadDir(fsys, dir, dir, keyspace)
 }
 
-// schemaIn returns an empty schema, or one whose current keyspace is keyspace.
-func schemaIn(keyspace string) *Schema {
+// NewSchemaIn returns an empty schema whose current keyspace is keyspace, created empty,
+// as a session connected to that keyspace sees it; an empty keyspace gives NewSchema().
+func NewSchemaIn(keyspace string) *Schema {
 	s := NewSchema()
 	if keyspace != "" {
 		s.Keyspaces[keyspace] = NewKeyspace(keyspace)
@@ -74,7 +75,7 @@ func loadDir(fsys fs.FS, dir, shown, keyspace string) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load schema from %s: %w", shown, err)
 	}
-	s := schemaIn(keyspace)
+	s := NewSchemaIn(keyspace)
 	for _, name := range ordered {
 		src, err := fs.ReadFile(fsys, path.Join(dir, name))
 		if err != nil {

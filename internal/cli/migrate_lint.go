@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -94,19 +95,15 @@ func lintMigrations(keyspace string, all, lintFiles []*migrations.Migration, wor
 // baseSchema applies, in order, the statements of the files that are not linted and come
 // before the first linted one: the schema the linted statements start from.
 func baseSchema(keyspace string, all []*migrations.Migration, linted map[*migrations.Migration]bool) (*cql.Schema, error) {
-	s := cql.NewSchema()
-	if keyspace != "" {
-		// The target keyspace exists before the first file runs (migrate creates it).
-		s.Keyspaces[keyspace] = cql.NewKeyspace(keyspace)
-		s.Current = keyspace
-	}
+	// The target keyspace exists before the first file runs (migrate creates it).
+	s := cql.NewSchemaIn(keyspace)
 	for _, m := range all {
 		if linted[m] {
 			break
 		}
 		for _, st := range m.Parsed {
 			if err := s.Apply(st); err != nil {
-				if keyspace == "" && strings.Contains(err.Error(), "no keyspace for") {
+				if keyspace == "" && errors.Is(err, cql.ErrNoKeyspace) {
 					return nil, fmt.Errorf("%w (or pass the target keyspace: --keyspace)", err)
 				}
 				return nil, err
