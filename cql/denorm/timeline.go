@@ -48,6 +48,10 @@ type Timeline struct {
 	Secret []byte
 }
 
+// MaxPageRows bounds PageRequest.Limit: a page is held in memory, and a driver page size
+// is a 32-bit number.
+const MaxPageRows = 100_000
+
 // PageRequest asks for one page of a timeline.
 type PageRequest struct {
 	Key    []any     // the partition key values before the bucket, in the Query's order
@@ -119,8 +123,8 @@ func (tl *Timeline) Page(ctx context.Context, req PageRequest) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	if req.Limit <= 0 {
-		return nil, fmt.Errorf("timeline: limit %d: must be positive", req.Limit)
+	if req.Limit <= 0 || req.Limit > MaxPageRows {
+		return nil, fmt.Errorf("timeline: limit %d: want 1 to %d rows a page", req.Limit, MaxPageRows)
 	}
 	n, err := markers(tl.Query)
 	if err != nil {

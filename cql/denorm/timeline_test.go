@@ -164,6 +164,7 @@ func TestTimelineBadSettings(t *testing.T) {
 		"zero bucket width": {zeroWidth, PageRequest{Key: []any{1}, Limit: 1}},
 		"no query":          {noQuery, PageRequest{Key: []any{1}, Limit: 1}},
 		"zero limit":        {good, PageRequest{Key: []any{1}}},
+		"huge limit":        {good, PageRequest{Key: []any{1}, Limit: MaxPageRows + 1}},
 		"key too short":     {good, PageRequest{Limit: 1}},
 		"key too long":      {good, PageRequest{Key: []any{1, 2}, Limit: 1}},
 	} {

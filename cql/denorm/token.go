@@ -64,7 +64,7 @@ func (tl *Timeline) decodeToken(s string, fp []byte) (token, error) {
 	bad := func(why string) (token, error) {
 		return token{}, fmt.Errorf("timeline: %w: %s", ErrBadToken, why)
 	}
-	b, err := base64.RawURLEncoding.DecodeString(s)
+	b, err := base64.RawURLEncoding.Strict().DecodeString(s) // one spelling per token
 	if err != nil {
 		return bad("not base64url")
 	}
@@ -91,8 +91,8 @@ func (tl *Timeline) decodeToken(s string, fp []byte) (token, error) {
 		return bad("truncated")
 	}
 	t.bucket = string(bkt)
-	if n, r, ok = uvarint(r); !ok || n > 1<<31 {
-		return bad("truncated")
+	if n, r, ok = uvarint(r); !ok || n > MaxPageRows {
+		return bad("truncated or out of range")
 	}
 	t.skip = int(n)
 	if t.state, r, ok = bytesField(r); !ok || len(r) != 0 {
