@@ -2,7 +2,7 @@
 GO ?= go
 NODES ?= 1
 
-.PHONY: build test test-short cassandra-up cassandra-down cassandra-status cassandra-wipe nodetool fmt vet
+.PHONY: build test test-short accuracy cassandra-up cassandra-down cassandra-status cassandra-wipe nodetool fmt vet
 
 build:
 	$(GO) build -o bin/cqlsize ./cmd/cqlsize
@@ -14,6 +14,11 @@ test:
 # Pure tests only: no cluster needed, cluster tests skip.
 test-short:
 	$(GO) test -short ./...
+
+# Write the reference workloads into the node and print measured vs model vs classic sizes.
+# make accuracy ARGS="-scale 4" for 4x the rows. Needs CASSANDRA_HOSTS or a running local node.
+accuracy:
+	CASSANDRA_HOSTS=$${CASSANDRA_HOSTS:-$$(scripts/cassandra hosts)} $(GO) run ./internal/accuracy/cmd $(ARGS)
 
 cassandra-up:
 	CQLSIZE_NODES=$(NODES) scripts/cassandra up
