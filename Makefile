@@ -2,7 +2,7 @@
 GO ?= go
 NODES ?= 1
 
-.PHONY: build test test-short accuracy cassandra-up cassandra-down cassandra-status cassandra-wipe nodetool fmt vet
+.PHONY: build test test-short accuracy bench-writes cassandra-up cassandra-down cassandra-status cassandra-wipe nodetool fmt vet
 
 build:
 	$(GO) build -o bin/cqlsize ./cmd/cqlsize
@@ -19,6 +19,11 @@ test-short:
 # make accuracy ARGS="-scale 4" for 4x the rows. Needs CASSANDRA_HOSTS or a running local node.
 accuracy:
 	CASSANDRA_HOSTS=$${CASSANDRA_HOSTS:-$$(scripts/cassandra hosts)} $(GO) run ./internal/accuracy/cmd $(ARGS)
+
+# Write speed of cql/denorm beside hand-written gocql, naive sequential writes and the
+# concurrent unlogged mode, measured side by side in one run against the test node.
+bench-writes:
+	CASSANDRA_HOSTS=$${CASSANDRA_HOSTS:-$$(scripts/cassandra hosts)} $(GO) test -run='^$$' -bench=BenchmarkPostsSideBySide -benchtime=3000x -count=3 ./examples/posts/
 
 cassandra-up:
 	CQLSIZE_NODES=$(NODES) scripts/cassandra up

@@ -15,7 +15,6 @@ import (
 	"github.com/cqlsize/cqlsize/bucket"
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/denorm"
-	"github.com/cqlsize/cqlsize/examples/internal/exschema"
 )
 
 // Migrations holds the schema as numbered .cql files, so a service carries it in its binary.
@@ -60,7 +59,7 @@ type Store struct {
 
 // Schema is the model of the migrations deployed to keyspace, for denorm and for checks.
 func Schema(keyspace string) (*cql.Schema, error) {
-	return exschema.Load(Migrations, "migrations", keyspace)
+	return cql.LoadSchemaFSIn(Migrations, "migrations", keyspace)
 }
 
 // Months is the bucket scheme of posts_by_user and posts_by_hashtag: calendar months, UTC.

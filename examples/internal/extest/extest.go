@@ -17,7 +17,6 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/check"
-	"github.com/cqlsize/cqlsize/examples/internal/exschema"
 	"github.com/cqlsize/cqlsize/migrations"
 	"github.com/cqlsize/cqlsize/sizing"
 )
@@ -95,7 +94,7 @@ func execDDL(s *gocql.Session, stmt string) error {
 // Schema loads the migrations in dir into the schema model, in keyspace.
 func Schema(t testing.TB, dir, keyspace string) *cql.Schema {
 	t.Helper()
-	s, err := exschema.Load(os.DirFS(dir), ".", keyspace)
+	s, err := cql.LoadSchemaFSIn(os.DirFS(dir), ".", keyspace)
 	if err != nil {
 		t.Fatal(err)
 	}
