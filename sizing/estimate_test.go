@@ -347,3 +347,51 @@ func TestBatchEstimate(t *testing.T) {
 		t.Errorf("50 kB batch: %+v", est.Findings)
 	}
 }
+
+// A frozen collection sized by items must not report the default it did not use.
+func TestFrozenCollectionItemsAssumeNothing(t *testing.T) {
+	tbl := mustTable("app.posts", "post_id timeuuid pk", "hashtags frozen<set<text>>")
+	w, err := ParseWorkload("w.yaml", []byte("tables:\n  posts:\n    rows_per_partition: 1\n    items:\n      hashtags: {count: 2, size: 10}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := EstimateTable(tbl, w.Tables[0], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range e.Assumptions {
+		if strings.Contains(a, "hashtags") {
+			t.Errorf("assumption about hashtags although items sized it: %q", a)
+		}
+	}
+	for _, f := range e.Findings {
+		if f.Code == CodeAssumed {
+			t.Errorf("finding %s: %s", f.Code, f.Message)
+		}
+	}
+}
+
+// The severity of a soft limit depends on who crosses it: only the Zipf head by less than
+// headFailFactor is a warning; the head ten times over, or the p99 partition over, fails.
+func TestSoftLimitSeverity(t *testing.T) {
+	tbl := mustTable("app.h", "k int pk", "c int ck", "v int")
+	for _, tc := range []struct {
+		rows string
+		want Severity
+	}{
+		{"2000", Warn}, // head ~359k values (3.6x), p99 ~28.5k
+		{"6000", Fail}, // head ~1.08M values (10.8x), p99 ~85.5k: the head rule
+		{"8000", Fail}, // p99 ~114k values: the p99 rule
+	} {
+		e := estimate(t, tbl, Options{}, "partitions=1000", "rows="+tc.rows, "skew=zipf:1.1")
+		var got *Finding
+		for i := range e.Findings {
+			if e.Findings[i].Code == "SZ001" {
+				got = &e.Findings[i]
+			}
+		}
+		if got == nil || got.Severity != tc.want {
+			t.Errorf("rows=%s (largest %.0f, p99 %.0f values): SZ001 = %v, want severity %v", tc.rows, e.Largest.Values, e.P99.Values, got, tc.want)
+		}
+	}
+}

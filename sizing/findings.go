@@ -22,9 +22,16 @@ const (
 	CodeBatchFail = "SZ021" // batch over batch_size_fail_threshold
 )
 
+// headFailFactor is how far over a soft limit the busiest key's partition may grow before
+// that alone fails the estimate: a partition ten times the guideline (1 GB, a million
+// values) is an incident however few keys reach it, and 1000 MB is also ScyllaDB's own
+// large-partition threshold.
+const headFailFactor = 10
+
 // verdicts checks the typical, p99 and largest partitions against the target's limits. A
-// hard limit, or a soft one the typical partition already exceeds, is a failure; a soft
-// limit only the busiest keys exceed is a warning.
+// hard limit, a soft one the typical or the p99 partition already exceeds (one key in a
+// hundred is many keys), or a busiest key headFailFactor times over a soft limit is a
+// failure; a soft limit only the busiest keys exceed, by less than that, is a warning.
 func verdicts(est *Estimate, target Target) []Finding {
 	var out []Finding
 	for _, l := range Limits(target) {
@@ -33,7 +40,7 @@ func verdicts(est *Estimate, target Target) []Finding {
 			continue
 		}
 		sev := Warn
-		if l.Hard || typ >= l.Value {
+		if l.Hard || typ >= l.Value || p99 >= l.Value || top >= headFailFactor*l.Value {
 			sev = Fail
 		}
 		var msg string

@@ -145,9 +145,12 @@ func newPlan(tbl *cql.Table, w *TableWorkload, schema *cql.Schema) (*plan, error
 		if cp.multi {
 			vs.sizeMulti(cp, w)
 		} else {
-			cp.raw = vs.raw(c.Name, c.Type, hint(w.Avg, c.Name))
+			// A frozen collection sized by items needs no avg: asking raw() first would
+			// record a default it never uses as an assumption of the estimate.
 			if it, ok := w.Items[c.Name]; ok && hint(w.Avg, c.Name) < 0 {
 				cp.raw = frozenCollectionRaw(vs, c, it)
+			} else {
+				cp.raw = vs.raw(c.Name, c.Type, hint(w.Avg, c.Name))
 			}
 			cp.value = written(c.Type, cp.raw)
 		}
