@@ -10,6 +10,10 @@
 // batch_size_warn_threshold before anything is sent. Timeline reads the newest rows for a
 // key across its time buckets, with a signed page token.
 //
+// A mapping is a row function (Map), or, for a service whose rows are already gocqlx
+// models, the struct itself (MapStruct): fields become columns by gocqlx's tag rules, with
+// options for a derived bucket column, a fan-out over a slice and reading the entity back.
+//
 // This package and its tests talk to a cluster through gocql; the pure parts (Plan, the
 // batch size) need none.
 package denorm

@@ -12,12 +12,13 @@ import (
 )
 
 // post is the entity of the design notes' posts example: one post, three query tables.
+// Its db tags name the columns gocqlx would bind (MapStruct reads them; Map ignores them).
 type post struct {
-	ID       gocql.UUID // a timeuuid: its time picks the month bucket
-	UserID   gocql.UUID
-	Content  *string // nil: not written (unset)
+	ID       gocql.UUID `db:"post_id"` // a timeuuid: its time picks the month bucket
+	UserID   gocql.UUID // user_id
+	Content  *string    // nil: not written (unset)
 	Hashtags []string
-	Created  time.Time
+	Created  time.Time `db:"created_at"`
 }
 
 // postsCQL is the schema the tests map, as a migration would create it.

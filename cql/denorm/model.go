@@ -105,11 +105,17 @@ func (o Options) withDefaults() (Options, error) {
 	return o, nil
 }
 
-// Mapping says how an entity of type E becomes rows of one table. Build it with Map.
+// Mapping says how an entity of type E becomes rows of one table. Build it with Map, or
+// with MapStruct from a struct's gocqlx field mapping.
 type Mapping[E any] struct {
 	table  string
 	rows   func(e *E, out *Rows) error
 	source func(Values) (*E, error)
+	// bind, for MapStruct, resolves the mapping against its table when New has built it:
+	// it sets rows (and scan, for a struct source) once, so no write looks up a field.
+	bind func(mp Mapping[E], t *table) (Mapping[E], error)
+	// scan, for MapStruct with AsSource, makes Load scan the row straight into E's fields.
+	scan *structScan
 }
 
 // Map maps entities to rows of table (a name in the schema, optionally keyspace.table).
@@ -183,10 +189,11 @@ func New[E any](session *gocql.Session, schema *cql.Schema, opts Options, maps .
 	if len(maps) == 0 {
 		return nil, fmt.Errorf("new model: no table mapped")
 	}
-	m := &Model[E]{session: session, opts: opts, maps: maps, source: -1}
+	// A copy: binding a MapStruct mapping replaces it, and maps may be the caller's slice.
+	m := &Model[E]{session: session, opts: opts, maps: slices.Clone(maps), source: -1}
 	seen := map[string]bool{}
-	for i, mp := range maps {
-		if mp.rows == nil {
+	for i, mp := range m.maps {
+		if mp.rows == nil && mp.bind == nil {
 			return nil, fmt.Errorf("new model: table %q: no row function", mp.table)
 		}
 		t, ok := schema.FindTable(mp.table)
@@ -197,11 +204,17 @@ func New[E any](session *gocql.Session, schema *cql.Schema, opts Options, maps .
 		if err != nil {
 			return nil, err
 		}
+		if mp.bind != nil {
+			if mp, err = mp.bind(mp, tb); err != nil {
+				return nil, err
+			}
+			m.maps[i] = mp
+		}
 		if seen[tb.name] {
 			return nil, &SchemaError{Table: tb.name, Msg: "mapped twice: add all its rows in one mapping"}
 		}
 		seen[tb.name] = true
-		if mp.source != nil {
+		if mp.source != nil || mp.scan != nil {
 			if m.source >= 0 {
 				return nil, &SchemaError{Table: tb.name, Msg: "a second Source: only one table can be read back"}
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 
 	"github.com/gocql/gocql"
@@ -258,9 +259,21 @@ func (m *Model[E]) Load(ctx context.Context, key ...any) (*E, error) {
 	if len(key) != len(t.pk)+len(t.ck) {
 		return nil, fmt.Errorf("load from %s: %d key values, want %d (partition key, then clustering)", t.name, len(key), len(t.pk)+len(t.ck))
 	}
-	vals := Values{}
-	q := m.session.Query(t.selectKey, key...).WithContext(ctx).Consistency(m.opts.Consistency)
-	err := q.MapScan(vals)
+	stmt, vals := t.selectKey, Values{}
+	var e *E
+	var dest []any
+	sc := m.maps[m.source].scan
+	if sc != nil { // MapStruct's AsSource: the driver unmarshals into the fields themselves
+		e = new(E)
+		stmt, dest = sc.stmt, sc.dest(reflect.ValueOf(e).Elem())
+	}
+	q := m.session.Query(stmt, key...).WithContext(ctx).Consistency(m.opts.Consistency)
+	var err error
+	if sc != nil {
+		err = q.Scan(dest...)
+	} else {
+		err = q.MapScan(vals)
+	}
 	q.Release()
 	if errors.Is(err, gocql.ErrNotFound) {
 		return nil, fmt.Errorf("load from %s: %w", t.name, ErrNotFound)
@@ -268,7 +281,10 @@ func (m *Model[E]) Load(ctx context.Context, key ...any) (*E, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load from %s: %w", t.name, err)
 	}
-	e, err := m.maps[m.source].source(vals)
+	if sc != nil {
+		return e, nil
+	}
+	e, err = m.maps[m.source].source(vals)
 	if err != nil {
 		return nil, fmt.Errorf("load from %s: %w", t.name, err)
 	}
