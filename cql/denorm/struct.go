@@ -61,7 +61,8 @@ func FanOut(field, column string) StructOption {
 // AsSource makes the table the one Load reads an entity back from, scanning the row into
 // the struct by the same field mapping (Mapping.Source, with the scan written for you).
 // The table must hold one row per entity: a fan-out table cannot be the source. Only the
-// columns with a field are read; a derived column is not written back to the entity.
+// columns with a field are read, and the driver unmarshals into the fields as gocqlx's
+// scan does (a null leaves a pointer or slice nil); a derived column is not read back.
 func AsSource() StructOption {
 	return func(c *structConfig) { c.source = true }
 }
