@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/severity"
 )
 
 // Target is the database the estimate checks limits for.
@@ -36,40 +37,18 @@ func ParseTarget(s string) (Target, error) {
 	return "", fmt.Errorf("unknown target %q: want cassandra-5.0, cassandra-4.1 or scylladb", s)
 }
 
-// Severity says how bad a finding is.
-type Severity int
+// Severity says how bad a finding is: the scale every cqlsize analysis shares.
+type Severity = severity.Level
 
 // Severities, in increasing order.
 const (
-	Info Severity = iota
-	Warn
-	Fail
+	Info = severity.Info
+	Warn = severity.Warn
+	Fail = severity.Fail
 )
 
-func (s Severity) String() string {
-	switch s {
-	case Info:
-		return "info"
-	case Warn:
-		return "warn"
-	case Fail:
-		return "fail"
-	}
-	return fmt.Sprintf("Severity(%d)", int(s))
-}
-
 // ParseSeverity reads info, warn or fail.
-func ParseSeverity(s string) (Severity, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "info":
-		return Info, nil
-	case "warn", "warning":
-		return Warn, nil
-	case "fail", "error":
-		return Fail, nil
-	}
-	return 0, fmt.Errorf("unknown severity %q: want info, warn or fail", s)
-}
+func ParseSeverity(s string) (Severity, error) { return severity.Parse(s) }
 
 // Finding is one verdict or recommendation about a table. Codes are stable: CI configuration
 // and suppressions refer to them.

@@ -8,30 +8,20 @@ import (
 	"time"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/severity"
 )
 
-// Severity orders findings. CI fails a run on the findings at or over its chosen level.
-type Severity int
+// Severity orders findings: the scale every cqlsize analysis shares. CI fails a run on the
+// findings at or over its chosen level.
+type Severity = severity.Level
 
 // Severities, least to most severe.
 const (
-	OK   Severity = iota // nothing to report
-	Info                 // worth knowing, no action needed
-	Warn                 // Cassandra will warn, or a pattern that will hurt as data grows
-	Fail                 // Cassandra will fail reads
+	OK   = severity.OK   // nothing to report
+	Info = severity.Info // worth knowing, no action needed
+	Warn = severity.Warn // Cassandra will warn, or a pattern that will hurt as data grows
+	Fail = severity.Fail // Cassandra will fail reads
 )
-
-func (s Severity) String() string {
-	switch s {
-	case Info:
-		return "info"
-	case Warn:
-		return "warn"
-	case Fail:
-		return "fail"
-	}
-	return "ok"
-}
 
 // Finding is one problem or notice about a table's tombstones or a statement that creates
 // them. Codes are stable: scripts and nolint directives may name them.

@@ -2,10 +2,9 @@ package check
 
 import (
 	"encoding/json"
-	"fmt"
-	"strings"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/severity"
 )
 
 // Finding codes. They are stable: CI configurations and `-- cqlsize:nolint` directives name
@@ -51,41 +50,18 @@ func Codes() []CodeInfo {
 	}
 }
 
-// Severity ranks findings; `cqlsize check --fail-on` compares against it.
-type Severity int
+// Severity says how bad a finding is: the scale every cqlsize analysis shares.
+type Severity = severity.Level
 
-// Severities, from least to most serious.
+// Severities, in increasing order.
 const (
-	Info Severity = iota // worth knowing
-	Warn                 // costs more than it should, or will when the data grows
-	Fail                 // Cassandra rejects it, or it scans the table
+	Info = severity.Info // worth knowing
+	Warn = severity.Warn // costs more than it should, or will when the data grows
+	Fail = severity.Fail // Cassandra rejects it, or it scans the table
 )
 
-func (s Severity) String() string {
-	switch s {
-	case Info:
-		return "info"
-	case Warn:
-		return "warn"
-	}
-	return "fail"
-}
-
-// MarshalText renders the severity as info, warn or fail.
-func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
-
 // ParseSeverity reads info, warn or fail.
-func ParseSeverity(s string) (Severity, error) {
-	switch strings.ToLower(s) {
-	case "info":
-		return Info, nil
-	case "warn", "warning":
-		return Warn, nil
-	case "fail", "error":
-		return Fail, nil
-	}
-	return 0, fmt.Errorf("severity %q: want info, warn or fail", s)
-}
+func ParseSeverity(s string) (Severity, error) { return severity.Parse(s) }
 
 // Finding is one problem with a query.
 type Finding struct {
