@@ -95,24 +95,7 @@ func (p *parser) createTable() *CreateTable {
 			kp := p.expect("primary", "key").Pos
 			s.KeyCount++
 			s.KeyPos = kp
-			p.expectPunct("(")
-			if p.acceptPunct("(") {
-				s.PartitionKey = nil
-				for {
-					s.PartitionKey = append(s.PartitionKey, p.ident("a column name"))
-					if !p.acceptPunct(",") {
-						break
-					}
-				}
-				p.expectPunct(")")
-			} else {
-				s.PartitionKey = []Ident{p.ident("a column name")}
-			}
-			s.Clustering = nil
-			for p.acceptPunct(",") {
-				s.Clustering = append(s.Clustering, p.ident("a column name"))
-			}
-			p.expectPunct(")")
+			s.PartitionKey, s.Clustering = p.primaryKey()
 		} else {
 			c := p.columnDef()
 			if p.is("primary") {
@@ -332,22 +315,7 @@ func (p *parser) createView() *CreateView {
 		s.Where = p.whereClause()
 	}
 	s.KeyPos = p.expect("primary", "key").Pos
-	p.expectPunct("(")
-	if p.acceptPunct("(") {
-		for {
-			s.PartitionKey = append(s.PartitionKey, p.ident("a column name"))
-			if !p.acceptPunct(",") {
-				break
-			}
-		}
-		p.expectPunct(")")
-	} else {
-		s.PartitionKey = []Ident{p.ident("a column name")}
-	}
-	for p.acceptPunct(",") {
-		s.Clustering = append(s.Clustering, p.ident("a column name"))
-	}
-	p.expectPunct(")")
+	s.PartitionKey, s.Clustering = p.primaryKey()
 	if p.accept("with") {
 		for {
 			switch {
@@ -528,17 +496,7 @@ func (p *parser) alterTable() *AlterTable {
 	case p.accept("drop"):
 		s.Action = AlterDrop
 		s.IfColumn = p.ifExists()
-		if p.acceptPunct("(") {
-			for {
-				s.Drop = append(s.Drop, p.ident("a column name"))
-				if !p.acceptPunct(",") {
-					break
-				}
-			}
-			p.expectPunct(")")
-		} else {
-			s.Drop = []Ident{p.ident("a column name")}
-		}
+		s.Drop = p.nameOrList("a column name")
 		if p.accept("using") {
 			p.expect("timestamp")
 			t := p.peek()
@@ -676,4 +634,34 @@ func (p *parser) authStmt(verb string) Statement {
 	}
 	p.skipRest()
 	return &Auth{Verb: verb}
+}
+
+// primaryKey parses the column list after PRIMARY KEY, as CREATE TABLE and CREATE
+// MATERIALIZED VIEW write it: ( partition [, clustering ...] ), where partition is one
+// column or a parenthesized list of them.
+func (p *parser) primaryKey() (partition, clustering []Ident) {
+	p.expectPunct("(")
+	partition = p.nameOrList("a column name")
+	for p.acceptPunct(",") {
+		clustering = append(clustering, p.ident("a column name"))
+	}
+	p.expectPunct(")")
+	return partition, clustering
+}
+
+// nameOrList parses one name, or a parenthesized comma-separated list of names: a
+// composite partition key, or the columns of ALTER TABLE ... DROP (a, b).
+func (p *parser) nameOrList(what string) []Ident {
+	if !p.acceptPunct("(") {
+		return []Ident{p.ident(what)}
+	}
+	var names []Ident
+	for {
+		names = append(names, p.ident(what))
+		if !p.acceptPunct(",") {
+			break
+		}
+	}
+	p.expectPunct(")")
+	return names
 }
