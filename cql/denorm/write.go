@@ -51,33 +51,25 @@ func countRows(trs []tableRows) int {
 // without sending anything. It fails, with nothing to send, on a missing key column, a
 // value that does not marshal, or a logged batch over Options.FailBytes.
 func (m *Model[E]) PlanInsert(e *E, opts ...WriteOption) (*Plan, error) {
-	wo, err := m.writeOpts(opts)
-	if err != nil {
-		return nil, err
-	}
-	trs, err := m.collect(e, false)
-	if err != nil {
-		return nil, err
-	}
-	p := m.newPlan(wo, countRows(trs))
-	s := newSizer(m.tables, cap(p.Statements))
-	for _, tr := range trs {
-		for i := range tr.rows {
-			m.insertStmt(p, s, tr.t, &tr.rows[i])
-		}
-	}
-	p.Size = s.size
-	return p, m.check(p)
+	return m.planEach(e, false, opts)
 }
 
 // PlanDelete builds the statements that delete every copy of e: one per row its mappings
 // produce (every fan-out row included), computed from e's key columns.
 func (m *Model[E]) PlanDelete(e *E, opts ...WriteOption) (*Plan, error) {
+	return m.planEach(e, true, opts)
+}
+
+// planEach builds a plan with one statement per row e's mappings produce, an INSERT or a
+// DELETE (from the key columns only), measured as Cassandra measures the batch. It takes a
+// flag, not the statement builder as a func value: a method value would allocate on every
+// write.
+func (m *Model[E]) planEach(e *E, del bool, opts []WriteOption) (*Plan, error) {
 	wo, err := m.writeOpts(opts)
 	if err != nil {
 		return nil, err
 	}
-	trs, err := m.collect(e, true)
+	trs, err := m.collect(e, del)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +77,11 @@ func (m *Model[E]) PlanDelete(e *E, opts ...WriteOption) (*Plan, error) {
 	s := newSizer(m.tables, cap(p.Statements))
 	for _, tr := range trs {
 		for i := range tr.rows {
-			m.deleteStmt(p, s, tr.t, &tr.rows[i])
+			if del {
+				m.deleteStmt(p, s, tr.t, &tr.rows[i])
+			} else {
+				m.insertStmt(p, s, tr.t, &tr.rows[i])
+			}
 		}
 	}
 	p.Size = s.size
