@@ -22,12 +22,12 @@ func LoadSchema(p string) (*Schema, error) { return LoadSchemaIn(p, "") }
 func LoadSchemaIn(p, keyspace string) (*Schema, error) {
 	info, err := os.Stat(p)
 	if err != nil {
-		return nil, fmt.Errorf("load schema: %w", err)
+		return nil, err // an *fs.PathError: it names the operation and the path
 	}
 	if !info.IsDir() {
 		src, err := os.ReadFile(p)
 		if err != nil {
-			return nil, fmt.Errorf("load schema: %w", err)
+			return nil, err
 		}
 		s := NewSchemaIn(keyspace)
 		if err := s.ApplyFile(p, src); err != nil {
@@ -63,7 +63,7 @@ func NewSchemaIn(keyspace string) *Schema {
 func loadDir(fsys fs.FS, dir, shown, keyspace string) (*Schema, error) {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
-		return nil, fmt.Errorf("load schema: read migrations folder: %w", err)
+		return nil, fmt.Errorf("read migrations folder: %w", err)
 	}
 	var names []string
 	for _, e := range entries {
@@ -73,13 +73,13 @@ func loadDir(fsys fs.FS, dir, shown, keyspace string) (*Schema, error) {
 	}
 	ordered, err := MigrationOrder(names)
 	if err != nil {
-		return nil, fmt.Errorf("load schema from %s: %w", shown, err)
+		return nil, fmt.Errorf("migrations in %s: %w", shown, err)
 	}
 	s := NewSchemaIn(keyspace)
 	for _, name := range ordered {
 		src, err := fs.ReadFile(fsys, path.Join(dir, name))
 		if err != nil {
-			return nil, fmt.Errorf("load schema: %w", err)
+			return nil, err
 		}
 		file := name
 		if shown != "." && shown != "" {
