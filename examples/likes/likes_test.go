@@ -93,20 +93,7 @@ func TestLikes(t *testing.T) {
 	// Who liked the item, newest first, across the months, 7 at a time.
 	tl := &denorm.Timeline{Session: s, Query: "SELECT user_id, liked_at FROM users_by_item WHERE item_id = ? AND month = ?",
 		Scheme: months(), MaxBuckets: 6}
-	var got []gocql.UUID
-	token := ""
-	for {
-		p, err := tl.Page(ctx, denorm.PageRequest{Key: []any{item}, Newest: last.LikedAt, Limit: 7, Token: token})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range p.Rows {
-			got = append(got, r["user_id"].(gocql.UUID))
-		}
-		if token = p.Next; token == "" {
-			break
-		}
-	}
+	got := extest.Timeline[gocql.UUID](t, ctx, tl, denorm.PageRequest{Key: []any{item}, Newest: last.LikedAt, Limit: 7}, "user_id")
 	var want []gocql.UUID
 	for i := len(likes) - 1; i >= 0; i-- {
 		want = append(want, likes[i].UserID)

@@ -89,20 +89,7 @@ func TestSensors(t *testing.T) {
 	// Every reading, newest first, day by day, with the bucket bound as a date.
 	tl := &denorm.Timeline{Session: s, Query: "SELECT reading_time FROM readings_by_sensor_day WHERE sensor_id = ? AND day = ?",
 		Scheme: days(), BucketValue: func(b bucket.Bucket) any { return b.Start() }, MaxBuckets: 5}
-	var got []time.Time
-	token := ""
-	for {
-		p, err := tl.Page(ctx, denorm.PageRequest{Key: []any{sensor}, Newest: newest.Time, Limit: 50, Token: token})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range p.Rows {
-			got = append(got, r["reading_time"].(time.Time))
-		}
-		if token = p.Next; token == "" {
-			break
-		}
-	}
+	got := extest.Timeline[time.Time](t, ctx, tl, denorm.PageRequest{Key: []any{sensor}, Newest: newest.Time, Limit: 50}, "reading_time")
 	if len(got) != len(readings) {
 		t.Fatalf("read %d readings, want %d", len(got), len(readings))
 	}

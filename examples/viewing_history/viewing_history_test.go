@@ -90,20 +90,7 @@ func TestViewingHistory(t *testing.T) {
 	// The whole history, newest first, across the months.
 	tl := &denorm.Timeline{Session: s, Query: "SELECT watched_at, show_id FROM viewing_history WHERE user_id = ? AND month = ?",
 		Scheme: months(), MaxBuckets: 4}
-	var got []time.Time
-	token := ""
-	for {
-		p, err := tl.Page(ctx, denorm.PageRequest{Key: []any{user}, Newest: newest.WatchedAt, Limit: 9, Token: token})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range p.Rows {
-			got = append(got, r["watched_at"].(time.Time))
-		}
-		if token = p.Next; token == "" {
-			break
-		}
-	}
+	got := extest.Timeline[time.Time](t, ctx, tl, denorm.PageRequest{Key: []any{user}, Newest: newest.WatchedAt, Limit: 9}, "watched_at")
 	var want []time.Time
 	for i := len(plays) - 1; i >= 0; i-- {
 		want = append(want, plays[i].WatchedAt)

@@ -1,9 +1,10 @@
 // Package extest holds what every example's test does the same way: apply the example's
 // migrations to a fresh keyspace, load them into the schema model, and run every named
-// query of its queries.cql against the node, bound by column name.
+// query of its queries.cql against the node, bound by column name, and scroll a timeline.
 package extest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/check"
+	"github.com/cqlsize/cqlsize/cql/denorm"
 	"github.com/cqlsize/cqlsize/migrations"
 	"github.com/cqlsize/cqlsize/sizing"
 )
@@ -202,4 +204,27 @@ func Estimate(t testing.TB, schema *cql.Schema, dir string) []*sizing.Estimate {
 		}
 	}
 	return ests
+}
+
+// Timeline pages through tl from req to its end and returns column col of every row, in
+// the order the pages gave them: what a client scrolling the whole timeline sees.
+func Timeline[T any](t testing.TB, ctx context.Context, tl *denorm.Timeline, req denorm.PageRequest, col string) []T {
+	t.Helper()
+	var got []T
+	for {
+		p, err := tl.Page(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range p.Rows {
+			v, ok := r[col].(T)
+			if !ok {
+				t.Fatalf("timeline column %s is %T, want %T", col, r[col], *new(T))
+			}
+			got = append(got, v)
+		}
+		if req.Token = p.Next; req.Token == "" {
+			return got
+		}
+	}
 }
