@@ -57,8 +57,8 @@ func (s *Schema) Apply(stmt Statement) error {
 	case *CreateIndex:
 		return s.createIndex(st)
 	case *DropIndex:
-		ks, err := s.keyspaceOf(st.Name)
-		if err != nil {
+		ks, err := s.keyspaceIfExists(st.Name, st.IfExists)
+		if ks == nil {
 			return err
 		}
 		if ks.Indexes[st.Name.Name.Name] == nil {
@@ -72,8 +72,8 @@ func (s *Schema) Apply(stmt Statement) error {
 	case *CreateView:
 		return s.createView(st)
 	case *AlterView:
-		ks, err := s.keyspaceOf(st.Name)
-		if err != nil {
+		ks, err := s.keyspaceIfExists(st.Name, st.IfExists)
+		if ks == nil {
 			return err
 		}
 		v := ks.Views[st.Name.Name.Name]
@@ -90,8 +90,8 @@ func (s *Schema) Apply(stmt Statement) error {
 		v.Table.Options = opts
 		return nil
 	case *DropView:
-		ks, err := s.keyspaceOf(st.Name)
-		if err != nil {
+		ks, err := s.keyspaceIfExists(st.Name, st.IfExists)
+		if ks == nil {
 			return err
 		}
 		if ks.Views[st.Name.Name.Name] == nil {
@@ -199,14 +199,24 @@ func (s *Schema) keyspaceName(q QualifiedName) (string, error) {
 
 // keyspaceOf returns the existing keyspace a name lives in.
 func (s *Schema) keyspaceOf(q QualifiedName) (*Keyspace, error) {
+	return s.keyspaceIfExists(q, false)
+}
+
+// keyspaceIfExists is keyspaceOf for a statement that may say IF EXISTS. With it, a
+// keyspace that does not exist makes the statement do nothing (nil keyspace, nil error),
+// as on a 5.0 node; a name with no keyspace at all (unqualified, no USE) is an error
+// either way, as it is there too.
+func (s *Schema) keyspaceIfExists(q QualifiedName, ifExists bool) (*Keyspace, error) {
 	name, err := s.keyspaceName(q)
 	if err != nil {
 		return nil, err
 	}
 	ks := s.Keyspaces[name]
 	if ks == nil {
-		pos := q.Pos()
-		return nil, Errorf(pos, "keyspace %s does not exist", QuoteName(name))
+		if ifExists {
+			return nil, nil
+		}
+		return nil, Errorf(q.Pos(), "keyspace %s does not exist", QuoteName(name))
 	}
 	return ks, nil
 }
@@ -243,11 +253,8 @@ func (s *Schema) findTableOrView(q QualifiedName) (*Keyspace, *Table, error) {
 }
 
 func (s *Schema) dropRoutine(q QualifiedName, ifExists bool, what string, m func(*Keyspace) map[string]Pos) error {
-	ks, err := s.keyspaceOf(q)
-	if err != nil {
-		if ifExists {
-			return nil
-		}
+	ks, err := s.keyspaceIfExists(q, ifExists)
+	if ks == nil {
 		return err
 	}
 	if _, ok := m(ks)[q.Name.Name]; !ok {

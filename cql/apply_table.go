@@ -333,11 +333,8 @@ func tableOptions(base TableOptions, props []*Property, create, compact bool) (T
 }
 
 func (s *Schema) alterTable(st *AlterTable) error {
-	ks, err := s.keyspaceOf(st.Name)
-	if err != nil {
-		if st.IfExists {
-			return nil
-		}
+	ks, err := s.keyspaceIfExists(st.Name, st.IfExists)
+	if ks == nil {
 		return err
 	}
 	t := ks.Tables[st.Name.Name.Name]
@@ -579,11 +576,8 @@ func indexColumn(target string) string {
 }
 
 func (s *Schema) dropTable(st *DropTable) error {
-	ks, err := s.keyspaceOf(st.Name)
-	if err != nil {
-		if st.IfExists {
-			return nil
-		}
+	ks, err := s.keyspaceIfExists(st.Name, st.IfExists)
+	if ks == nil {
 		return err
 	}
 	name := st.Name.Name.Name

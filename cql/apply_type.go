@@ -123,11 +123,8 @@ func (s *Schema) createType(st *CreateType) error {
 }
 
 func (s *Schema) alterType(st *AlterUserType) error {
-	ks, err := s.keyspaceOf(st.Name)
-	if err != nil {
-		if st.IfExists {
-			return nil
-		}
+	ks, err := s.keyspaceIfExists(st.Name, st.IfExists)
+	if ks == nil {
 		return err
 	}
 	ut := ks.Types[st.Name.Name.Name]
@@ -192,11 +189,8 @@ func (s *Schema) alterType(st *AlterUserType) error {
 }
 
 func (s *Schema) dropType(st *DropType) error {
-	ks, err := s.keyspaceOf(st.Name)
-	if err != nil {
-		if st.IfExists {
-			return nil
-		}
+	ks, err := s.keyspaceIfExists(st.Name, st.IfExists)
+	if ks == nil {
 		return err
 	}
 	name := st.Name.Name.Name

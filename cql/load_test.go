@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -24,5 +25,33 @@ func TestLoadSchemaIn(t *testing.T) {
 	}
 	if _, err := LoadSchemaFSIn(os.DirFS(dir), ".", "app"); err != nil {
 		t.Fatalf("LoadSchemaFSIn: %v", err)
+	}
+}
+
+// IF EXISTS on an object whose keyspace does not exist does nothing, for every DROP and
+// ALTER that takes it, as on a 5.0 node; without IF EXISTS it is an error, and so is a
+// name with no keyspace at all (checked on the node: "No keyspace has been specified").
+func TestIfExistsInMissingKeyspace(t *testing.T) {
+	for _, q := range []string{
+		"DROP INDEX IF EXISTS nosuchks.idx",
+		"DROP MATERIALIZED VIEW IF EXISTS nosuchks.v",
+		"ALTER MATERIALIZED VIEW IF EXISTS nosuchks.v WITH comment = 'x'",
+		"DROP TABLE IF EXISTS nosuchks.t",
+		"ALTER TABLE IF EXISTS nosuchks.t WITH comment = 'x'",
+		"DROP TYPE IF EXISTS nosuchks.ty",
+		"ALTER TYPE IF EXISTS nosuchks.ty ADD f int",
+		"DROP FUNCTION IF EXISTS nosuchks.f",
+		"DROP AGGREGATE IF EXISTS nosuchks.a",
+	} {
+		if err := NewSchema().ApplyFile("q.cql", []byte(q)); err != nil {
+			t.Errorf("%s: %v, want no-op", q, err)
+		}
+		without := strings.Replace(q, " IF EXISTS", "", 1)
+		if err := NewSchema().ApplyFile("q.cql", []byte(without)); err == nil || !strings.Contains(err.Error(), "keyspace nosuchks does not exist") {
+			t.Errorf("%s: %v, want keyspace nosuchks does not exist", without, err)
+		}
+	}
+	if err := NewSchema().ApplyFile("q.cql", []byte("DROP TABLE IF EXISTS t")); !errors.Is(err, ErrNoKeyspace) {
+		t.Errorf("DROP TABLE IF EXISTS t with no keyspace: %v, want ErrNoKeyspace", err)
 	}
 }
