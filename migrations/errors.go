@@ -28,6 +28,10 @@ var (
 	ErrSchemaDisagreement = errors.New("schema disagreement")
 	// ErrUnknownVersion: a version given to UpTo, Baseline or AcceptChecksum has no file.
 	ErrUnknownVersion = errors.New("no migration file has this version")
+	// ErrInDoubt: a statement was sent by a run that stopped before recording its outcome,
+	// and it cannot safely be sent again (a counter update, a list append): it may or may not
+	// have been applied. A person checks and records the answer (cqlsize migrate resolve).
+	ErrInDoubt = errors.New("statement in doubt")
 )
 
 // ChecksumError is a file whose sha256 differs from the one recorded when it was applied.

@@ -87,8 +87,9 @@ system_views.tombstones_per_read, system.size_estimates) is shown beside the est
 Formats: text (default), json (the contract in docs/estimate-json.md), markdown (for a pull
 request comment) and html (one self-contained page with a growth chart per table).
 
-Exit status: 0 when no finding reaches --fail-on, 1 when one does, 2 for bad flags, an
-unreadable or invalid schema or workload, or an unreachable cluster (nothing on stdout).`,
+Exit status: 0 when no finding reaches --fail-on, 1 when one does, 2 for bad flags or an
+unreadable or invalid schema or workload, 3 for an unreachable cluster (safe to retry);
+nothing on stdout on 2 or 3.`,
 		Example: `  cqlsize estimate --schema examples/posts/migrations --keyspace posts --workload examples/posts/workload.yaml --queries examples/posts/queries.cql
   cqlsize estimate --schema s.cql --table posts_by_user --rate 50/day --bucket month --avg content=280
   cqlsize estimate --schema s.cql --table inbox --rows 2000 --delete row:5/day --read-limit 50

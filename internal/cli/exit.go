@@ -1,19 +1,34 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net"
+	"syscall"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/internal/connect"
+	"github.com/cqlsize/cqlsize/migrations"
 )
 
-// Exit statuses. CI scripts branch on them, so they never change meaning.
+// Exit statuses. Deploy scripts and CI jobs branch on them, so they never change meaning.
 const (
 	ExitOK       = 0 // everything fine
-	ExitFindings = 1 // the run worked and found something at or over the --fail-on threshold
-	ExitBadInput = 2 // bad usage, bad input (file, flag, setting) or an unreachable cluster
+	ExitFindings = 1 // the run worked and found something at or over the --fail-on threshold (or a lint)
+	ExitBadInput = 2 // bad usage or bad input (file, flag, setting, a statement the node refuses): fix it first
+	// ExitRetry is cluster trouble that is safe to retry as is: the cluster was unreachable,
+	// the migration lock wait timed out, the lease was lost, the nodes did not agree on the
+	// schema in time, or a run stopped partway on a timeout; the next run continues.
+	ExitRetry = 3
+	// ExitInDoubt is a statement that may or may not have been applied and cannot safely be
+	// run again: a person must look and decide (cqlsize migrate resolve).
+	ExitInDoubt = 4
 )
 
 // ExitError carries an exit status with its message. A command's RunE returns one to pick
-// the status; any other error is treated as bad input (2).
+// the status; any other error is classified by classify.
 type ExitError struct {
 	Code int
 	Err  error // nil for findings already reported on stdout
@@ -33,12 +48,18 @@ func Usagef(format string, args ...any) error {
 	return &ExitError{Code: ExitBadInput, Err: fmt.Errorf(format, args...)}
 }
 
-// InputErr reports unreadable or invalid input, or an unreachable cluster (exit 2).
+// InputErr reports an error reading input or talking to the cluster. Its status comes
+// from classify: cluster trouble that is safe to retry is 3, a statement in doubt 4, and
+// everything else (unreadable or invalid input) 2.
 func InputErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	return &ExitError{Code: ExitBadInput, Err: err}
+	var e *ExitError
+	if errors.As(err, &e) {
+		return err
+	}
+	return &ExitError{Code: classify(err), Err: err}
 }
 
 // Findings reports that the output already printed has findings at or over the threshold
@@ -54,5 +75,73 @@ func exitCode(err error) int {
 	if errors.As(err, &e) {
 		return e.Code
 	}
+	return classify(err)
+}
+
+// classify decides between 2, 3 and 4 for an error that carries no status. In doubt is
+// checked first: an in-doubt statement wraps the cluster error that caused it, and
+// retrying it blindly is exactly what must not happen.
+func classify(err error) int {
+	switch {
+	case errors.Is(err, migrations.ErrInDoubt):
+		return ExitInDoubt
+	case refusedByNode(err):
+		// A run that stopped partway because the node refused a statement is not fixed by
+		// running it again: the file must change.
+		return ExitBadInput
+	case retryable(err):
+		return ExitRetry
+	}
 	return ExitBadInput
+}
+
+// refusedByNode reports whether the cluster answered that the request itself is wrong
+// (syntax, invalid, configuration, permission): running it again gives the same answer.
+func refusedByNode(err error) bool {
+	var req gocql.RequestError
+	if !errors.As(err, &req) {
+		return false
+	}
+	switch req.Code() {
+	case gocql.ErrCodeSyntax, gocql.ErrCodeInvalid, gocql.ErrCodeConfig, gocql.ErrCodeUnauthorized,
+		gocql.ErrCodeAlreadyExists, gocql.ErrCodeCredentials, gocql.ErrCodeProtocol:
+		return true
+	}
+	return false
+}
+
+// retryable reports cluster trouble that a later run can get past without any change:
+// the cluster or a replica was unreachable or slow, the lock was busy or lost, the nodes
+// did not agree in time.
+func retryable(err error) bool {
+	var unreachable *connect.UnreachableError
+	// *net.OpError, not net.Error: syscall.Errno satisfies net.Error too, and a missing
+	// file is not cluster trouble.
+	var netErr *net.OpError
+	switch {
+	case errors.As(err, &unreachable),
+		errors.Is(err, migrations.ErrLocked),
+		errors.Is(err, migrations.ErrLockLost),
+		errors.Is(err, migrations.ErrSchemaDisagreement),
+		errors.Is(err, context.DeadlineExceeded),
+		errors.Is(err, gocql.ErrNoConnections),
+		errors.Is(err, gocql.ErrTimeoutNoResponse),
+		errors.Is(err, gocql.ErrConnectionClosed),
+		errors.Is(err, gocql.ErrUnavailable),
+		errors.Is(err, gocql.ErrNoConnectionsStarted),
+		errors.Is(err, syscall.ECONNREFUSED),
+		errors.Is(err, syscall.ECONNRESET),
+		errors.As(err, &netErr):
+		return true
+	}
+	var req gocql.RequestError
+	if errors.As(err, &req) {
+		switch req.Code() {
+		case gocql.ErrCodeUnavailable, gocql.ErrCodeOverloaded, gocql.ErrCodeBootstrapping,
+			gocql.ErrCodeTruncate, gocql.ErrCodeWriteTimeout, gocql.ErrCodeReadTimeout,
+			gocql.ErrCodeReadFailure, gocql.ErrCodeWriteFailure, gocql.ErrCodeCASWriteUnknown, gocql.ErrCodeServer:
+			return true
+		}
+	}
+	return false
 }

@@ -225,17 +225,9 @@ func parseVersion(arg string) (int64, error) {
 	return v, nil
 }
 
-// migrateErr maps a library error to an exit status: everything a migrate command can
-// fail with is bad input, an unreachable or unhealthy cluster, or a refused run (2).
-func migrateErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	if _, ok := err.(*ExitError); ok {
-		return err
-	}
-	return InputErr(err)
-}
+// migrateErr maps a library error to an exit status (see classify): bad input 2, cluster
+// trouble that is safe to retry 3, a statement in doubt 4.
+func migrateErr(err error) error { return InputErr(err) }
 
 func plural(n int, one, many string) string {
 	if n == 1 {

@@ -132,8 +132,8 @@ func TestMigrateUnreachableNamesHostsAndHidesPassword(t *testing.T) {
 	dir := migDir(t, goodSet)
 	env := map[string]string{"CASSANDRA_HOSTS": "127.0.0.1:1", "CASSANDRA_USERNAME": "app", "CASSANDRA_PASSWORD": "s3cret-pw"}
 	code, out, errOut := runEnv(t, env, "migrate", "up", "--dir", dir, "--keyspace", "k", "--connect-timeout", "2s")
-	if code != ExitBadInput || !strings.Contains(errOut, "127.0.0.1:1") || !strings.Contains(errOut, "CASSANDRA_HOSTS") {
-		t.Fatalf("exit %d, stderr %q: want 2 naming the host and where it came from", code, errOut)
+	if code != ExitRetry || !strings.Contains(errOut, "127.0.0.1:1") || !strings.Contains(errOut, "CASSANDRA_HOSTS") {
+		t.Fatalf("exit %d, stderr %q: want 3 (safe to retry) naming the host and where it came from", code, errOut)
 	}
 	if strings.Contains(out+errOut, "s3cret-pw") {
 		t.Fatal("the password was printed")

@@ -76,7 +76,14 @@ func newRootCmd(env *Env) *cobra.Command {
 read against tombstone_warn_threshold, access patterns that would need ALLOW FILTERING, and
 applies versioned migrations safely from every deploy at once.
 
-Exit status: 0 fine, 1 findings at or over --fail-on, 2 bad usage, bad input or unreachable cluster.`,
+Exit status, the same for every command:
+  0  fine
+  1  findings or lints at or over --fail-on
+  2  bad usage or bad input (a file, a flag, a statement the node refuses): fix it first
+  3  cluster trouble that is safe to retry as is: unreachable, lock wait timed out, lease lost,
+     schema agreement timed out, a migration run stopped partway (the next run continues)
+  4  in doubt: a statement may or may not have been applied; a person decides
+     (cqlsize migrate resolve)`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
