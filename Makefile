@@ -2,7 +2,7 @@
 GO ?= go
 NODES ?= 1
 
-.PHONY: build test test-short accuracy bench-writes cassandra-up cassandra-down cassandra-status cassandra-wipe nodetool fmt vet
+.PHONY: build test test-ring test-short accuracy bench-writes cassandra-up cassandra-down cassandra-status cassandra-wipe nodetool fmt vet
 
 build:
 	$(GO) build -o bin/cqlsize ./cmd/cqlsize
@@ -10,6 +10,11 @@ build:
 # Every test, integration tests included, against a real node (started here if needed).
 test:
 	scripts/test
+
+# The fault tests (TestRing...) on a 3-node ring (127.0.1.1-3), started here if needed and
+# stopped at the end if so; see scripts/test-ring.
+test-ring:
+	scripts/test-ring
 
 # Pure tests only: no cluster needed, cluster tests skip.
 test-short:
@@ -29,13 +34,13 @@ cassandra-up:
 	CQLSIZE_NODES=$(NODES) scripts/cassandra up
 
 cassandra-down:
-	scripts/cassandra down
+	CQLSIZE_NODES=$(NODES) scripts/cassandra down
 
 cassandra-status:
 	CQLSIZE_NODES=$(NODES) scripts/cassandra status
 
 cassandra-wipe:
-	scripts/cassandra wipe
+	CQLSIZE_NODES=$(NODES) scripts/cassandra wipe
 
 # make nodetool ARGS="tablehistograms ks table"
 nodetool:

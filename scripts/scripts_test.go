@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/internal/ringtest"
 	"github.com/cqlsize/cqlsize/internal/version"
 )
 
@@ -87,5 +89,91 @@ func TestUpOnRunningNodeIsNoop(t *testing.T) {
 	out, code := script(t, nil, "up")
 	if code != 0 || !strings.Contains(out, "already running") {
 		t.Fatalf("up on a running node: exit %d, output:\n%s", code, out)
+	}
+}
+
+// A per-node command with a node number outside the ring, or no number, or an unknown
+// command, is refused with exit status 2 and a message, before touching any node.
+func TestNodeCommandsRejectBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"stop", "7"}, "node number '7': want 1 to 3"},
+		{[]string{"kill", "0"}, "node number '0': want 1 to 3"},
+		{[]string{"pause", "x"}, "node number 'x': want 1 to 3"},
+		{[]string{"start"}, "node number '': want 1 to 3"},
+		{[]string{"resume", "12"}, "node number '12': want 1 to 3"},
+		{[]string{"frobnicate"}, "unknown command 'frobnicate'"},
+	} {
+		out, code := script(t, []string{"CQLSIZE_NODES=3"}, tc.args...)
+		if code != 2 || !strings.Contains(out, tc.want) {
+			t.Errorf("cassandra %v: exit %d, output:\n%s\nwant exit 2 and %q", tc.args, code, out, tc.want)
+		}
+	}
+}
+
+// The ring lives apart from the development node: other addresses, directories, JMX ports
+// and cluster name.
+func TestDevNodeAndRingApart(t *testing.T) {
+	dev, code := script(t, []string{"CQLSIZE_NODES=1"}, "hosts")
+	ring, code2 := script(t, []string{"CQLSIZE_NODES=3"}, "hosts")
+	if code != 0 || code2 != 0 {
+		t.Fatalf("hosts: exit %d and %d", code, code2)
+	}
+	if strings.TrimSpace(dev) != "127.0.0.1" || strings.TrimSpace(ring) != "127.0.1.1,127.0.1.2,127.0.1.3" {
+		t.Errorf("dev hosts %q, ring hosts %q", dev, ring)
+	}
+}
+
+// pause makes a ring node stop answering CQL (its socket still accepts), resume brings it back.
+func TestRingPauseResume(t *testing.T) {
+	ringtest.Lock(t)
+	addr := ringtest.Addr(t, 3)
+	if !ringtest.Answers(addr, 5*time.Second) {
+		t.Fatalf("node 3 (%s) does not answer before the test", addr)
+	}
+	ringtest.Pause(t, 3)
+	if ringtest.Answers(addr, 2*time.Second) {
+		t.Error("node 3 answers CQL while paused")
+	}
+	if c, err := net.DialTimeout("tcp", addr, 2*time.Second); err != nil {
+		t.Errorf("a paused node's socket should still accept connections: %v", err)
+	} else {
+		c.Close()
+	}
+	if out, code := ringtest.Script(t, "status"); code == 0 || !strings.Contains(out, "node 3: paused") {
+		t.Errorf("status with node 3 paused: exit %d\n%s", code, out)
+	}
+	ringtest.Resume(t, 3)
+	deadline := time.Now().Add(30 * time.Second)
+	for !ringtest.Answers(addr, 2*time.Second) {
+		if time.Now().After(deadline) {
+			t.Fatal("node 3 does not answer CQL 30s after resume")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// kill (SIGKILL) takes a node away at once; start brings it back, answering CQL and seen
+// UP by the others, and status is whole again.
+func TestRingKillStart(t *testing.T) {
+	ringtest.Lock(t)
+	addr := ringtest.Addr(t, 2)
+	ringtest.Kill(t, 2)
+	if ringtest.Answers(addr, 2*time.Second) {
+		t.Error("node 2 answers CQL after kill")
+	}
+	if out, code := ringtest.Script(t, "status"); code == 0 || !strings.Contains(out, "node 2: down") {
+		t.Errorf("status with node 2 killed: exit %d\n%s", code, out)
+	}
+	t0 := time.Now()
+	ringtest.Start(t, 2)
+	t.Logf("node 2 back (CQL, seen UP by the others) %s after start", time.Since(t0).Round(100*time.Millisecond))
+	if !ringtest.Answers(addr, 5*time.Second) {
+		t.Error("node 2 does not answer CQL after start")
+	}
+	if out, code := ringtest.Script(t, "status"); code != 0 {
+		t.Errorf("status after start: exit %d\n%s", code, out)
 	}
 }

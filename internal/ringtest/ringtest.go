@@ -1,0 +1,308 @@
+// Package ringtest gives fault tests a real multi-node Cassandra ring, the one
+// `CQLSIZE_NODES=3 scripts/cassandra up` runs on 127.0.1.1-3, and control over its nodes:
+// stop, SIGKILL, SIGSTOP, SIGCONT and start, through scripts/cassandra.
+//
+// Tests that use it are named TestRing... and run by `make test-ring`, which sets
+// CQLSIZE_RING_HOSTS. Without that variable they skip (so `make test` skips them), except
+// when CQLSIZE_REQUIRE_RING=1, where a missing ring is a failure.
+//
+// A test that stops, kills or pauses a node must hold Lock first: the lock is a flock on a
+// file shared by every process on the machine, so two test binaries (or two helpers at
+// work) never take nodes down under each other, and at cleanup the lock holder brings
+// every node back and waits until the ring is healthy before the next holder starts.
+package ringtest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/internal/connect"
+)
+
+// Environment variables.
+const (
+	EnvHosts   = "CQLSIZE_RING_HOSTS"    // the ring's contact points, comma-separated
+	EnvRequire = "CQLSIZE_REQUIRE_RING"  // "1": a missing ring fails the test instead of skipping it
+	EnvLock    = "CQLSIZE_RING_LOCKFILE" // the lock file (default: cqlsize-ring.lock in the temp dir)
+)
+
+// How long cleanup waits for the ring to be whole again, and Lock for another holder.
+const (
+	healTimeout = 4 * time.Minute
+	lockTimeout = 20 * time.Minute
+)
+
+// Hosts returns the ring's contact points from CQLSIZE_RING_HOSTS. The test is skipped
+// when it is unset, and fails instead when CQLSIZE_REQUIRE_RING=1.
+func Hosts(t testing.TB) []string {
+	t.Helper()
+	h := connect.SplitHosts(os.Getenv(EnvHosts))
+	if len(h) == 0 {
+		msg := "no ring: " + EnvHosts + " is unset; run `make test-ring` (starts `CQLSIZE_NODES=3 scripts/cassandra up`)"
+		if os.Getenv(EnvRequire) == "1" {
+			t.Fatalf("%s (%s=1, so this is a failure, not a skip)", msg, EnvRequire)
+		}
+		t.Skip(msg)
+	}
+	return h
+}
+
+// Nodes is the number of nodes in the ring.
+func Nodes(t testing.TB) int { return len(Hosts(t)) }
+
+// Addr is node n's CQL address (host:9042 unless the host names a port).
+func Addr(t testing.TB, n int) string {
+	t.Helper()
+	h := Hosts(t)
+	if n < 1 || n > len(h) {
+		t.Fatalf("ringtest: node %d: the ring has nodes 1 to %d", n, len(h))
+	}
+	if _, _, err := net.SplitHostPort(h[n-1]); err == nil {
+		return h[n-1]
+	}
+	return net.JoinHostPort(h[n-1], "9042")
+}
+
+// Config is a connection configuration for the ring: every node a contact point,
+// LOCAL_QUORUM, 30 s per request, 5 s to connect.
+func Config(t testing.TB) connect.Config {
+	t.Helper()
+	return connect.Config{Hosts: Hosts(t), Source: EnvHosts, Timeout: 30 * time.Second, ConnectTimeout: 5 * time.Second}
+}
+
+// Session connects to the ring without a keyspace; it is closed when t ends.
+func Session(t testing.TB) *gocql.Session {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := connect.Open(ctx, Config(t))
+	if err != nil {
+		t.Fatalf("ringtest: connect to the ring: %v", err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Keyspace creates a keyspace of its own for t with SimpleStrategy and replication factor
+// rf, waits until every node has it, returns a session bound to it and drops it at cleanup.
+func Keyspace(t testing.TB, rf int) (*gocql.Session, string) {
+	t.Helper()
+	admin := Session(t)
+	name := casstest.KeyspaceName(t.Name())
+	stmt := fmt.Sprintf("CREATE KEYSPACE %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': %d}", name, rf)
+	if err := admin.Query(stmt).Exec(); err != nil {
+		t.Fatalf("ringtest: create keyspace %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		if err := admin.Query("DROP KEYSPACE IF EXISTS " + name).Exec(); err != nil {
+			t.Logf("ringtest: drop keyspace %s: %v", name, err)
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := admin.AwaitSchemaAgreement(ctx); err != nil {
+		t.Fatalf("ringtest: schema agreement after creating %s: %v", name, err)
+	}
+	cfg := Config(t)
+	cfg.Keyspace = name
+	s, err := connect.Open(ctx, cfg)
+	if err != nil {
+		t.Fatalf("ringtest: connect to keyspace %s: %v", name, err)
+	}
+	t.Cleanup(s.Close)
+	return s, name
+}
+
+// Lock takes the ring for t alone, waiting for another holder (in this or another process)
+// for up to 20 minutes. At cleanup every node is resumed and started again, and the lock is
+// released only once every node answers CQL and sees every other node UP.
+func Lock(t testing.TB) {
+	t.Helper()
+	n := Nodes(t)
+	path := os.Getenv(EnvLock)
+	if path == "" {
+		path = filepath.Join(os.TempDir(), "cqlsize-ring.lock")
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		t.Fatalf("ringtest: open the ring lock %s: %v", path, err)
+	}
+	start := time.Now()
+	logged := false
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if err != syscall.EWOULDBLOCK {
+			f.Close()
+			t.Fatalf("ringtest: lock %s: %v", path, err)
+		}
+		if time.Since(start) > lockTimeout {
+			f.Close()
+			t.Fatalf("ringtest: the ring lock %s is still held by another test after %s", path, lockTimeout)
+		}
+		if !logged {
+			t.Logf("ringtest: waiting for the ring lock %s (another test holds it)", path)
+			logged = true
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	if logged {
+		t.Logf("ringtest: took the ring lock after %s", time.Since(start).Round(time.Millisecond))
+	}
+	// Start from a whole ring: a previous holder that crashed may have left a node down.
+	if err := heal(n); err != nil {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN) //nolint:errcheck // closing releases it too
+		f.Close()
+		t.Fatalf("ringtest: the ring is not healthy before the test: %v", err)
+	}
+	t.Cleanup(func() {
+		defer f.Close()
+		defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN) //nolint:errcheck // closing releases it too
+		if err := heal(n); err != nil {
+			t.Errorf("ringtest: bring the ring back after the test: %v", err)
+		}
+	})
+}
+
+// heal resumes and starts every node, then waits until `scripts/cassandra status` says
+// every node answers CQL and sees every other UP.
+func heal(n int) error {
+	var errs []string
+	for i := 1; i <= n; i++ {
+		if _, err := script(n, "resume", strconv.Itoa(i)); err != nil && !strings.Contains(err.Error(), "is not running") {
+			errs = append(errs, err.Error())
+		}
+		if _, err := script(n, "start", strconv.Itoa(i)); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	deadline := time.Now().Add(healTimeout)
+	for {
+		out, err := script(n, "status")
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s; status after %s:\n%s", strings.Join(errs, "; "), healTimeout, out)
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// Stop stops node n (SIGTERM: drains, tells gossip it is shutting down) and waits for it to exit.
+func Stop(t testing.TB, n int) { t.Helper(); control(t, "stop", n) }
+
+// Kill SIGKILLs node n: a crash, no goodbye; the others notice through the failure detector.
+func Kill(t testing.TB, n int) { t.Helper(); control(t, "kill", n) }
+
+// Pause SIGSTOPs node n: its sockets still accept connections, nothing answers.
+func Pause(t testing.TB, n int) { t.Helper(); control(t, "pause", n) }
+
+// Resume SIGCONTs node n.
+func Resume(t testing.TB, n int) { t.Helper(); control(t, "resume", n) }
+
+// Start starts node n and waits until it answers CQL and every other node sees it UP.
+func Start(t testing.TB, n int) { t.Helper(); control(t, "start", n) }
+
+func control(t testing.TB, cmd string, n int) {
+	t.Helper()
+	nodes := Nodes(t)
+	if n < 1 || n > nodes {
+		t.Fatalf("ringtest: %s node %d: the ring has nodes 1 to %d", cmd, n, nodes)
+	}
+	if out, err := script(nodes, cmd, strconv.Itoa(n)); err != nil {
+		t.Fatalf("ringtest: %v\n%s", err, out)
+	}
+}
+
+// Script runs scripts/cassandra with CQLSIZE_NODES set to the ring's size and returns its
+// combined output and exit status.
+func Script(t testing.TB, args ...string) (string, int) {
+	t.Helper()
+	out, err := script(Nodes(t), args...)
+	if ee, ok := err.(*scriptError); ok {
+		return out, ee.code
+	}
+	if err != nil {
+		t.Fatalf("ringtest: %v", err)
+	}
+	return out, 0
+}
+
+type scriptError struct {
+	args []string
+	code int
+	out  string
+}
+
+func (e *scriptError) Error() string {
+	return fmt.Sprintf("scripts/cassandra %s: exit %d: %s", strings.Join(e.args, " "), e.code, strings.TrimSpace(lastLine(e.out)))
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+func script(nodes int, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(Root(), "scripts", "cassandra"), args...)
+	cmd.Env = append(os.Environ(), "CQLSIZE_NODES="+strconv.Itoa(nodes))
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return string(out), &scriptError{args: args, code: ee.ExitCode(), out: string(out)}
+	}
+	if err != nil {
+		return string(out), fmt.Errorf("run scripts/cassandra %s: %w", strings.Join(args, " "), err)
+	}
+	return string(out), nil
+}
+
+// Root is the module's root directory, found from this source file's location.
+func Root() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return "."
+	}
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+// Answers reports whether the node at addr answers a CQL OPTIONS request within timeout.
+// A TCP connect alone does not tell: a paused (SIGSTOPped) node's socket still accepts.
+func Answers(addr string, timeout time.Duration) bool {
+	c, err := net.DialTimeout("tcp", addr, timeout)
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(timeout))
+	// Protocol v4 frame: version, flags, stream (2 bytes), opcode OPTIONS (5), body length 0.
+	if _, err := c.Write([]byte{0x04, 0, 0, 0, 0x05, 0, 0, 0, 0}); err != nil {
+		return false
+	}
+	var hdr [9]byte
+	if _, err := io.ReadFull(c, hdr[:]); err != nil {
+		return false
+	}
+	return hdr[0] == 0x84 && hdr[4] == 0x06 // response v4, SUPPORTED
+}

@@ -1,0 +1,76 @@
+package ringtest
+
+import (
+	"net"
+	"os"
+	"testing"
+	"time"
+)
+
+// A listener that accepts and never answers (what a SIGSTOPped node looks like from
+// outside) must not count as answering; a closed port neither.
+func TestAnswersNeedsAReply(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // hold it open, say nothing
+		}
+	}()
+	if Answers(l.Addr().String(), 300*time.Millisecond) {
+		t.Error("a silent listener counted as a CQL node")
+	}
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := closed.Addr().String()
+	closed.Close()
+	if Answers(addr, 300*time.Millisecond) {
+		t.Error("a closed port counted as a CQL node")
+	}
+}
+
+// A real node answers the OPTIONS probe.
+func TestAnswersRealNode(t *testing.T) {
+	h := os.Getenv("CASSANDRA_HOSTS")
+	if h == "" {
+		t.Skip("CASSANDRA_HOSTS unset")
+	}
+	host := h
+	for i, c := range h {
+		if c == ',' {
+			host = h[:i]
+			break
+		}
+	}
+	if _, _, err := net.SplitHostPort(host); err != nil {
+		host = net.JoinHostPort(host, "9042")
+	}
+	if !Answers(host, 3*time.Second) {
+		t.Errorf("the node at %s does not answer OPTIONS", host)
+	}
+}
+
+func TestHostsSkipsOrFails(t *testing.T) {
+	t.Setenv(EnvHosts, "127.0.1.1, 127.0.1.2,127.0.1.3")
+	if got := Hosts(t); len(got) != 3 || got[1] != "127.0.1.2" {
+		t.Errorf("Hosts = %q", got)
+	}
+	if a := Addr(t, 2); a != "127.0.1.2:9042" {
+		t.Errorf("Addr(2) = %q", a)
+	}
+}
+
+func TestRoot(t *testing.T) {
+	if _, err := os.Stat(Root() + "/scripts/cassandra"); err != nil {
+		t.Errorf("Root() = %s: %v", Root(), err)
+	}
+}
