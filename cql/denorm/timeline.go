@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
+	"strings"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -14,19 +14,25 @@ import (
 )
 
 // Timeline reads the newest rows for one key across its time buckets: posts_by_user
-// ((user_id, month), post_id) read newest month first until a page is full. Buckets are
-// read Parallel at a time and their rows put in bucket order, which is clustering order
-// when, as in every time-bucketed table, the bucket is cut from the first clustering
-// column's time and that column sorts newest first (CLUSTERING ORDER BY (post_id DESC)).
+// ((user_id, month), post_id) read newest month first until a page is full. A key whose
+// writes are spread over write shards (bucket.Shard), as in posts_by_hashtag
+// ((hashtag, day, shard), post_id), is read from every shard and merged on the clustering
+// key, newest first. Rows come in bucket order, which is clustering order when, as in every
+// time-bucketed table, the bucket is cut from the first clustering column's time.
 //
-// Pages resume exactly where the previous one ended, inside a bucket too: the page token
-// carries the bucket, the driver's paging state and a row offset, and is signed so that a
-// token altered by a client is refused rather than read. A Timeline is safe for
-// concurrent use.
+// Pages resume exactly where the previous one ended: the page token carries, for each
+// shard, the bucket and the clustering key of the last row returned, and the next page
+// reads the rows after that key (`AND (post_id) < (?)` for a DESC table). Rows written or
+// deleted between pages never make a page repeat or skip one that existed all along, as
+// a row offset would. Tokens are signed, so a token altered by a client is refused
+// rather than read. The clustering columns and their order come from the node's schema
+// (the driver's metadata); the query must select them. A Timeline is safe for concurrent
+// use.
 type Timeline struct {
 	Session *gocql.Session
-	// Query selects one bucket of the key, in clustering order. Its bind markers are the
-	// key values, then the bucket last:
+	// Query selects one partition of the key, ending with its WHERE clause (the timeline
+	// adds the resume bound and sets the page size). Its bind markers are the key values,
+	// then the bucket, then the shard when Shards > 1:
 	//   SELECT post_id, content FROM posts_by_user WHERE user_id = ? AND month = ?
 	Query string
 	// Scheme cuts time into the buckets the table is partitioned by.
@@ -34,12 +40,19 @@ type Timeline struct {
 	// BucketValue is the value bound for the bucket column. Default: the bucket's label
 	// (b.String(), "2024-01" for months) for a text column; use b.Start() for a timestamp.
 	BucketValue func(bucket.Bucket) any
+	// Shards is how many write shards each bucket of a key is spread over (bucket.Shard),
+	// 0 or 1 for none. Every shard's newest bucket is read for a page; the shard number
+	// (an int) is bound last. Merging shards needs a clustering key of types whose order
+	// this package knows (timeuuid, timestamp, date, integers, text, ascii, blob, boolean).
+	Shards int
 	// MaxBuckets bounds how far back a timeline goes, counted from its newest bucket over
-	// all its pages (default 12). A user who posted once three years ago costs at most
-	// MaxBuckets reads, not one per month since.
+	// all its pages (default 12), per shard. A user who posted once three years ago costs
+	// at most MaxBuckets reads, not one per month since.
 	MaxBuckets int
-	// Parallel bounds the buckets read at once (default 4). Reading ahead costs reads that
-	// a full page throws away; a sparse timeline is served in fewer round trips.
+	// Parallel bounds the partitions read at once (default 4, or Shards if more) and how
+	// far a reader reads ahead. A page first reads one bucket per shard and widens the
+	// read-ahead (2, 4, ... buckets at once) only after a bucket came back short, so a page
+	// that the newest bucket fills costs one read per shard.
 	Parallel int
 	// Consistency of the reads (default LOCAL_QUORUM).
 	Consistency gocql.Consistency
@@ -56,32 +69,32 @@ const MaxPageRows = 100_000
 type PageRequest struct {
 	Key    []any     // the partition key values before the bucket, in the Query's order
 	Newest time.Time // the timeline starts in the bucket holding this instant (default now); ignored with a Token
-	Limit  int       // rows per page
-	Token  string    // Page.Next of the previous page; empty for the first page
+	// Oldest bounds the timeline: no bucket that ends at or before it is read, and when
+	// the first clustering column is a timestamp or a timeuuid, no row older than it is
+	// returned. A conversation that started last Tuesday reads back to Tuesday and
+	// stops, instead of reading MaxBuckets empty buckets. Zero: no bound. Ignored with a
+	// Token, which carries the first page's bound.
+	Oldest time.Time
+	Limit  int    // rows per page
+	Token  string // Page.Next of the previous page; empty for the first page
 }
 
 // Page is one page of a timeline.
 type Page struct {
-	Rows    []Values
-	Next    string // token for the next page; empty when the timeline has no more buckets to read
-	Visited int    // bucket reads this page made, read-ahead included
+	Rows []Values
+	Next string // token for the next page; empty when the timeline has no more buckets to read
+	// Visited counts the partitions this page read (one bucket of one shard each),
+	// read-ahead included.
+	Visited int
 }
 
-// position is a place in one bucket: start from the driver's paging state (nil: the
-// bucket's beginning) and skip rows of what it returns. done means past the bucket's end.
-type position struct {
-	state []byte
-	skip  int
-	done  bool
-}
-
-func (tl *Timeline) settings() (maxBuckets, parallel int, cons gocql.Consistency, err error) {
-	maxBuckets, parallel, cons = tl.MaxBuckets, tl.Parallel, tl.Consistency
+func (tl *Timeline) settings() (maxBuckets, parallel, shards int, cons gocql.Consistency, err error) {
+	maxBuckets, parallel, shards, cons = tl.MaxBuckets, tl.Parallel, max(tl.Shards, 1), tl.Consistency
 	if maxBuckets == 0 {
 		maxBuckets = 12
 	}
 	if parallel == 0 {
-		parallel = 4
+		parallel = max(4, shards)
 	}
 	if cons == gocql.Any {
 		cons = gocql.LocalQuorum
@@ -91,178 +104,279 @@ func (tl *Timeline) settings() (maxBuckets, parallel int, cons gocql.Consistency
 		err = errors.New("timeline: no session")
 	case tl.Query == "":
 		err = errors.New("timeline: no query")
-	case maxBuckets < 0 || parallel < 0:
-		err = fmt.Errorf("timeline: MaxBuckets %d and Parallel %d must not be negative", tl.MaxBuckets, tl.Parallel)
+	case maxBuckets < 0 || parallel < 0 || tl.Shards < 0:
+		err = fmt.Errorf("timeline: MaxBuckets %d, Parallel %d and Shards %d must not be negative", tl.MaxBuckets, tl.Parallel, tl.Shards)
+	case maxBuckets > 1<<20:
+		err = fmt.Errorf("timeline: MaxBuckets %d: at most %d", maxBuckets, 1<<20)
+	case shards > MaxShards:
+		err = fmt.Errorf("timeline: Shards %d: at most %d", shards, MaxShards)
 	case tl.Scheme.For(time.Unix(0, 0)) == bucket.Bucket{}:
 		err = fmt.Errorf("timeline: %w: the zero bucket.Scheme (make one with bucket.New)", bucket.ErrInvalidWidth)
 	}
 	return
 }
 
-// markers counts the query's bind markers, so a key of the wrong length is caught before
-// any read.
-func markers(query string) (int, error) {
-	toks, err := cql.Lex("timeline query", []byte(query))
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for i, t := range toks {
-		named := t.IsPunct(":") && i+1 < len(toks) && (toks[i+1].Kind == cql.TokIdent || toks[i+1].Kind == cql.TokQuotedIdent)
-		if t.Kind == cql.TokQMark || named {
-			n++
-		}
-	}
-	return n, nil
+// parsedQuery is what the timeline needs to know about its query: the table it reads,
+// how many bind markers it has, and where its text ends (before a closing semicolon).
+type parsedQuery struct {
+	keyspace, table string // keyspace "" when the query does not name one
+	markers         int
+	text            string
 }
 
-// Page reads one page: up to req.Limit rows, newest first, across as many buckets as it
-// takes (within MaxBuckets). A token that does not verify is ErrBadToken, with nothing read.
+// parseQuery reads the table and the bind markers of a timeline query, and refuses
+// clauses the timeline adds itself or that would break resuming by clustering key.
+func parseQuery(query string) (parsedQuery, error) {
+	var p parsedQuery
+	toks, err := cql.Lex("timeline query", []byte(query))
+	if err != nil {
+		return p, err
+	}
+	name := func(t cql.Token) bool { return t.Kind == cql.TokIdent || t.Kind == cql.TokQuotedIdent }
+	end, where := 0, false
+	for i, t := range toks {
+		if t.Kind == cql.TokEOF || t.IsPunct(";") {
+			break
+		}
+		end = t.End().Offset
+		switch {
+		case t.Kind == cql.TokQMark || t.IsPunct(":") && i+1 < len(toks) && name(toks[i+1]):
+			p.markers++
+		case i == 0 && !t.Is("select"):
+			return p, fmt.Errorf("%s: a timeline query is a SELECT", t.Pos)
+		case t.Is("from") && p.table == "" && i+1 < len(toks) && name(toks[i+1]):
+			p.table = toks[i+1].Val
+			if i+3 < len(toks) && toks[i+2].IsPunct(".") && name(toks[i+3]) {
+				p.keyspace, p.table = p.table, toks[i+3].Val
+			}
+		case t.Is("where"):
+			where = true
+		case where && (t.Is("limit") || t.Is("order") || t.Is("allow") || t.Is("per") || t.Is("group")):
+			return p, fmt.Errorf("%s: end the query with its WHERE clause: the timeline adds the resume bound and sets the page size itself (%s)", t.Pos, strings.ToUpper(t.Val))
+		}
+	}
+	if p.table == "" || !where {
+		return p, errors.New("a timeline query reads one partition: SELECT ... FROM table WHERE ...")
+	}
+	p.text = query[:end]
+	return p, nil
+}
+
+// keyColumn is one clustering column of the table.
+type keyColumn struct {
+	name string
+	desc bool
+	typ  gocql.Type
+}
+
+// clustering reads the table's clustering columns from the driver's schema metadata
+// (system_schema, cached by the driver and refreshed on schema changes).
+func (tl *Timeline) clustering(p parsedQuery) ([]keyColumn, error) {
+	ks := p.keyspace
+	if ks == "" {
+		ks = tl.Session.Query("").Keyspace() // the session's keyspace
+	}
+	if ks == "" {
+		return nil, fmt.Errorf("table %s: the query names no keyspace and the session has none", p.table)
+	}
+	var cols []keyColumn
+	if md, err := tl.Session.KeyspaceMetadata(ks); err == nil && md.Tables[p.table] != nil {
+		for _, c := range md.Tables[p.table].ClusteringColumns {
+			if c == nil {
+				cols = nil // a gap in the driver's metadata: ask the node
+				break
+			}
+			k := keyColumn{name: c.Name, desc: c.Order == gocql.DESC || strings.EqualFold(c.ClusteringOrder, "desc")}
+			if c.Type != nil {
+				k.typ = c.Type.Type()
+			}
+			cols = append(cols, k)
+		}
+	}
+	if cols == nil {
+		// The driver's cached schema can lag a table just created (its schema events
+		// are debounced): read the node's own.
+		var err error
+		if cols, err = tl.readClustering(ks, p.table); err != nil {
+			return nil, err
+		}
+	}
+	if len(cols) == 0 {
+		return nil, fmt.Errorf("table %s.%s has no clustering column: a timeline pages through the rows of a partition", ks, p.table)
+	}
+	for _, c := range cols {
+		if c.desc != cols[0].desc {
+			return nil, fmt.Errorf("table %s.%s: clustering columns %s and %s sort in opposite directions: a timeline resumes with one tuple bound, which needs them all ASC or all DESC",
+				ks, p.table, cols[0].name, c.name)
+		}
+	}
+	return cols, nil
+}
+
+// readClustering reads a table's clustering columns from system_schema.
+func (tl *Timeline) readClustering(ks, table string) ([]keyColumn, error) {
+	iter := tl.Session.Query("SELECT column_name, kind, position, clustering_order, type FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?", ks, table).Iter()
+	var name, kind, order, typ string
+	var pos int
+	var cols []keyColumn
+	found := false
+	for iter.Scan(&name, &kind, &pos, &order, &typ) {
+		found = true
+		if kind != "clustering" {
+			continue
+		}
+		if pos < 0 || pos > maxKeyColumns {
+			return nil, fmt.Errorf("table %s.%s: clustering column %s at position %d", ks, table, name, pos)
+		}
+		for len(cols) <= pos {
+			cols = append(cols, keyColumn{})
+		}
+		cols[pos] = keyColumn{name: name, desc: strings.EqualFold(order, "desc"), typ: typeNamed(typ)}
+	}
+	if err := iter.Close(); err != nil {
+		return nil, fmt.Errorf("read the schema of %s.%s: %w", ks, table, err)
+	}
+	if !found {
+		return nil, fmt.Errorf("keyspace %s has no table %s", ks, table)
+	}
+	for i, c := range cols {
+		if c.name == "" {
+			return nil, fmt.Errorf("table %s.%s: no clustering column at position %d", ks, table, i)
+		}
+	}
+	return cols, nil
+}
+
+// typeNamed maps a CQL type name from system_schema to the driver's type, for the types
+// whose order a shard merge knows; any other is TypeCustom.
+func typeNamed(name string) gocql.Type {
+	switch name {
+	case "timeuuid":
+		return gocql.TypeTimeUUID
+	case "timestamp":
+		return gocql.TypeTimestamp
+	case "date":
+		return gocql.TypeDate
+	case "time":
+		return gocql.TypeTime
+	case "bigint":
+		return gocql.TypeBigInt
+	case "int":
+		return gocql.TypeInt
+	case "smallint":
+		return gocql.TypeSmallInt
+	case "tinyint":
+		return gocql.TypeTinyInt
+	case "text", "varchar":
+		return gocql.TypeText
+	case "ascii":
+		return gocql.TypeAscii
+	case "blob":
+		return gocql.TypeBlob
+	case "boolean":
+		return gocql.TypeBoolean
+	}
+	return gocql.TypeCustom
+}
+
+// afterClause is the bound that resumes a bucket after a clustering key: rows later in
+// clustering order, which for a DESC table are the smaller keys.
+func afterClause(cols []keyColumn) string {
+	names := make([]string, len(cols))
+	marks := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = `"` + strings.ReplaceAll(c.name, `"`, `""`) + `"`
+		marks[i] = "?"
+	}
+	op := ">"
+	if cols[0].desc {
+		op = "<"
+	}
+	return fmt.Sprintf(" AND (%s) %s (%s)", strings.Join(names, ", "), op, strings.Join(marks, ", "))
+}
+
+// Page reads one page: up to req.Limit rows, newest first, across as many buckets (and
+// shards) as it takes, within MaxBuckets and the oldest bound. A token that does not
+// verify is ErrBadToken, with nothing read.
 func (tl *Timeline) Page(ctx context.Context, req PageRequest) (*Page, error) {
-	maxBuckets, parallel, cons, err := tl.settings()
+	maxBuckets, parallel, shards, cons, err := tl.settings()
 	if err != nil {
 		return nil, err
 	}
 	if req.Limit <= 0 || req.Limit > MaxPageRows {
 		return nil, fmt.Errorf("timeline: limit %d: want 1 to %d rows a page", req.Limit, MaxPageRows)
 	}
-	n, err := markers(tl.Query)
+	pq, err := parseQuery(tl.Query)
 	if err != nil {
 		return nil, fmt.Errorf("timeline: %w", err)
 	}
-	if n != len(req.Key)+1 {
-		return nil, fmt.Errorf("timeline: the query has %d bind markers: want the %d key values then the bucket", n, len(req.Key))
+	want := len(req.Key) + 1
+	what := "the %d key values then the bucket"
+	if shards > 1 {
+		want, what = want+1, "the %d key values, the bucket, then the shard"
+	}
+	if pq.markers != want {
+		return nil, fmt.Errorf("timeline: the query has %d bind markers: want "+what, pq.markers, len(req.Key))
 	}
 	fp := tl.fingerprint(req.Key)
-	var cur bucket.Bucket
-	var pos position
-	left := maxBuckets
+	var tok token
 	if req.Token != "" {
-		tok, err := tl.decodeToken(req.Token, fp)
-		if err != nil {
+		if tok, err = tl.decodeToken(req.Token, fp); err != nil {
 			return nil, err
 		}
-		if tok.left < 1 || tok.left > maxBuckets {
-			return nil, fmt.Errorf("timeline: %w: bucket budget %d out of range", ErrBadToken, tok.left)
+		if len(tok.shards) != shards {
+			return nil, fmt.Errorf("timeline: %w: %d shards, this timeline has %d", ErrBadToken, len(tok.shards), shards)
 		}
-		if cur, err = tl.Scheme.Parse(tok.bucket); err != nil {
-			return nil, fmt.Errorf("timeline: %w: %v", ErrBadToken, err)
+	}
+	cols, err := tl.clustering(pq)
+	if err != nil {
+		return nil, fmt.Errorf("timeline: %w", err)
+	}
+	r := &reader{tl: tl, key: req.Key, cols: cols, cons: cons, parallel: parallel, sharded: shards > 1,
+		base: pq.text, after: pq.text + afterClause(cols), sem: make(chan struct{}, parallel)}
+	if shards > 1 {
+		if err := mergeable(cols); err != nil {
+			return nil, fmt.Errorf("timeline: %w", err)
 		}
-		pos, left = position{state: tok.state, skip: tok.skip}, tok.left
-	} else {
+	}
+	streams := make([]*stream, shards)
+	if req.Token == "" {
+		r.oldest = req.Oldest
 		newest := req.Newest
 		if newest.IsZero() {
 			newest = time.Now()
 		}
-		cur = tl.Scheme.For(newest)
-	}
-
-	page := &Page{}
-	for len(page.Rows) < req.Limit && left > 0 {
-		need := req.Limit - len(page.Rows)
-		wave := min(parallel, left)
-		results := make([]bucketRead, wave)
-		var wg sync.WaitGroup
-		b := cur
-		for i := 0; i < wave; i++ {
-			p := position{}
-			if i == 0 {
-				p = pos
-			}
-			wg.Add(1)
-			go func(i int, b bucket.Bucket, p position) {
-				defer wg.Done()
-				results[i] = tl.readBucket(ctx, req.Key, b, p, need, cons)
-			}(i, b, p)
-			b = b.Prev()
+		first := tl.Scheme.For(newest)
+		for i := range streams {
+			streams[i] = &stream{shard: i, pos: r.bounded(position{left: maxBuckets, bucket: first}), width: 1}
 		}
-		wg.Wait()
-		page.Visited += wave
-		b = cur
-		for i := 0; i < wave; i++ {
-			r := results[i]
-			if r.err != nil {
-				return nil, fmt.Errorf("timeline: read bucket %s: %w", b, r.err)
-			}
-			take := min(len(r.rows), req.Limit-len(page.Rows))
-			page.Rows = append(page.Rows, r.rows[:take]...)
-			if take > 0 && len(page.Rows) == req.Limit {
-				after := r.after[take-1]
-				if !after.done {
-					page.Next, err = tl.encodeToken(fp, token{left: left, bucket: b.String(), state: after.state, skip: after.skip})
-					return page, err
-				}
-				if left > 1 {
-					page.Next, err = tl.encodeToken(fp, token{left: left - 1, bucket: b.Prev().String()})
-				}
-				return page, err
-			}
-			left--
-			b = b.Prev()
-		}
-		cur, pos = b, position{}
-	}
-	if left > 0 {
-		page.Next, err = tl.encodeToken(fp, token{left: left, bucket: cur.String(), state: pos.state, skip: pos.skip})
-	}
-	return page, err
-}
-
-type bucketRead struct {
-	rows  []Values
-	after []position // after[i]: where the bucket resumes after rows[i]
-	err   error
-}
-
-// readBucket reads up to need rows of bucket b from position p, page by page.
-func (tl *Timeline) readBucket(ctx context.Context, key []any, b bucket.Bucket, p position, need int, cons gocql.Consistency) bucketRead {
-	var out bucketRead
-	args := make([]any, len(key)+1)
-	copy(args, key)
-	if tl.BucketValue != nil {
-		args[len(key)] = tl.BucketValue(b)
 	} else {
-		args[len(key)] = b.String()
+		r.oldest = tok.oldest
+		for i, s := range tok.shards {
+			pos, err := tl.resume(s, maxBuckets, len(cols))
+			if err != nil {
+				return nil, err
+			}
+			streams[i] = &stream{shard: i, pos: pos, width: 1}
+		}
 	}
-	state, skip := p.state, p.skip
-	for empty := 0; len(out.rows) < need; {
-		q := tl.Session.Query(tl.Query, args...).WithContext(ctx).Consistency(cons).
-			PageSize(skip + need - len(out.rows)).PageState(state)
-		iter := q.Iter()
-		next := append([]byte(nil), iter.PageState()...)
-		n := iter.NumRows()
-		for j := 0; j < n; j++ {
-			row := Values{}
-			if !iter.MapScan(row) {
-				break
-			}
-			if j < skip {
-				continue
-			}
-			out.rows = append(out.rows, row)
-			if j+1 < n {
-				out.after = append(out.after, position{state: state, skip: j + 1})
-			} else {
-				out.after = append(out.after, position{state: next, done: len(next) == 0})
-			}
-		}
-		err := iter.Close()
-		q.Release()
-		if err != nil {
-			out.err = err
-			return out
-		}
-		skip = max(0, skip-n)
-		if len(next) == 0 {
-			return out
-		}
-		if n == 0 { // a page of nothing but tombstones; Cassandra still moves on
-			if empty++; empty > 1000 {
-				out.err = errors.New("more than 1000 empty pages in a row")
-				return out
-			}
-		}
-		state = next
+	return r.page(ctx, streams, req.Limit, fp)
+}
+
+// resume checks one shard's position from a token against this timeline.
+func (tl *Timeline) resume(s shardPos, maxBuckets, keyColumns int) (position, error) {
+	if s.left == 0 {
+		return position{}, nil
 	}
-	return out
+	if s.left > maxBuckets {
+		return position{}, fmt.Errorf("timeline: %w: bucket budget %d out of range", ErrBadToken, s.left)
+	}
+	b, err := tl.Scheme.Parse(s.bucket)
+	if err != nil {
+		return position{}, fmt.Errorf("timeline: %w: %v", ErrBadToken, err)
+	}
+	if s.after != nil && len(s.after) != keyColumns {
+		return position{}, fmt.Errorf("timeline: %w: a clustering key of %d columns, the table has %d", ErrBadToken, len(s.after), keyColumns)
+	}
+	return position{left: s.left, bucket: b, after: s.after}, nil
 }

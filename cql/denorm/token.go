@@ -6,20 +6,40 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
+	"time"
 )
 
-// token is where a timeline resumes: a bucket, a position in it, and how many buckets the
-// timeline may still read.
+// token is where a timeline resumes: for each write shard, the bucket it reads next, the
+// clustering key of the last row it returned in that bucket, and how many buckets it may
+// still read; and the oldest bound of the first page, so that every page keeps it.
+//
+// It holds the clustering key, not a driver paging state and a row offset: a paging state
+// plus an offset counts rows, so a row inserted or deleted before the resume point between
+// two pages shifts every later row by one, and the next page repeats or drops one. A key
+// says "older than this row", which stays true whatever is written around it.
 type token struct {
-	left   int
-	bucket string
-	state  []byte
-	skip   int
+	oldest time.Time // zero: no bound
+	shards []shardPos
 }
 
+// shardPos is one shard's place in the timeline. left 0 means the shard is read to its
+// end (and then bucket and after are empty).
+type shardPos struct {
+	left   int
+	bucket string
+	after  [][]byte // the clustering key of the last row returned, each column as the driver serializes it; nil: the bucket's first row
+}
+
+// tokenVersion 1 carried a paging state and a row offset; 2 carries clustering keys.
 const (
-	tokenVersion = 1
+	tokenVersion = 2
 	macBytes     = 16
+	// MaxShards bounds Timeline.Shards: every page reads every shard's newest bucket.
+	MaxShards = 1024
+	// maxKeyColumns bounds the clustering columns a token carries (Cassandra allows far
+	// fewer in practice).
+	maxKeyColumns = 64
+	flagOldest    = 1
 )
 
 // unsignedKey stands in for a secret when a Timeline has none: the tag is then a checksum
@@ -27,10 +47,10 @@ const (
 const unsignedKey = "cqlsize/denorm timeline token (unsigned)"
 
 // fingerprint binds a token to one timeline and one key, so a token from user A's
-// timeline is refused on user B's.
+// timeline is refused on user B's, and one from a timeline with 4 shards on one with 8.
 func (tl *Timeline) fingerprint(key []any) []byte {
 	h := sha256.New()
-	fmt.Fprintf(h, "%q|%s|", tl.Query, tl.Scheme.Width())
+	fmt.Fprintf(h, "%q|%s|%d|", tl.Query, tl.Scheme.Width(), max(tl.Shards, 1))
 	for _, k := range key {
 		fmt.Fprintf(h, "%T=%v|", k, k)
 	}
@@ -48,16 +68,37 @@ func (tl *Timeline) mac(fp, payload []byte) []byte {
 	return m.Sum(nil)[:macBytes]
 }
 
-func (tl *Timeline) encodeToken(fp []byte, t token) (string, error) {
-	b := []byte{tokenVersion}
-	b = binary.AppendUvarint(b, uint64(t.left))
-	b = binary.AppendUvarint(b, uint64(len(t.bucket)))
-	b = append(b, t.bucket...)
-	b = binary.AppendUvarint(b, uint64(t.skip))
-	b = binary.AppendUvarint(b, uint64(len(t.state)))
-	b = append(b, t.state...)
+func (tl *Timeline) encodeToken(fp []byte, t token) string {
+	b := appendPayload([]byte{tokenVersion}, t)
 	b = append(b, tl.mac(fp, b)...)
-	return base64.RawURLEncoding.EncodeToString(b), nil
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// appendPayload writes t after the version byte. Every field has one encoding, so a token
+// that decodes re-encodes to the same text.
+func appendPayload(b []byte, t token) []byte {
+	if t.oldest.IsZero() {
+		b = append(b, 0)
+	} else {
+		b = append(b, flagOldest)
+		b = binary.AppendVarint(b, t.oldest.Unix())
+		b = binary.AppendUvarint(b, uint64(t.oldest.Nanosecond()))
+	}
+	b = binary.AppendUvarint(b, uint64(len(t.shards)))
+	for _, s := range t.shards {
+		b = binary.AppendUvarint(b, uint64(s.left))
+		if s.left == 0 {
+			continue
+		}
+		b = binary.AppendUvarint(b, uint64(len(s.bucket)))
+		b = append(b, s.bucket...)
+		b = binary.AppendUvarint(b, uint64(len(s.after)))
+		for _, c := range s.after {
+			b = binary.AppendUvarint(b, uint64(len(c)))
+			b = append(b, c...)
+		}
+	}
+	return b
 }
 
 func (tl *Timeline) decodeToken(s string, fp []byte) (token, error) {
@@ -76,37 +117,90 @@ func (tl *Timeline) decodeToken(s string, fp []byte) (token, error) {
 		return bad("signature does not match (altered, or from another timeline or key)")
 	}
 	if payload[0] != tokenVersion {
-		return bad(fmt.Sprintf("version %d", payload[0]))
+		return bad(fmt.Sprintf("version %d, from an older release that resumed by row offset: start the timeline again without a token", payload[0]))
 	}
-	r := payload[1:]
-	var t token
-	var ok bool
-	var n uint64
-	if n, r, ok = uvarint(r); !ok {
-		return bad("truncated")
-	}
-	t.left = int(n)
-	var bkt []byte
-	if bkt, r, ok = bytesField(r); !ok {
-		return bad("truncated")
-	}
-	t.bucket = string(bkt)
-	if n, r, ok = uvarint(r); !ok || n > MaxPageRows {
-		return bad("truncated or out of range")
-	}
-	t.skip = int(n)
-	if t.state, r, ok = bytesField(r); !ok || len(r) != 0 {
-		return bad("truncated")
-	}
-	if len(t.state) == 0 {
-		t.state = nil
+	t, why := parsePayload(payload[1:])
+	if why != "" {
+		return bad(why)
 	}
 	return t, nil
 }
 
+// parsePayload reads what appendPayload wrote, or says why it cannot.
+func parsePayload(r []byte) (token, string) {
+	var t token
+	if len(r) < 1 {
+		return t, "truncated"
+	}
+	flags := r[0]
+	r = r[1:]
+	if flags&^flagOldest != 0 {
+		return t, fmt.Sprintf("unknown flags %#x", flags)
+	}
+	var ok bool
+	if flags&flagOldest != 0 {
+		var sec int64
+		var nsec uint64
+		if sec, r, ok = varint(r); !ok {
+			return t, "truncated oldest bound"
+		}
+		if nsec, r, ok = uvarint(r); !ok || nsec >= 1e9 {
+			return t, "oldest bound out of range"
+		}
+		t.oldest = time.Unix(sec, int64(nsec)).UTC()
+		if t.oldest.IsZero() { // the zero time is spelled without the flag
+			return t, "oldest bound out of range"
+		}
+	}
+	var n uint64
+	if n, r, ok = uvarint(r); !ok || n < 1 || n > MaxShards {
+		return t, "shard count out of range"
+	}
+	t.shards = make([]shardPos, n)
+	for i := range t.shards {
+		s := &t.shards[i]
+		if n, r, ok = uvarint(r); !ok || n > 1<<20 {
+			return t, "bucket budget out of range"
+		}
+		if s.left = int(n); n == 0 {
+			continue
+		}
+		var bkt []byte
+		if bkt, r, ok = bytesField(r); !ok {
+			return t, "truncated bucket"
+		}
+		s.bucket = string(bkt)
+		if n, r, ok = uvarint(r); !ok || n > maxKeyColumns {
+			return t, "clustering key out of range"
+		}
+		if n > 0 {
+			s.after = make([][]byte, n)
+		}
+		for j := range s.after {
+			if s.after[j], r, ok = bytesField(r); !ok {
+				return t, "truncated clustering key"
+			}
+		}
+	}
+	if len(r) != 0 {
+		return t, "trailing bytes"
+	}
+	return t, ""
+}
+
+// uvarint reads a minimally encoded unsigned varint: a longer spelling of the same number
+// would give one position two tokens.
 func uvarint(b []byte) (uint64, []byte, bool) {
 	v, n := binary.Uvarint(b)
-	if n <= 0 || v > 1<<40 {
+	if n <= 0 || v > 1<<40 || n != len(binary.AppendUvarint(nil, v)) {
+		return 0, nil, false
+	}
+	return v, b[n:], true
+}
+
+func varint(b []byte) (int64, []byte, bool) {
+	v, n := binary.Varint(b)
+	if n <= 0 || n != len(binary.AppendVarint(nil, v)) {
 		return 0, nil, false
 	}
 	return v, b[n:], true
@@ -117,5 +211,5 @@ func bytesField(b []byte) ([]byte, []byte, bool) {
 	if !ok || n > uint64(len(r)) {
 		return nil, nil, false
 	}
-	return r[:n], r[n:], true
+	return r[:n:n], r[n:], true
 }
