@@ -115,6 +115,19 @@ func over(pt Partition, limits []Limit) float64 {
 	return r
 }
 
+// maxWriteShards is the most write shards SZ102 recommends. A read of a sharded key visits
+// every shard of every bucket it covers; past ten thousand partitions a read, that is no
+// longer a design but a scan, and the key needs a finer bucket or less data instead.
+const maxWriteShards = 10000
+
+// formatRatio renders how many times over a limit a partition is: 1.5, 1536.1, 4.46e+22.
+func formatRatio(r float64) string {
+	if r < 1e6 {
+		return fmt.Sprintf("%.1f", r)
+	}
+	return fmt.Sprintf("%.3g", r)
+}
+
 // bucketCandidates are the widths SZ101 chooses from, coarsest first.
 var bucketCandidates = []string{"year", "month", "iso-week", "day", "12h", "6h", "hour", "15m", "minute"}
 
@@ -169,9 +182,14 @@ func recommendations(est *Estimate, p *plan, sh *shape, skew Skew) []Finding {
 
 	// SZ102: write shards for a hot key.
 	if r := over(est.Largest, limits); r >= 1 && over(est.Typical, limits) < 1 {
-		n := int(math.Ceil(r * 1.25)) // headroom: shards fill unevenly
-		add(CodeShards, "the busiest key's partition is %.1f× over the limits: spread that key over %d write shards (add a shard column to the partition key, e.g. shard = hash(clustering key) %% %d, and read all %d)",
-			r, n, n, n)
+		n := math.Ceil(r * 1.25) // headroom: shards fill unevenly
+		if n <= maxWriteShards {
+			add(CodeShards, "the busiest key's partition is %s× over the limits: spread that key over %.0f write shards (add a shard column to the partition key, e.g. shard = hash(clustering key) %% %.0f, and read all %.0f)",
+				formatRatio(r), n, n, n)
+		} else {
+			add(CodeShards, "the busiest key's partition is %s× over the limits: it would take %s write shards, and a read visits every shard (over %s is a scan, not a read); give that key a finer time bucket, fewer rows or a TTL",
+				formatRatio(r), formatBound(n), formatBound(maxWriteShards))
+		}
 	}
 
 	// SZ103: TTL instead of DELETE.

@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -91,7 +92,7 @@ func newPlan(tbl *cql.Table, w *TableWorkload, schema *cql.Schema) (*plan, error
 	if p.horizon == 0 {
 		p.horizon = defaultHorizon
 	}
-	p.gcGrace = time.Duration(tbl.Options.GCGraceSeconds) * time.Second
+	p.gcGrace = secondsDuration(tbl.Options.GCGraceSeconds)
 	if tbl.Options.GCGraceSeconds == 0 && tbl.Options.Raw["gc_grace_seconds"] == nil {
 		p.gcGrace = cql.DefaultGCGraceSeconds * time.Second
 	}
@@ -102,7 +103,7 @@ func newPlan(tbl *cql.Table, w *TableWorkload, schema *cql.Schema) (*plan, error
 	case w.TTL != nil:
 		p.ttl, p.ttlFrom = *w.TTL, "workload"
 	case tbl.Options.DefaultTTL > 0:
-		p.ttl, p.ttlFrom = time.Duration(tbl.Options.DefaultTTL)*time.Second, "table"
+		p.ttl, p.ttlFrom = secondsDuration(tbl.Options.DefaultTTL), "table"
 	}
 
 	// Bucket: the workload's, else the one the partition key implies.
@@ -285,7 +286,29 @@ func twcsWindow(o cql.TableOptions) (time.Duration, bool) {
 	case "HOURS":
 		unit = time.Hour
 	}
-	return time.Duration(size) * unit, true
+	return mulDuration(size, unit), true
+}
+
+// maxOptionSeconds is the largest gc_grace_seconds or default_time_to_live Cassandra
+// stores: both options are Java ints. A schema file may say more; the estimate reads it as
+// this rather than overflow time.Duration.
+const maxOptionSeconds = math.MaxInt32
+
+// secondsDuration is a table option in seconds as a duration, from 0 to maxOptionSeconds.
+func secondsDuration(n int) time.Duration {
+	return time.Duration(min(max(n, 0), maxOptionSeconds)) * time.Second
+}
+
+// mulDuration is n × unit, saturating at the longest time.Duration instead of wrapping
+// (compaction_window_size is an arbitrary integer in a schema file).
+func mulDuration(n int, unit time.Duration) time.Duration {
+	if n <= 0 || unit <= 0 {
+		return 0
+	}
+	if int64(n) > math.MaxInt64/int64(unit) {
+		return math.MaxInt64
+	}
+	return time.Duration(n) * unit
 }
 
 // TableBucket returns the time bucket a table's partition key implies: a partition key column

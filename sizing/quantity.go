@@ -44,6 +44,9 @@ func ParseCount(s string) (float64, error) {
 		return 0, fmt.Errorf("want a number such as 50000, 2_000_000 or 2M, got %q", s)
 	}
 	v *= mult
+	if math.IsInf(v, 0) { // 1e308k
+		return 0, fmt.Errorf("want a number such as 50000, 2_000_000 or 2M, got %q: too large", s)
+	}
 	if v < 0 {
 		return 0, fmt.Errorf("want a number of zero or more, got %q", s)
 	}
@@ -250,7 +253,10 @@ func FormatDuration(d time.Duration) string {
 
 // formatNumber prints up to three significant decimals without trailing zeros.
 func formatNumber(v float64) string {
-	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+	if math.Abs(v) >= 1e15 || math.IsNaN(v) {
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
+	if v == math.Trunc(v) {
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	s := strconv.FormatFloat(v, 'f', 2, 64)

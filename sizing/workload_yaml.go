@@ -549,16 +549,7 @@ func (t *TableWorkload) check() []fieldProblem {
 	if t.Partitions > 0 && t.Partitions < 1 {
 		add("partitions", "partitions: want at least 1 partition key, got %s", formatNumber(t.Partitions))
 	}
-	for col, n := range t.Avg {
-		if n > 2<<30 {
-			add("avg."+col, "avg.%s: %s bytes is over Cassandra's 2 GiB value limit", col, formatNumber(n))
-		}
-	}
-	for col, it := range t.Items {
-		if it.Count > 2e9 {
-			add("items."+col, "items.%s: %s elements is over Cassandra's 2 billion cell limit", col, formatNumber(it.Count))
-		}
-	}
+	out = append(out, t.bounds()...)
 	if t.TTL != nil && *t.TTL > 0 && *t.TTL < time.Second {
 		add("ttl", "ttl: under one second; Cassandra counts TTLs in whole seconds")
 	}

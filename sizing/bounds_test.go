@@ -1,0 +1,174 @@
+package sizing
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestWorkloadBounds: every field past its bound is refused with a message naming the field
+// and the bound, from flags (WorkloadFromPairs) and from a file (ParseWorkload, with the
+// line), and the bound itself is accepted.
+func TestWorkloadBounds(t *testing.T) {
+	for _, tc := range []struct {
+		pair, want string // want: the field and the bound in the message
+		yaml       string // the same in a file ("" when the pair has no one-line form)
+		ok         string // a pair at the bound, accepted
+	}{
+		{"partitions=1.1e15", "partitions: 1.1e+15 partition keys is over the bound of 1e+15", "partitions: 1.1e15", "partitions=1e15"},
+		{"rows=2e12", "rows_per_partition: 2e+12 rows is over the bound of 1e+12", "rows_per_partition: 2e12", "rows=1e12"},
+		{"rate=1e15/s", "write_rate: 1e+15/s is over the bound of 1e+09 a second", "write_rate: 1e15/s", "rate=1e9/s"},
+		{"rate=2000/us", "write_rate: 2000/1µs (2e+09 a second) is over the bound of 1e+09", "write_rate: 2000/us", "rate=1000/us"},
+		{"delete=row:1e15/second", "deletes[0].rate: 1e+15/s is over the bound of 1e+09 deletes a second", "deletes: [{kind: row, rate: 1e15/s}]", "delete=row:1e9/s"},
+		{"delete=row:2e12", "deletes[0].per_partition: 2e+12 is over the bound of 1e+12", "deletes: [{kind: row, per_partition: 2e12}]", "delete=row:1e12"},
+		{"delete=range:1/day:2e12", "deletes[0].rows: 2e+12 rows is over the bound of 1e+12", "deletes: [{kind: range, rate: 1/day, rows: 2e12}]", "delete=range:1/day:1e12"},
+		{"overwrites=tags=1e10/s", "overwrites.tags: 10000000000/s is over the bound of 1e+09 a second", "overwrites: {tags: 1e10/s}", "overwrites=tags=1e9/s"},
+		{"avg=body=3e9", "avg.body: 3e+09 bytes is over the bound of 2 GiB", "avg: {body: 3e9}", "avg=body=2147483648"},
+		{"items=tags=3e9", "items.tags: 3e+09 elements is over the bound of 2 billion", "items: {tags: 3e9}", "items=tags=2e9"},
+		{"items=tags=5x3e9", "items.tags: element size 3e+09 bytes is over the bound of 2 GiB", "items: {tags: {count: 5, size: 3e9}}", "items=tags=5x2147483648"},
+	} {
+		base := "rows=10"
+		if strings.HasPrefix(tc.pair, "rows=") || strings.HasPrefix(tc.pair, "rate=") {
+			base = ""
+		}
+		pairs := func(p string) []string {
+			if base == "" {
+				return []string{p}
+			}
+			return []string{base, p}
+		}
+		_, err := WorkloadFromPairs("inbox", pairs(tc.pair)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.pair, err, tc.want)
+		}
+		if _, err := WorkloadFromPairs("inbox", pairs(tc.ok)...); err != nil {
+			t.Errorf("%s, at the bound: %v", tc.ok, err)
+		}
+		doc := "tables:\n  inbox:\n    " + tc.yaml + "\n"
+		if base != "" {
+			doc += "    rows: 10\n"
+		}
+		_, err = ParseWorkload("w.yaml", []byte(doc))
+		if err == nil || !strings.Contains(err.Error(), "w.yaml:3:") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("file with %s: error %v, want w.yaml:3: and %q", tc.yaml, err, tc.want)
+		}
+	}
+}
+
+// TestWorkloadBoundsInCode: a workload built in code, which skips the parsers, is held to the
+// same bounds by the estimate, and a NaN or a negative number is refused rather than sized.
+func TestWorkloadBoundsInCode(t *testing.T) {
+	tbl := mustTable("app.inbox", "u uuid pk", "m timeuuid ck", "body text", "tags set<text>")
+	neg := -time.Hour
+	for name, w := range map[string]*TableWorkload{
+		"NaN rows":        {Name: "inbox", RowsPerPartition: math.NaN()},
+		"Inf partitions":  {Name: "inbox", RowsPerPartition: 1, Partitions: math.Inf(1)},
+		"negative rate":   {Name: "inbox", WriteRate: Rate{Count: -1, Per: Day}},
+		"huge rate":       {Name: "inbox", WriteRate: Rate{Count: 1e300, Per: time.Nanosecond}},
+		"negative ttl":    {Name: "inbox", RowsPerPartition: 1, TTL: &neg},
+		"NaN null share":  {Name: "inbox", RowsPerPartition: 1, Nulls: map[string]float64{"body": math.NaN()}},
+		"zipf exponent 0": {Name: "inbox", RowsPerPartition: 1, Partitions: 10, Skew: Skew{Kind: Zipf}},
+		"NaN delete rows": {Name: "inbox", RowsPerPartition: 1, Deletes: []Delete{{Kind: DeleteRange, PerPartition: 1, Rows: math.NaN()}}},
+		"Inf items":       {Name: "inbox", RowsPerPartition: 1, Items: map[string]Items{"tags": {Count: math.Inf(1)}}},
+	} {
+		if _, err := EstimateTable(tbl, w, Options{}); err == nil {
+			t.Errorf("%s: estimated without an error", name)
+		}
+	}
+}
+
+// TestHistogramBucketHuge: sizes near and past what an int64 holds return at once (the loop
+// used to wrap around and never end at 1e19), and the buckets only grow.
+func TestHistogramBucketHuge(t *testing.T) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, tc := range []struct {
+			size float64
+			want int64
+		}{
+			{1e19, math.MaxInt64}, {9.3e18, math.MaxInt64}, {1e300, math.MaxInt64}, {math.Inf(1), math.MaxInt64},
+			{math.NaN(), 1}, {math.Inf(-1), 1}, {-5, 1},
+		} {
+			if got := HistogramBucket(tc.size); got != tc.want {
+				t.Errorf("HistogramBucket(%v) = %d, want %d", tc.size, got, tc.want)
+			}
+		}
+		// Cassandra's partition size histogram has 150 offsets, the last 1,414,838,745,986;
+		// MetadataCollector's comment names the next, 1,697,806,495,183, where its overflow
+		// bucket starts.
+		offs := histogramOffsets()
+		if len(offs) < 151 || offs[149] != 1414838745986 || offs[150] != 1697806495183 {
+			t.Errorf("offsets 150 and 151 = %d, %d (of %d), want 1414838745986, 1697806495183", offs[min(149, len(offs)-1)], offs[min(150, len(offs)-1)], len(offs))
+		}
+		last := int64(0)
+		for _, size := range []float64{1, 2, 1e3, 1e6, 1e9, 1e12, 1e15, 1e18, 5e18, 7e18, 9e18, 9.2e18, 1e19} {
+			b := HistogramBucket(size)
+			if b < last || float64(b) < size && b != math.MaxInt64 {
+				t.Errorf("HistogramBucket(%g) = %d: below the size or the previous bucket %d", size, b, last)
+			}
+			last = b
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("HistogramBucket did not return within 10s")
+	}
+}
+
+// TestShardsForAbsurdHotKey: a hot key far past the limits gets a write-shard finding with
+// no overflowed count (it used to advise -9223372036854775808 shards), and one that says
+// shards cannot fix it.
+func TestShardsForAbsurdHotKey(t *testing.T) {
+	tbl := mustTable("app.posts_by_hashtag", "hashtag text pk", "month text pk", "post_id timeuuid ck", "content text")
+	e := estimate(t, tbl, Options{}, "partitions=1e15", "skew=zipf:3", "write_rate=1e6/s", "avg.content=200", "avg.hashtag=10", "avg.month=7")
+	var msg string
+	for _, f := range e.Findings {
+		if f.Code == CodeShards {
+			msg = f.Message
+		}
+	}
+	if msg == "" {
+		t.Fatalf("no %s finding: %v", CodeShards, e.Findings)
+	}
+	if strings.Contains(msg, "-") || !strings.Contains(msg, "a read visits every shard") {
+		t.Errorf("%s: %q", CodeShards, msg)
+	}
+	// A hot key a few times over still gets its shard count.
+	e = estimate(t, tbl, Options{}, "partitions=1M", "skew=zipf:1.1", "write_rate=20/day", "avg.content=200", "avg.hashtag=10", "avg.month=7")
+	if !hasFinding(e, CodeShards, "write shards (add a shard column") {
+		t.Errorf("want a shard count; findings:\n%v", e.Findings)
+	}
+}
+
+// TestParseCountOverflow: a suffix that takes a finite number to infinity is refused.
+func TestParseCountOverflow(t *testing.T) {
+	for _, s := range []string{"1e308k", "1.7e308B", "1e309"} {
+		if v, err := ParseCount(s); err == nil {
+			t.Errorf("ParseCount(%q) = %v, want an error", s, v)
+		}
+	}
+	if v, err := ParseCount("1e300k"); err != nil || v != 1e303 {
+		t.Errorf("ParseCount(1e300k) = %v, %v", v, err)
+	}
+}
+
+// TestAbsurdTableOptions: gc_grace_seconds and a TWCS window past what time.Duration holds
+// are read as the longest ones, not wrapped into negative durations.
+func TestAbsurdTableOptions(t *testing.T) {
+	tbl := mustTable("app.readings", "sensor uuid pk", "ts timestamp ck", "value double")
+	tbl.Options.GCGraceSeconds = math.MaxInt
+	tbl.Options.Raw = map[string]any{"gc_grace_seconds": "x"}
+	tbl.Options.Compaction = map[string]string{"class": "TimeWindowCompactionStrategy", "compaction_window_size": "9223372036854775807", "compaction_window_unit": "DAYS"}
+	e := estimate(t, tbl, Options{}, "write_rate=1/s", "delete=row:1/s")
+	if e.GCGrace <= 0 || e.WriteSpread <= 0 {
+		t.Errorf("gc grace %v, write spread %v: want positive", e.GCGrace, e.WriteSpread)
+	}
+	for _, f := range e.Findings {
+		if strings.Contains(f.Message, "-9223372036") {
+			t.Errorf("overflowed number in %s", f)
+		}
+	}
+}
