@@ -467,7 +467,7 @@ func (m model) read(pieces []piece, head, tail [numSources]float64) (worst [numS
 	// server sent a paging state, even if nothing (or only tombstones) remains.
 	pending := true
 	closePage := func() {
-		pages++
+		pages = addPages(pages, 1)
 		if sum(cur) > sum(worst)+eps || pages == 1 {
 			worst = cur
 		}
@@ -514,7 +514,7 @@ func (m model) read(pieces []piece, head, tail [numSources]float64) (worst [numS
 				if sum(page) > sum(worst)+eps {
 					worst = page
 				}
-				pages += int(full)
+				pages = addPages(pages, full)
 				delivered += full * m.page
 				left -= full * m.page
 				if delivered >= m.limit-eps {
@@ -530,6 +530,15 @@ func (m model) read(pieces []piece, head, tail [numSources]float64) (worst [numS
 		closePage()
 	}
 	return worst, delivered, pages
+}
+
+// addPages adds full pages to a page count, saturating at the largest int: a partition of
+// 10^20 rows read one row a page has more pages than an int counts.
+func addPages(pages int, full float64) int {
+	if full >= float64(math.MaxInt-pages) {
+		return math.MaxInt
+	}
+	return pages + int(full)
 }
 
 func sum(a [numSources]float64) float64 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -309,7 +310,18 @@ func describeRead(r Read) string {
 	return b.String()
 }
 
-func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+// secs converts seconds to a duration, saturating at the longest one instead of wrapping
+// (gc_grace_seconds from a schema file can be any integer).
+func secs(s float64) time.Duration {
+	switch ns := s * float64(time.Second); {
+	case !(ns > 0): // NaN too
+		return 0
+	case ns >= math.MaxInt64: // float64(MaxInt64) rounds up to 2^63
+		return math.MaxInt64
+	default:
+		return time.Duration(ns)
+	}
+}
 
 // age renders a duration the way people say it: 10d, 36h, 90m, 45s.
 func age(d time.Duration) string {
@@ -343,14 +355,21 @@ func count(v float64) string {
 	return num(v)
 }
 
-// num renders a count for a sentence: whole numbers with thousands separators.
+// num renders a count for a sentence: whole numbers with thousands separators up to a
+// quadrillion, and in scientific notation past it (1.5e+22), where an int64 would overflow
+// and the digits mean nothing. It never recurses, whatever the number.
 func num(v float64) string {
-	n := int64(math.Round(v))
-	s := fmt.Sprintf("%d", n)
-	if n < 0 {
-		return "-" + num(-v)
+	if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) >= 1e15 {
+		return strconv.FormatFloat(v, 'g', 3, 64)
 	}
+	n := int64(math.Round(v))
+	sign := ""
+	if n < 0 {
+		sign, n = "-", -n
+	}
+	s := strconv.FormatInt(n, 10)
 	var b strings.Builder
+	b.WriteString(sign)
 	for i, c := range s {
 		if i > 0 && (len(s)-i)%3 == 0 {
 			b.WriteByte(',')

@@ -444,5 +444,8 @@ func twcsWindow(opts map[string]string) time.Duration {
 	case "HOURS":
 		unit = time.Hour
 	}
+	if int64(size) > math.MaxInt64/int64(unit) {
+		return math.MaxInt64 // saturate: a window longer than time.Duration holds
+	}
 	return time.Duration(size) * unit
 }
