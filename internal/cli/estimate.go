@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -325,18 +327,34 @@ func (f *estimateFlags) loadWorkload() (*sizing.Workload, error) {
 		}
 	}
 	if errs := tw.Check(); len(errs) > 0 {
-		return nil, Usagef("%v", flagNames(errs))
+		return nil, Usagef("%v", flagNames(errs, *f.quickMul["delete"]))
 	}
 	return &sizing.Workload{Tables: []*sizing.TableWorkload{tw}}, nil
 }
 
-// flagNames rewrites workload field names in a check's errors as the flags that set them.
-func flagNames(err error) error {
+// Workload field paths in a check's messages that a repeatable flag set: deletes[1].rate,
+// avg.content, items.tags, nulls.title, overwrites.tags.
+var (
+	deletePath = regexp.MustCompile(`\bdeletes\[(\d+)\](\.[a-z_]+)?:`)
+	columnPath = regexp.MustCompile(`\b(avg|items|nulls|overwrites)\.([^\s:]+):`)
+)
+
+// flagNames rewrites workload field names in a check's errors as the flags that set them:
+// write_rate: becomes --rate:, deletes[1].rate: becomes --delete "range:2/day:50": (the
+// second --delete, deletes), avg.content: becomes --avg content:.
+func flagNames(err error, deletes []string) error {
 	msg := err.Error()
-	for _, q := range append(append([]struct{ flag, field, usage string }{}, quickFields...), quickLists...) {
-		if q.field != q.flag && !strings.Contains(msg, "--"+q.flag) {
-			msg = strings.ReplaceAll(msg, q.field+":", "--"+q.flag+":")
+	msg = deletePath.ReplaceAllStringFunc(msg, func(m string) string {
+		i, convErr := strconv.Atoi(deletePath.FindStringSubmatch(m)[1])
+		if convErr != nil || i >= len(deletes) {
+			return m
 		}
+		return fmt.Sprintf("--delete %q:", deletes[i])
+	})
+	msg = columnPath.ReplaceAllString(msg, "--$1 $2:")
+	for _, q := range append(append([]struct{ flag, field, usage string }{}, quickFields...), quickLists...) {
+		field := regexp.MustCompile(`(^|[\s(])` + regexp.QuoteMeta(q.field) + `:`)
+		msg = field.ReplaceAllString(msg, "${1}--"+q.flag+":")
 	}
 	return errors.New(msg)
 }

@@ -160,3 +160,46 @@ func TestEstimateBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestEstimateRefusesAbsurdNumbers: numbers no cluster could hold exit 2 with a message that
+// names the flag and the bound, and nothing on stdout; the user's command that ended in a
+// stack overflow (--rate 1e15/second --delete row:1e15/second) is one of them.
+func TestEstimateRefusesAbsurdNumbers(t *testing.T) {
+	for _, tc := range []struct {
+		flags []string
+		want  []string
+	}{
+		{[]string{"--rate", "1e15/second", "--delete", "row:1e15/second"},
+			[]string{"--rate: 1e+15/s is over the bound of 1e+09 a second", `--delete "row:1e15/second": 1e+15/s is over the bound of 1e+09 deletes a second`}},
+		{[]string{"--rows", "1e13"}, []string{"--rows: 1e+13 rows is over the bound of 1e+12"}},
+		{[]string{"--rows", "5", "--partitions", "1e16"}, []string{"--partitions: 1e+16 partition keys is over the bound of 1e+15"}},
+		{[]string{"--rows", "5", "--avg", "content=3e9"}, []string{"--avg content: 3e+09 bytes is over the bound of 2 GiB"}},
+		{[]string{"--rows", "5", "--delete", "range:1/day:2e12"}, []string{`--delete "range:1/day:2e12": 2e+12 rows is over the bound of 1e+12`}},
+		{[]string{"--rate", "1e308k/s"}, []string{"--rate", "too large"}},
+	} {
+		args := append([]string{"estimate", "--schema", estSchema, "--table", "posts_by_user"}, tc.flags...)
+		code, out, errOut := run(t, args...)
+		if code != ExitBadInput || out != "" {
+			t.Errorf("%v: exit %d, stdout %q; want %d and nothing", tc.flags, code, out, ExitBadInput)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("%v: stderr %q lacks %q", tc.flags, errOut, w)
+			}
+		}
+	}
+}
+
+// TestEstimateHotKeyFarOverLimits: a hot key 10^22 times over the limits is estimated (exit
+// 1, FAIL) with a write-shard finding that says shards cannot fix it, not a shard count
+// that overflowed to -9223372036854775808.
+func TestEstimateHotKeyFarOverLimits(t *testing.T) {
+	code, out, errOut := run(t, "estimate", "--schema", estSchema, "--table", "posts_by_user",
+		"--partitions", "1e15", "--skew", "zipf:3", "--rate", "1e6/second", "--avg", "content=200", "--avg", "title=40", "--avg", "month=7")
+	if code != ExitFindings {
+		t.Fatalf("exit %d, want %d; stderr %q", code, ExitFindings, errOut)
+	}
+	if strings.Contains(out, "-9223372036854775808") || !strings.Contains(out, "SZ102") || !strings.Contains(out, "a read visits every shard") {
+		t.Errorf("output:\n%s", out)
+	}
+}
