@@ -70,31 +70,63 @@ func (e *BatchTooLargeError) Error() string {
 		e.Size.Bytes, strings.Join(tables, ", "), e.Limit, e.Advice)
 }
 
-// WriteError is one statement of a Concurrent write that failed.
+// WriteError is one statement of a Concurrent write that failed: the driver gave up on it
+// (after its retries), so it is not known to have landed. A statement that timed out may
+// still have been applied by some replicas.
 type WriteError struct {
-	Table string
-	Op    Op
-	Err   error
+	Statement int    // index in Plan.Statements
+	Table     string // as Model.Tables names it
+	Op        Op
+	Key       string // the row's primary key, "column=value, ..." in key order
+	Err       error
 }
 
-func (e WriteError) Error() string { return fmt.Sprintf("%s %s: %v", e.Op, e.Table, e.Err) }
+func (e WriteError) Error() string {
+	return fmt.Sprintf("%s %s (%s): %v", e.Op, e.Table, e.Key, e.Err)
+}
 
-// PartialWriteError is a Concurrent write where some statements failed and others may
-// have been applied. Retrying the same write with the same timestamp (Plan.Timestamp, via
-// the At option) is safe: every statement is idempotent.
+// PartialWriteError is a Concurrent write where some statements failed and the others
+// were applied: Failed names every row that is not known to have landed (table, primary
+// key, insert or delete). Sending the same plan again (Model.Exec), or the same write with
+// At(Timestamp), completes it: the statements that landed write the same cells with the
+// same timestamp again, and the failed ones land. That holds when Idempotent is true,
+// which is every write except one that sets a whole non-frozen list.
 type PartialWriteError struct {
-	Failed    []WriteError
-	Succeeded int
-	Timestamp int64
+	Failed     []WriteError
+	Succeeded  int
+	Timestamp  int64
+	Idempotent bool // the failed statements can be sent again without changing what is stored twice
 }
 
 func (e *PartialWriteError) Error() string {
-	return fmt.Sprintf("write partly applied: %d of %d statements failed (retry with denorm.At(%d) to finish it): %v",
-		len(e.Failed), len(e.Failed)+e.Succeeded, e.Timestamp, e.Failed[0])
+	advice := fmt.Sprintf("retry with denorm.At(%d) to finish it", e.Timestamp)
+	if !e.Idempotent {
+		advice = "not safe to send again as a whole: it sets a non-frozen list, which a replay would append twice"
+	}
+	if len(e.Failed) == 0 {
+		return fmt.Sprintf("write partly applied (%s)", advice)
+	}
+	failed := make([]string, 0, min(len(e.Failed), 3))
+	for i, f := range e.Failed {
+		if i == 3 {
+			failed = append(failed, fmt.Sprintf("and %d more", len(e.Failed)-3))
+			break
+		}
+		failed = append(failed, f.Error())
+	}
+	return fmt.Sprintf("write partly applied: %d of %d statements failed (%s): %s",
+		len(e.Failed), len(e.Failed)+e.Succeeded, advice, strings.Join(failed, "; "))
 }
 
-// Unwrap returns the first failure, so errors.Is sees driver errors such as timeouts.
-func (e *PartialWriteError) Unwrap() error { return e.Failed[0].Err }
+// Unwrap returns every failure, so errors.Is and errors.As see driver errors such as
+// timeouts.
+func (e *PartialWriteError) Unwrap() []error {
+	out := make([]error, len(e.Failed))
+	for i, f := range e.Failed {
+		out[i] = f.Err
+	}
+	return out
+}
 
 // ErrNotFound is returned by Load when the source table has no row for the key.
 var ErrNotFound = errors.New("not found")

@@ -72,6 +72,11 @@ type Options struct {
 	AllowCollectionTombstones bool
 	// Now is the clock default write timestamps come from (default time.Now).
 	Now func() time.Time
+	// SpeculativeReadAfter, when positive, makes Load send its read a second time, to
+	// another replica, when the first attempt has not answered after this long (see
+	// SpeculativeReads). Zero: one attempt at a time (retries still follow the session's
+	// retry policy).
+	SpeculativeReadAfter time.Duration
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -98,6 +103,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.WarnBytes > 0 && o.FailBytes > 0 && o.WarnBytes > o.FailBytes {
 		return o, fmt.Errorf("options: WarnBytes %d is over FailBytes %d", o.WarnBytes, o.FailBytes)
+	}
+	if o.SpeculativeReadAfter < 0 {
+		return o, fmt.Errorf("options: SpeculativeReadAfter %s: must not be negative", o.SpeculativeReadAfter)
 	}
 	if o.Now == nil {
 		o.Now = time.Now

@@ -5,9 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/cql"
 )
 
 func (m *Model[E]) newPlan(wo writeOptions, n int) *Plan {
@@ -179,9 +183,15 @@ func (m *Model[E]) Update(ctx context.Context, old, new *E, opts ...WriteOption)
 	return p, nil
 }
 
-// Exec sends a plan: one LOGGED batch, or in Concurrent mode one idempotent statement per
-// row with at most Options.Concurrency in flight. Every statement carries the plan's
-// timestamp, so the driver's retries (and the caller's, with At) write the same cells.
+// Exec sends a plan: one LOGGED batch, or in Concurrent mode one statement per row with
+// at most Options.Concurrency in flight. Every statement carries the plan's timestamp, so
+// the driver's retries (see ConfigureCluster) and the caller's (Exec again, or the write
+// again with At(p.Timestamp)) write the same cells. Statements are marked idempotent, so
+// the driver retries them, unless they set a whole non-frozen list (see Idempotent).
+//
+// A LOGGED batch that fails may still be applied: once its coordinator has written the
+// batchlog, the batch is replayed by another node even if that coordinator dies. Retrying
+// it with the same timestamp is what makes that harmless.
 func (m *Model[E]) Exec(ctx context.Context, p *Plan) error {
 	if m.session == nil {
 		return errors.New("no session: this model only plans")
@@ -195,10 +205,103 @@ func (m *Model[E]) Exec(ctx context.Context, p *Plan) error {
 	b := m.session.NewBatch(gocql.LoggedBatch).WithContext(ctx)
 	b.SetConsistency(m.opts.Consistency)
 	b.Entries = make([]gocql.BatchEntry, len(p.Statements))
-	for i, s := range p.Statements {
-		b.Entries[i] = gocql.BatchEntry{Stmt: s.CQL, Args: s.Args, Idempotent: true}
+	for i := range p.Statements {
+		s := &p.Statements[i]
+		b.Entries[i] = gocql.BatchEntry{Stmt: s.CQL, Args: s.Args, Idempotent: m.stmtIdempotent(s)}
 	}
 	return m.session.ExecuteBatch(b)
+}
+
+// Idempotent reports whether sending p twice stores what sending it once does, so that the
+// driver may retry it and a caller may send it again after a failure. Every statement
+// carries the plan's timestamp, which makes inserts and deletes of regular cells, frozen
+// collections, sets, maps and user types idempotent. A whole non-frozen list is not: its
+// elements are keyed by time UUIDs the coordinator generates, so a replay appends a second
+// copy of every element (only a Model built with AllowCollectionTombstones writes one).
+// Counter updates and list appends, the other non-idempotent writes, are never planned.
+func (m *Model[E]) Idempotent(p *Plan) bool {
+	for i := range p.Statements {
+		if !m.stmtIdempotent(&p.Statements[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func (m *Model[E]) stmtIdempotent(s *Statement) bool {
+	if s.Op != OpInsert {
+		return true
+	}
+	t := m.table(s.Table)
+	if t == nil {
+		return false // not a statement this model planned: nothing is known about it
+	}
+	for i := range t.cols {
+		c := &t.cols[i]
+		if c.complex && c.typ.Kind == cql.List && i < len(s.Args) && s.Args[i] != gocql.UnsetValue {
+			return false
+		}
+	}
+	return true
+}
+
+// table returns the mapped table named name (as Tables names it), or nil.
+func (m *Model[E]) table(name string) *table {
+	for _, t := range m.tables {
+		if t.name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// keyOf renders the primary key of a planned statement's row, "col=value, ..." in key
+// order, for error messages. It is empty for a statement that does not match its table.
+func (m *Model[E]) keyOf(s *Statement) string {
+	t := m.table(s.Table)
+	if t == nil {
+		return ""
+	}
+	keyCols := append(append(make([]int, 0, len(t.pk)+len(t.ck)), t.pk...), t.ck...)
+	var b strings.Builder
+	for j, ci := range keyCols {
+		at := ci // an INSERT's arguments are the columns in table order
+		if s.Op == OpDelete {
+			at = 1 + j // a DELETE's are the timestamp, then the key columns in key order
+		}
+		if at >= len(s.Args) {
+			return ""
+		}
+		if j > 0 {
+			b.WriteString(", ")
+		}
+		c := &t.cols[ci]
+		b.WriteString(c.name)
+		b.WriteByte('=')
+		b.WriteString(formatKey(c, s.Args[at]))
+	}
+	return b.String()
+}
+
+// formatKey renders a key value as CQL would print it: text quoted, a marshalled value
+// decoded first.
+func formatKey(c *column, v any) string {
+	if r, ok := v.(raw); ok {
+		dst := c.info.New()
+		if err := gocql.Unmarshal(c.info, r, dst); err != nil {
+			return fmt.Sprintf("0x%x", []byte(r))
+		}
+		v = reflect.ValueOf(dst).Elem().Interface()
+	}
+	switch x := v.(type) {
+	case string:
+		return "'" + strings.ReplaceAll(x, "'", "''") + "'"
+	case time.Time:
+		return x.UTC().Format(time.RFC3339Nano)
+	case []byte:
+		return fmt.Sprintf("0x%x", x)
+	}
+	return fmt.Sprint(v)
 }
 
 func (m *Model[E]) execConcurrent(ctx context.Context, p *Plan) error {
@@ -212,7 +315,7 @@ func (m *Model[E]) execConcurrent(ctx context.Context, p *Plan) error {
 			defer wg.Done()
 			for i := range next {
 				s := &p.Statements[i]
-				q := m.session.Query(s.CQL, s.Args...).WithContext(ctx).Consistency(m.opts.Consistency).Idempotent(true)
+				q := m.session.Query(s.CQL, s.Args...).WithContext(ctx).Consistency(m.opts.Consistency).Idempotent(m.stmtIdempotent(s))
 				errs[i] = q.Exec()
 				q.Release()
 			}
@@ -227,10 +330,12 @@ func (m *Model[E]) execConcurrent(ctx context.Context, p *Plan) error {
 	}
 	close(next)
 	wg.Wait()
-	var pe PartialWriteError
+	pe := PartialWriteError{Timestamp: p.Timestamp, Idempotent: true}
 	for i, err := range errs {
+		s := &p.Statements[i]
 		if err != nil {
-			pe.Failed = append(pe.Failed, WriteError{Table: p.Statements[i].Table, Op: p.Statements[i].Op, Err: err})
+			pe.Failed = append(pe.Failed, WriteError{Statement: i, Table: s.Table, Op: s.Op, Key: m.keyOf(s), Err: err})
+			pe.Idempotent = pe.Idempotent && m.stmtIdempotent(s)
 		} else {
 			pe.Succeeded++
 		}
@@ -238,7 +343,6 @@ func (m *Model[E]) execConcurrent(ctx context.Context, p *Plan) error {
 	if len(pe.Failed) == 0 {
 		return nil
 	}
-	pe.Timestamp = p.Timestamp
 	return &pe
 }
 
@@ -263,7 +367,12 @@ func (m *Model[E]) Load(ctx context.Context, key ...any) (*E, error) {
 		e = new(E)
 		stmt, dest = sc.stmt, sc.dest(reflect.ValueOf(e).Elem())
 	}
-	q := m.session.Query(stmt, key...).WithContext(ctx).Consistency(m.opts.Consistency)
+	// A read is idempotent: the driver may retry it on another replica, and send it a
+	// second time when Options.SpeculativeReadAfter passes without an answer.
+	q := m.session.Query(stmt, key...).WithContext(ctx).Consistency(m.opts.Consistency).Idempotent(true)
+	if m.opts.SpeculativeReadAfter > 0 {
+		q.SetSpeculativeExecutionPolicy(SpeculativeReads(m.opts.SpeculativeReadAfter))
+	}
 	var err error
 	if sc != nil {
 		err = q.Scan(dest...)

@@ -1,0 +1,272 @@
+package denorm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"syscall"
+	"time"
+
+	"github.com/gocql/gocql"
+)
+
+// ClusterOptions tune ConfigureCluster. The zero value is the recommended setting.
+type ClusterOptions struct {
+	// Retries is how many more times an idempotent statement is sent after its first
+	// attempt failed, each time to the next host of the query plan (default 3, so with
+	// three replicas every one of them gets a chance). Negative: no retries.
+	Retries int
+	// MinBackoff and MaxBackoff bound the pause before the second and later retries: it
+	// doubles from MinBackoff up to MaxBackoff, with jitter so that clients that failed
+	// together do not come back together (defaults 50ms and 1s). The first retry goes to
+	// the next host at once: the usual cause is one coordinator going away, and another
+	// coordinator is as ready as it was a moment ago.
+	MinBackoff, MaxBackoff time.Duration
+	// Timeout bounds one attempt of a request on the client side (default 6s). It is above
+	// the coordinator's own timeouts for what denorm sends (write_request_timeout 2s, a
+	// LOGGED batch's batchlog write plus its mutations about twice that,
+	// read_request_timeout 5s), so a coordinator that is alive answers first with an error
+	// that says how many replicas acknowledged. It is what ends an attempt on a
+	// coordinator that is frozen (SIGSTOP, a long GC pause, a partition): a process that
+	// died resets its connections at once, a frozen one says nothing. Lower makes a frozen
+	// coordinator cost less, at the price of giving up on a live one that was about to
+	// answer; it is per attempt, so a request with retries can take (Retries+1) times it
+	// plus the backoff: bound the whole request with its context.
+	Timeout time.Duration
+	// ConnectTimeout bounds dialling a node and the connection handshake (default 5s). On
+	// a LAN both take milliseconds; 5s leaves room for a node busy starting up while
+	// keeping a host that drops packets from holding up session creation and reconnection.
+	ConnectTimeout time.Duration
+	// ReconnectInterval is how often the driver tries again to connect to the nodes it
+	// holds as down (default 10s; gocql's own default is 60s). A node that restarts is
+	// normally back within a second through its UP event; this bounds the time it stays
+	// unused when that event was missed (the control connection was on the node that died).
+	ReconnectInterval time.Duration
+}
+
+// Recommended values, see ClusterOptions.
+const (
+	DefaultRetries           = 3
+	DefaultMinBackoff        = 50 * time.Millisecond
+	DefaultMaxBackoff        = time.Second
+	DefaultTimeout           = 6 * time.Second
+	DefaultConnectTimeout    = 5 * time.Second
+	DefaultReconnectInterval = 10 * time.Second
+)
+
+func (o ClusterOptions) withDefaults() (ClusterOptions, error) {
+	if o.MinBackoff < 0 || o.MaxBackoff < 0 || o.Timeout < 0 || o.ConnectTimeout < 0 || o.ReconnectInterval < 0 {
+		return o, errors.New("cluster options: durations must not be negative")
+	}
+	if o.Retries == 0 {
+		o.Retries = DefaultRetries
+	}
+	if o.Retries < 0 {
+		o.Retries = 0
+	}
+	if o.Retries > 100 {
+		return o, fmt.Errorf("cluster options: %d retries: at most 100 (each one is a request to a node)", o.Retries)
+	}
+	if o.MinBackoff == 0 {
+		o.MinBackoff = DefaultMinBackoff
+	}
+	if o.MaxBackoff == 0 {
+		o.MaxBackoff = max(DefaultMaxBackoff, o.MinBackoff)
+	}
+	if o.MaxBackoff < o.MinBackoff {
+		return o, fmt.Errorf("cluster options: MaxBackoff %s is under MinBackoff %s", o.MaxBackoff, o.MinBackoff)
+	}
+	if o.Timeout == 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.ConnectTimeout == 0 {
+		o.ConnectTimeout = DefaultConnectTimeout
+	}
+	if o.ReconnectInterval == 0 {
+		o.ReconnectInterval = DefaultReconnectInterval
+	}
+	return o, nil
+}
+
+// ConfigureCluster makes cc fit for a service that writes with this package, and returns
+// it. It sets:
+//
+//   - a retry policy (RetryPolicy) that sends a failed idempotent statement again to the
+//     next host of the query plan, at most o.Retries times with a short backoff, and never
+//     retries a statement that is not marked idempotent. gocql v1.7.0's NewCluster sets no
+//     retry policy at all, so without this a coordinator that dies fails every request it
+//     was serving (`connection reset by peer`) although the other replicas are alive;
+//   - the request and connect timeouts and the reconnect interval (see ClusterOptions for
+//     the reasoning behind each);
+//   - a token-aware round-robin host selection policy when cc has none, so the
+//     coordinator is a replica and the query plan lists the other replicas next.
+//
+// Every write of a Model is marked idempotent (so retried) unless it sets a whole
+// non-frozen list, the one thing this package can send that a replay changes; Load is
+// idempotent too. A Model never sends counter updates (New refuses counter tables) nor list
+// appends. Consistency, keyspace, credentials and TLS are the caller's to set.
+//
+// Why a retried write is safe: every statement carries the write's client-side timestamp
+// (USING TIMESTAMP), so sending it twice writes the same cells with the same timestamp,
+// which Cassandra resolves to one value; a row deleted by a later write stays deleted
+// because the replayed insert is older. A LOGGED batch is the same: when its coordinator
+// dies after writing the batchlog, another node replays the batch (after about
+// write_request_timeout), and the client's retry through another coordinator writes the
+// same mutations with the same timestamp; the two converge on the same rows.
+func ConfigureCluster(cc *gocql.ClusterConfig, o ClusterOptions) (*gocql.ClusterConfig, error) {
+	if cc == nil {
+		return nil, errors.New("configure cluster: nil cluster config")
+	}
+	o, err := o.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	cc.RetryPolicy = newRetryPolicy(o)
+	cc.Timeout = o.Timeout
+	cc.WriteTimeout = 0 // gocql then uses Timeout
+	cc.ConnectTimeout = o.ConnectTimeout
+	cc.ReconnectInterval = o.ReconnectInterval
+	if cc.PoolConfig.HostSelectionPolicy == nil {
+		cc.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy())
+	}
+	return cc, nil
+}
+
+// NewRetryPolicy returns the retry policy ConfigureCluster installs, for a service that
+// builds its cluster configuration another way or sets it on single queries.
+func NewRetryPolicy(o ClusterOptions) (gocql.RetryPolicy, error) {
+	o, err := o.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return newRetryPolicy(o), nil
+}
+
+func newRetryPolicy(o ClusterOptions) *retryPolicy {
+	return &retryPolicy{retries: o.Retries, min: o.MinBackoff, max: o.MaxBackoff}
+}
+
+// SpeculativeReads returns a policy that sends a read a second time, to another replica,
+// when the first attempt has not answered after delay: a read then costs one slow
+// replica's latency only when two are slow. gocql applies it to idempotent statements only,
+// and per query (Query.SetSpeculativeExecutionPolicy), since the cluster configuration has
+// no place for it; Options.SpeculativeReadAfter does it for Model.Load. Pick a delay near
+// the reads' p99, so about one read in a hundred costs a second request.
+func SpeculativeReads(delay time.Duration) gocql.SpeculativeExecutionPolicy {
+	if delay <= 0 {
+		return gocql.NonSpeculativeExecution{}
+	}
+	return &gocql.SimpleSpeculativeExecution{NumAttempts: 1, TimeoutDelay: delay}
+}
+
+// retryPolicy retries idempotent statements on the next host. gocql v1.7.0 consults a
+// retry policy for every failed statement, idempotent or not (query_executor.go, do), so
+// the check is here.
+type retryPolicy struct {
+	retries  int
+	min, max time.Duration
+}
+
+// idempotent is what gocql's Query and Batch both implement.
+type idempotent interface{ IsIdempotent() bool }
+
+// Attempt allows another attempt of an idempotent statement while retries remain, after
+// the backoff (none before the first retry). The wait ends early, refusing the attempt,
+// when the statement's context is done.
+func (p *retryPolicy) Attempt(q gocql.RetryableQuery) bool {
+	iq, ok := q.(idempotent)
+	if !ok || !iq.IsIdempotent() {
+		return false
+	}
+	n := q.Attempts() // attempts made so far, the failed one included
+	if n > p.retries {
+		return false
+	}
+	ctx := q.Context()
+	if ctx.Err() != nil {
+		return false
+	}
+	d := p.backoff(n)
+	if d == 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// backoff is the pause before attempt n+1: none for the first retry, then MinBackoff
+// doubling up to MaxBackoff, each drawn uniformly from its upper half.
+func (p *retryPolicy) backoff(n int) time.Duration {
+	if n <= 1 {
+		return 0
+	}
+	d := p.min
+	for i := 2; i < n && d < p.max; i++ {
+		d *= 2
+	}
+	d = min(d, p.max)
+	return d/2 + rand.N(d/2+1)
+}
+
+// GetRetryType sends the statement to the next host for failures another coordinator may
+// not have: the connection went away, the coordinator timed out waiting for replicas, saw
+// too few of them alive, or is overloaded or starting. A statement the cluster refuses as
+// such (syntax, invalid, unauthorized...) or one that failed before it was sent (a value
+// that does not marshal) fails at once: every node would answer the same.
+func (p *retryPolicy) GetRetryType(err error) gocql.RetryType {
+	if Transient(err) {
+		return gocql.RetryNextHost
+	}
+	return gocql.Rethrow
+}
+
+// Transient reports whether err is a failure of the cluster that a later attempt, through
+// another coordinator, may not meet: a lost or refused connection, no answer in time, a
+// coordinator's read or write timeout or failure, too few replicas alive, an overloaded or
+// bootstrapping node. It is how the retry policy decides, and what a caller can use to
+// decide whether to retry a whole write (with At).
+func Transient(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false // the caller gave up; context.DeadlineExceeded is also a net.Error
+	}
+	var (
+		unavailable  *gocql.RequestErrUnavailable
+		writeTimeout *gocql.RequestErrWriteTimeout
+		readTimeout  *gocql.RequestErrReadTimeout
+		writeFailure *gocql.RequestErrWriteFailure
+		readFailure  *gocql.RequestErrReadFailure
+	)
+	if errors.As(err, &unavailable) || errors.As(err, &writeTimeout) || errors.As(err, &readTimeout) ||
+		errors.As(err, &writeFailure) || errors.As(err, &readFailure) {
+		return true
+	}
+	var re gocql.RequestError
+	if errors.As(err, &re) {
+		switch re.Code() {
+		case gocql.ErrCodeUnavailable, gocql.ErrCodeOverloaded, gocql.ErrCodeBootstrapping,
+			gocql.ErrCodeWriteTimeout, gocql.ErrCodeReadTimeout, gocql.ErrCodeWriteFailure,
+			gocql.ErrCodeReadFailure, gocql.ErrCodeServer:
+			return true
+		}
+		return false
+	}
+	switch {
+	case errors.Is(err, gocql.ErrTimeoutNoResponse), errors.Is(err, gocql.ErrConnectionClosed),
+		errors.Is(err, gocql.ErrNoStreams), errors.Is(err, gocql.ErrNoConnections),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNREFUSED),
+		errors.Is(err, syscall.EPIPE), errors.Is(err, net.ErrClosed):
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne)
+}
