@@ -1,7 +1,8 @@
 // Command postsvc is the posts example as an HTTP service: create, read and delete posts,
 // and page through a user's or a hashtag's timeline. It applies the example's migrations
 // at start-up (safe when several instances start at once) and writes every post to its
-// three tables with cql/denorm.
+// three tables with cql/denorm, on a session configured by denorm.ConfigureCluster so that
+// a write whose coordinator dies is retried through another replica.
 //
 //	postsvc -hosts 127.0.0.1 -keyspace posts -replication "{'class': 'SimpleStrategy', 'replication_factor': 1}"
 //
@@ -61,6 +62,10 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Schema work (the keyspace, the migrations) runs on sessions with connect's settings,
+	// whose request timeout leaves DDL the seconds it can take; serving runs on one
+	// configured by denorm.ConfigureCluster, which retries idempotent writes on another
+	// replica when a node goes away.
 	admin, err := connect.Open(ctx, cfg)
 	if err != nil {
 		return err
@@ -73,25 +78,14 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	admin.Close()
 	cfg.Keyspace = *keyspace
-	session, err := connect.Open(ctx, cfg)
+	if err := migrate(ctx, cfg, log); err != nil {
+		return err
+	}
+	session, err := posts.Open(ctx, cfg, denorm.ClusterOptions{})
 	if err != nil {
 		return err
 	}
 	defer session.Close()
-
-	migs, err := migrations.Load(posts.Migrations, "migrations")
-	if err != nil {
-		return err
-	}
-	mig, err := migrations.New(session, migs, migrations.Options{Keyspace: *keyspace})
-	if err != nil {
-		return err
-	}
-	res, err := mig.Up(ctx)
-	if err != nil {
-		return fmt.Errorf("apply migrations: %w", err)
-	}
-	log.Info("schema up to date", "applied", len(res.Applied))
 
 	secret := []byte(os.Getenv("POSTSVC_TOKEN_SECRET"))
 	if len(secret) == 0 {
@@ -117,5 +111,29 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	return nil
+}
+
+// migrate applies the example's migrations to cfg.Keyspace (safe when several instances
+// start at once).
+func migrate(ctx context.Context, cfg connect.Config, log *slog.Logger) error {
+	s, err := connect.Open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	migs, err := migrations.Load(posts.Migrations, "migrations")
+	if err != nil {
+		return err
+	}
+	mig, err := migrations.New(s, migs, migrations.Options{Keyspace: cfg.Keyspace})
+	if err != nil {
+		return err
+	}
+	res, err := mig.Up(ctx)
+	if err != nil {
+		return fmt.Errorf("apply migrations: %w", err)
+	}
+	log.Info("schema up to date", "applied", len(res.Applied))
 	return nil
 }

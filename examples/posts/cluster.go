@@ -1,0 +1,59 @@
+package posts
+
+import (
+	"context"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/cql/denorm"
+	"github.com/cqlsize/cqlsize/internal/connect"
+)
+
+// Open connects the service to its cluster: cfg says where and how (hosts, keyspace,
+// consistency, credentials, TLS), denorm.ConfigureCluster how a request rides through a
+// node going away (an idempotent write is retried on the next replica, a frozen
+// coordinator costs one attempt's timeout, a restarted node is used again within seconds).
+// It gives up when ctx is done; a cluster that cannot be reached is a
+// *connect.UnreachableError naming the hosts.
+//
+// Schema changes (migrations) are better run on a session from connect.Open: its request
+// timeout leaves DDL on a busy node the seconds it takes.
+func Open(ctx context.Context, cfg connect.Config, o denorm.ClusterOptions) (*gocql.Session, error) {
+	cc, err := cfg.ClusterConfig()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := denorm.ConfigureCluster(cc, o); err != nil {
+		return nil, err
+	}
+	type result struct {
+		s   *gocql.Session
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		s, err := cc.CreateSession()
+		done <- result{s, err}
+	}()
+	unreachable := func(err error) error {
+		src := cfg.Source
+		if src == "" {
+			src = "hosts"
+		}
+		return &connect.UnreachableError{Hosts: cfg.Hosts, Source: src, Err: err}
+	}
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return nil, unreachable(r.err)
+		}
+		return r.s, nil
+	case <-ctx.Done():
+		go func() { // the session may still come up: close it then
+			if r := <-done; r.s != nil {
+				r.s.Close()
+			}
+		}()
+		return nil, unreachable(ctx.Err())
+	}
+}
