@@ -5,7 +5,11 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -174,5 +178,302 @@ func TestTimelineBadSettings(t *testing.T) {
 	}
 	if _, err := zeroWidth.Page(context.Background(), PageRequest{Key: []any{1}, Limit: 1}); !errors.Is(err, bucket.ErrInvalidWidth) {
 		t.Errorf("zero width: %v, want bucket.ErrInvalidWidth", err)
+	}
+}
+
+// userPosts writes posts_by_user rows for one user straight to the table, one per instant,
+// and returns their ids in the same order.
+func userPosts(t *testing.T, s *gocql.Session, user gocql.UUID, at ...time.Time) []gocql.UUID {
+	t.Helper()
+	out := make([]gocql.UUID, len(at))
+	for i, a := range at {
+		out[i] = gocql.UUIDFromTime(a)
+		if err := s.Query("INSERT INTO posts_by_user (user_id, month, post_id, content) VALUES (?, ?, ?, 'x')",
+			user, months.For(a).String(), out[i]).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// uuidBytes is a timeuuid as the driver serializes it, for compareTimeUUID.
+func uuidBytes(u gocql.UUID) []byte { return u[:] }
+
+// Rows written and deleted while a client scrolls, between its pages and during them, never
+// make it miss a row that existed for the whole scroll nor see a row twice: the token
+// resumes after a clustering key, which no write moves.
+func TestTimelineNeverSkipsOrRepeatsUnderWrites(t *testing.T) {
+	s, _, _ := postsKeyspace(t)
+	user := gocql.TimeUUID()
+	from := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)
+	newest := time.Date(2024, 8, 31, 23, 0, 0, 0, time.UTC)
+	span := newest.Sub(from)
+	rng := rand.New(rand.NewPCG(10, 7))
+	randomTimes := func(n int) []time.Time {
+		out := make([]time.Time, n)
+		for i := range out {
+			out[i] = from.Add(time.Duration(rng.Int64N(int64(span))))
+		}
+		return out
+	}
+	const stableRows, deletableRows, writers, deleters, perWriter = 300, 150, 4, 2, 60
+	stable := userPosts(t, s, user, randomTimes(stableRows)...)
+	deletable := userPosts(t, s, user, randomTimes(deletableRows)...)
+	writerTimes := make([][]time.Time, writers)
+	for w := range writerTimes {
+		writerTimes[w] = randomTimes(perWriter)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var inserted, deleted atomic.Int64
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func(times []time.Time) {
+			defer wg.Done()
+			for _, at := range times {
+				select {
+				case <-stop:
+					return
+				case <-time.After(5 * time.Millisecond):
+				}
+				if err := s.Query("INSERT INTO posts_by_user (user_id, month, post_id, content) VALUES (?, ?, ?, 'new')",
+					user, months.For(at).String(), gocql.UUIDFromTime(at)).WithContext(ctx).Exec(); err == nil {
+					inserted.Add(1)
+				}
+			}
+		}(writerTimes[w])
+	}
+	toDelete := make(chan gocql.UUID, len(deletable))
+	for _, i := range rng.Perm(len(deletable)) {
+		toDelete <- deletable[i]
+	}
+	close(toDelete)
+	deleteOne := func(id gocql.UUID) {
+		at, _ := bucket.UUIDTime(id)
+		if err := s.Query("DELETE FROM posts_by_user WHERE user_id = ? AND month = ? AND post_id = ?",
+			user, months.For(at).String(), id).WithContext(ctx).Exec(); err == nil {
+			deleted.Add(1)
+		}
+	}
+	for d := 0; d < deleters; d++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for id := range toDelete {
+				select {
+				case <-stop:
+					return
+				case <-time.After(10 * time.Millisecond):
+				}
+				deleteOne(id)
+			}
+		}()
+	}
+
+	tl := &Timeline{Session: s, Query: "SELECT post_id FROM posts_by_user WHERE user_id = ? AND month = ?", Scheme: months, Secret: []byte("k")}
+	seen := map[gocql.UUID]bool{}
+	var last gocql.UUID
+	req := PageRequest{Key: []any{user}, Newest: newest, Limit: 7}
+	pages, rows := 0, 0
+	for ; ; pages++ {
+		p, err := tl.Page(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range ids(p.Rows) {
+			if seen[id] {
+				t.Fatalf("page %d repeats %s", pages, id)
+			}
+			if last != (gocql.UUID{}) && compareTimeUUID(uuidBytes(id), uuidBytes(last)) >= 0 {
+				t.Fatalf("page %d: %s is not older than %s", pages, id, last)
+			}
+			seen[id], last = true, id
+			rows++
+		}
+		if len(p.Rows) > 0 {
+			// Between pages, a write just newer than the last row returned and a delete
+			// of a row already returned: both shift a row offset by one.
+			at, _ := bucket.UUIDTime(last)
+			userPosts(t, s, user, at.Add(time.Millisecond))
+			for _, id := range deletable {
+				if seen[id] {
+					deleteOne(id)
+					break
+				}
+			}
+		}
+		if req.Token = p.Next; req.Token == "" {
+			break
+		}
+		time.Sleep(5 * time.Millisecond) // let the writers and deleters interleave
+	}
+	close(stop)
+	wg.Wait()
+	missing := 0
+	for _, id := range stable {
+		if !seen[id] {
+			missing++
+		}
+	}
+	if missing > 0 {
+		t.Errorf("%d of the %d rows that existed for the whole scroll were skipped", missing, len(stable))
+	}
+	if inserted.Load() == 0 || deleted.Load() == 0 {
+		t.Errorf("the scroll ran without concurrent writes (%d inserted, %d deleted): the test proved nothing", inserted.Load(), deleted.Load())
+	}
+	t.Logf("%d rows that stayed, %d deletable; %d writers inserted %d rows and %d deleters deleted %d, during %d pages of 7 that returned %d rows: 0 repeated, %d skipped",
+		len(stable), len(deletable), writers, inserted.Load(), deleters, deleted.Load(), pages+1, rows, missing)
+}
+
+// A page reads no more partitions than it needs: one bucket, then more at once only after
+// a bucket came back short.
+func TestTimelineVisits(t *testing.T) {
+	s, user, newest, _ := timelineFixture(t) // rows per month, newest first: 7, 0, 3, 12, 1, 0, 0, 5
+	tl := &Timeline{Session: s, Query: "SELECT post_id FROM posts_by_user WHERE user_id = ? AND month = ?", Scheme: months, Parallel: 4}
+	for _, tc := range []struct {
+		limit, rows, visits int
+		why                 string
+	}{
+		{1, 1, 1, "the newest bucket holds the row"},
+		{7, 7, 1, "the newest bucket holds all 7"},
+		{8, 8, 3, "2024-08 comes back short (7), then 2024-07 and 2024-06 at once"},
+		{10, 10, 3, "as for 8: 2024-06 holds the other 3"},
+		{11, 11, 7, "2024-07 and 2024-06 come back short too (3 of 4), then 2024-05 to 2024-02 at once (4 = Parallel), and 2024-05 fills the page"},
+		{100, 28, 12, "every bucket down to MaxBuckets (12): 1, 2, 4, 4 and 1 at a time"},
+	} {
+		p, err := tl.Page(context.Background(), PageRequest{Key: []any{user}, Newest: newest, Limit: tc.limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Rows) != tc.rows || p.Visited != tc.visits {
+			t.Errorf("limit %d: %d rows in %d partition reads, want %d in %d (%s)", tc.limit, len(p.Rows), p.Visited, tc.rows, tc.visits, tc.why)
+		}
+	}
+}
+
+// An oldest bound ends the timeline there: no bucket before it is read, and no row before
+// it is returned.
+func TestTimelineOldestBound(t *testing.T) {
+	s, user, newest, want := timelineFixture(t) // 2024-08: 7, 07: 0, 06: 3, 05: 12, 04: 1, ...
+	tl := &Timeline{Session: s, Query: "SELECT post_id FROM posts_by_user WHERE user_id = ? AND month = ?", Scheme: months, MaxBuckets: 24}
+	// Posts of a month are at its first day's 01:00 to 12:00; from 06:00 on 2024-05-01,
+	// 2024-05 keeps its 7 newest.
+	oldest := time.Date(2024, 5, 1, 6, 0, 0, 0, time.UTC)
+	for _, limit := range []int{1, 4, 100} {
+		var got []gocql.UUID
+		visits, pages := 0, 0
+		req := PageRequest{Key: []any{user}, Newest: newest, Oldest: oldest, Limit: limit}
+		for ; ; pages++ {
+			p, err := tl.Page(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, visits = append(got, ids(p.Rows)...), visits+p.Visited
+			if req.Token = p.Next; req.Token == "" {
+				break
+			}
+			req.Oldest = time.Time{} // the token keeps the bound
+		}
+		if !slices.Equal(got, want[:17]) {
+			t.Errorf("limit %d: %d rows, want the 17 from 2024-05-01T06:00 on", limit, len(got))
+		}
+		if limit == 100 && visits != 4 {
+			t.Errorf("limit %d: %d partition reads over %d pages, want the 4 buckets 2024-08 to 2024-05", limit, visits, pages+1)
+		}
+		if limit == 1 && visits > 17+4 {
+			t.Errorf("limit 1: %d partition reads for 17 rows in 4 buckets", visits)
+		}
+		t.Logf("oldest bound, limit %d: %d rows, %d pages, %d partition reads", limit, len(got), pages+1, visits)
+	}
+	// Without the bound, the last page reads on to MaxBuckets.
+	p, err := tl.Page(context.Background(), PageRequest{Key: []any{user}, Newest: newest, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("no bound, limit 100: %d rows, %d partition reads", len(p.Rows), p.Visited)
+	if p.Visited != 24 {
+		t.Errorf("without a bound a read of everything visited %d buckets, want MaxBuckets (24)", p.Visited)
+	}
+}
+
+func TestParseTimelineQuery(t *testing.T) {
+	for _, tc := range []struct {
+		q, ks, table, text, err string
+		markers                 int
+	}{
+		{q: "SELECT a FROM t WHERE k = ? AND b = ?", table: "t", markers: 2, text: "SELECT a FROM t WHERE k = ? AND b = ?"},
+		{q: `select a from Ks."Tab" where k = :k and b = :b ;`, ks: "ks", table: "Tab", markers: 2, text: `select a from Ks."Tab" where k = :k and b = :b`},
+		{q: "SELECT a FROM t WHERE k = ? AND b = ? LIMIT 5", err: "end the query with its WHERE clause"},
+		{q: "SELECT a FROM t WHERE k = ? AND b = ? ORDER BY a ASC", err: "ORDER"},
+		{q: "SELECT a FROM t WHERE k = ? ALLOW FILTERING", err: "ALLOW"},
+		{q: "SELECT a FROM t", err: "reads one partition"},
+		{q: "DELETE FROM t WHERE k = ?", err: "is a SELECT"},
+		{q: "SELECT 'unterminated FROM t WHERE k = ?", err: "timeline query"},
+	} {
+		p, err := parseQuery(tc.q)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: %v, want an error saying %q", tc.q, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || p.keyspace != tc.ks || p.table != tc.table || p.markers != tc.markers || p.text != tc.text {
+			t.Errorf("%q: %+v %v, want %s.%s with %d markers, text %q", tc.q, p, err, tc.ks, tc.table, tc.markers, tc.text)
+		}
+	}
+}
+
+func TestAfterClause(t *testing.T) {
+	for _, tc := range []struct {
+		cols []keyColumn
+		want string
+	}{
+		{[]keyColumn{{name: "post_id", desc: true}}, ` AND ("post_id") < (?)`},
+		{[]keyColumn{{name: "day"}, {name: `Odd"Name`}}, ` AND ("day", "Odd""Name") > (?, ?)`},
+	} {
+		if got := afterClause(tc.cols); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.cols, got, tc.want)
+		}
+	}
+}
+
+// Tables and queries a timeline cannot page are refused before any row is read.
+func TestTimelineRefusesTables(t *testing.T) {
+	s, _, _ := postsKeyspace(t)
+	for _, ddl := range []string{
+		"CREATE TABLE mixed (k int, b text, t timestamp, id int, PRIMARY KEY ((k, b), t, id)) WITH CLUSTERING ORDER BY (t DESC, id ASC)",
+		"CREATE TABLE uuids (k int, b text, shard int, id uuid, PRIMARY KEY ((k, b, shard), id))",
+		"CREATE TABLE flat (k int, b text, v int, PRIMARY KEY ((k, b)))",
+	} {
+		if err := s.Query(ddl).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		tl   Timeline
+		want string
+	}{
+		{Timeline{Query: "SELECT t FROM mixed WHERE k = ? AND b = ?"}, "opposite directions"},
+		{Timeline{Query: "SELECT id FROM uuids WHERE k = ? AND b = ? AND shard = ?", Shards: 2}, "merge shards on clustering column id"},
+		{Timeline{Query: "SELECT v FROM flat WHERE k = ? AND b = ?"}, "no clustering column"},
+		{Timeline{Query: "SELECT content FROM posts_by_user WHERE user_id = ? AND month = ?"}, "does not select clustering column post_id"},
+		{Timeline{Query: "SELECT post_id FROM nosuch WHERE user_id = ? AND month = ?"}, "no table nosuch"},
+		{Timeline{Query: "SELECT post_id FROM posts_by_user WHERE user_id = ? AND month = ?", Shards: 2}, "want the 1 key values, the bucket, then the shard"},
+	} {
+		tc.tl.Session, tc.tl.Scheme = s, months
+		user := any(gocql.TimeUUID())
+		if strings.Contains(tc.tl.Query, " k = ") {
+			user = 1
+		}
+		if err := s.Query("INSERT INTO posts_by_user (user_id, month, post_id) VALUES (?, '2024-01', now())", user).Exec(); err != nil && user != 1 {
+			t.Fatal(err)
+		}
+		_, err := tc.tl.Page(context.Background(), PageRequest{Key: []any{user}, Newest: time.Date(2024, 1, 5, 0, 0, 0, 0, time.UTC), Limit: 5})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error saying %q", tc.tl.Query, err, tc.want)
+		}
 	}
 }
