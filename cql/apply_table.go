@@ -266,6 +266,9 @@ func tableOptions(base TableOptions, props []*Property, create, compact bool) (T
 	seen := map[string]bool{}
 	for _, p := range props {
 		name := p.Name.Name
+		if why, ok := removedTableOptions[name]; ok {
+			return o, Errorf(p.Name.Pos, "table property %s was %s", name, why)
+		}
 		if !tableOptionNames[name] || (name == "id" && !create) {
 			return o, Errorf(p.Name.Pos, "unknown table property %s", name)
 		}
@@ -281,19 +284,18 @@ func tableOptions(base TableOptions, props []*Property, create, compact bool) (T
 		}
 		if p.IsMap {
 			m := p.MapValue()
-			if name == "compaction" {
-				class := m["class"]
-				if class == "" {
-					return o, Errorf(p.Pos, "missing sub-option 'class' for the compaction option")
+			switch name {
+			case "compaction":
+				if err := compactionClass(p, m); err != nil {
+					return o, err
 				}
-				short := strings.TrimPrefix(class, compactionPackage)
-				switch {
-				case compactionStrategies[short]:
-					m["class"] = compactionPackage + short
-				case strings.Contains(class, ".") && !strings.HasPrefix(class, "org.apache.cassandra."):
-					// A strategy of its own on the node's classpath: kept as written.
-				default:
-					return o, Errorf(p.Pos, "unknown compaction strategy class %q", class)
+			case "compression":
+				if _, err := checkCompression(p); err != nil {
+					return o, err
+				}
+			case "caching":
+				if err := checkCaching(p); err != nil {
+					return o, err
 				}
 			}
 			o.Raw[name] = m
@@ -307,29 +309,46 @@ func tableOptions(base TableOptions, props []*Property, create, compact bool) (T
 			}
 			continue
 		}
+		if err := checkPlainOption(p); err != nil {
+			return o, err
+		}
 		o.Raw[name] = p.Value
 		switch name {
-		case "default_time_to_live", "gc_grace_seconds":
-			n, err := strconv.Atoi(p.Value)
-			if p.Lit != TokInt || err != nil {
-				return o, Errorf(p.Pos, "invalid integer value %s for %s", p.Value, name)
-			}
-			if n < 0 {
-				return o, Errorf(p.Pos, "%s must be greater than or equal to 0 (got %d)", name, n)
-			}
-			if name == "default_time_to_live" {
-				if n > maxTTL {
-					return o, Errorf(p.Pos, "default_time_to_live must be less than or equal to %d (got %d)", maxTTL, n)
-				}
-				o.DefaultTTL = n
-			} else {
-				o.GCGraceSeconds = n
-			}
+		case "default_time_to_live":
+			n, _ := strconv.Atoi(p.Value)
+			o.DefaultTTL = n
+		case "gc_grace_seconds":
+			n, _ := strconv.Atoi(p.Value)
+			o.GCGraceSeconds = n
 		case "comment":
 			o.Comment = p.Value
 		}
 	}
+	if err := checkIndexIntervals(o, props); err != nil {
+		return o, err
+	}
 	return o, nil
+}
+
+// compactionClass resolves the class of a compaction map (spelling it in full in m) and
+// checks its sub-options for the strategies 5.0 ships. A class outside org.apache.cassandra
+// is a strategy of the user's own on the node's classpath: kept as written, unchecked.
+func compactionClass(p *Property, m map[string]string) error {
+	class, ok := m["class"]
+	if !ok || class == "" {
+		return Errorf(p.Pos, "missing sub-option 'class' for the compaction option (SizeTieredCompactionStrategy, LeveledCompactionStrategy, TimeWindowCompactionStrategy or UnifiedCompactionStrategy)")
+	}
+	short := strings.TrimPrefix(class, compactionPackage)
+	switch {
+	case compactionStrategies[short]:
+		m["class"] = compactionPackage + short
+		return checkCompaction(p, short)
+	case short == "DateTieredCompactionStrategy":
+		return newSubOptions(p).errValue("class", "DateTieredCompactionStrategy was removed in Cassandra 4.0: use TimeWindowCompactionStrategy (compaction_window_unit, compaction_window_size)")
+	case strings.Contains(class, ".") && !strings.HasPrefix(class, "org.apache.cassandra."):
+		return nil
+	}
+	return newSubOptions(p).errValue("class", "unknown compaction strategy %q: 5.0 ships SizeTieredCompactionStrategy, LeveledCompactionStrategy, TimeWindowCompactionStrategy and UnifiedCompactionStrategy (names are case-sensitive)", class)
 }
 
 func (s *Schema) alterTable(st *AlterTable) error {

@@ -436,9 +436,11 @@ type Property struct {
 	Pos   Pos // the value
 }
 
-// MapEntry is a key and value of a property map, both constants.
+// MapEntry is a key and value of a property map, both constants, with where each is
+// written, so an error about one sub-option names its file:line:col.
 type MapEntry struct {
-	Key, Value string
+	Key, Value       string
+	KeyPos, ValuePos Pos
 }
 
 // MapValue returns the map as a Go map.

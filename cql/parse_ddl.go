@@ -216,15 +216,17 @@ func (p *parser) property() *Property {
 		pr.IsMap = true
 		if !p.isPunct("}") {
 			for {
+				kpos := p.peek().Pos
 				k := p.propertyConstant("an option key")
 				p.expectPunct(":")
+				vpos := p.peek().Pos
 				v := p.propertyConstant("an option value")
 				for _, e := range pr.Map {
 					if e.Key == k {
 						p.fail(t.Pos, "multiple definition for property %s", k)
 					}
 				}
-				pr.Map = append(pr.Map, MapEntry{Key: k, Value: v})
+				pr.Map = append(pr.Map, MapEntry{Key: k, Value: v, KeyPos: kpos, ValuePos: vpos})
 				if !p.acceptPunct(",") {
 					break
 				}

@@ -1,0 +1,124 @@
+package cql
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Table options are validated here as Cassandra 5.0 validates them (TableAttributes,
+// TableParams.validate, CompactionParams, CompressionParams, CachingParams and the
+// speculative retry policies), so that a migration the node would refuse halfway is
+// refused by the model before its first statement runs. Every rule was checked against a
+// 5.0.9 node: testdata/options/corpus.cql holds one statement per rule, accepted and
+// refused, and TestOptionsCorpusAgainstCassandra runs it on the node.
+
+// removedTableOptions are options earlier versions had and 5.0 refuses, with what replaced them.
+var removedTableOptions = map[string]string{
+	"read_repair_chance":          "removed in Cassandra 4.0 (read repair is now the read_repair option: 'BLOCKING' or 'NONE')",
+	"dclocal_read_repair_chance":  "removed in Cassandra 4.0 (read repair is now the read_repair option: 'BLOCKING' or 'NONE')",
+	"index_interval":              "removed in Cassandra 2.1: use min_index_interval and max_index_interval",
+	"replicate_on_write":          "removed in Cassandra 2.1",
+	"populate_io_cache_on_flush":  "removed in Cassandra 2.1",
+	"compaction_strategy_class":   "removed in Cassandra 2.0: use compaction = {'class': ...}",
+	"compaction_strategy_options": "removed in Cassandra 2.0: use compaction = {'class': ..., ...}",
+	"compression_parameters":      "removed in Cassandra 2.0: use compression = {'class': ...}",
+	"local_read_repair_chance":    "removed in Cassandra 4.0",
+}
+
+// Default index intervals of a 5.0 table.
+const (
+	defaultMinIndexInterval = 128
+	defaultMaxIndexInterval = 2048
+)
+
+// minBloomFilterFPChance is the smallest false-positive chance a bloom filter can give
+// (20 bits per key, 14 hash functions): 5.0 refuses any value at or below it.
+var minBloomFilterFPChance = math.Pow(1-math.Exp(-14.0/20), 14)
+
+// checkPlainOption validates the value of an option that is not a map.
+func checkPlainOption(p *Property) error {
+	name, v := p.Name.Name, p.Value
+	switch name {
+	case "gc_grace_seconds", "default_time_to_live", "memtable_flush_period_in_ms", "min_index_interval", "max_index_interval":
+		n, ok := javaInt(v)
+		if !ok {
+			return Errorf(p.Pos, "invalid integer value %s for %s", v, name)
+		}
+		min := int64(0)
+		if name == "min_index_interval" {
+			min = 1
+		}
+		if n < min {
+			return Errorf(p.Pos, "%s must be greater than or equal to %d (got %d)", name, min, n)
+		}
+		if name == "default_time_to_live" && n > maxTTL {
+			return Errorf(p.Pos, "default_time_to_live must be less than or equal to %d (20 years; got %d)", maxTTL, n)
+		}
+	case "bloom_filter_fp_chance":
+		f, ok := javaDouble(v)
+		if !ok {
+			return Errorf(p.Pos, "invalid number %s for bloom_filter_fp_chance", v)
+		}
+		if !(f > minBloomFilterFPChance && f <= 1) {
+			return Errorf(p.Pos, "bloom_filter_fp_chance must be larger than %.3g and at most 1.0 (got %s)", minBloomFilterFPChance, v)
+		}
+	case "crc_check_chance":
+		f, ok := javaDouble(v)
+		if !ok {
+			return Errorf(p.Pos, "invalid number %s for crc_check_chance", v)
+		}
+		if !(f >= 0 && f <= 1) {
+			return Errorf(p.Pos, "crc_check_chance must be between 0 and 1.0 (got %s)", v)
+		}
+	case "cdc", "incremental_backups", "allow_auto_snapshot":
+		switch strings.ToLower(v) {
+		case "1", "true", "yes", "0", "false", "no":
+		default:
+			return Errorf(p.Pos, "invalid boolean value %s for %s: 5.0 accepts true, false, yes, no, 1 or 0", v, name)
+		}
+	case "read_repair":
+		if !strings.EqualFold(v, "BLOCKING") && !strings.EqualFold(v, "NONE") {
+			return Errorf(p.Pos, "invalid value %s for read_repair: 5.0 accepts 'BLOCKING' or 'NONE'", v)
+		}
+	case "speculative_retry", "additional_write_policy":
+		if why := checkRetryPolicy(v); why != "" {
+			return Errorf(p.Pos, "invalid value %s for %s: %s", quoteOption(v), name, why)
+		}
+	case "memtable":
+		if v != "default" {
+			return Errorf(p.Pos, "memtable configuration %s is not defined: a default 5.0 cassandra.yaml defines only 'default' (others must be listed under memtable.configurations on every node)", quoteOption(v))
+		}
+	}
+	return nil
+}
+
+func quoteOption(v string) string { return "'" + strings.ReplaceAll(v, "'", "''") + "'" }
+
+// checkIndexIntervals checks max_index_interval >= min_index_interval with the values
+// the table has after the statement (an ALTER compares with the values it keeps).
+func checkIndexIntervals(o TableOptions, props []*Property) error {
+	get := func(name string, def int64) int64 {
+		if s, ok := o.Raw[name].(string); ok {
+			if n, ok := javaInt(s); ok {
+				return n
+			}
+		}
+		return def
+	}
+	lo, hi := get("min_index_interval", defaultMinIndexInterval), get("max_index_interval", defaultMaxIndexInterval)
+	if hi >= lo {
+		return nil
+	}
+	var at *Property
+	for _, p := range props {
+		if p.Name.Name == "max_index_interval" || (at == nil && p.Name.Name == "min_index_interval") {
+			at = p
+		}
+	}
+	if at == nil {
+		return nil
+	}
+	return Errorf(at.Pos, "max_index_interval (%s) must be greater than or equal to min_index_interval (%s)",
+		strconv.FormatInt(hi, 10), strconv.FormatInt(lo, 10))
+}
