@@ -150,6 +150,7 @@ func (st *store) ensure(ctx context.Context) error {
 			statement_done map<int, timestamp>, statement_checksum map<int, text>,
 			error text, started_at timestamp, finished_at timestamp,
 			applied_by text, pid int, tool_version text, run_id uuid,
+			lock_owner uuid static, resolved map<int, text>, in_doubt map<int, text>,
 			PRIMARY KEY ((target), version))
 			WITH CLUSTERING ORDER BY (version ASC) AND ID = %s
 			AND comment = 'cqlsize migrate: one row per migration file and target keyspace'`},
@@ -256,61 +257,78 @@ func (st *store) records(ctx context.Context) (map[int64]*Record, error) {
 	return out, nil
 }
 
+// The write functions below are fenced (see fence.go): each is an UPDATE ... IF
+// lock_owner = owner, refused with ErrLockLost once another run has taken the migration over.
+
 // begin writes the row of a migration that starts (or resumes) under run id run.
-func (st *store) begin(ctx context.Context, m *Migration, run gocql.UUID, resume bool) error {
-	now := time.Now()
-	var err error
+func (st *store) begin(ctx context.Context, owner gocql.UUID, m *Migration, run gocql.UUID, resume bool) error {
+	what := fmt.Sprintf("record the start of %s in %s", m.File, st.table)
 	if resume {
-		err = st.q(ctx, `UPDATE `+st.table+` SET state = ?, name = ?, checksum = ?, statements = ?, error = null,
+		return st.fenced(ctx, owner, what, `UPDATE `+st.table+` SET state = ?, name = ?, checksum = ?, statements = ?, error = null,
 			applied_by = ?, pid = ?, tool_version = ?, run_id = ? WHERE target = ? AND version = ?`,
 			string(Running), fileBase(m.File), m.Checksum, len(m.Statements), st.opt.Host, st.opt.PID, st.opt.ToolVersion, run,
-			st.opt.Keyspace, m.Version).Exec()
-	} else {
-		err = st.q(ctx, `INSERT INTO `+st.table+` (target, version, name, checksum, state, statements, applied, running,
-			started_at, applied_by, pid, tool_version, run_id) VALUES (?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?)`,
-			st.opt.Keyspace, m.Version, fileBase(m.File), m.Checksum, string(Running), len(m.Statements),
-			now, st.opt.Host, st.opt.PID, st.opt.ToolVersion, run).Exec()
+			st.opt.Keyspace, m.Version)
 	}
-	if err != nil {
-		return fmt.Errorf("record the start of %s in %s: %w", m.File, st.table, err)
-	}
-	return nil
+	return st.fenced(ctx, owner, what, `UPDATE `+st.table+` SET name = ?, checksum = ?, state = ?, statements = ?, applied = 0, running = 0,
+		started_at = ?, applied_by = ?, pid = ?, tool_version = ?, run_id = ? WHERE target = ? AND version = ?`,
+		fileBase(m.File), m.Checksum, string(Running), len(m.Statements),
+		time.Now(), st.opt.Host, st.opt.PID, st.opt.ToolVersion, run, st.opt.Keyspace, m.Version)
 }
 
-// starting records that statement i (1-based) is about to run, so that a run that dies
-// during it is reported as "statement i may or may not have been applied".
-func (st *store) starting(ctx context.Context, m *Migration, i int) error {
-	if err := st.q(ctx, `UPDATE `+st.table+` SET running = ? WHERE target = ? AND version = ?`,
-		i, st.opt.Keyspace, m.Version).Exec(); err != nil {
-		return fmt.Errorf("record statement %d of %s as running: %w", i, m.File, err)
-	}
-	return nil
+// starting records the intent to send statement i (1-based): running = i. It is written
+// before the statement is sent, so a successor that finds running = i knows the statement
+// may have been applied (see fence.go).
+func (st *store) starting(ctx context.Context, owner gocql.UUID, m *Migration, i int) error {
+	return st.fenced(ctx, owner, fmt.Sprintf("record statement %d of %s as running", i, m.File),
+		`UPDATE `+st.table+` SET running = ? WHERE target = ? AND version = ?`, i, st.opt.Keyspace, m.Version)
 }
 
 // done records that statement i (1-based) ran.
-func (st *store) done(ctx context.Context, m *Migration, i int) error {
-	if err := st.q(ctx, `UPDATE `+st.table+` SET applied = ?, running = 0, statement_done[?] = ?, statement_checksum[?] = ?
+func (st *store) done(ctx context.Context, owner gocql.UUID, m *Migration, i int) error {
+	return st.fenced(ctx, owner, fmt.Sprintf("record statement %d of %s as applied (it ran; until it is recorded the next run treats it as in flight)", i, m.File),
+		`UPDATE `+st.table+` SET applied = ?, running = 0, statement_done[?] = ?, statement_checksum[?] = ?
 		WHERE target = ? AND version = ?`,
-		i, i, time.Now(), i, m.Statements[i-1].Checksum, st.opt.Keyspace, m.Version).Exec(); err != nil {
-		return fmt.Errorf("record statement %d of %s as applied (it ran; the next run will run it again): %w", i, m.File, err)
+		i, i, time.Now(), i, m.Statements[i-1].Checksum, st.opt.Keyspace, m.Version)
+}
+
+func (st *store) finish(ctx context.Context, owner gocql.UUID, m *Migration) error {
+	return st.fenced(ctx, owner, fmt.Sprintf("record %s as applied (every statement ran)", m.File),
+		`UPDATE `+st.table+` SET state = ?, running = 0, finished_at = ? WHERE target = ? AND version = ?`,
+		string(Applied), time.Now(), st.opt.Keyspace, m.Version)
+}
+
+// fail records that the file stopped with cause. running is the statement that may have
+// been applied (a timeout), or 0 when the node refused it, which proves it was not.
+func (st *store) fail(ctx context.Context, owner gocql.UUID, m *Migration, cause error, running int) error {
+	return st.fenced(ctx, owner, fmt.Sprintf("record the failure of %s", m.File),
+		`UPDATE `+st.table+` SET state = ?, error = ?, running = ? WHERE target = ? AND version = ?`,
+		string(Failed), cause.Error(), running, st.opt.Keyspace, m.Version)
+}
+
+// markInDoubt records that statement i is in doubt: state in_doubt, the reason in
+// in_doubt[i]. running stays i, so every later run stops there too until a person
+// resolves it.
+func (st *store) markInDoubt(ctx context.Context, owner gocql.UUID, m *Migration, i int, why string) error {
+	return st.fenced(ctx, owner, fmt.Sprintf("record statement %d of %s as in doubt", i, m.File),
+		`UPDATE `+st.table+` SET state = ?, error = ?, in_doubt[?] = ? WHERE target = ? AND version = ?`,
+		string(InDoubt), why, i, why, st.opt.Keyspace, m.Version)
+}
+
+// resolve records a person's decision about in-doubt statement i: applied (it ran: count
+// it done) or rerun (it did not: the next run sends it). Either way running is cleared and
+// the decision is kept in resolved[i].
+func (st *store) resolve(ctx context.Context, owner gocql.UUID, m *Migration, i int, applied bool, note string) error {
+	what := fmt.Sprintf("record the decision about statement %d of %s", i, m.File)
+	if applied {
+		return st.fenced(ctx, owner, what, `UPDATE `+st.table+` SET state = ?, error = null, applied = ?, running = 0,
+			statement_done[?] = ?, statement_checksum[?] = ?, resolved[?] = ? WHERE target = ? AND version = ?`,
+			string(Running), i, i, time.Now(), i, m.Statements[i-1].Checksum, i, note, st.opt.Keyspace, m.Version)
 	}
-	return nil
+	return st.fenced(ctx, owner, what, `UPDATE `+st.table+` SET state = ?, error = null, running = 0, resolved[?] = ?
+		WHERE target = ? AND version = ?`, string(Running), i, note, st.opt.Keyspace, m.Version)
 }
 
-func (st *store) finish(ctx context.Context, m *Migration) error {
-	if err := st.q(ctx, `UPDATE `+st.table+` SET state = ?, running = 0, finished_at = ? WHERE target = ? AND version = ?`,
-		string(Applied), time.Now(), st.opt.Keyspace, m.Version).Exec(); err != nil {
-		return fmt.Errorf("record %s as applied (every statement ran): %w", m.File, err)
-	}
-	return nil
-}
-
-func (st *store) fail(ctx context.Context, m *Migration, cause error) error {
-	return st.q(ctx, `UPDATE `+st.table+` SET state = ?, error = ? WHERE target = ? AND version = ?`,
-		string(Failed), cause.Error(), st.opt.Keyspace, m.Version).Exec()
-}
-
-func (st *store) baseline(ctx context.Context, m *Migration, run gocql.UUID) error {
+func (st *store) baseline(ctx context.Context, owner gocql.UUID, m *Migration, run gocql.UUID) error {
 	now := time.Now()
 	done := map[int]time.Time{}
 	sums := map[int]string{}
@@ -318,18 +336,16 @@ func (st *store) baseline(ctx context.Context, m *Migration, run gocql.UUID) err
 		done[i+1] = now
 		sums[i+1] = s.Checksum
 	}
-	if err := st.q(ctx, `INSERT INTO `+st.table+` (target, version, name, checksum, state, statements, applied, running,
-		statement_done, statement_checksum, started_at, finished_at, applied_by, pid, tool_version, run_id)
-		VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		st.opt.Keyspace, m.Version, fileBase(m.File), m.Checksum, string(Baseline), len(m.Statements), len(m.Statements),
-		done, sums, now, now, st.opt.Host, st.opt.PID, st.opt.ToolVersion, run).Exec(); err != nil {
-		return fmt.Errorf("record %s as baseline: %w", m.File, err)
-	}
-	return nil
+	return st.fenced(ctx, owner, fmt.Sprintf("record %s as baseline", m.File),
+		`UPDATE `+st.table+` SET name = ?, checksum = ?, state = ?, statements = ?, applied = ?, running = 0,
+		statement_done = ?, statement_checksum = ?, started_at = ?, finished_at = ?, applied_by = ?, pid = ?, tool_version = ?, run_id = ?
+		WHERE target = ? AND version = ?`,
+		fileBase(m.File), m.Checksum, string(Baseline), len(m.Statements), len(m.Statements),
+		done, sums, now, now, st.opt.Host, st.opt.PID, st.opt.ToolVersion, run, st.opt.Keyspace, m.Version)
 }
 
 // accept records the file's current checksum (and its statements') as the applied one.
-func (st *store) accept(ctx context.Context, m *Migration, r *Record) error {
+func (st *store) accept(ctx context.Context, owner gocql.UUID, m *Migration, r *Record) error {
 	applied := r.Applied
 	if r.Complete() {
 		applied = len(m.Statements) // the file as it is now counts as run
@@ -338,12 +354,10 @@ func (st *store) accept(ctx context.Context, m *Migration, r *Record) error {
 	for i := 1; i <= applied && i <= len(m.Statements); i++ {
 		sums[i] = m.Statements[i-1].Checksum
 	}
-	if err := st.q(ctx, `UPDATE `+st.table+` SET previous_checksum = ?, checksum = ?, name = ?, statements = ?, applied = ?,
+	return st.fenced(ctx, owner, fmt.Sprintf("record the new checksum of %s", m.File),
+		`UPDATE `+st.table+` SET previous_checksum = ?, checksum = ?, name = ?, statements = ?, applied = ?,
 		statement_checksum = ? WHERE target = ? AND version = ?`,
-		r.Checksum, m.Checksum, fileBase(m.File), len(m.Statements), applied, sums, st.opt.Keyspace, m.Version).Exec(); err != nil {
-		return fmt.Errorf("record the new checksum of %s: %w", m.File, err)
-	}
-	return nil
+		r.Checksum, m.Checksum, fileBase(m.File), len(m.Statements), applied, sums, st.opt.Keyspace, m.Version)
 }
 
 func sortedVersions(recs map[int64]*Record) []int64 {

@@ -32,7 +32,24 @@ var (
 	// and it cannot safely be sent again (a counter update, a list append): it may or may not
 	// have been applied. A person checks and records the answer (cqlsize migrate resolve).
 	ErrInDoubt = errors.New("statement in doubt")
+	// ErrWrongKeyspace: the session is bound to a keyspace other than Options.Keyspace, so the
+	// files would change one keyspace while the history is recorded for another.
+	ErrWrongKeyspace = errors.New("session bound to another keyspace")
 )
+
+// WrongKeyspaceError is a session bound (ClusterConfig.Keyspace) to a keyspace other than
+// the target keyspace.
+type WrongKeyspaceError struct {
+	Session  string // the keyspace the session is bound to
+	Keyspace string // Options.Keyspace
+}
+
+func (e *WrongKeyspaceError) Error() string {
+	return fmt.Sprintf("migrations: the session is bound to keyspace %s (ClusterConfig.Keyspace) but the target keyspace is %s: the files' unqualified names would resolve to %s while the history is recorded for %s; bind the session to %s, use a session with no keyspace (the migrator then qualifies the names itself), or set Options.Keyspace to %s",
+		e.Session, e.Keyspace, e.Session, e.Keyspace, e.Keyspace, e.Session)
+}
+
+func (e *WrongKeyspaceError) Is(target error) bool { return target == ErrWrongKeyspace }
 
 // ChecksumError is a file whose sha256 differs from the one recorded when it was applied.
 type ChecksumError struct {

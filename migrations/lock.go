@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -18,6 +19,13 @@ const serialRead = gocql.Consistency(0x0008)
 // INSERT ... IF NOT EXISTS USING TTL, renewed with UPDATE ... USING TTL ... IF owner = ?,
 // deleted with DELETE ... IF owner = ?. A holder that dies stops renewing and the row
 // expires after the TTL; only then can another process take it.
+//
+// The lease is valid until validUntil, counted from the moment the acquiring or renewing
+// request was SENT, minus leaseMargin: the node stamps the row's expiry at some point after
+// the request left, so "sent + TTL" is the earliest the row can expire by the holder's
+// clock. A process that was paused (GC, SIGSTOP, a frozen VM) wakes with its clock far
+// past validUntil and therefore sends nothing more (see check); counting from when the
+// answer arrived instead would let a holder believe in a lease that had already expired.
 type lease struct {
 	st     *store
 	owner  gocql.UUID
@@ -25,6 +33,54 @@ type lease struct {
 	ctx    context.Context // cancelled with ErrLockLost when the lease cannot be kept
 	cancel context.CancelCauseFunc
 	done   chan struct{}
+	// validUntil is the lease deadline in Unix nanoseconds (wall clock with its monotonic
+	// reading dropped would jump with NTP; see deadline). Written by the renewal goroutine,
+	// read before every statement.
+	validUntil atomic.Int64
+	epoch      time.Time // monotonic base of validUntil
+}
+
+// leaseMargin is subtracted from the TTL when computing how long a lease is valid: one
+// second because Cassandra stamps a TTL's expiry in whole seconds (a row written at
+// 10.9s with TTL 3 expires at 13.0s, 2.1s later), plus a tenth of the TTL for clock drift
+// between this machine and the nodes.
+func leaseMargin(ttl time.Duration) time.Duration { return time.Second + ttl/10 }
+
+// renewEvery is how often the holder renews: a quarter of the TTL, so that with the
+// margin above two renewals can fail or be slow before the lease lapses.
+func renewEvery(ttl time.Duration) time.Duration { return ttl / 4 }
+
+// extend records a successful acquisition or renewal whose request was sent at sent.
+func (l *lease) extend(sent time.Time) {
+	until := sent.Sub(l.epoch) + l.ttl - leaseMargin(l.ttl)
+	for {
+		cur := l.validUntil.Load()
+		if int64(until) <= cur || l.validUntil.CompareAndSwap(cur, int64(until)) {
+			return
+		}
+	}
+}
+
+// deadline is when the lease may have expired, by this process's monotonic clock.
+func (l *lease) deadline() time.Time { return l.epoch.Add(time.Duration(l.validUntil.Load())) }
+
+// check returns ErrLockLost when the lease may have expired or was found lost. It is called
+// immediately before every statement and every bookkeeping write: a holder that cannot be
+// sure it still holds the lease must not send anything.
+func (l *lease) check() error {
+	if err := l.lost(); err != nil {
+		return err
+	}
+	// Both clocks must agree: the monotonic one does not jump with NTP, the wall clock keeps
+	// counting while a virtual machine is frozen (a guest's monotonic clock may not).
+	now := time.Now()
+	wall := l.epoch.Round(0).Add(time.Duration(l.validUntil.Load()))
+	if !now.Before(l.deadline()) || !now.Round(0).Before(wall) {
+		return fmt.Errorf("%w: the lease was last confirmed by a request sent at %s and may have expired at %s (now %s): the process stalled or could not renew; nothing more is sent",
+			ErrLockLost, l.deadline().Add(leaseMargin(l.ttl)-l.ttl).UTC().Format("15:04:05.000"),
+			l.deadline().UTC().Format("15:04:05.000"), now.UTC().Format("15:04:05.000"))
+	}
+	return nil
 }
 
 func ttlSeconds(d time.Duration) int {
@@ -102,12 +158,14 @@ func (st *store) acquire(ctx context.Context, emit func(Event), needed func(cont
 	var lastReport time.Time
 	var last LockHolder
 	for {
+		sent := time.Now()
 		ok, h, err := st.tryAcquire(ctx, owner, ttl)
 		if err != nil && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		if ok {
-			l := &lease{st: st, owner: owner, ttl: ttl, done: make(chan struct{})}
+			l := &lease{st: st, owner: owner, ttl: ttl, done: make(chan struct{}), epoch: sent}
+			l.extend(sent)
 			l.ctx, l.cancel = context.WithCancelCause(ctx)
 			go l.renew()
 			emit(Event{Kind: LockAcquired, Duration: time.Since(start)})
@@ -146,13 +204,16 @@ func (st *store) acquire(ctx context.Context, emit func(Event), needed func(cont
 	}
 }
 
-// renew keeps the lease alive every third of the TTL. It gives up, cancelling l.ctx with
-// ErrLockLost, when another owner holds the row or no renewal succeeded for a whole TTL.
+// renew keeps the lease alive every quarter of the TTL. Each success extends the lease
+// from the moment its request was sent. It gives up, cancelling l.ctx with ErrLockLost,
+// when another owner holds the row (the renewal's condition fails) or when the lease
+// deadline passed without a successful renewal. The ticker is only how often it renews:
+// whether the lease is still valid is decided by check, before each statement, from the
+// deadline alone, so a renewal that comes late cannot make a stale holder send anything.
 func (l *lease) renew() {
 	defer close(l.done)
 	st := l.st
-	every := l.ttl / 3
-	lastOK := time.Now()
+	every := renewEvery(l.ttl)
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -161,7 +222,13 @@ func (l *lease) renew() {
 			return
 		case <-t.C:
 		}
-		ctx, cancel := context.WithTimeout(l.ctx, every)
+		if !time.Now().Before(l.deadline()) {
+			l.cancel(fmt.Errorf("%w: no renewal succeeded before the lease deadline (the process stalled, or the cluster did not answer)", ErrLockLost))
+			return
+		}
+		// A renewal must not outlive the lease it tries to extend.
+		ctx, cancel := context.WithDeadline(l.ctx, l.deadline())
+		sent := time.Now()
 		applied, err := st.s.Query(`UPDATE `+st.lock+` USING TTL ? SET owner = ?, host = ?, pid = ?, tool_version = ?
 			WHERE target = ? IF owner = ?`,
 			ttlSeconds(l.ttl), l.owner, st.opt.Host, st.opt.PID, st.opt.ToolVersion, st.opt.Keyspace, l.owner).
@@ -169,12 +236,9 @@ func (l *lease) renew() {
 		cancel()
 		switch {
 		case err == nil && applied:
-			lastOK = time.Now()
+			l.extend(sent)
 		case err == nil && !applied:
-			l.cancel(fmt.Errorf("%w: the lease expired and another process (or none) owns it now; a statement may have run twice", ErrLockLost))
-			return
-		case time.Since(lastOK) >= l.ttl:
-			l.cancel(fmt.Errorf("%w: could not renew the lease for %s: %v", ErrLockLost, l.ttl, err))
+			l.cancel(fmt.Errorf("%w: the lease expired and another process (or none) owns it now", ErrLockLost))
 			return
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/cql"
 )
 
 // Migrator applies one set of migrations to one target keyspace.
@@ -18,10 +20,25 @@ type Migrator struct {
 	byVersion map[int64]*Migration
 	opt       Options
 	st        *store
+	// unbound: the session has no keyspace, so each statement of a file is sent with its
+	// unqualified names qualified with opt.Keyspace (see qualify.go).
+	unbound bool
 }
 
-// New returns a Migrator for the migrations (as Load returns them) over a session bound
-// to opt.Keyspace. It checks the options and the set but does not touch the cluster.
+// New returns a Migrator for the migrations (as Load returns them). It checks the options
+// and the set but does not touch the cluster.
+//
+// The session must be bound to opt.Keyspace (ClusterConfig.Keyspace) or to no keyspace.
+// A session bound to another keyspace is refused with ErrWrongKeyspace: the files'
+// unqualified names would resolve to the session's keyspace while the history is recorded
+// for opt.Keyspace. With an unbound session, Up qualifies every unqualified name of a file
+// with opt.Keyspace before sending it, so a keyspace created from Options.Replication is
+// migrated end to end.
+//
+// The session's keyspace is read from the driver: gocql runs `USE <ClusterConfig.Keyspace>`
+// on every connection it opens and refuses USE statements (ErrUseStmt), so the keyspace a
+// session's unqualified names resolve to is exactly its ClusterConfig.Keyspace, which
+// Query.Keyspace reports for a query with no routing information.
 func New(s *gocql.Session, migs []*Migration, opt Options) (*Migrator, error) {
 	if s == nil {
 		return nil, errors.New("migrations: no session")
@@ -30,7 +47,11 @@ func New(s *gocql.Session, migs []*Migration, opt Options) (*Migrator, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Migrator{s: s, opt: opt, byVersion: map[int64]*Migration{}, st: newStore(s, opt)}
+	bound := sessionKeyspace(s)
+	if bound != "" && bound != opt.Keyspace {
+		return nil, &WrongKeyspaceError{Session: bound, Keyspace: opt.Keyspace}
+	}
+	m := &Migrator{s: s, opt: opt, byVersion: map[int64]*Migration{}, st: newStore(s, opt), unbound: bound == ""}
 	for _, mg := range migs {
 		if prev := m.byVersion[mg.Version]; prev != nil {
 			return nil, fmt.Errorf("migrations: %s and %s: %w", prev.File, mg.File, ErrDuplicateVersion)
@@ -62,6 +83,9 @@ const (
 	StatusChanged  StatusState = "changed"  // applied, but the file changed since (checksum mismatch)
 	StatusPartial  StatusState = "partial"  // some statements ran: a run died or a statement failed
 	StatusMissing  StatusState = "missing"  // recorded as applied, but no file has this version
+	// StatusInDoubt: a run stopped at a statement that may have been applied and cannot be
+	// sent again safely; `cqlsize migrate resolve` records a person's decision.
+	StatusInDoubt StatusState = "in-doubt"
 )
 
 // Status is one line of `cqlsize migrate status`.
@@ -93,6 +117,9 @@ func (m *Migrator) statuses(recs map[int64]*Record) []Status {
 			}
 		default:
 			st.State = StatusPartial
+			if r.State == InDoubt && r.Running > 0 {
+				st.State = StatusInDoubt
+			}
 			if i := changedStatement(mg, r); i > 0 {
 				st.Err = &ChecksumError{File: mg.File, Version: mg.Version, Recorded: r.Checksum, Current: mg.Checksum, Statement: i}
 			}
@@ -138,13 +165,51 @@ func (m *Migrator) readRecords(ctx context.Context) (map[int64]*Record, error) {
 	if err != nil || !ok {
 		return map[int64]*Record{}, err
 	}
-	recs, err := m.st.records(ctx)
+	recs, err := m.records(ctx)
 	if err != nil && notYetCreated(err) {
 		// system_schema lists a table another process is creating right now a moment
 		// before the node can query it: it holds no records yet.
 		return map[int64]*Record{}, nil
 	}
 	return recs, err
+}
+
+// records reads the history without the phantom row of a partition that holds only the
+// static lock_owner column (written by takeOver before any file was recorded): Cassandra
+// returns such a partition as one row with every clustering and regular column null.
+func (m *Migrator) records(ctx context.Context) (map[int64]*Record, error) {
+	recs, err := m.st.records(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for v, r := range recs {
+		if r.State == "" && r.Name == "" && r.Checksum == "" {
+			delete(recs, v)
+		}
+	}
+	return recs, nil
+}
+
+// lock takes the lease (see acquire), then adds the fence columns to a bookkeeping table
+// created by an earlier version and fences the bookkeeping to this run (takeOver), so that
+// the previous holder, should it still be running, can record nothing more.
+func (m *Migrator) lock(ctx context.Context, needed func(context.Context) (bool, error)) (*lease, error) {
+	l, err := m.st.acquire(ctx, m.emit, needed)
+	if err != nil {
+		return nil, err
+	}
+	err = m.st.ensureFenceColumns(l.ctx)
+	if err == nil {
+		err = l.check()
+	}
+	if err == nil {
+		err = m.st.takeOver(l.ctx, l.owner)
+	}
+	if err != nil {
+		_ = l.release()
+		return nil, err
+	}
+	return l, nil
 }
 
 // Step is one statement Up would run.
@@ -272,7 +337,7 @@ func (m *Migrator) UpTo(ctx context.Context, to int64) (*Result, error) {
 	if err := m.st.ensure(ctx); err != nil {
 		return nil, err
 	}
-	recs, err := m.st.records(ctx)
+	recs, err := m.records(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -283,14 +348,14 @@ func (m *Migrator) UpTo(ctx context.Context, to int64) (*Result, error) {
 	// While waiting for another process's lock, look at the bookkeeping again: when the
 	// holder has applied everything this run wanted, there is nothing to wait for.
 	needed := func(ctx context.Context) (bool, error) {
-		recs, err := m.st.records(ctx)
+		recs, err := m.records(ctx)
 		if err != nil {
 			return true, err
 		}
 		steps, err := m.plan(recs, to)
 		return err != nil || len(steps) > 0, nil
 	}
-	l, err := m.st.acquire(ctx, m.emit, needed)
+	l, err := m.lock(ctx, needed)
 	if errors.Is(err, errNoLongerNeeded) {
 		m.emit(Event{Kind: NothingToDo})
 		return &Result{}, nil
@@ -308,7 +373,7 @@ func (m *Migrator) UpTo(ctx context.Context, to int64) (*Result, error) {
 func (m *Migrator) applyLocked(l *lease, to int64) (*Result, error) {
 	ctx := l.ctx
 	// Another process may have applied everything while this one waited.
-	recs, err := m.st.records(ctx)
+	recs, err := m.records(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -355,10 +420,12 @@ func resumeNote(mg *Migration, r *Record) string {
 		fmt.Fprintf(&b, " applied statements 1-%d of %d", r.Applied, len(mg.Statements))
 	}
 	switch {
-	case r.State == Failed && r.Error != "":
+	case r.State == Failed && r.Error != "" && r.Running == 0:
 		fmt.Fprintf(&b, "; statement %d failed: %s", r.Applied+1, r.Error)
+	case r.State == InDoubt && r.Running > 0 && r.Running <= len(mg.Statements):
+		fmt.Fprintf(&b, " and stopped at statement %d (%s), which is in doubt", r.Running, mg.Statements[r.Running-1].Pos)
 	case r.Running > 0 && r.Running <= len(mg.Statements):
-		fmt.Fprintf(&b, " and stopped during statement %d (%s), which is run again", r.Running, mg.Statements[r.Running-1].Pos)
+		fmt.Fprintf(&b, " and stopped during statement %d (%s), which may have been applied: it is judged before anything is sent", r.Running, mg.Statements[r.Running-1].Pos)
 	default:
 		b.WriteString(" and stopped")
 	}
@@ -374,7 +441,10 @@ func (m *Migrator) applyOne(l *lease, mg *Migration, r *Record, run gocql.UUID) 
 	if resume {
 		from = r.Applied + 1
 	}
-	if err := m.st.begin(ctx, mg, run, resume); err != nil {
+	if err := l.check(); err != nil {
+		return nil, err
+	}
+	if err := m.st.begin(ctx, l.owner, mg, run, resume); err != nil {
 		return nil, err
 	}
 	start := time.Now()
@@ -385,49 +455,144 @@ func (m *Migrator) applyOne(l *lease, mg *Migration, r *Record, run gocql.UUID) 
 	m.emit(ev)
 	for i := from; i <= len(mg.Statements); i++ {
 		stmt := mg.Statements[i-1]
-		stop := func(applied int, err error) error {
+		// stop records why the file stopped (fenced: a run that lost the lock records
+		// nothing). running is the statement that may have been applied, 0 when none.
+		stop := func(applied, running int, err error) error {
 			fctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			_ = m.st.fail(fctx, mg, err) // best effort: the error returned says it all
+			if !errors.Is(err, ErrLockLost) {
+				_ = m.st.fail(fctx, l.owner, mg, err, running) // best effort: the error returned says it all
+			}
 			return &PartialError{File: mg.File, Version: mg.Version, Statement: i, Total: len(mg.Statements), Pos: stmt.Pos, Applied: applied, Err: err}
 		}
-		if err := l.lost(); err != nil {
-			return nil, stop(i-1, err)
+		inFlight := resume && i == from && r.Running == i
+		if inFlight {
+			skip, err := m.recoverInFlight(l, mg, r, i)
+			if err != nil {
+				return nil, err
+			}
+			if skip {
+				continue
+			}
 		}
-		if err := m.st.starting(ctx, mg, i); err != nil {
-			return nil, stop(i-1, err)
+		if err := l.check(); err != nil {
+			return nil, stop(i-1, 0, err)
+		}
+		// The intent, fenced on the lock owner: from here on a successor sees that this
+		// statement may have been sent.
+		if err := m.st.starting(ctx, l.owner, mg, i); err != nil {
+			return nil, stop(i-1, 0, err)
+		}
+		// Immediately before sending: a lease that may have expired sends nothing.
+		if err := l.check(); err != nil {
+			return nil, stop(i-1, i, err)
+		}
+		text, err := m.statementText(mg, i)
+		if err != nil {
+			return nil, stop(i-1, 0, err)
 		}
 		t0 := time.Now()
-		err := m.s.Query(stmt.Text).WithContext(ctx).Idempotent(false).Exec()
-		if err != nil && resume && i == from && r.Running == i && alreadyApplied(stmt, err) {
+		err = m.s.Query(text).WithContext(ctx).Idempotent(false).Exec()
+		if err != nil && inFlight && alreadyApplied(stmt, err) {
 			m.emit(Event{Kind: Recovered, Migration: mg, Statement: i, Total: len(mg.Statements),
 				Message: fmt.Sprintf("statement %d (%s) was in flight when the last run stopped and had been applied (%v); counted as done", i, stmt.Pos, err)})
 			err = nil
 		}
 		if err != nil {
+			running := i
+			if refusedStatement(err) {
+				running = 0 // the node refused it: it was not applied
+			}
 			if lerr := l.lost(); lerr != nil {
 				err = fmt.Errorf("%w (the statement may have been applied)", lerr)
 			}
-			return nil, stop(i-1, fmt.Errorf("%s: %w", statementKind(stmt.Text), err))
+			return nil, stop(i-1, running, fmt.Errorf("%s: %w", statementKind(stmt.Text), err))
 		}
 		var agreeErr error
 		if stmt.Schema {
 			agreeErr = awaitAgreement(ctx, m.s, m.opt.AgreementTimeout, stmt.Pos.String())
 		}
-		if err := m.st.done(ctx, mg, i); err != nil {
-			return nil, stop(i-1, err)
+		if err := m.st.done(ctx, l.owner, mg, i); err != nil {
+			if errors.Is(err, ErrLockLost) {
+				err = fmt.Errorf("%w; statement %d (%s) ran but is recorded only as being sent: the run that took over re-sends it if it is idempotent and otherwise stops in doubt (`cqlsize migrate status`; `cqlsize migrate resolve %d %d --applied`)",
+					err, i, stmt.Pos, mg.Version, i)
+			}
+			return nil, stop(i-1, i, err)
 		}
 		if agreeErr != nil {
-			return nil, stop(i, agreeErr)
+			return nil, stop(i, 0, agreeErr)
 		}
 		m.emit(Event{Kind: StatementDone, Migration: mg, Statement: i, Total: len(mg.Statements), Duration: time.Since(t0)})
 	}
-	if err := m.st.finish(ctx, mg); err != nil {
+	if err := l.check(); err != nil {
+		return nil, err
+	}
+	if err := m.st.finish(ctx, l.owner, mg); err != nil {
 		return nil, err
 	}
 	d := time.Since(start)
 	m.emit(Event{Kind: MigrationDone, Migration: mg, Total: len(mg.Statements), Duration: d})
 	return &AppliedMigration{Migration: mg, From: from, Duration: d}, nil
+}
+
+// recoverInFlight decides about statement i, which a previous run recorded as being sent
+// and never as done (see judgeInFlight): skip reports that its effect is in the live schema
+// and it was recorded as done; an idempotent statement returns false (send it again); any
+// other is recorded as in doubt and returned as *InDoubtError.
+func (m *Migrator) recoverInFlight(l *lease, mg *Migration, r *Record, i int) (skip bool, err error) {
+	stmt := mg.Statements[i-1]
+	var parsed cql.Statement
+	if i-1 < len(mg.Parsed) {
+		parsed = mg.Parsed[i-1]
+	}
+	var live *cql.Schema
+	if parsed != nil {
+		if live, err = m.readLive(l.ctx, parsed); err != nil {
+			return false, err
+		}
+	}
+	verdict, reason, check := judgeInFlight(parsed, m.opt.Keyspace, live)
+	switch verdict {
+	case rerunDone:
+		if err := l.check(); err != nil {
+			return false, err
+		}
+		if err := m.st.done(l.ctx, l.owner, mg, i); err != nil {
+			return false, err
+		}
+		m.emit(Event{Kind: Recovered, Migration: mg, Statement: i, Total: len(mg.Statements),
+			Message: fmt.Sprintf("statement %d (%s) was in flight when the last run stopped and had been applied: the live schema has its effect as written; counted as done", i, stmt.Pos)})
+		return true, nil
+	case rerunSend:
+		m.emit(Event{Kind: Recovered, Migration: mg, Statement: i, Total: len(mg.Statements),
+			Message: fmt.Sprintf("statement %d (%s) was in flight when the last run stopped; it is idempotent, so it is sent again", i, stmt.Pos)})
+		return false, nil
+	}
+	e := &InDoubtError{File: mg.File, Version: mg.Version, Statement: i, Total: len(mg.Statements), Pos: stmt.Pos,
+		Kind: statementKind(stmt.Text), Reason: reason, Check: check}
+	if r.AppliedBy != "" {
+		e.By = fmt.Sprintf("%s pid %d", r.AppliedBy, r.PID)
+	}
+	fctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := m.st.markInDoubt(fctx, l.owner, mg, i, e.Error()); err != nil {
+		return false, fmt.Errorf("%w (and recording it failed: %v)", e, err)
+	}
+	return false, e
+}
+
+// refusedStatement reports whether the node refused a statement as invalid, which proves it
+// was not applied (unlike a timeout).
+func refusedStatement(err error) bool {
+	var req gocql.RequestError
+	if !errors.As(err, &req) {
+		return false
+	}
+	switch req.Code() {
+	case gocql.ErrCodeSyntax, gocql.ErrCodeInvalid, gocql.ErrCodeConfig, gocql.ErrCodeUnauthorized, gocql.ErrCodeAlreadyExists:
+		return true
+	}
+	return false
 }
 
 // alreadyApplied reports whether err, from running again a statement that was in flight
@@ -480,7 +645,7 @@ func (m *Migrator) Baseline(ctx context.Context, version int64) ([]*Migration, e
 	if err := m.st.ensure(ctx); err != nil {
 		return nil, err
 	}
-	l, err := m.st.acquire(ctx, m.emit, nil)
+	l, err := m.lock(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -492,7 +657,7 @@ func (m *Migrator) Baseline(ctx context.Context, version int64) ([]*Migration, e
 }
 
 func (m *Migrator) baselineLocked(l *lease, version int64) ([]*Migration, error) {
-	recs, err := m.st.records(l.ctx)
+	recs, err := m.records(l.ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -511,7 +676,7 @@ func (m *Migrator) baselineLocked(l *lease, version int64) ([]*Migration, error)
 			}
 			continue
 		}
-		if err := m.st.baseline(l.ctx, mg, run); err != nil {
+		if err := m.st.baseline(l.ctx, l.owner, mg, run); err != nil {
 			return out, err
 		}
 		out = append(out, mg)
@@ -557,7 +722,7 @@ func (m *Migrator) accept(ctx context.Context, which func(Status) bool) ([]Statu
 	if !ok {
 		return nil, nil
 	}
-	l, err := m.st.acquire(ctx, m.emit, nil)
+	l, err := m.lock(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -566,7 +731,7 @@ func (m *Migrator) accept(ctx context.Context, which func(Status) bool) ([]Statu
 			err = rerr
 		}
 	}()
-	recs, err := m.st.records(l.ctx)
+	recs, err := m.records(l.ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -575,7 +740,7 @@ func (m *Migrator) accept(ctx context.Context, which func(Status) bool) ([]Statu
 		if st.Record == nil || st.Migration == nil || st.Record.Checksum == st.Migration.Checksum || !which(st) {
 			continue
 		}
-		if err := m.st.accept(l.ctx, st.Migration, st.Record); err != nil {
+		if err := m.st.accept(l.ctx, l.owner, st.Migration, st.Record); err != nil {
 			return out, err
 		}
 		out = append(out, st)
@@ -596,3 +761,58 @@ func (e *OutOfOrderError) Error() string {
 
 // Migrations returns the files, in version order.
 func (m *Migrator) Migrations() []*Migration { return append([]*Migration(nil), m.migs...) }
+
+// Resolve records a person's decision about statement (1-based) of the file with this
+// version, which a run recorded as being sent and never as done (status in-doubt): applied
+// says it ran (it is recorded as done and the next Up continues after it), otherwise it did
+// not (the next Up sends it). The decision is written under the lock, fenced like every
+// other bookkeeping write, and kept in the resolved column with who made it and when.
+func (m *Migrator) Resolve(ctx context.Context, version int64, statement int, applied bool) error {
+	if err := m.checkVersion(version); err != nil {
+		return err
+	}
+	if version == 0 {
+		return fmt.Errorf("resolve: version 0: %w", ErrUnknownVersion)
+	}
+	mg := m.byVersion[version]
+	if statement < 1 || statement > len(mg.Statements) {
+		return fmt.Errorf("resolve: %s has statements 1-%d, not %d", mg.File, len(mg.Statements), statement)
+	}
+	ok, err := m.st.exists(ctx)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("resolve: %s has no bookkeeping table yet, so nothing is in doubt", m.opt.Keyspace)
+	}
+	l, err := m.lock(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if rerr := l.release(); rerr != nil && err == nil {
+			err = rerr
+		}
+	}()
+	recs, err := m.records(l.ctx)
+	if err != nil {
+		return err
+	}
+	r := recs[version]
+	if r == nil || r.Complete() || r.Running != statement {
+		state := "not recorded"
+		if r != nil {
+			state = fmt.Sprintf("state %s, statements 1-%d applied, statement in flight: %d", r.State, r.Applied, r.Running)
+		}
+		return fmt.Errorf("resolve: statement %d of %s is not in doubt (%s); nothing to resolve", statement, mg.File, state)
+	}
+	decision := "rerun (it did not run; the next up sends it)"
+	if applied {
+		decision = "applied (it ran)"
+	}
+	note := fmt.Sprintf("%s: decided by %s pid %d at %s", decision, m.opt.Host, m.opt.PID, time.Now().UTC().Format(time.RFC3339))
+	if err := l.check(); err != nil {
+		return err
+	}
+	return m.st.resolve(l.ctx, l.owner, mg, statement, applied, note)
+}

@@ -1,0 +1,154 @@
+package migrations
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gocql/gocql"
+)
+
+// Fencing: why a lease alone is not enough, and what closes the gap.
+//
+// The lease (lock.go) tells a holder when it may no longer be the holder, and the holder
+// checks it before sending anything. But a check and the send that follows are two
+// moments: a process paused between them (a GC pause, SIGSTOP, a frozen VM) wakes after
+// its lease expired and a successor took over, and sends the statement anyway. Arbitrary
+// DDL or DML cannot be made conditional on the lock, so the bookkeeping makes the damage
+// visible instead of silent:
+//
+//   - The bookkeeping partition of a target keyspace has a static column, lock_owner. A
+//     process that takes the lease writes its owner id there with a lightweight
+//     transaction (takeOver) before it reads the history.
+//   - Every bookkeeping write a holder makes (begin, starting, done, finish, fail,
+//     baseline, accept, resolve) is an UPDATE ... IF lock_owner = <its owner id>. Paxos
+//     orders these writes with the successor's takeOver on the same partition, so once
+//     the successor's takeOver is applied, every later write of the old holder is refused
+//     (its run stops with ErrLockLost), and every earlier one is visible to the successor.
+//   - Before sending statement i, the holder records running = i (starting, fenced). So a
+//     statement is only ever sent after an intent that a successor will see; a successor
+//     that finds running = i without done for i knows the statement may have been sent,
+//     and re-runs it only when that is harmless (see rerunPlan), else it stops in doubt.
+//
+// The old holder's statement itself can still arrive after the successor read the history;
+// what the fence guarantees is that such a statement always left an intent behind.
+
+// fenceColumns are the columns fencing added to the bookkeeping table. Tables created by
+// an earlier cqlsize lack them; ensureFenceColumns adds them.
+var fenceColumns = []struct{ name, def string }{
+	{"lock_owner", "uuid static"},  // the run that holds the lease, as the fence sees it
+	{"resolved", "map<int, text>"}, // statement -> a person's decision (migrate resolve)
+	{"in_doubt", "map<int, text>"}, // statement -> why a successor stopped at it
+}
+
+// ensureFenceColumns adds the fence columns to a bookkeeping table created by an earlier
+// version (ALTER TABLE ... ADD for each missing one), then waits for schema agreement and
+// until the node answers queries on them. It runs with the lease held, so only one process
+// alters the table; a column another process added meanwhile is not an error.
+func (st *store) ensureFenceColumns(ctx context.Context) error {
+	have := map[string]bool{}
+	iter := st.s.Query(`SELECT column_name FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?`,
+		st.opt.BookkeepingKeyspace, st.opt.Table).WithContext(ctx).Consistency(gocql.One).Iter()
+	var name string
+	for iter.Scan(&name) {
+		have[name] = true
+	}
+	if err := iter.Close(); err != nil {
+		return fmt.Errorf("read the columns of %s: %w", st.table, err)
+	}
+	added := false
+	for _, c := range fenceColumns {
+		if have[c.name] {
+			continue
+		}
+		err := st.s.Query(`ALTER TABLE ` + st.table + ` ADD ` + c.name + ` ` + c.def).WithContext(ctx).Exec()
+		if err != nil && !columnExists(err) {
+			return fmt.Errorf("add column %s to %s (created by an earlier cqlsize): %w", c.name, st.table, err)
+		}
+		added = true
+	}
+	if !added {
+		return nil
+	}
+	if err := awaitAgreement(ctx, st.s, st.opt.AgreementTimeout, "ALTER TABLE "+st.table+" ADD lock_owner, resolved, in_doubt"); err != nil {
+		return err
+	}
+	return nil
+}
+
+func columnExists(err error) bool {
+	var req gocql.RequestError
+	if !errors.As(err, &req) || req.Code() != gocql.ErrCodeInvalid {
+		return false
+	}
+	msg := strings.ToLower(req.Message())
+	return strings.Contains(msg, "already exist") || strings.Contains(msg, "conflicts with an existing column")
+}
+
+// takeOver writes owner into lock_owner with a lightweight transaction, so that from now on
+// the previous holder's fenced writes are refused. It reads the current value at SERIAL and
+// swaps it (IF lock_owner = previous), retrying when the value changed in between: only a
+// stale holder's last writes can interleave, and they do not change lock_owner.
+func (st *store) takeOver(ctx context.Context, owner gocql.UUID) error {
+	for attempt := 0; attempt < 10; attempt++ {
+		prev, err := st.fenceOwner(ctx)
+		if err != nil {
+			return err
+		}
+		var applied bool
+		if prev == nil {
+			applied, err = st.q(ctx, `UPDATE `+st.table+` SET lock_owner = ? WHERE target = ? IF lock_owner = null`,
+				owner, st.opt.Keyspace).SerialConsistency(gocql.Serial).MapScanCAS(map[string]any{})
+		} else {
+			applied, err = st.q(ctx, `UPDATE `+st.table+` SET lock_owner = ? WHERE target = ? IF lock_owner = ?`,
+				owner, st.opt.Keyspace, *prev).SerialConsistency(gocql.Serial).MapScanCAS(map[string]any{})
+		}
+		if err != nil {
+			return fmt.Errorf("fence the bookkeeping of %s to this run (lock_owner in %s): %w", st.opt.Keyspace, st.table, err)
+		}
+		if applied {
+			return nil
+		}
+	}
+	return fmt.Errorf("fence the bookkeeping of %s to this run: lock_owner in %s kept changing: %w", st.opt.Keyspace, st.table, ErrLockLost)
+}
+
+// fenceOwner reads lock_owner at SERIAL; nil when none was ever written.
+func (st *store) fenceOwner(ctx context.Context) (*gocql.UUID, error) {
+	row := map[string]any{}
+	err := st.s.Query(`SELECT lock_owner FROM `+st.table+` WHERE target = ? LIMIT 1`, st.opt.Keyspace).
+		WithContext(ctx).Consistency(serialRead).MapScan(row)
+	if errors.Is(err, gocql.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read lock_owner in %s: %w", st.table, err)
+	}
+	u, ok := row["lock_owner"].(gocql.UUID)
+	if !ok || u == (gocql.UUID{}) {
+		return nil, nil
+	}
+	return &u, nil
+}
+
+// fenced runs stmt, an UPDATE of the bookkeeping table, as a lightweight transaction
+// conditioned on lock_owner = owner. When a successor has fenced the partition the write is
+// refused and fenced returns ErrLockLost: this run must stop and send nothing more.
+func (st *store) fenced(ctx context.Context, owner gocql.UUID, what, stmt string, args ...any) error {
+	prev := map[string]any{}
+	applied, err := st.q(ctx, stmt+` IF lock_owner = ?`, append(args, owner)...).
+		SerialConsistency(gocql.Serial).MapScanCAS(prev)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if !applied {
+		who := "no run"
+		if u, ok := prev["lock_owner"].(gocql.UUID); ok && u != (gocql.UUID{}) {
+			who = "run " + u.String()
+		}
+		return fmt.Errorf("%s: %w: the bookkeeping of %s is now fenced to %s, which took the migration over; this run sends nothing more",
+			what, ErrLockLost, st.opt.Keyspace, who)
+	}
+	return nil
+}

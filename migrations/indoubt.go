@@ -1,0 +1,379 @@
+package migrations
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/internal/liveschema"
+)
+
+// InDoubt is the record state of a file stopped at a statement that a run recorded as
+// being sent and never recorded as done, and that cannot safely be sent again.
+const InDoubt RecordState = "in_doubt"
+
+// InDoubtError is a statement that may or may not have been applied: a run that held the
+// migration lock recorded that it was sending it (see fence.go) and stopped before recording
+// that it ran, and the statement is not idempotent (a counter update, a list append or
+// prepend, a list element deleted by index, a TRUNCATE, or DDL whose object exists but
+// differs from the statement). Nothing after it runs until a person decides with
+// `cqlsize migrate resolve VERSION STATEMENT --applied|--rerun` (Migrator.Resolve).
+type InDoubtError struct {
+	File      string
+	Version   int64
+	Statement int // 1-based
+	Total     int
+	Pos       cql.Pos // where the statement starts
+	Kind      string  // "UPDATE", "CREATE TABLE", ...
+	Reason    string  // why it cannot simply be sent again
+	Check     string  // what a person should look at to decide
+	By        string  // the run that sent it: host pid
+}
+
+func (e *InDoubtError) Error() string {
+	by := "a run"
+	if e.By != "" {
+		by = "a run by " + e.By
+	}
+	return fmt.Sprintf("%s: statement %d of %d (%s) is in doubt: %s recorded that it was sending it and stopped before recording that it ran, so it may or may not have been applied; %s. Check %s, then record the answer: `cqlsize migrate resolve %d %d --applied` if it ran, `cqlsize migrate resolve %d %d --rerun` if it did not (the next up sends it)",
+		e.Pos, e.Statement, e.Total, e.Kind, by, e.Reason, e.Check, e.Version, e.Statement, e.Version, e.Statement)
+}
+
+// Is makes errors.Is(err, ErrInDoubt) true.
+func (e *InDoubtError) Is(target error) bool { return target == ErrInDoubt }
+
+// rerunVerdict says what a successor does with a statement a previous run was sending.
+type rerunVerdict int
+
+const (
+	rerunSend    rerunVerdict = iota // idempotent: send it again
+	rerunDone                        // its effect is in the live schema as written: count it done
+	rerunInDoubt                     // cannot tell, and sending it again could apply it twice
+)
+
+// judgeInFlight decides about statement stmt of a file (in keyspace ks) that a previous run
+// recorded as being sent. live is the live schema of the keyspaces the statement names.
+// DML is judged from its AST (and column types from live): INSERT, UPDATE and DELETE are
+// idempotent unless they add to or subtract from a counter, append or prepend to a list, or
+// delete a list element by index; a BATCH is idempotent when all of its statements are.
+// DDL is judged from the live schema: a CREATE whose object exists as written is done, one
+// whose object is missing is sent; an ALTER ... ADD whose columns are there is done; a DROP
+// whose object is gone is done; anything with IF [NOT] EXISTS and any ALTER ... WITH is
+// simply sent again.
+func judgeInFlight(stmt cql.Statement, ks string, live *cql.Schema) (verdict rerunVerdict, reason, check string) {
+	if stmt == nil {
+		return rerunInDoubt, "the statement could not be parsed, so whether it is idempotent is unknown", "the statement's effect"
+	}
+	switch s := stmt.(type) {
+	case *cql.Select, *cql.Use, *cql.Describe, *cql.Auth:
+		// Role statements: CREATE ROLE again fails with "already exists", which the runner
+		// recognises; GRANT and REVOKE are idempotent.
+		return rerunSend, "", ""
+	case *cql.Insert, *cql.Update, *cql.Delete, *cql.Batch:
+		return judgeDML(s, ks, live)
+	case *cql.Truncate:
+		return rerunInDoubt, "TRUNCATE again would also delete every row written since the first one", "whether " + s.Table.String() + " was emptied at the time"
+	}
+	return judgeDDL(stmt, ks, live)
+}
+
+func tableOf(live *cql.Schema, ks string, q cql.QualifiedName) *cql.Table {
+	if !q.Keyspace.IsZero() {
+		ks = q.Keyspace.Name
+	}
+	if live == nil {
+		return nil
+	}
+	return live.Table(ks, q.Name.Name)
+}
+
+func judgeDML(stmt cql.Statement, ks string, live *cql.Schema) (rerunVerdict, string, string) {
+	switch s := stmt.(type) {
+	case *cql.Insert:
+		return rerunSend, "", ""
+	case *cql.Update:
+		t := tableOf(live, ks, s.Table)
+		var bad []string
+		for _, a := range s.Set {
+			if a.Op != cql.AssignAdd && a.Op != cql.AssignSub && a.Op != cql.AssignPrepend {
+				continue
+			}
+			var col *cql.Column
+			if t != nil {
+				col = t.Column(a.Column.Name)
+			}
+			switch {
+			case col == nil:
+				// Unknown type: c = c + x may be a counter; assume the worst.
+				bad = append(bad, a.Column.Name+" ("+a.Op.String()+" on a column of unknown type)")
+			case col.Type.Kind == cql.Native && col.Type.Name == "counter":
+				bad = append(bad, a.Column.Name+" (a counter)")
+			case col.Type.Kind == cql.List && a.Op != cql.AssignSub:
+				bad = append(bad, a.Column.Name+" (a list "+map[bool]string{true: "prepend", false: "append"}[a.Op == cql.AssignPrepend]+")")
+			}
+		}
+		if len(bad) == 0 {
+			return rerunSend, "", ""
+		}
+		return rerunInDoubt, "it changes " + strings.Join(bad, ", ") + " relative to its current value, so running it twice applies it twice",
+			checkQuery(s.Table, columnsOf(s.Set), s.Where, s.Text, s.Pos)
+	case *cql.Delete:
+		t := tableOf(live, ks, s.Table)
+		for _, d := range s.Columns {
+			if d.Key == nil {
+				continue
+			}
+			var col *cql.Column
+			if t != nil {
+				col = t.Column(d.Column.Name)
+			}
+			if col == nil || col.Type.Kind == cql.List {
+				return rerunInDoubt, "it deletes element " + d.Key.Text + " of list " + d.Column.Name + " by index: a second run deletes the next element",
+					checkQuery(s.Table, []string{d.Column.Name}, s.Where, s.Text, s.Pos)
+			}
+		}
+		return rerunSend, "", ""
+	case *cql.Batch:
+		if s.Type == cql.CounterBatch {
+			return rerunInDoubt, "it is a COUNTER batch: running it twice adds twice", "the counters it updates"
+		}
+		for _, in := range s.Statements {
+			if v, reason, check := judgeDML(in, ks, live); v != rerunSend {
+				return v, "a statement of the batch is not idempotent: " + reason, check
+			}
+		}
+		return rerunSend, "", ""
+	}
+	return rerunInDoubt, "it is not a statement whose repetition is known to be harmless", "its effect"
+}
+
+func columnsOf(as []*cql.Assignment) []string {
+	var out []string
+	for _, a := range as {
+		out = append(out, a.Column.String())
+	}
+	return out
+}
+
+// checkQuery renders the SELECT a person runs to see what the statement changed: the
+// columns it sets, from its table, with its WHERE clause.
+func checkQuery(table cql.QualifiedName, cols []string, where []*cql.Relation, text string, start cql.Pos) string {
+	if len(where) == 0 || len(cols) == 0 {
+		return "the rows of " + table.String() + " it changes"
+	}
+	from := where[0].Pos.Offset - start.Offset
+	if from < 0 || from > len(text) {
+		return "the rows of " + table.String() + " it changes"
+	}
+	w := text[from:]
+	if i := strings.Index(strings.ToUpper(w), " IF "); i >= 0 {
+		w = w[:i]
+	}
+	w = strings.Join(strings.Fields(w), " ")
+	return fmt.Sprintf("`SELECT %s FROM %s WHERE %s`", strings.Join(cols, ", "), table.String(), w)
+}
+
+// judgeDDL decides about a schema statement from the live schema.
+func judgeDDL(stmt cql.Statement, ks string, live *cql.Schema) (rerunVerdict, string, string) {
+	if live == nil {
+		return rerunSend, "", ""
+	}
+	keyspaceOf := func(q cql.QualifiedName) string {
+		if !q.Keyspace.IsZero() {
+			return q.Keyspace.Name
+		}
+		return ks
+	}
+	// asWritten compares the live object with what the statement creates, by removing the
+	// object from a copy of the live schema and applying the statement to it.
+	asWritten := func(remove func(*cql.Schema)) (rerunVerdict, string, string) {
+		probe := live.Clone()
+		remove(probe)
+		if err := probe.Apply(stmt); err != nil {
+			return rerunInDoubt, "its object exists, and comparing it with the statement failed (" + err.Error() + ")", "the live definition against the statement"
+		}
+		if diffs := liveschema.Diff(probe, live); len(diffs) > 0 {
+			return rerunInDoubt, "its object exists but differs from the statement: " + strings.Join(diffs, "; "), "who created it (DESCRIBE it) and whether the file or the cluster is right"
+		}
+		return rerunDone, "", ""
+	}
+	kspace := func(name string) *cql.Keyspace { return live.Keyspaces[name] }
+	switch s := stmt.(type) {
+	case *cql.CreateKeyspace:
+		if s.IfNotExists || kspace(s.Name.Name) == nil {
+			return rerunSend, "", ""
+		}
+		return rerunDone, "", ""
+	case *cql.CreateTable:
+		k := kspace(keyspaceOf(s.Name))
+		if s.IfNotExists || k == nil || k.Tables[s.Name.Name.Name] == nil {
+			return rerunSend, "", ""
+		}
+		return asWritten(func(p *cql.Schema) { delete(p.Keyspaces[k.Name].Tables, s.Name.Name.Name) })
+	case *cql.CreateType:
+		k := kspace(keyspaceOf(s.Name))
+		if s.IfNotExists || k == nil || k.Types[s.Name.Name.Name] == nil {
+			return rerunSend, "", ""
+		}
+		return asWritten(func(p *cql.Schema) { delete(p.Keyspaces[k.Name].Types, s.Name.Name.Name) })
+	case *cql.CreateView:
+		k := kspace(keyspaceOf(s.Name))
+		if s.IfNotExists || k == nil || k.Views[s.Name.Name.Name] == nil {
+			return rerunSend, "", ""
+		}
+		return asWritten(func(p *cql.Schema) { delete(p.Keyspaces[k.Name].Views, s.Name.Name.Name) })
+	case *cql.CreateIndex:
+		k := kspace(keyspaceOf(s.Table))
+		if s.IfNotExists || k == nil || s.Name.IsZero() || k.Indexes[s.Name.Name] == nil {
+			// An unnamed index: running it again fails with "already exists" when it is
+			// there, which the runner recognises.
+			return rerunSend, "", ""
+		}
+		return asWritten(func(p *cql.Schema) { delete(p.Keyspaces[k.Name].Indexes, s.Name.Name) })
+	case *cql.AlterTable:
+		t := tableOf(live, ks, s.Name)
+		if t == nil || s.IfColumn || s.IfExists {
+			return rerunSend, "", ""
+		}
+		switch s.Action {
+		case cql.AlterAdd:
+			present := 0
+			for _, c := range s.Add {
+				if col := t.Column(c.Name.Name); col != nil {
+					if !col.Type.Equal(c.Type) {
+						return rerunInDoubt, fmt.Sprintf("column %s exists with type %s, the statement adds it as %s", c.Name.Name, col.Type, c.Type),
+							"who added the column and which type is right"
+					}
+					present++
+				}
+			}
+			if present == len(s.Add) {
+				return rerunDone, "", ""
+			}
+			return rerunSend, "", ""
+		case cql.AlterDrop:
+			for _, c := range s.Drop {
+				if t.Column(c.Name) != nil {
+					return rerunSend, "", ""
+				}
+			}
+			return rerunDone, "", ""
+		case cql.AlterRename:
+			for _, r := range s.Renames {
+				if t.Column(r.From.Name) != nil {
+					return rerunSend, "", ""
+				}
+			}
+			return rerunDone, "", ""
+		}
+		return rerunSend, "", "" // WITH, MASK: setting the same thing twice is the same
+	case *cql.AlterUserType:
+		k := kspace(keyspaceOf(s.Name))
+		if k == nil || k.Types[s.Name.Name.Name] == nil || s.IfField || s.IfExists {
+			return rerunSend, "", ""
+		}
+		ut := k.Types[s.Name.Name.Name]
+		has := func(name string) bool {
+			for _, f := range ut.Fields {
+				if f.Name == name {
+					return true
+				}
+			}
+			return false
+		}
+		switch s.Action {
+		case cql.AlterTypeAdd:
+			if s.Add != nil && has(s.Add.Name.Name) {
+				return rerunDone, "", ""
+			}
+		case cql.AlterTypeRename:
+			for _, r := range s.Renames {
+				if has(r.From.Name) {
+					return rerunSend, "", ""
+				}
+			}
+			return rerunDone, "", ""
+		}
+		return rerunSend, "", ""
+	case *cql.DropTable:
+		if k := kspace(keyspaceOf(s.Name)); !s.IfExists && (k == nil || k.Tables[s.Name.Name.Name] == nil) {
+			return rerunDone, "", ""
+		}
+	case *cql.DropType:
+		if k := kspace(keyspaceOf(s.Name)); !s.IfExists && (k == nil || k.Types[s.Name.Name.Name] == nil) {
+			return rerunDone, "", ""
+		}
+	case *cql.DropView:
+		if k := kspace(keyspaceOf(s.Name)); !s.IfExists && (k == nil || k.Views[s.Name.Name.Name] == nil) {
+			return rerunDone, "", ""
+		}
+	case *cql.DropIndex:
+		if k := kspace(keyspaceOf(s.Name)); !s.IfExists && (k == nil || k.Indexes[s.Name.Name.Name] == nil) {
+			return rerunDone, "", ""
+		}
+	case *cql.DropKeyspace:
+		if !s.IfExists && kspace(s.Name.Name) == nil {
+			return rerunDone, "", ""
+		}
+	}
+	// Functions, aggregates, triggers, ALTER KEYSPACE/VIEW: sending them again either does
+	// the same thing or fails with "already exists", which the runner recognises.
+	return rerunSend, "", ""
+}
+
+// namedKeyspaces lists the keyspaces a statement touches (ks for unqualified names), for
+// reading the live schema it is judged against.
+func namedKeyspaces(stmt cql.Statement, ks string) []string {
+	out := []string{ks}
+	add := func(q cql.QualifiedName) {
+		if !q.Keyspace.IsZero() && q.Keyspace.Name != ks {
+			out = append(out, q.Keyspace.Name)
+		}
+	}
+	switch s := stmt.(type) {
+	case *cql.Update:
+		add(s.Table)
+	case *cql.Delete:
+		add(s.Table)
+	case *cql.Batch:
+		for _, in := range s.Statements {
+			out = append(out, namedKeyspaces(in, ks)[1:]...)
+		}
+	case *cql.CreateTable:
+		add(s.Name)
+	case *cql.CreateType:
+		add(s.Name)
+	case *cql.CreateView:
+		add(s.Name)
+	case *cql.CreateIndex:
+		add(s.Table)
+	case *cql.AlterTable:
+		add(s.Name)
+	case *cql.AlterUserType:
+		add(s.Name)
+	case *cql.DropTable:
+		add(s.Name)
+	case *cql.DropType:
+		add(s.Name)
+	case *cql.DropView:
+		add(s.Name)
+	case *cql.DropIndex:
+		add(s.Name)
+	case *cql.CreateKeyspace:
+		out = append(out, s.Name.Name)
+	case *cql.DropKeyspace:
+		out = append(out, s.Name.Name)
+	}
+	return out
+}
+
+// readLive reads the live schema a statement is judged against.
+func (m *Migrator) readLive(ctx context.Context, stmt cql.Statement) (*cql.Schema, error) {
+	live, err := liveschema.Read(ctx, m.s, namedKeyspaces(stmt, m.opt.Keyspace)...)
+	if err != nil {
+		return nil, fmt.Errorf("read the live schema to judge a statement a previous run was sending: %w", err)
+	}
+	live.Current = m.opt.Keyspace
+	return live, nil
+}

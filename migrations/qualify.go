@@ -1,0 +1,126 @@
+package migrations
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/cql"
+)
+
+// sessionKeyspace is the keyspace s is bound to, "" for none. gocql v1.7.0 keeps it in
+// the session's ClusterConfig.Keyspace, sends `USE "<it>"` on every connection it opens, and
+// refuses USE statements, so it cannot change after the session is created; a query with
+// no routing information reports it from Query.Keyspace without a round trip.
+func sessionKeyspace(s *gocql.Session) string {
+	q := s.Query("")
+	defer q.Release()
+	return q.Keyspace()
+}
+
+// statementText is the text to send for statement i (1-based) of mg. With a session bound
+// to the target keyspace it is the statement as written. With an unbound session, gocql
+// v1.7.0 offers no per-query keyspace (Query has no SetKeyspace; protocol v5's keyspace
+// field is filled only from the connection's USE), so every unqualified table, type, view,
+// index, function or aggregate name is qualified with the target keyspace, at the
+// positions the parser recorded. A name this misses is not sent somewhere else: the node
+// refuses it ("No keyspace has been specified"), so nothing lands outside the target.
+func (m *Migrator) statementText(mg *Migration, i int) (string, error) {
+	stmt := mg.Statements[i-1]
+	if !m.unbound {
+		return stmt.Text, nil
+	}
+	if i-1 >= len(mg.Parsed) || mg.Parsed[i-1] == nil {
+		return "", fmt.Errorf("%s: the session has no keyspace and the statement could not be parsed to qualify its names with %s; bind the session to %s", stmt.Pos, m.opt.Keyspace, m.opt.Keyspace)
+	}
+	return qualify(mg.Parsed[i-1], m.opt.Keyspace)
+}
+
+// qualify returns the statement's text with keyspace inserted before every unqualified
+// schema name.
+func qualify(stmt cql.Statement, keyspace string) (string, error) {
+	info := stmt.Info()
+	text := info.Text
+	var at []int
+	add := func(q cql.QualifiedName) {
+		if q.Keyspace.IsZero() && q.Name.Pos.IsValid() {
+			at = append(at, q.Name.Pos.Offset-info.Pos.Offset)
+		}
+	}
+	if err := unqualifiedNames(stmt, add); err != nil {
+		return "", fmt.Errorf("%s: %w", info.Pos, err)
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(at)))
+	prefix := cql.QuoteName(keyspace) + "."
+	for n, off := range at {
+		if off < 0 || off > len(text) {
+			return "", fmt.Errorf("%s: name position %d outside the statement", info.Pos, off)
+		}
+		if n > 0 && off == at[n-1] {
+			continue // the same name reached twice
+		}
+		text = text[:off] + prefix + text[off:]
+	}
+	return text, nil
+}
+
+// unqualifiedNames calls add with every name of stmt that resolves in the current keyspace.
+func unqualifiedNames(stmt cql.Statement, add func(cql.QualifiedName)) error {
+	switch s := stmt.(type) {
+	case *cql.Select:
+		add(s.Table)
+	case *cql.Insert:
+		add(s.Table)
+	case *cql.Update:
+		add(s.Table)
+	case *cql.Delete:
+		add(s.Table)
+	case *cql.Batch:
+		for _, in := range s.Statements {
+			if err := unqualifiedNames(in, add); err != nil {
+				return err
+			}
+		}
+	case *cql.CreateTable:
+		add(s.Name)
+	case *cql.AlterTable:
+		add(s.Name)
+	case *cql.DropTable:
+		add(s.Name)
+	case *cql.Truncate:
+		add(s.Table)
+	case *cql.CreateType:
+		add(s.Name)
+	case *cql.AlterUserType:
+		add(s.Name)
+	case *cql.DropType:
+		add(s.Name)
+	case *cql.CreateIndex:
+		add(s.Table)
+	case *cql.DropIndex:
+		add(s.Name)
+	case *cql.CreateView:
+		add(s.Name)
+		add(s.Base)
+	case *cql.AlterView:
+		add(s.Name)
+	case *cql.DropView:
+		add(s.Name)
+	case *cql.CreateFunction:
+		add(s.Name)
+	case *cql.DropFunction:
+		add(s.Name)
+	case *cql.CreateAggregate:
+		add(s.Name)
+	case *cql.DropAggregate:
+		add(s.Name)
+	case *cql.CreateTrigger:
+		add(s.Table)
+	case *cql.DropTrigger:
+		add(s.Table)
+	case *cql.Use:
+		return fmt.Errorf("USE cannot run through the driver; qualify the names instead")
+	}
+	return nil
+}
