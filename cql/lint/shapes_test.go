@@ -1,0 +1,417 @@
+package lint_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/cql/lint"
+	"github.com/cqlsize/cqlsize/internal/casstest"
+)
+
+// The shapes corpus (testdata/shapes) is a history of table shapes of the kinds public
+// Cassandra projects use (docs/research/real-schemas.md says which and why), written for
+// this project. Each file is a shape, one CREATE TABLE with the types or indexes it needs,
+// or a step, statements that reshape earlier shapes. Its header says what the lints should
+// say under issue 9's rules, judged as a fresh history (the whole folder, in file order,
+// on an empty keyspace, as `migrate validate` sees a full history):
+//
+//	-- shape: what the table is for            (or "-- step: ..." for a file without CREATE TABLE)
+//	-- bk101: none|warn, <why>                 (shapes only; why starts with "bounded:",
+//	                                            "unbounded:" or "not a time series:")
+//	-- expect: none|CODE[, CODE...] [(note)]   (the other lint codes that should fire)
+//
+// BK101 never expects an error: without a workload it is a heuristic, so at most a warning.
+// DS1xx never fires on a fresh history: nothing it drops existed before the run.
+const shapesDir = "testdata/shapes"
+
+// minShapes is the corpus size issue 9 asks for.
+const minShapes = 60
+
+type shape struct {
+	path   string
+	src    []byte
+	stmts  []cql.Statement
+	step   bool   // a step reshapes earlier shapes and creates no table
+	table  string // the table a shape creates
+	bk101  string // "none" or "warn" (shapes only)
+	reason string
+	expect map[string]bool // lint codes other than BK101 expected to fire
+}
+
+var (
+	bk101Line  = regexp.MustCompile(`^(none|warn), ((bounded|unbounded|not a time series): .+)$`)
+	expectLine = regexp.MustCompile(`^(none|[A-Z]{2}[0-9]{3}(, [A-Z]{2}[0-9]{3})*)( \(.+\))?$`)
+)
+
+// loadShapes reads, parses and checks the header of every file of the corpus, in order.
+func loadShapes(t *testing.T) []*shape {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(shapesDir, "*.cql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(paths)
+	var out []*shape
+	tables := map[string]string{}
+	for _, p := range paths {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &shape{path: p, src: src, expect: map[string]bool{}}
+		out = append(out, s)
+		if s.stmts, err = cql.ParseFile(p, src); err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		if err := s.readHeader(); err != nil {
+			t.Errorf("%s: header: %v", p, err)
+			continue
+		}
+		var creates []*cql.CreateTable
+		for _, st := range s.stmts {
+			if c, ok := st.(*cql.CreateTable); ok {
+				creates = append(creates, c)
+			}
+		}
+		switch {
+		case s.step && len(creates) != 0:
+			t.Errorf("%s: a step creates no table, this one has %d CREATE TABLE", p, len(creates))
+		case !s.step && len(creates) != 1:
+			t.Errorf("%s: a shape has exactly one CREATE TABLE, this one has %d", p, len(creates))
+		case !s.step:
+			s.table = creates[0].Name.Name.Name
+			if !creates[0].Name.Keyspace.IsZero() {
+				t.Errorf("%s: qualify nothing: the corpus runs in whatever keyspace the test gets", creates[0].Pos)
+			}
+			if prev, dup := tables[s.table]; dup {
+				t.Errorf("%s: table %s is already created by %s", p, s.table, prev)
+			}
+			tables[s.table] = p
+		}
+	}
+	return out
+}
+
+// readHeader reads the comment block at the top of the file.
+func (s *shape) readHeader() error {
+	seen := map[string]bool{}
+	for _, line := range strings.Split(string(s.src), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			break
+		}
+		rest, ok := strings.CutPrefix(line, "-- ")
+		if !ok {
+			return fmt.Errorf("line %q: the header is `-- key: value` lines, then a blank line", line)
+		}
+		key, val, ok := strings.Cut(rest, ": ")
+		if !ok || val == "" {
+			return fmt.Errorf("line %q: want `-- key: value`", line)
+		}
+		if seen[key] {
+			return fmt.Errorf("%s given twice", key)
+		}
+		seen[key] = true
+		switch key {
+		case "shape":
+		case "step":
+			s.step = true
+		case "bk101":
+			m := bk101Line.FindStringSubmatch(val)
+			if m == nil {
+				return fmt.Errorf("bk101 %q: want `none|warn, bounded|unbounded|not a time series: why`", val)
+			}
+			s.bk101, s.reason = m[1], m[2]
+			if (m[1] == "warn") != (m[3] == "unbounded") {
+				return fmt.Errorf("bk101 %q: warn goes with an unbounded reason, none with a bound or no time series", val)
+			}
+		case "expect":
+			m := expectLine.FindStringSubmatch(val)
+			if m == nil {
+				return fmt.Errorf("expect %q: want none or CODE, CODE and an optional (note)", val)
+			}
+			if m[1] == "none" {
+				continue
+			}
+			for _, code := range strings.Split(m[1], ", ") {
+				a := lint.Lookup(code)
+				switch {
+				case a == nil:
+					return fmt.Errorf("expect %s: no such lint code", code)
+				case a.Code == "BK101":
+					return fmt.Errorf("expect: BK101 goes on its own bk101 line")
+				}
+				s.expect[a.Code] = true
+			}
+		default:
+			return fmt.Errorf("unknown key %q (shape, step, bk101, expect)", key)
+		}
+	}
+	switch {
+	case seen["shape"] == seen["step"]:
+		return fmt.Errorf("want exactly one of shape: and step:")
+	case !seen["expect"]:
+		return fmt.Errorf("no expect: line")
+	case s.step && seen["bk101"]:
+		return fmt.Errorf("a step has no bk101: line, it creates no table")
+	case !s.step && !seen["bk101"]:
+		return fmt.Errorf("no bk101: line")
+	}
+	return nil
+}
+
+// TestShapesParse: every file of the corpus parses, has a well-formed header, and the
+// schema model accepts the whole history in order, as the node does (TestShapesOnCassandra).
+func TestShapesParse(t *testing.T) {
+	shapes := loadShapes(t)
+	n, warn := 0, 0
+	for _, s := range shapes {
+		if !s.step {
+			n++
+			if s.bk101 == "warn" {
+				warn++
+			}
+		}
+	}
+	if n < minShapes {
+		t.Errorf("%d shapes, want at least %d", n, minShapes)
+	}
+	// A corpus of one kind measures nothing: both outcomes need a fair share.
+	if warn < n/5 || n-warn < n/5 {
+		t.Errorf("%d of %d shapes expect a BK101 warning: want a mix (at least a fifth of each)", warn, n)
+	}
+	model := cql.NewSchemaIn("shapes")
+	dropped := 0
+	for _, s := range shapes {
+		if err := model.ApplyFile(s.path, s.src); err != nil {
+			t.Errorf("the schema model refuses what Cassandra accepts: %v", err)
+		}
+		for _, st := range s.stmts {
+			if _, ok := st.(*cql.DropTable); ok {
+				dropped++
+			}
+		}
+	}
+	if t.Failed() {
+		return
+	}
+	if got := len(model.Keyspaces["shapes"].Tables); got != n-dropped {
+		t.Errorf("the model holds %d tables after the history, want %d created less %d dropped", got, n, dropped)
+	}
+}
+
+// TestShapesOnCassandra runs the whole corpus, file by file and in order, on the node: a
+// shape the node refuses is a bad test case. The node is the truth for what is valid.
+func TestShapesOnCassandra(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs a Cassandra node")
+	}
+	shapes := loadShapes(t)
+	if t.Failed() {
+		t.FailNow()
+	}
+	session, ks := casstest.Keyspace(t)
+	for _, s := range shapes {
+		raws, err := cql.SplitStatements(s.path, s.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range raws {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			err := session.Query(r.Text).WithContext(ctx).Exec()
+			cancel()
+			if err != nil {
+				t.Errorf("%s: Cassandra refused a corpus statement: %v", r.Pos, err)
+			}
+		}
+	}
+	if t.Failed() {
+		return
+	}
+	// The node holds the tables the model says the history leaves, no more, no fewer.
+	model := cql.NewSchemaIn("shapes")
+	for _, s := range shapes {
+		if err := model.ApplyFile(s.path, s.src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string]bool{}
+	for name := range model.Keyspaces["shapes"].Tables {
+		want[name] = true
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	iter := session.Query("SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?", ks).WithContext(ctx).Iter()
+	got := map[string]bool{}
+	var name string
+	for iter.Scan(&name) {
+		got[name] = true
+	}
+	if err := iter.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for n := range want {
+		if !got[n] {
+			t.Errorf("table %s: in the model, not on the node", n)
+		}
+	}
+	for n := range got {
+		if !want[n] {
+			t.Errorf("table %s: on the node, not in the model", n)
+		}
+	}
+}
+
+// TestShapesLintFigures lints the corpus as one fresh history and logs how today's lints
+// compare with the expectations: BK101's precision and recall, and the error and warning
+// counts. It asserts only that the lints run and report on corpus files; the figures are
+// the measurement issue 9 asks for before and after the lint change (run with -v).
+func TestShapesLintFigures(t *testing.T) {
+	shapes := loadShapes(t)
+	if t.Failed() {
+		t.FailNow()
+	}
+	in := lint.Input{Keyspace: "shapes"}
+	byPath := map[string]*shape{}
+	for _, s := range shapes {
+		in.Files = append(in.Files, lint.File{Name: s.path, Source: s.src, Statements: s.stmts})
+		byPath[s.path] = s
+	}
+	rep, err := lint.Run(in, lint.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[*shape]map[string]lint.Severity{}
+	for _, d := range rep.Diagnostics {
+		s := byPath[d.Pos.File]
+		if s == nil {
+			t.Errorf("%s: %s reported outside the corpus", d.Pos, d.Code)
+			continue
+		}
+		if d.Silenced {
+			continue
+		}
+		if got[s] == nil {
+			got[s] = map[string]lint.Severity{}
+		}
+		if sev, ok := got[s][d.Code]; !ok || d.Severity > sev {
+			got[s][d.Code] = d.Severity
+		}
+	}
+	f := measure(shapes, got)
+	t.Logf("raw diagnostics: %d errors, %d warnings", rep.Errors(), rep.Warnings())
+	for _, line := range f.lines() {
+		t.Log(line)
+	}
+}
+
+// figures are the lint outcomes on the corpus against its expectations.
+type figures struct {
+	shapes, expectWarn           int
+	tp, fp, fn, tn               int
+	bkErrors                     int // BK101 reported as an error
+	errors, warnings             int // diagnostics got (one per file and code)
+	wantErrors, wantWarnings     int // diagnostics expected
+	unexpected, missing          []string
+	unexpectedByCode, missByCode map[string]int
+}
+
+func measure(shapes []*shape, got map[*shape]map[string]lint.Severity) *figures {
+	f := &figures{unexpectedByCode: map[string]int{}, missByCode: map[string]int{}}
+	for _, s := range shapes {
+		codes := got[s]
+		for _, sev := range codes {
+			if sev == lint.Error {
+				f.errors++
+			} else {
+				f.warnings++
+			}
+		}
+		if !s.step {
+			f.shapes++
+			sev, fired := codes["BK101"]
+			want := s.bk101 == "warn"
+			if want {
+				f.expectWarn++
+				f.wantWarnings++
+			}
+			switch {
+			case want && fired:
+				f.tp++
+			case want && !fired:
+				f.fn++
+				f.missing = append(f.missing, fmt.Sprintf("%s: BK101 missed (%s)", s.path, s.reason))
+			case !want && fired:
+				f.fp++
+				f.unexpected = append(f.unexpected, fmt.Sprintf("%s: BK101 %s, expected none (%s)", s.path, sev, s.reason))
+			default:
+				f.tn++
+			}
+			if fired && sev == lint.Error {
+				f.bkErrors++
+			}
+		}
+		for code := range s.expect {
+			if lint.Lookup(code).Severity == lint.Error {
+				f.wantErrors++
+			} else {
+				f.wantWarnings++
+			}
+			if _, ok := codes[code]; !ok {
+				f.missByCode[code]++
+				f.missing = append(f.missing, fmt.Sprintf("%s: %s expected, not reported", s.path, code))
+			}
+		}
+		for code, sev := range codes {
+			if code == "BK101" || s.expect[code] {
+				continue
+			}
+			f.unexpectedByCode[code]++
+			f.unexpected = append(f.unexpected, fmt.Sprintf("%s: %s %s, not expected", s.path, code, sev))
+		}
+	}
+	return f
+}
+
+func pct(n, d int) string {
+	if d == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.0f%% (%d/%d)", 100*float64(n)/float64(d), n, d)
+}
+
+func (f *figures) lines() []string {
+	out := []string{
+		fmt.Sprintf("BK101 on %d shapes (%d should warn, %d should not): TP %d, FP %d, FN %d, TN %d; precision %s, recall %s",
+			f.shapes, f.expectWarn, f.shapes-f.expectWarn, f.tp, f.fp, f.fn, f.tn, pct(f.tp, f.tp+f.fp), pct(f.tp, f.tp+f.fn)),
+		fmt.Sprintf("BK101 reported as an error %d times (without a workload it should be at most a warning)", f.bkErrors),
+		fmt.Sprintf("lint on the fresh history: %d errors, %d warnings; expected %d errors, %d warnings",
+			f.errors, f.warnings, f.wantErrors, f.wantWarnings),
+	}
+	for _, m := range []struct {
+		what string
+		by   map[string]int
+	}{{"unexpected", f.unexpectedByCode}, {"missed", f.missByCode}} {
+		var codes []string
+		for c, n := range m.by {
+			codes = append(codes, fmt.Sprintf("%s %d", c, n))
+		}
+		sort.Strings(codes)
+		if len(codes) > 0 {
+			out = append(out, fmt.Sprintf("other codes %s: %s", m.what, strings.Join(codes, ", ")))
+		}
+	}
+	sort.Strings(f.unexpected)
+	sort.Strings(f.missing)
+	out = append(out, f.unexpected...)
+	return append(out, f.missing...)
+}
