@@ -27,6 +27,7 @@ type position struct {
 type item struct {
 	row  Values
 	key  [][]byte
+	at   position // the row's own place: its bucket, and its key as after
 	next position
 }
 
@@ -75,6 +76,7 @@ func (r *reader) page(ctx context.Context, streams []*stream, limit int, fp []by
 		s.cur = s.pos
 	}
 	page := &Page{}
+	var last position // the last row returned, in its bucket
 	for len(page.Rows) < limit {
 		if err := r.fillEmpty(ctx, streams, limit-len(page.Rows)); err != nil {
 			return nil, err
@@ -90,8 +92,20 @@ func (r *reader) page(ctx context.Context, streams []*stream, limit int, fp []by
 		}
 		s := streams[best]
 		page.Rows = append(page.Rows, s.buf[0].row)
-		s.pos = s.buf[0].next
+		s.pos, last = s.buf[0].next, s.buf[0].at
 		s.buf = s.buf[1:]
+	}
+	// A shard whose last row returned is newer than the page's last row resumes after the
+	// page's last row too: when that row was chosen, the shard's next row was older still,
+	// so nothing is skipped; and a row written into the gap later is not returned out of
+	// order on the next page (a bucket's budget is the same in every shard, so left says
+	// which bucket is older).
+	if len(page.Rows) > 0 && len(streams) > 1 {
+		for _, s := range streams {
+			if s.pos.left > 0 && r.later(last, s.pos) {
+				s.pos = last
+			}
+		}
 	}
 	page.Visited = int(r.visits.Load())
 	t := token{oldest: r.oldest, shards: make([]shardPos, len(streams))}
@@ -175,7 +189,8 @@ func (r *reader) fill(ctx context.Context, s *stream, need int) error {
 					}
 					continue // ascending: later rows may be inside the bound
 				}
-				s.buf = append(s.buf, item{row: row, key: rd.keys[j], next: position{left: p.left, bucket: p.bucket, after: rd.keys[j]}})
+				at := position{left: p.left, bucket: p.bucket, after: rd.keys[j]}
+				s.buf = append(s.buf, item{row: row, key: rd.keys[j], at: at, next: at})
 				added++
 			}
 			if exhausted && added > 0 {
@@ -329,6 +344,20 @@ func (r *reader) keyOf(row Values, infos []gocql.TypeInfo) ([][]byte, error) {
 		key[i] = b
 	}
 	return key, nil
+}
+
+// later reports whether position a comes after b in reading order: in an older bucket, or
+// further into the same one.
+func (r *reader) later(a, b position) bool {
+	switch {
+	case a.left != b.left:
+		return a.left < b.left
+	case b.after == nil:
+		return a.after != nil
+	case a.after == nil:
+		return false
+	}
+	return r.before(b.after, a.after)
 }
 
 // before reports whether clustering key a comes before b in the table's clustering order

@@ -229,6 +229,9 @@ func TestTimelineNeverSkipsOrRepeatsUnderWrites(t *testing.T) {
 	var inserted, deleted atomic.Int64
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
+	var stopOnce sync.Once
+	halt := func() { stopOnce.Do(func() { close(stop); wg.Wait() }) }
+	defer halt() // before the keyspace's cleanup closes the session
 	for w := 0; w < writers; w++ {
 		wg.Add(1)
 		go func(times []time.Time) {
@@ -310,8 +313,7 @@ func TestTimelineNeverSkipsOrRepeatsUnderWrites(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond) // let the writers and deleters interleave
 	}
-	close(stop)
-	wg.Wait()
+	halt()
 	missing := 0
 	for _, id := range stable {
 		if !seen[id] {
