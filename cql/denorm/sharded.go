@@ -50,8 +50,8 @@ type reader struct {
 	parallel int
 	sharded  bool
 	oldest   time.Time
-	base     string // the query as given
-	after    string // the query with the resume bound
+	base     string         // the query as given
+	after    []resumeClause // the query with the resume bounds, in the order they are read
 	sem      chan struct{}
 	visits   atomic.Int64
 }
@@ -252,7 +252,6 @@ func (r *reader) read(ctx context.Context, shard int, p position, need int) buck
 	var out bucketRead
 	r.sem <- struct{}{}
 	defer func() { <-r.sem }()
-	r.visits.Add(1)
 	args := make([]any, 0, len(r.key)+2+len(p.after))
 	args = append(args, r.key...)
 	if r.tl.BucketValue != nil {
@@ -263,13 +262,27 @@ func (r *reader) read(ctx context.Context, shard int, p position, need int) buck
 	if r.sharded {
 		args = append(args, shard)
 	}
-	stmt := r.base
-	if p.after != nil {
-		stmt = r.after
-		for _, c := range p.after {
-			args = append(args, rawValue(c))
+	if p.after == nil {
+		r.readStmt(ctx, r.base, args, need, &out)
+		return out
+	}
+	for _, c := range r.after {
+		cargs := args[:len(args):len(args)]
+		for _, cell := range p.after[:c.cells] {
+			cargs = append(cargs, rawValue(cell))
+		}
+		if r.readStmt(ctx, c.text, cargs, need, &out); out.err != nil || !out.exhausted {
+			return out
 		}
 	}
+	return out
+}
+
+// readStmt reads rows of one statement into out until it holds need rows or the statement
+// has no more; out.exhausted then says which.
+func (r *reader) readStmt(ctx context.Context, stmt string, args []any, need int, out *bucketRead) {
+	out.exhausted = false
+	r.visits.Add(1)
 	var state []byte
 	for empty := 0; len(out.rows) < need; {
 		q := r.tl.Session.Query(stmt, args...).WithContext(ctx).Consistency(r.cons).
@@ -294,21 +307,20 @@ func (r *reader) read(ctx context.Context, shard int, p position, need int) buck
 		q.Release()
 		if err != nil {
 			out.err = err
-			return out
+			return
 		}
 		if len(next) == 0 {
 			out.exhausted = true
-			return out
+			return
 		}
 		if n == 0 { // a page of nothing but tombstones; Cassandra still moves on
 			if empty++; empty > 1000 {
 				out.err = errors.New("more than 1000 empty pages in a row")
-				return out
+				return
 			}
 		}
 		state = next
 	}
-	return out
 }
 
 // keyTypes finds the clustering columns among the columns the query returns.

@@ -26,8 +26,9 @@ import (
 // deleted between pages never make a page repeat or skip one that existed all along, as
 // a row offset would. Tokens are signed, so a token altered by a client is refused
 // rather than read. The clustering columns and their order come from the node's schema
-// (the driver's metadata); the query must select them. A Timeline is safe for concurrent
-// use.
+// (the driver's metadata); the query must select them. When they sort in different
+// directions, (liked_at DESC, user_id ASC), a resumed bucket takes one query per column.
+// A Timeline is safe for concurrent use.
 type Timeline struct {
 	Session *gocql.Session
 	// Query selects one partition of the key, ending with its WHERE clause (the timeline
@@ -83,8 +84,8 @@ type PageRequest struct {
 type Page struct {
 	Rows []Values
 	Next string // token for the next page; empty when the timeline has no more buckets to read
-	// Visited counts the partitions this page read (one bucket of one shard each),
-	// read-ahead included.
+	// Visited counts the partition reads this page made (queries of one bucket of one
+	// shard), read-ahead included.
 	Visited int
 }
 
@@ -204,12 +205,6 @@ func (tl *Timeline) clustering(p parsedQuery) ([]keyColumn, error) {
 	if len(cols) == 0 {
 		return nil, fmt.Errorf("table %s.%s has no clustering column: a timeline pages through the rows of a partition", ks, p.table)
 	}
-	for _, c := range cols {
-		if c.desc != cols[0].desc {
-			return nil, fmt.Errorf("table %s.%s: clustering columns %s and %s sort in opposite directions: a timeline resumes with one tuple bound, which needs them all ASC or all DESC",
-				ks, p.table, cols[0].name, c.name)
-		}
-	}
 	return cols, nil
 }
 
@@ -279,20 +274,47 @@ func typeNamed(name string) gocql.Type {
 	return gocql.TypeCustom
 }
 
-// afterClause is the bound that resumes a bucket after a clustering key: rows later in
-// clustering order, which for a DESC table are the smaller keys.
-func afterClause(cols []keyColumn) string {
-	names := make([]string, len(cols))
-	marks := make([]string, len(cols))
+// resumeClause is one query's bound for resuming a bucket after a clustering key, using
+// the key's first cells columns.
+type resumeClause struct {
+	text  string
+	cells int
+}
+
+// afterClauses are the bounds that resume a bucket after a clustering key: the rows later
+// in clustering order. When every column sorts the same way that is one tuple bound,
+// (post_id) < (?) for a DESC table; when they differ, as in (liked_at DESC, user_id ASC),
+// no single CQL bound says it, so the rows come from one query per column, deepest first:
+// the same liked_at and a later user_id, then an earlier liked_at.
+func afterClauses(cols []keyColumn) []resumeClause {
+	quoted := make([]string, len(cols))
 	for i, c := range cols {
-		names[i] = `"` + strings.ReplaceAll(c.name, `"`, `""`) + `"`
-		marks[i] = "?"
+		quoted[i] = `"` + strings.ReplaceAll(c.name, `"`, `""`) + `"`
 	}
-	op := ">"
-	if cols[0].desc {
-		op = "<"
+	op := func(c keyColumn) string {
+		if c.desc {
+			return "<"
+		}
+		return ">"
 	}
-	return fmt.Sprintf(" AND (%s) %s (%s)", strings.Join(names, ", "), op, strings.Join(marks, ", "))
+	uniform := true
+	for _, c := range cols {
+		uniform = uniform && c.desc == cols[0].desc
+	}
+	if uniform {
+		marks := strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ")
+		return []resumeClause{{fmt.Sprintf(" AND (%s) %s (%s)", strings.Join(quoted, ", "), op(cols[0]), marks), len(cols)}}
+	}
+	out := make([]resumeClause, 0, len(cols))
+	for depth := len(cols) - 1; depth >= 0; depth-- {
+		var b strings.Builder
+		for i := 0; i < depth; i++ {
+			fmt.Fprintf(&b, " AND %s = ?", quoted[i])
+		}
+		fmt.Fprintf(&b, " AND %s %s ?", quoted[depth], op(cols[depth]))
+		out = append(out, resumeClause{b.String(), depth + 1})
+	}
+	return out
 }
 
 // Page reads one page: up to req.Limit rows, newest first, across as many buckets (and
@@ -333,7 +355,10 @@ func (tl *Timeline) Page(ctx context.Context, req PageRequest) (*Page, error) {
 		return nil, fmt.Errorf("timeline: %w", err)
 	}
 	r := &reader{tl: tl, key: req.Key, cols: cols, cons: cons, parallel: parallel, sharded: shards > 1,
-		base: pq.text, after: pq.text + afterClause(cols), sem: make(chan struct{}, parallel)}
+		base: pq.text, sem: make(chan struct{}, parallel)}
+	for _, c := range afterClauses(cols) {
+		r.after = append(r.after, resumeClause{pq.text + c.text, c.cells})
+	}
 	if shards > 1 {
 		if err := mergeable(cols); err != nil {
 			return nil, fmt.Errorf("timeline: %w", err)
