@@ -324,7 +324,7 @@ func tableOptions(base TableOptions, props []*Property, create, compact bool) (T
 			o.Comment = p.Value
 		}
 	}
-	if err := checkIndexIntervals(o, props); err != nil {
+	if err := checkIndexIntervals(props); err != nil {
 		return o, err
 	}
 	return o, nil
