@@ -1,8 +1,12 @@
 package sizing
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -22,6 +26,9 @@ func FuzzWorkload(f *testing.F) {
 		"tables: {user_profiles: {rows: 0, items: {prefs: {count: 1e15, key: 1e9, value: 1e9}}}}",
 		"defaults: {rows: 5}\ntables: {posts_by_id: {}}",
 		"tables: &a {x: *a}",
+		"tables: {posts_by_user: {write_rate: 1e9/s, deletes: [{kind: row, rate: 1e9/s}], nulls: 0.5}}",
+		"tables: {posts_by_user: {partitions: 1e15, skew: {zipf: 3}, write_rate: 1e9/s, horizon: 290y}}",
+		"tables: {inbox: {rows: 1e12, deletes: [{kind: range, per_partition: 1e12, rows: 1e12}], ttl: 1s}}",
 	} {
 		f.Add([]byte(s))
 	}
@@ -37,9 +44,7 @@ func FuzzWorkload(f *testing.F) {
 			return
 		}
 		for _, e := range ests {
-			for _, fd := range e.Findings {
-				_ = fd.String()
-			}
+			checkEstimate(t, e)
 		}
 	})
 }
@@ -70,8 +75,59 @@ func TestMutatedWorkloads(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		if _, err := EstimateAll(schema, w, Options{}); err != nil {
+		ests, err := EstimateAll(schema, w, Options{})
+		if err != nil {
 			continue
+		}
+		for _, e := range ests {
+			checkEstimate(t, e)
+		}
+	}
+}
+
+// checkEstimate fails t when an estimate holds a number no estimate should: NaN, an
+// infinity, a negative count, size or duration, or a finding whose text shows one (or an
+// int64 that wrapped around).
+func checkEstimate(t *testing.T, e *Estimate) {
+	t.Helper()
+	var walk func(path string, v reflect.Value)
+	walk = func(path string, v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Float64:
+			if f := v.Float(); math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+				t.Errorf("%s: %s = %v", e.Table, path, f)
+			}
+		case reflect.Int64, reflect.Int: // time.Duration, Crossing ages, Encoding
+			if v.Int() < 0 {
+				t.Errorf("%s: %s = %v", e.Table, path, v.Int())
+			}
+		case reflect.Struct:
+			for i := 0; i < v.NumField(); i++ {
+				if f := v.Type().Field(i); f.IsExported() && f.Name != "Limit" && f.Name != "Pos" {
+					walk(path+"."+f.Name, v.Field(i))
+				}
+			}
+		case reflect.Slice:
+			for i := 0; i < v.Len(); i++ {
+				walk(fmt.Sprintf("%s[%d]", path, i), v.Index(i))
+			}
+		}
+	}
+	walk("Estimate", reflect.ValueOf(*e))
+	if e.Keys < 1 || e.Partitions < e.Keys {
+		t.Errorf("%s: %v keys, %v partitions", e.Table, e.Keys, e.Partitions)
+	}
+	for _, fd := range e.Findings {
+		msg := fd.String()
+		for _, bad := range []string{"NaN", "Inf", "-9223372036", "%!"} {
+			if strings.Contains(msg, bad) {
+				t.Errorf("%s: finding shows %q: %s", e.Table, bad, msg)
+			}
+		}
+	}
+	for _, a := range e.Assumptions {
+		if strings.Contains(a, "NaN") || strings.Contains(a, "%!") {
+			t.Errorf("%s: assumption %q", e.Table, a)
 		}
 	}
 }
