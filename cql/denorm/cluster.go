@@ -16,14 +16,21 @@ import (
 // ClusterOptions tune ConfigureCluster. The zero value is the recommended setting.
 type ClusterOptions struct {
 	// Retries is how many more times an idempotent statement is sent after its first
-	// attempt failed, each time to the next host of the query plan (default 3, so with
-	// three replicas every one of them gets a chance). Negative: no retries.
+	// attempt failed (default 8). A lost connection or a coordinator that sees too few
+	// replicas alive sends it to the next host of the query plan, so those end when the
+	// plan runs out of hosts; a coordinator's timeout sends it again to the same host after
+	// the backoff, and only Retries bounds those. The default is sized for the LOGGED
+	// batch: its coordinator writes the batchlog to two other nodes it believes alive and
+	// needs both to answer, so after a node dies every batch, through every coordinator,
+	// times out (after write_request_timeout, 2s) until the failure detector convicts the
+	// dead node, about 18s at the default phi_convict_threshold of 8 with one gossip round
+	// a second. Nine attempts with the default backoff span about 25s. Negative: no retries.
 	Retries int
 	// MinBackoff and MaxBackoff bound the pause before the second and later retries: it
 	// doubles from MinBackoff up to MaxBackoff, with jitter so that clients that failed
-	// together do not come back together (defaults 50ms and 1s). The first retry goes to
-	// the next host at once: the usual cause is one coordinator going away, and another
-	// coordinator is as ready as it was a moment ago.
+	// together do not come back together (defaults 100ms and 2s). The first retry goes
+	// out at once: the usual cause is one coordinator going away, and another coordinator
+	// is as ready as it was a moment ago.
 	MinBackoff, MaxBackoff time.Duration
 	// Timeout bounds one attempt of a request on the client side (default 6s). It is above
 	// the coordinator's own timeouts for what denorm sends (write_request_timeout 2s, a
@@ -49,9 +56,9 @@ type ClusterOptions struct {
 
 // Recommended values, see ClusterOptions.
 const (
-	DefaultRetries           = 3
-	DefaultMinBackoff        = 50 * time.Millisecond
-	DefaultMaxBackoff        = time.Second
+	DefaultRetries           = 8
+	DefaultMinBackoff        = 100 * time.Millisecond
+	DefaultMaxBackoff        = 2 * time.Second
 	DefaultTimeout           = 6 * time.Second
 	DefaultConnectTimeout    = 5 * time.Second
 	DefaultReconnectInterval = 10 * time.Second
@@ -94,11 +101,13 @@ func (o ClusterOptions) withDefaults() (ClusterOptions, error) {
 // ConfigureCluster makes cc fit for a service that writes with this package, and returns
 // it. It sets:
 //
-//   - a retry policy (RetryPolicy) that sends a failed idempotent statement again to the
-//     next host of the query plan, at most o.Retries times with a short backoff, and never
-//     retries a statement that is not marked idempotent. gocql v1.7.0's NewCluster sets no
-//     retry policy at all, so without this a coordinator that dies fails every request it
-//     was serving (`connection reset by peer`) although the other replicas are alive;
+//   - a retry policy (RetryPolicy) that sends a failed idempotent statement again, to the
+//     next host of the query plan when its coordinator went away, at most o.Retries times
+//     with a backoff, and never retries a statement that is not marked idempotent. gocql
+//     v1.7.0's NewCluster sets no retry policy at all, so without this a coordinator that
+//     dies fails every request it was serving (`connection reset by peer`), and a LOGGED
+//     batch fails for as long as the cluster takes to notice a dead node, although two
+//     replicas of three are alive;
 //   - the request and connect timeouts and the reconnect interval (see ClusterOptions for
 //     the reasoning behind each);
 //   - a token-aware round-robin host selection policy when cc has none, so the
@@ -217,16 +226,35 @@ func (p *retryPolicy) backoff(n int) time.Duration {
 	return d/2 + rand.N(d/2+1)
 }
 
-// GetRetryType sends the statement to the next host for failures another coordinator may
-// not have: the connection went away, the coordinator timed out waiting for replicas, saw
-// too few of them alive, or is overloaded or starting. A statement the cluster refuses as
-// such (syntax, invalid, unauthorized...) or one that failed before it was sent (a value
-// that does not marshal) fails at once: every node would answer the same.
+// GetRetryType decides where the next attempt goes. After a coordinator's own timeout or
+// failure (it waited for replicas, or for the batchlog, and gave up) the coordinator is
+// alive and any other would wait for the same replicas: the statement goes to the same
+// host again, so the attempts are bounded by Retries, not by the number of hosts. After a
+// lost connection, no answer in time, too few replicas alive as this coordinator sees
+// them, or an overloaded or starting node, it goes to the next host. A statement the
+// cluster refuses as such (syntax, invalid, unauthorized...) or one that failed before it
+// was sent (a value that does not marshal) fails at once: every node would answer the same.
 func (p *retryPolicy) GetRetryType(err error) gocql.RetryType {
-	if Transient(err) {
+	switch {
+	case coordinatorTimeout(err):
+		return gocql.Retry
+	case Transient(err):
 		return gocql.RetryNextHost
 	}
 	return gocql.Rethrow
+}
+
+// coordinatorTimeout reports whether err is a coordinator's answer that replicas did not
+// respond (in time, or at all).
+func coordinatorTimeout(err error) bool {
+	var (
+		writeTimeout *gocql.RequestErrWriteTimeout
+		readTimeout  *gocql.RequestErrReadTimeout
+		writeFailure *gocql.RequestErrWriteFailure
+		readFailure  *gocql.RequestErrReadFailure
+	)
+	return errors.As(err, &writeTimeout) || errors.As(err, &readTimeout) ||
+		errors.As(err, &writeFailure) || errors.As(err, &readFailure)
 }
 
 // Transient reports whether err is a failure of the cluster that a later attempt, through
@@ -238,15 +266,8 @@ func Transient(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false // the caller gave up; context.DeadlineExceeded is also a net.Error
 	}
-	var (
-		unavailable  *gocql.RequestErrUnavailable
-		writeTimeout *gocql.RequestErrWriteTimeout
-		readTimeout  *gocql.RequestErrReadTimeout
-		writeFailure *gocql.RequestErrWriteFailure
-		readFailure  *gocql.RequestErrReadFailure
-	)
-	if errors.As(err, &unavailable) || errors.As(err, &writeTimeout) || errors.As(err, &readTimeout) ||
-		errors.As(err, &writeFailure) || errors.As(err, &readFailure) {
+	var unavailable *gocql.RequestErrUnavailable
+	if errors.As(err, &unavailable) || coordinatorTimeout(err) {
 		return true
 	}
 	var re gocql.RequestError

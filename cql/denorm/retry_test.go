@@ -119,8 +119,35 @@ func TestTransient(t *testing.T) {
 		if got := Transient(tc.err); got != tc.want {
 			t.Errorf("Transient(%#v) = %v, want %v", tc.err, got, tc.want)
 		}
-		if rt := newRetryPolicy(ClusterOptions{Retries: 1}).GetRetryType(tc.err); (rt == gocql.RetryNextHost) != tc.want {
-			t.Errorf("GetRetryType(%v) = %v", tc.err, rt)
+		want := gocql.Rethrow
+		switch {
+		case coordinatorTimeout(tc.err):
+			want = gocql.Retry
+		case tc.want:
+			want = gocql.RetryNextHost
+		}
+		if rt := newRetryPolicy(ClusterOptions{Retries: 1}).GetRetryType(tc.err); rt != want {
+			t.Errorf("GetRetryType(%v) = %v, want %v", tc.err, rt, want)
+		}
+	}
+}
+
+// TestRetryWhere: a coordinator that answered is tried again, a lost one is passed over.
+func TestRetryWhere(t *testing.T) {
+	p := newRetryPolicy(ClusterOptions{})
+	for _, tc := range []struct {
+		err  error
+		want gocql.RetryType
+	}{
+		{&gocql.RequestErrWriteTimeout{WriteType: "BATCH_LOG"}, gocql.Retry},
+		{&gocql.RequestErrReadTimeout{}, gocql.Retry},
+		{&gocql.RequestErrUnavailable{}, gocql.RetryNextHost},
+		{gocql.ErrTimeoutNoResponse, gocql.RetryNextHost},
+		{syscall.ECONNRESET, gocql.RetryNextHost},
+		{errors.New("can not marshal"), gocql.Rethrow},
+	} {
+		if got := p.GetRetryType(tc.err); got != tc.want {
+			t.Errorf("GetRetryType(%v) = %v, want %v", tc.err, got, tc.want)
 		}
 	}
 }

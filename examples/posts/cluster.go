@@ -19,11 +19,8 @@ import (
 // Schema changes (migrations) are better run on a session from connect.Open: its request
 // timeout leaves DDL on a busy node the seconds it takes.
 func Open(ctx context.Context, cfg connect.Config, o denorm.ClusterOptions) (*gocql.Session, error) {
-	cc, err := cfg.ClusterConfig()
+	cc, err := ClusterConfig(cfg, o)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := denorm.ConfigureCluster(cc, o); err != nil {
 		return nil, err
 	}
 	type result struct {
@@ -56,4 +53,14 @@ func Open(ctx context.Context, cfg connect.Config, o denorm.ClusterOptions) (*go
 		}()
 		return nil, unreachable(ctx.Err())
 	}
+}
+
+// ClusterConfig is the driver configuration Open connects with, for a caller that adds to
+// it (an observer, a host filter) before creating the session itself.
+func ClusterConfig(cfg connect.Config, o denorm.ClusterOptions) (*gocql.ClusterConfig, error) {
+	cc, err := cfg.ClusterConfig()
+	if err != nil {
+		return nil, err
+	}
+	return denorm.ConfigureCluster(cc, o)
 }
