@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -227,4 +229,33 @@ func Timeline[T any](t testing.TB, ctx context.Context, tl *denorm.Timeline, req
 			return got
 		}
 	}
+}
+
+// shardAdvice matches SZ102's advice: "spread that key over 5 write shards".
+var shardAdvice = regexp.MustCompile(`spread that key over (\d+) write shards`)
+
+// ShardAdvice returns the write shards SZ102 asks for on table, or 0 when the estimate
+// does not ask for any.
+func ShardAdvice(t testing.TB, ests []*sizing.Estimate, table string) int {
+	t.Helper()
+	for _, e := range ests {
+		if e.Table != table && !strings.HasSuffix(e.Table, "."+table) {
+			continue
+		}
+		for _, f := range e.Findings {
+			if f.Code != sizing.CodeShards {
+				continue
+			}
+			m := shardAdvice.FindStringSubmatch(f.Message)
+			if m == nil {
+				t.Fatalf("%s: SZ102 no longer says how many shards: %s", table, f.Message)
+			}
+			n, err := strconv.Atoi(m[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	return 0
 }

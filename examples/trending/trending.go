@@ -1,0 +1,94 @@
+package trending
+
+import (
+	"embed"
+	"fmt"
+	"strings"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/bucket"
+	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/cql/denorm"
+)
+
+// Migrations holds the schema as numbered .cql files.
+//
+//go:embed migrations/*.cql
+var Migrations embed.FS
+
+// Shards is how many write shards each day of a hashtag is spread over: what SZ102 says for
+// workload.yaml (TestWorkload keeps the two equal).
+const Shards = 5
+
+// Post is one post under one hashtag.
+type Post struct {
+	ID      gocql.UUID // a timeuuid: its time picks the day, its bytes the shard
+	UserID  gocql.UUID
+	Hashtag string
+	Content string
+}
+
+// Days is the bucket scheme of posts_by_hashtag: calendar days, UTC.
+func Days() bucket.Scheme {
+	s, _ := bucket.New(bucket.Day()) // a day is always a valid width
+	return s
+}
+
+// Placement returns the day label and the shard of a post id: the day of the time in the
+// timeuuid, and bucket.Shard over its 16 bytes. Every writer and reader must hash the
+// same bytes.
+func Placement(id gocql.UUID) (day string, shard int, err error) {
+	t, err := bucket.UUIDTime(id)
+	if err != nil {
+		return "", 0, fmt.Errorf("post id %s: %w", id, err)
+	}
+	shard, err = bucket.Shard(id[:], Shards)
+	return Days().For(t).String(), shard, err
+}
+
+// Schema is the model of the migrations deployed to keyspace.
+func Schema(keyspace string) (*cql.Schema, error) {
+	return cql.LoadSchemaFSIn(Migrations, "migrations", keyspace)
+}
+
+// NewModel writes posts to posts_by_hashtag in keyspace, each to its day and shard.
+func NewModel(session *gocql.Session, keyspace string) (*denorm.Model[Post], error) {
+	schema, err := Schema(keyspace)
+	if err != nil {
+		return nil, err
+	}
+	return denorm.New(session, schema, denorm.Options{Keyspace: keyspace},
+		denorm.Map("posts_by_hashtag", func(p *Post, out *denorm.Rows) error {
+			day, shard, err := Placement(p.ID)
+			if err != nil {
+				return err
+			}
+			out.Add().Set("hashtag", p.Hashtag).Set("day", day).Set("shard", shard).Set("post_id", p.ID).
+				Set("user_id", p.UserID).Set("content", p.Content)
+			return nil
+		}))
+}
+
+// NewTimeline reads a hashtag's posts newest first across its days and shards, 30 days
+// back at most. secret signs its page tokens.
+func NewTimeline(session *gocql.Session, keyspace string, secret []byte) *denorm.Timeline {
+	return &denorm.Timeline{
+		Session:    session,
+		Query:      "SELECT post_id, user_id, content FROM " + quote(keyspace) + ".posts_by_hashtag WHERE hashtag = ? AND day = ? AND shard = ?",
+		Scheme:     Days(),
+		Shards:     Shards,
+		MaxBuckets: 30,
+		Secret:     secret,
+	}
+}
+
+// quote double-quotes a keyspace name unless it is plain lower case.
+func quote(name string) string {
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+		}
+	}
+	return name
+}

@@ -1,0 +1,126 @@
+package trending
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/bucket"
+	"github.com/cqlsize/cqlsize/cql/denorm"
+	"github.com/cqlsize/cqlsize/examples/internal/extest"
+	"github.com/cqlsize/cqlsize/internal/casstest"
+)
+
+// newestFirst orders timeuuids as the table does: by time, newest first (the ids here
+// have distinct times).
+func newestFirst(a, b gocql.UUID) int { return b.Time().Compare(a.Time()) }
+
+func TestTrending(t *testing.T) {
+	s, ks := casstest.Keyspace(t)
+	extest.Migrate(t, s, "migrations")
+	schema := extest.Schema(t, "migrations", ks)
+	model, err := NewModel(s, ks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	// The hot hashtag: 600 posts over three days; a quiet one: 3 posts.
+	now := time.Date(2024, 8, 20, 18, 0, 0, 0, time.UTC)
+	rng := rand.New(rand.NewPCG(20, 8))
+	var hot []gocql.UUID
+	write := func(tag string, at time.Time) gocql.UUID {
+		p := &Post{ID: gocql.UUIDFromTime(at), UserID: gocql.TimeUUID(), Hashtag: tag, Content: "#" + tag}
+		if _, err := model.Insert(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		return p.ID
+	}
+	for i := 0; i < 600; i++ {
+		hot = append(hot, write("cassandra", now.Add(-time.Duration(rng.Int64N(int64(66*time.Hour))))))
+	}
+	for i := 0; i < 3; i++ {
+		write("quiet", now.Add(-time.Duration(i)*24*time.Hour))
+	}
+	slices.SortFunc(hot, newestFirst)
+
+	day, shard, err := Placement(hot[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	extest.RunQueries(t, s, schema, "queries.cql", map[string]any{
+		"hashtag": "cassandra", "day": day, "shard": shard, "post_id": hot[0], "[limit]": 20,
+	})
+
+	// The shards share the load: each holds about a fifth of the newest day.
+	perShard := make([]int, Shards)
+	for i := range perShard {
+		iter := s.Query("SELECT post_id FROM posts_by_hashtag WHERE hashtag = 'cassandra' AND day = ? AND shard = ?", day, i).Iter()
+		perShard[i] = iter.NumRows()
+		if err := iter.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	total := 0
+	for _, n := range perShard {
+		total += n
+	}
+	for i, n := range perShard {
+		if n < total/Shards/2 || n > 2*total/Shards {
+			t.Errorf("shard %d holds %d of the day's %d posts (%v): bucket.Shard does not spread them", i, n, total, perShard)
+		}
+	}
+	t.Logf("%s: %d posts over %d shards: %v", day, total, Shards, perShard)
+
+	tl := NewTimeline(s, ks, []byte("secret"))
+	for _, limit := range []int{7, 50, 1000} {
+		got := extest.Timeline[gocql.UUID](t, ctx, tl, denorm.PageRequest{Key: []any{"cassandra"}, Newest: now, Limit: limit}, "post_id")
+		if !slices.Equal(got, hot) {
+			t.Errorf("%d a page: %d posts, want the 600 newest first, each once", limit, len(got))
+		}
+	}
+	// A 1-row page reads the newest day of each shard, nothing more.
+	p, err := tl.Page(ctx, denorm.PageRequest{Key: []any{"cassandra"}, Newest: now, Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Visited != Shards || len(p.Rows) != 1 || p.Rows[0]["post_id"] != hot[0] {
+		t.Errorf("a 1-row page: %d rows in %d partition reads, want the newest post in %d", len(p.Rows), p.Visited, Shards)
+	}
+	// "The last 24 hours": two days of shards, then the timeline ends.
+	oldest := now.Add(-24 * time.Hour)
+	var want []gocql.UUID
+	for _, id := range hot {
+		if at, _ := bucket.UUIDTime(id); !at.Before(oldest) {
+			want = append(want, id)
+		}
+	}
+	p, err = tl.Page(ctx, denorm.PageRequest{Key: []any{"cassandra"}, Newest: now, Oldest: oldest, Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []gocql.UUID
+	for _, r := range p.Rows {
+		got = append(got, r["post_id"].(gocql.UUID))
+	}
+	if !slices.Equal(got, want) || p.Next != "" || p.Visited != 2*Shards {
+		t.Errorf("the last 24 hours: %d posts in %d partition reads (next %q), want %d in %d and the end", len(got), p.Visited, p.Next, len(want), 2*Shards)
+	}
+	// The quiet hashtag costs MaxBuckets days of shards without a bound, 3 days with one.
+	unbounded, err := tl.Page(ctx, denorm.PageRequest{Key: []any{"quiet"}, Newest: now, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bounded, err := tl.Page(ctx, denorm.PageRequest{Key: []any{"quiet"}, Newest: now, Oldest: now.Add(-72 * time.Hour), Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(unbounded.Rows) != 3 || len(bounded.Rows) != 3 || bounded.Visited != 4*Shards || unbounded.Visited != tl.MaxBuckets*Shards {
+		t.Errorf("quiet hashtag: %d rows in %d reads unbounded, %d in %d bounded; want 3 in %d and 3 in %d",
+			len(unbounded.Rows), unbounded.Visited, len(bounded.Rows), bounded.Visited, tl.MaxBuckets*Shards, 4*Shards)
+	}
+	t.Logf("quiet hashtag, 3 posts: %d partition reads with no bound, %d with the last 72 hours", unbounded.Visited, bounded.Visited)
+}
