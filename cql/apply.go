@@ -110,6 +110,10 @@ func (s *Schema) Apply(stmt Statement) error {
 		if err != nil {
 			return err
 		}
+		if !strings.EqualFold(st.Language, "java") {
+			// 5.0 removed JavaScript UDFs (CASSANDRA-18252); only Java is left.
+			return Errorf(st.Pos, "function %s is written in %s: Cassandra 5.0 runs only LANGUAGE java functions", st.Name, st.Language)
+		}
 		if _, ok := ks.Functions[st.Name.Name.Name]; !ok || st.OrReplace {
 			ks.Functions[st.Name.Name.Name] = st.Pos
 		}
@@ -134,17 +138,17 @@ func (s *Schema) Apply(stmt Statement) error {
 		_, _, err := s.findTable(st.Table)
 		return err
 	case *Select:
-		_, _, err := s.findTableOrView(st.Table)
-		return err
-	case *Insert:
-		_, _, err := s.findTable(st.Table)
-		return err
-	case *Update:
-		_, _, err := s.findTable(st.Table)
-		return err
-	case *Delete:
-		_, _, err := s.findTable(st.Table)
-		return err
+		_, t, err := s.findTableOrView(st.Table)
+		if err != nil {
+			return err
+		}
+		return checkVectorLiterals(t, st)
+	case *Insert, *Update, *Delete:
+		_, t, err := s.findTable(dmlTable(st))
+		if err != nil {
+			return err
+		}
+		return checkVectorLiterals(t, st)
 	case *Batch:
 		for _, b := range st.Statements {
 			if err := s.Apply(b); err != nil {
@@ -158,6 +162,19 @@ func (s *Schema) Apply(stmt Statement) error {
 		return fmt.Errorf("apply statement: nil statement")
 	}
 	return Errorf(stmt.Info().Pos, "unsupported statement %T", stmt)
+}
+
+// dmlTable is the table an INSERT, UPDATE or DELETE writes.
+func dmlTable(stmt Statement) QualifiedName {
+	switch st := stmt.(type) {
+	case *Insert:
+		return st.Table
+	case *Update:
+		return st.Table
+	case *Delete:
+		return st.Table
+	}
+	return QualifiedName{}
 }
 
 // ApplyAll applies statements in order. It is all or nothing: on the first error the
