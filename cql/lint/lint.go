@@ -171,7 +171,7 @@ func (r *Report) count(s Severity, silenced bool) int {
 
 // Analyzers returns every analyzer, in code order. The slice is new on each call.
 func Analyzers() []*Analyzer {
-	as := analyzers()
+	as := append(analyzers(), yamlAnalyzers()...)
 	sort.Slice(as, func(i, j int) bool { return as[i].Code < as[j].Code })
 	return as
 }
