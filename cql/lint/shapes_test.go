@@ -424,10 +424,13 @@ func (f *figures) lines() []string {
 //
 //	-- refused: why the node refuses it
 //	-- node: a substring of the node's error message
+//	-- lint: CODE   (optional: the refusal depends on cassandra.yaml, so the model accepts
+//	                 the statement by design and this lint warns instead)
 const refusedDir = "testdata/shapes/refused"
 
 type refusedCase struct {
 	path, why, node string
+	lint            string // a lint that warns instead of a refusal (config-dependent cases)
 	src             []byte
 	stmts           []string // as sent to the node; the last one is refused
 	lastLine        int      // the line the last statement starts on
@@ -463,6 +466,11 @@ func loadRefused(t *testing.T) []*refusedCase {
 				c.why = v
 			} else if v, ok := strings.CutPrefix(line, "-- node: "); ok {
 				c.node = v
+			} else if v, ok := strings.CutPrefix(line, "-- lint: "); ok {
+				if a := lint.Lookup(v); a == nil {
+					t.Errorf("%s:%d: lint %s: no such code", p, i+1, v)
+				}
+				c.lint = v
 			} else {
 				t.Errorf("%s:%d: header lines are `-- refused: ...` and `-- node: ...`", p, i+1)
 			}
@@ -527,16 +535,20 @@ func TestShapesRefusedOnCassandra(t *testing.T) {
 
 // TestShapesRefusedByModel logs how many refused cases the schema model refuses before
 // anything runs, at the refused statement (issue 9 item 5: any statement the node refuses
-// must be refused by the model first). It asserts nothing about the count: the option
-// checks are another session's work; this is their measurement (run with -v).
+// must be refused by the model first), and how many config-dependent ones the named lint
+// warns about instead. It asserts nothing about the counts: the option checks are another
+// session's work; this is their measurement (run with -v).
 func TestShapesRefusedByModel(t *testing.T) {
 	cases := loadRefused(t)
-	refused := 0
+	refused, warned := 0, 0
 	var misses []string
 	for _, c := range cases {
 		err := cql.NewSchemaIn("shapes").ApplyFile(c.path, c.src)
 		var pe *cql.Error
 		switch {
+		case err == nil && c.lint != "" && lintFires(t, c, c.lint):
+			warned++
+			t.Logf("warned: %s by %s (the node refuses it unless cassandra.yaml allows it)", c.path, c.lint)
 		case err == nil:
 			misses = append(misses, fmt.Sprintf("%s: accepted (node: %s)", c.path, c.node))
 		case errors.As(err, &pe) && pe.Pos.Line < c.lastLine:
@@ -546,8 +558,29 @@ func TestShapesRefusedByModel(t *testing.T) {
 			t.Logf("refused: %v", err)
 		}
 	}
-	t.Logf("the model refuses %d of %d statements the node refuses, before anything runs", refused, len(cases))
+	t.Logf("the model refuses %d of %d statements the node refuses, before anything runs; lints warn about %d more that depend on cassandra.yaml; %d missed",
+		refused, len(cases), warned, len(misses))
 	for _, m := range misses {
 		t.Log("missed: " + m)
 	}
+}
+
+// lintFires reports whether the lint code fires on the case's file.
+func lintFires(t *testing.T, c *refusedCase, code string) bool {
+	t.Helper()
+	stmts, err := cql.ParseFile(c.path, c.src)
+	if err != nil {
+		return false
+	}
+	rep, err := lint.Run(lint.Input{Keyspace: "shapes", Files: []lint.File{{Name: c.path, Source: c.src, Statements: stmts}}}, lint.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := lint.Lookup(code).Code
+	for _, d := range rep.Diagnostics {
+		if d.Code == want {
+			return true
+		}
+	}
+	return false
 }
