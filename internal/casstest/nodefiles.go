@@ -1,0 +1,206 @@
+package casstest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/internal/version"
+)
+
+// Tests that read the node's data files (flush, then sstablepartitions or tablehistograms)
+// share one policy, LocalNode:
+//
+//   - the cluster is the project's own when it is scripts/cassandra's development node: one
+//     node, cluster name cqlsize-dev, whose data_file_directories are on this machine under
+//     the node directory scripts/cassandra keeps ($CQLSIZE_CACHE/cassandra-VERSION/node1).
+//     Then the test reads its files, and TableDir proves they are this node's by finding the
+//     directory named after the test table's id, which no other node can have.
+//   - any other cluster is remote (a testcontainers container, CASSANDRA_HOSTS elsewhere, a
+//     ring, another Cassandra on this machine): its files cannot be read from here, and the
+//     test is skipped with the reason. With CQLSIZE_REQUIRE_NODE_FILES=1 (scripts/test sets it
+//     when it runs the local node) the skip is a failure, so such a run never passes without
+//     the check.
+
+// EnvRequireNodeFiles, set to 1, turns a skip for want of the node's files into a failure.
+const EnvRequireNodeFiles = "CQLSIZE_REQUIRE_NODE_FILES"
+
+// DevClusterName is the cluster name of scripts/cassandra's development node.
+const DevClusterName = "cqlsize-dev"
+
+// NodeFiles is the test node's data on this machine and the project's script that runs the
+// Cassandra tools against it.
+type NodeFiles struct {
+	Script   string   // scripts/cassandra: nodetool and sstablepartitions for the node
+	DataDirs []string // the node's data_file_directories
+}
+
+// nodeFacts is what LocalNode decides from, gathered apart so the policy is testable.
+type nodeFacts struct {
+	source      string   // where the cluster came from: CASSANDRA_HOSTS or "testcontainers ..."
+	hosts       []string // its contact points
+	clusterName string   // system.local cluster_name
+	dataDirs    []string // system_views.settings data_file_directories
+	devDir      string   // scripts/cassandra's development node directory on this machine
+	exists      func(path string) bool
+}
+
+// whyRemote returns why the node's files cannot be read here, or "" when the cluster is the
+// project's own node and its files are.
+func (f nodeFacts) whyRemote() string {
+	switch {
+	case strings.HasPrefix(f.source, "testcontainers"):
+		return fmt.Sprintf("the cluster is a %s container: its data files are inside the container, not on this machine", strings.TrimPrefix(f.source, "testcontainers "))
+	case len(f.hosts) != 1:
+		return fmt.Sprintf("the cluster has %d contact points (%s): the check reads the files of scripts/cassandra's single development node", len(f.hosts), strings.Join(f.hosts, ","))
+	case f.clusterName != DevClusterName:
+		return fmt.Sprintf("the cluster at %s is %q, not scripts/cassandra's development node (%s): its data files are not this project's to read", f.hosts[0], f.clusterName, DevClusterName)
+	case len(f.dataDirs) == 0:
+		return fmt.Sprintf("the node at %s does not say where its data files are (system_views.settings data_file_directories is empty)", f.hosts[0])
+	}
+	for _, d := range f.dataDirs {
+		if !f.exists(d) {
+			return fmt.Sprintf("the node at %s keeps its data in %s, which is not on this machine", f.hosts[0], d)
+		}
+		if rel, err := filepath.Rel(f.devDir, d); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return fmt.Sprintf("the node at %s keeps its data in %s, outside %s where scripts/cassandra keeps the development node (CQLSIZE_CACHE differs?)", f.hosts[0], d, f.devDir)
+		}
+	}
+	return ""
+}
+
+// LocalNode returns the test node's files when the test cluster is the project's own
+// development node (see the policy above); otherwise it skips t saying why, or fails it
+// when CQLSIZE_REQUIRE_NODE_FILES=1. s is a session to the test cluster.
+func LocalNode(t testing.TB, s *gocql.Session) *NodeFiles {
+	t.Helper()
+	hosts := Hosts(t)
+	f := nodeFacts{source: source, hosts: hosts, exists: func(p string) bool { _, err := os.Stat(p); return err == nil }}
+	f.devDir = filepath.Join(cacheDir(), "cassandra-"+version.Cassandra, "node1")
+	if !strings.HasPrefix(source, "testcontainers") && len(hosts) == 1 {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := s.Query(`SELECT cluster_name FROM system.local`).WithContext(ctx).Scan(&f.clusterName); err != nil {
+			t.Fatalf("node files: read system.local cluster_name: %v", err)
+		}
+		var dirs string
+		if err := s.Query(`SELECT value FROM system_views.settings WHERE name = 'data_file_directories'`).WithContext(ctx).Scan(&dirs); err != nil {
+			t.Fatalf("node files: read data_file_directories from system_views.settings: %v", err)
+		}
+		for _, d := range strings.Split(strings.Trim(dirs, "[]"), ",") {
+			if d = strings.TrimSpace(d); d != "" {
+				f.dataDirs = append(f.dataDirs, d)
+			}
+		}
+	}
+	if why := f.whyRemote(); why != "" {
+		if os.Getenv(EnvRequireNodeFiles) == "1" {
+			t.Fatalf("the node's data files are needed, and %s (%s=1 makes this a failure)", why, EnvRequireNodeFiles)
+		}
+		t.Skipf("skipped: this test reads the node's data files, and %s", why)
+	}
+	script, err := projectScript()
+	if err != nil {
+		t.Fatalf("node files: %v", err)
+	}
+	return &NodeFiles{Script: script, DataDirs: f.dataDirs}
+}
+
+// cacheDir is where scripts/cassandra keeps its jars and nodes: $CQLSIZE_CACHE, else
+// ~/.cache/cqlsize, as the script computes it.
+func cacheDir() string {
+	if c := os.Getenv("CQLSIZE_CACHE"); c != "" {
+		return c
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return filepath.Join(os.TempDir(), "cqlsize-no-home")
+	}
+	return filepath.Join(home, ".cache", "cqlsize")
+}
+
+// projectScript finds scripts/cassandra from the module root above the working directory.
+func projectScript() (string, error) {
+	d, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if b, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil && bytes.Contains(b, []byte("module github.com/cqlsize/cqlsize\n")) {
+			p := filepath.Join(d, "scripts", "cassandra")
+			if _, err := os.Stat(p); err != nil {
+				return "", fmt.Errorf("find scripts/cassandra: %w", err)
+			}
+			return p, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", fmt.Errorf("find scripts/cassandra: no go.mod of github.com/cqlsize/cqlsize above the working directory")
+		}
+		d = parent
+	}
+}
+
+// TableDir returns the data directory of keyspace.table, <data>/<keyspace>/<table>-<id>. It
+// is also the proof that these files are the test cluster's: the id is the table's own, so
+// when the directory is missing the node that answered is not the one whose files these are,
+// and t fails.
+func (n *NodeFiles) TableDir(t testing.TB, s *gocql.Session, keyspace, table string) string {
+	t.Helper()
+	var id gocql.UUID
+	if err := s.Query(`SELECT id FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?`, keyspace, table).Scan(&id); err != nil {
+		t.Fatalf("node files: id of %s.%s: %v", keyspace, table, err)
+	}
+	name := table + "-" + strings.ReplaceAll(id.String(), "-", "")
+	for _, d := range n.DataDirs {
+		p := filepath.Join(d, keyspace, name)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	t.Fatalf("node files: no directory %s for %s.%s under %s: the node that answered is not the one whose files these are",
+		name, keyspace, table, strings.Join(n.DataDirs, ", "))
+	return ""
+}
+
+// KeyspaceDir returns the data directory of a keyspace after proving, as TableDir does, that
+// its tables' directories are there.
+func (n *NodeFiles) KeyspaceDir(t testing.TB, s *gocql.Session, keyspace string) string {
+	t.Helper()
+	iter := s.Query(`SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?`, keyspace).Iter()
+	var table string
+	var dir string
+	for iter.Scan(&table) {
+		dir = filepath.Dir(n.TableDir(t, s, keyspace, table))
+	}
+	if err := iter.Close(); err != nil {
+		t.Fatalf("node files: tables of %s: %v", keyspace, err)
+	}
+	if dir == "" {
+		t.Fatalf("node files: keyspace %s has no tables to find on disk", keyspace)
+	}
+	return dir
+}
+
+// Run runs scripts/cassandra with args (nodetool ..., sstablepartitions ...) and returns its
+// standard output; the error carries its standard error.
+func (n *NodeFiles) Run(ctx context.Context, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, n.Script, args...)
+	// The development node, whatever mode the test's environment selects (a ring test sets
+	// CQLSIZE_NODES=3).
+	cmd.Env = append(os.Environ(), "CQLSIZE_NODES=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.Bytes(), fmt.Errorf("scripts/cassandra %s: %w\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.Bytes(), nil
+}

@@ -1,0 +1,76 @@
+package casstest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestNodeFilesPolicy: the one rule for tests that read the node's data files. Only
+// scripts/cassandra's development node, with its files on this machine under the node
+// directory the script keeps, is read; everything else is remote, with a reason that says why.
+func TestNodeFilesPolicy(t *testing.T) {
+	dev := "/home/u/.cache/cqlsize/cassandra-5.0.9/node1"
+	here := map[string]bool{dev + "/data": true, "/var/lib/cassandra/data": true, "/home/u/.cache/cqlsize/cassandra-5.0.9/node1-old/data": true}
+	local := nodeFacts{source: "CASSANDRA_HOSTS", hosts: []string{"127.0.0.1"}, clusterName: DevClusterName,
+		dataDirs: []string{dev + "/data"}, devDir: dev, exists: func(p string) bool { return here[p] }}
+	with := func(change func(*nodeFacts)) nodeFacts {
+		f := local
+		change(&f)
+		return f
+	}
+	for _, tc := range []struct {
+		name  string
+		facts nodeFacts
+		want  string // "" = the files are read; else part of the reason
+	}{
+		{"the development node", local, ""},
+		{"the development node named by host name", with(func(f *nodeFacts) { f.hosts = []string{"localhost:9042"} }), ""},
+		{"testcontainers", with(func(f *nodeFacts) { f.source = "testcontainers cassandra:5.0"; f.clusterName = "" }), "cassandra:5.0 container: its data files are inside the container"},
+		{"a ring", with(func(f *nodeFacts) { f.hosts = []string{"127.0.1.1", "127.0.1.2", "127.0.1.3"} }), "3 contact points"},
+		{"another cluster", with(func(f *nodeFacts) { f.hosts = []string{"10.0.0.5"}; f.clusterName = "prod" }), `the cluster at 10.0.0.5 is "prod", not scripts/cassandra's development node`},
+		{"a node elsewhere named like ours", with(func(f *nodeFacts) { f.dataDirs = []string{"/srv/cassandra/data"} }), "/srv/cassandra/data, which is not on this machine"},
+		{"a Cassandra on this machine outside the node directory", with(func(f *nodeFacts) { f.dataDirs = []string{"/var/lib/cassandra/data"} }), "outside " + dev},
+		{"a sibling directory is not inside", with(func(f *nodeFacts) { f.dataDirs = []string{dev + "-old/data"} }), "outside " + dev},
+		{"no data directories", with(func(f *nodeFacts) { f.dataDirs = nil }), "does not say where its data files are"},
+	} {
+		got := tc.facts.whyRemote()
+		switch {
+		case tc.want == "" && got != "":
+			t.Errorf("%s: remote (%s), want the files read", tc.name, got)
+		case tc.want != "" && !strings.Contains(got, tc.want):
+			t.Errorf("%s: reason %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestLocalNodeFindsTheTable: on the development node the helper hands out the node's files
+// and finds a fresh table's directory by its id, after a flush its sstables; on any other
+// cluster it skips (or fails under CQLSIZE_REQUIRE_NODE_FILES=1) saying why.
+func TestLocalNodeFindsTheTable(t *testing.T) {
+	s, ks := Keyspace(t)
+	if err := s.Query(`CREATE TABLE probe (k int PRIMARY KEY, v text)`).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Query(`INSERT INTO probe (k, v) VALUES (1, 'x')`).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	node := LocalNode(t, s)
+	dir := node.TableDir(t, s, ks, "probe")
+	if got := node.KeyspaceDir(t, s, ks); got != filepath.Dir(dir) {
+		t.Errorf("KeyspaceDir = %s, want %s", got, filepath.Dir(dir))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if out, err := node.Run(ctx, "nodetool", "flush", ks, "probe"); err != nil {
+		t.Fatalf("flush: %v\n%s", err, out)
+	}
+	data, _ := filepath.Glob(filepath.Join(dir, "*-Data.db"))
+	if len(data) == 0 {
+		entries, _ := os.ReadDir(dir)
+		t.Fatalf("no Data.db in %s after a flush (%d entries)", dir, len(entries))
+	}
+}
