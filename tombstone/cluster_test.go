@@ -6,9 +6,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"math"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -20,7 +17,6 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/internal/casstest"
-	"github.com/cqlsize/cqlsize/internal/version"
 	"github.com/cqlsize/cqlsize/tombstone"
 )
 
@@ -469,7 +465,7 @@ func TestModelAgainstCassandra(t *testing.T) {
 		return
 	}
 	t.Run("sstablepartitions", func(t *testing.T) {
-		stats := flushAndCount(t, ks)
+		stats := flushAndCount(t, s, ks)
 		for _, d := range disk {
 			st, ok := stats[d.table]
 			if !ok {
@@ -605,41 +601,20 @@ func TestHistogramBucket(t *testing.T) {
 }
 
 // flushAndCount flushes the keyspace on the local node and sums sstablepartitions' counts
-// per table (and per "table/key" for each partition key). It needs the node
-// scripts/cassandra runs (the data files are read directly); against any other cluster it
-// skips.
-func flushAndCount(t *testing.T, ks string) map[string]map[string]int {
+// per table (and per "table/key" for each partition key). It reads the node's data files, so
+// it follows casstest.LocalNode's policy: on a remote cluster it skips saying why.
+func flushAndCount(t *testing.T, s *gocql.Session, ks string) map[string]map[string]int {
 	t.Helper()
-	script, err := filepath.Abs("../scripts/cassandra")
-	if err != nil {
-		t.Fatal(err)
-	}
+	node := casstest.LocalNode(t, s)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	if out, err := exec.CommandContext(ctx, script, "status").CombinedOutput(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI runs the local node, but scripts/cassandra status failed: %v\n%s", err, out)
-		}
-		t.Skipf("not the local scripts/cassandra node (its data files are needed): %s", bytes.TrimSpace(out))
-	}
-	if out, err := exec.CommandContext(ctx, script, "nodetool", "flush", ks).CombinedOutput(); err != nil {
+	if out, err := node.Run(ctx, "nodetool", "flush", ks); err != nil {
 		t.Fatalf("nodetool flush %s: %v\n%s", ks, err, out)
 	}
-	cache := os.Getenv("CQLSIZE_CACHE")
-	if cache == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cache = filepath.Join(home, ".cache", "cqlsize")
-	}
-	dir := filepath.Join(cache, "cassandra-"+version.Cassandra, "node1", "data", ks)
-	cmd := exec.CommandContext(ctx, script, "sstablepartitions", "-m", "-w", "0", "-r", dir)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	dir := node.KeyspaceDir(t, s, ks)
+	out, err := node.Run(ctx, "sstablepartitions", "-m", "-w", "0", "-r", dir)
 	if err != nil {
-		t.Fatalf("sstablepartitions %s: %v\n%s", dir, err, stderr.String())
+		t.Fatalf("sstablepartitions %s: %v", dir, err)
 	}
 	recs, err := csv.NewReader(bytes.NewReader(out)).ReadAll()
 	if err != nil {
@@ -677,7 +652,7 @@ func flushAndCount(t *testing.T, ks string) map[string]map[string]int {
 		}
 	}
 	if len(stats) == 0 {
-		t.Fatalf("sstablepartitions printed no partition for %s:\n%s\n%s", dir, out, stderr.String())
+		t.Fatalf("sstablepartitions printed no partition for %s:\n%s", dir, out)
 	}
 	return stats
 }
@@ -744,7 +719,7 @@ func TestStatementEffectsOnCassandra(t *testing.T) {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 	}
-	stats := flushAndCount(t, ks)
+	stats := flushAndCount(t, s, ks)
 	for i, c := range cases {
 		st := stats[fmt.Sprintf("inbox/%d", i+1)]
 		if st == nil {

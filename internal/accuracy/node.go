@@ -108,6 +108,7 @@ func (n *Node) run(ctx context.Context, args ...string) ([]byte, error) {
 
 func (n *Node) runOnce(ctx context.Context, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, n.Script, args...)
+	cmd.Env = append(os.Environ(), "CQLSIZE_NODES=1") // the development node, even from a ring test's environment
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
