@@ -172,3 +172,16 @@ func TestAbsurdTableOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestParseDurationEdge: a number of seconds that rounds to 2^63 nanoseconds is refused,
+// not wrapped into a negative duration.
+func TestParseDurationEdge(t *testing.T) {
+	for _, s := range []string{"9223372036.854775807", "9223372036.854776", "106751.99116730064d", "1e10"} {
+		if d, err := ParseDuration(s); err == nil && d < 0 {
+			t.Errorf("ParseDuration(%q) = %v", s, d)
+		}
+	}
+	if d, err := ParseDuration("9223372036"); err != nil || d <= 0 {
+		t.Errorf("ParseDuration(9223372036) = %v, %v", d, err)
+	}
+}

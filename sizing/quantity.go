@@ -91,7 +91,8 @@ func ParseDuration(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("want a duration such as 30d, 12h or 86400 (seconds), got nothing")
 	}
 	if n, err := strconv.ParseFloat(t, 64); err == nil {
-		if n < 0 || math.IsNaN(n) || n > float64(math.MaxInt64)/1e9 {
+		// float64(MaxInt64) is 2^63, one past the largest duration: >= keeps the product in range.
+		if n < 0 || math.IsNaN(n) || n*1e9 >= float64(math.MaxInt64) {
 			return 0, fmt.Errorf("want a duration of zero or more, got %q", s)
 		}
 		return time.Duration(n * float64(time.Second)), nil
@@ -108,7 +109,7 @@ func ParseDuration(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("want a duration such as 30d, 12h, 2w or 86400 (seconds), got %q", s)
 	}
 	n, err := strconv.ParseFloat(num, 64)
-	if err != nil || n < 0 || math.IsNaN(n) || n*float64(span) > float64(math.MaxInt64) {
+	if err != nil || n < 0 || math.IsNaN(n) || n*float64(span) >= float64(math.MaxInt64) {
 		return 0, fmt.Errorf("want a duration such as 30d, 12h, 2w or 86400 (seconds), got %q", s)
 	}
 	return time.Duration(n * float64(span)), nil
