@@ -89,6 +89,11 @@ system_views.tombstones_per_read, system.size_estimates) is shown beside the est
 Formats: text (default), json (the contract in docs/estimate-json.md), markdown (for a pull
 request comment) and html (one self-contained page with a growth chart per table).
 
+Numbers no cluster could hold are bad input, refused naming the flag (or workload field)
+and the bound: over 10^15 partition keys, 10^12 rows a partition (or covered by one range
+delete), 10^9 writes, deletes or overwrites a second to one key, 2 GiB a value, 2 billion
+elements a collection.
+
 Exit status: 0 when no finding reaches --fail-on, 1 when one does, 2 for bad flags or an
 unreadable or invalid schema or workload, 3 for an unreachable cluster (safe to retry);
 nothing on stdout on 2 or 3.`,

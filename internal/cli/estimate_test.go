@@ -203,3 +203,11 @@ func TestEstimateHotKeyFarOverLimits(t *testing.T) {
 		t.Errorf("output:\n%s", out)
 	}
 }
+
+// TestEstimateHelpNamesTheBounds: --help says which numbers are refused.
+func TestEstimateHelpNamesTheBounds(t *testing.T) {
+	code, out, _ := run(t, "estimate", "--help")
+	if code != ExitOK || !strings.Contains(out, "Numbers no cluster could hold are bad input") || !strings.Contains(out, "10^9 writes, deletes or overwrites a second") {
+		t.Errorf("estimate --help: exit %d:\n%s", code, out)
+	}
+}
