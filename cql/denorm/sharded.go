@@ -282,9 +282,9 @@ func (r *reader) read(ctx context.Context, shard int, p position, need int) buck
 // has no more; out.exhausted then says which.
 func (r *reader) readStmt(ctx context.Context, stmt string, args []any, need int, out *bucketRead) {
 	out.exhausted = false
-	r.visits.Add(1)
 	var state []byte
 	for empty := 0; len(out.rows) < need; {
+		r.visits.Add(1)
 		q := r.tl.Session.Query(stmt, args...).WithContext(ctx).Consistency(r.cons).
 			PageSize(need - len(out.rows)).PageState(state)
 		iter := q.Iter()
