@@ -259,6 +259,19 @@ func (l *lease) release() error {
 	return nil
 }
 
+// explain adds why the lease was lost to an error that a cancelled request produced
+// ("context canceled"), so that the caller sees ErrLockLost (safe to retry) and its
+// reason rather than a bare cancellation.
+func (l *lease) explain(err error) error {
+	if err == nil || errors.Is(err, ErrLockLost) || errors.Is(err, ErrInDoubt) {
+		return err
+	}
+	if lerr := l.lost(); lerr != nil {
+		return fmt.Errorf("%w; %w", err, lerr)
+	}
+	return err
+}
+
 // lost returns why the lease was lost, or nil while it is held.
 func (l *lease) lost() error {
 	if l.ctx.Err() == nil {

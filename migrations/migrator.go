@@ -364,6 +364,7 @@ func (m *Migrator) UpTo(ctx context.Context, to int64) (*Result, error) {
 		return nil, err
 	}
 	res, err := m.applyLocked(l, to)
+	err = l.explain(err)
 	if rerr := l.release(); rerr != nil && err == nil {
 		err = rerr
 	}
@@ -444,6 +445,15 @@ func (m *Migrator) applyOne(l *lease, mg *Migration, r *Record, run gocql.UUID) 
 	if err := l.check(); err != nil {
 		return nil, err
 	}
+	// A statement the last run recorded as being sent is judged before this run records
+	// anything, so that the record keeps naming the run that sent it.
+	inFlight, skip := resume && r.Running == from && from <= len(mg.Statements), false
+	if inFlight {
+		var err error
+		if skip, err = m.recoverInFlight(l, mg, r, from); err != nil {
+			return nil, err
+		}
+	}
 	if err := m.st.begin(ctx, l.owner, mg, run, resume); err != nil {
 		return nil, err
 	}
@@ -465,15 +475,10 @@ func (m *Migrator) applyOne(l *lease, mg *Migration, r *Record, run gocql.UUID) 
 			}
 			return &PartialError{File: mg.File, Version: mg.Version, Statement: i, Total: len(mg.Statements), Pos: stmt.Pos, Applied: applied, Err: err}
 		}
-		inFlight := resume && i == from && r.Running == i
-		if inFlight {
-			skip, err := m.recoverInFlight(l, mg, r, i)
-			if err != nil {
-				return nil, err
-			}
-			if skip {
-				continue
-			}
+		inFlight := inFlight && i == from
+		if inFlight && skip {
+			m.emit(Event{Kind: StatementDone, Migration: mg, Statement: i, Total: len(mg.Statements)})
+			continue
 		}
 		if err := l.check(); err != nil {
 			return nil, stop(i-1, 0, err)
@@ -650,6 +655,7 @@ func (m *Migrator) Baseline(ctx context.Context, version int64) ([]*Migration, e
 		return nil, err
 	}
 	out, err := m.baselineLocked(l, version)
+	err = l.explain(err)
 	if rerr := l.release(); rerr != nil && err == nil {
 		err = rerr
 	}

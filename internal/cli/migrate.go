@@ -115,7 +115,7 @@ CASSANDRA_USERNAME and CASSANDRA_PASSWORD (the password is never a flag).`,
   cqlsize migrate validate --dir db/migrations`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return Usagef("migrate needs a subcommand: up, status, validate, plan, new, baseline, accept-checksum or repair")
+			return Usagef("migrate needs a subcommand: up, status, validate, plan, new, baseline, accept-checksum, repair or resolve")
 		},
 	}
 	pf := cmd.PersistentFlags()
@@ -139,6 +139,7 @@ CASSANDRA_USERNAME and CASSANDRA_PASSWORD (the password is never a flag).`,
 		newMigrateBaselineCmd(env, f),
 		newMigrateAcceptCmd(env, f),
 		newMigrateRepairCmd(env, f),
+		newMigrateResolveCmd(env, f),
 	)
 	return cmd
 }

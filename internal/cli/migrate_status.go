@@ -24,9 +24,12 @@ func newMigrateStatusCmd(env *Env, mf *migrateFlags) *cobra.Command {
 		Long: `Show each migration file with what the bookkeeping table says about it:
 applied, baseline, pending, changed (the file's checksum differs from the applied one),
 partial (a run died or a statement failed: how many statements ran, and why it stopped),
-or missing (recorded as applied but no file has its version).
+in-doubt (a run stopped while sending a statement that cannot safely be sent twice: check
+it, then record the answer with migrate resolve), or missing (recorded as applied but no
+file has its version).
 
-Exit status 1 when a file is changed, partial or missing, so a CI step can catch it.`,
+Exit status 1 when a file is changed, partial or missing, so a CI step can catch it; 4
+when a statement is in doubt.`,
 		Example: `  cqlsize migrate status --keyspace app
   cqlsize migrate status --keyspace app --format json`,
 		Args: cobra.NoArgs,
@@ -78,12 +81,14 @@ func runMigrateStatus(ctx context.Context, env *Env, cmd *cobra.Command, mf *mig
 		return migrateErr(err)
 	}
 	rows := make([]statusJSON, 0, len(st))
-	bad := 0
+	bad, inDoubt := 0, 0
 	for _, s := range st {
 		rows = append(rows, statusRow(s))
 		switch s.State {
 		case migrations.StatusChanged, migrations.StatusPartial, migrations.StatusMissing:
 			bad++
+		case migrations.StatusInDoubt:
+			inDoubt++
 		}
 	}
 	if f.format == "json" {
@@ -115,6 +120,10 @@ func runMigrateStatus(ctx context.Context, env *Env, cmd *cobra.Command, mf *mig
 			return err
 		}
 	}
+	if inDoubt > 0 {
+		// A person must decide (migrate resolve): the same status as up stopping there.
+		return &ExitError{Code: ExitInDoubt}
+	}
 	if bad > 0 {
 		return Findings()
 	}
@@ -128,7 +137,7 @@ func summarize(st []migrations.Status) string {
 	}
 	out := ""
 	for _, k := range []migrations.StatusState{migrations.StatusApplied, migrations.StatusBaseline, migrations.StatusPending,
-		migrations.StatusChanged, migrations.StatusPartial, migrations.StatusMissing} {
+		migrations.StatusChanged, migrations.StatusPartial, migrations.StatusInDoubt, migrations.StatusMissing} {
 		if count[k] > 0 {
 			if out != "" {
 				out += ", "
@@ -172,12 +181,22 @@ func statusRow(s migrations.Status) statusJSON {
 		case s.Record.Error != "":
 			r.Note = fmt.Sprintf("statement %d failed: %s", s.Record.Applied+1, s.Record.Error)
 		case s.Record.Running > 0:
-			r.Note = fmt.Sprintf("stopped during statement %d (the next up runs it again)", s.Record.Running)
+			r.Note = fmt.Sprintf("stopped while sending statement %d (the next up sends it again if that is harmless, else stops in doubt)", s.Record.Running)
 		default:
 			r.Note = fmt.Sprintf("stopped after statement %d", s.Record.Applied)
 		}
 		if s.Err != nil {
 			r.Note += "; " + s.Err.Error()
+		}
+	case migrations.StatusInDoubt:
+		r.Note = fmt.Sprintf("statement %d is in doubt: it may have been applied; check it, then `cqlsize migrate resolve %d %d --applied|--rerun`",
+			s.Record.Running, s.Version, s.Record.Running)
+		if s.Record.Running > 0 && s.Migration != nil && s.Record.Running <= len(s.Migration.Statements) {
+			r.Note = fmt.Sprintf("statement %d (%s) is in doubt: it may have been applied; check it, then `cqlsize migrate resolve %d %d --applied|--rerun`",
+				s.Record.Running, s.Migration.Statements[s.Record.Running-1].Pos, s.Version, s.Record.Running)
+		}
+		if s.Record.Error != "" {
+			r.Error = s.Record.Error
 		}
 	case migrations.StatusMissing:
 		r.Note = "recorded as applied; no file has this version"
