@@ -19,6 +19,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/internal/ringtest"
 )
 
 // The pause experiment: a lock holder is frozen with SIGSTOP past its lease (a long GC
@@ -271,6 +272,16 @@ func TestPausedHolderNeverAppliesTwice(t *testing.T) {
 	}
 	hosts := casstest.Hosts(t)
 	pauseExperiment(t, hosts, func(t *testing.T) (*gocql.Session, string) { return casstest.Keyspace(t) }, pauseRounds())
+}
+
+// TestRingPausedHolderNeverAppliesTwice is the pause experiment on the 3-node ring at RF 3
+// (bookkeeping at QUORUM, the lease and the fence through Paxos on three replicas). It
+// holds the ring lock: it faults no node, but a node another test stops would turn a round
+// into a different experiment.
+func TestRingPausedHolderNeverAppliesTwice(t *testing.T) {
+	hosts := ringtest.Hosts(t)
+	ringtest.Lock(t)
+	pauseExperiment(t, hosts, func(t *testing.T) (*gocql.Session, string) { return ringtest.Keyspace(t, 3) }, pauseRounds())
 }
 
 // pauseRounds is 10 unless CQLSIZE_PAUSE_ROUNDS says otherwise (for a longer measurement).

@@ -108,7 +108,7 @@ func TestMigrateExitStatusesOnCluster(t *testing.T) {
 		t.Fatalf("up after resolve: exit %d\n%s%s", code, out, errOut)
 	}
 	var a int64
-	if err := s.Query(`SELECT n FROM `+ks2+`.hits WHERE k = 'a'`).Scan(&a); err != nil || a != 1 {
+	if err := s.Query(`SELECT n FROM ` + ks2 + `.hits WHERE k = 'a'`).Scan(&a); err != nil || a != 1 {
 		t.Fatalf("counter a = %d (%v) after --rerun, want 1", a, err)
 	}
 	if code, out, _ := runEnv(t, env, "migrate", "status", "--dir", dir, "--keyspace", ks2); code != ExitOK {
