@@ -12,9 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gocql/gocql"
+
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/lint"
 	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/internal/connect"
 )
 
 // The shapes corpus (testdata/shapes) is a history of table shapes of the kinds public
@@ -220,17 +223,14 @@ func TestShapesOnCassandra(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
-	session, ks := casstest.Keyspace(t)
+	session, ks := shapesSession(t)
 	for _, s := range shapes {
 		raws, err := cql.SplitStatements(s.path, s.src)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, r := range raws {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			err := session.Query(r.Text).WithContext(ctx).Exec()
-			cancel()
-			if err != nil {
+			if err := execDDL(t, session, r.Pos.String(), r.Text); err != nil {
 				t.Errorf("%s: Cassandra refused a corpus statement: %v", r.Pos, err)
 			}
 		}
@@ -270,6 +270,41 @@ func TestShapesOnCassandra(t *testing.T) {
 			t.Errorf("table %s: on the node, not in the model", n)
 		}
 	}
+}
+
+// ddlTimeout bounds one DDL statement. On the shared 2-core machine a CREATE TABLE has
+// taken tens of seconds under load; the harness's 30 s request timeout then reports a
+// statement the node never answered as if it had been refused.
+const ddlTimeout = 2 * time.Minute
+
+// shapesSession is a session in a fresh test keyspace whose requests wait ddlTimeout.
+func shapesSession(t *testing.T) (*gocql.Session, string) {
+	t.Helper()
+	_, ks := casstest.Keyspace(t)
+	cfg := casstest.Config(t)
+	cfg.Keyspace, cfg.Timeout = ks, ddlTimeout
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := connect.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s, ks
+}
+
+// execDDL runs one statement. It returns the node's refusal; a statement the node did not
+// answer fails the test, since nobody knows whether it was applied.
+func execDDL(t *testing.T, s *gocql.Session, where, stmt string) error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), ddlTimeout+30*time.Second)
+	defer cancel()
+	err := s.Query(stmt).WithContext(ctx).Exec()
+	var refusal gocql.RequestError
+	if err != nil && !errors.As(err, &refusal) {
+		t.Fatalf("%s: no answer from the node (not a refusal): %v", where, err)
+	}
+	return err
 }
 
 // TestShapesLintFigures lints the corpus as one fresh history and logs how today's lints
@@ -514,12 +549,10 @@ func TestShapesRefusedOnCassandra(t *testing.T) {
 		t.Skip("needs a Cassandra node")
 	}
 	cases := loadRefused(t)
-	session, _ := casstest.Keyspace(t)
+	session, _ := shapesSession(t)
 	for _, c := range cases {
 		for i, stmt := range c.stmts {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			err := session.Query(stmt).WithContext(ctx).Exec()
-			cancel()
+			err := execDDL(t, session, fmt.Sprintf("%s statement %d", c.path, i+1), stmt)
 			last := i == len(c.stmts)-1
 			switch {
 			case !last && err != nil:
