@@ -23,9 +23,11 @@ const (
 
 // Options configure a Migrator. Only Keyspace is required.
 type Options struct {
-	// Keyspace is the target keyspace: unqualified names in the files resolve to it (the
-	// session must be bound to it), and the bookkeeping table lives in it unless
-	// BookkeepingKeyspace says otherwise. The history is kept per target keyspace.
+	// Keyspace is the target keyspace: unqualified names in the files resolve to it, and
+	// the bookkeeping table lives in it unless BookkeepingKeyspace says otherwise. The
+	// history is kept per target keyspace. The session must be bound to it or to no
+	// keyspace (New refuses another: ErrWrongKeyspace); with an unbound session every
+	// unqualified name of a file is qualified with it before the statement is sent.
 	Keyspace string
 	// BookkeepingKeyspace holds the bookkeeping and lock tables (default Keyspace).
 	BookkeepingKeyspace string
@@ -37,7 +39,9 @@ type Options struct {
 	// ErrNoKeyspace: a tool should not guess a production replication factor.
 	Replication string
 	// LockTTL is the lease time: a process that dies holding the lock blocks others for at
-	// most this long. It is renewed every third of it while a run lasts. Default 60s.
+	// most this long. It is renewed every quarter of it while a run lasts, and a holder
+	// trusts it for TTL - (1s + TTL/10) from when the last renewal was sent: past that it
+	// sends nothing more (ErrLockLost). Default 60s.
 	LockTTL time.Duration
 	// LockTimeout is how long to wait for another process's lock before ErrLocked.
 	LockTimeout time.Duration

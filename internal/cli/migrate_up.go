@@ -29,7 +29,21 @@ start-up: one process takes the lock and migrates, the others wait and find noth
 When nothing is pending it returns without taking the lock.
 
 Before anything runs, every pending file is parsed and linted; an error-level lint stops
-the run (exit 1) unless silenced in the file (-- cqlsize:nolint CODE) or allowed here.`,
+the run (exit 1) unless silenced in the file (-- cqlsize:nolint CODE) or allowed here.
+
+Exactly once under pauses: the lock is a lease, valid until the TTL counted from when
+the renewal was sent, less a margin (1s + TTL/10), and checked immediately before each
+statement: a process that stalled past it (GC, SIGSTOP, a frozen VM) sends nothing and
+exits 3. Before each statement the run records, fenced on the lock owner, that it is
+sending it; a run that takes over and finds a statement recorded as sent but not done
+sends it again only when that is harmless (DDL judged by the live schema, INSERT, UPDATE
+and DELETE that are not counter updates or list appends), and otherwise stops in doubt
+(exit 4) naming the statement, what to check and the resolve command to run.
+
+Exit status: 0 applied or up to date; 1 an error-level lint; 2 bad input or a statement
+the node refuses (fix the file); 3 cluster trouble, safe to run again as is (unreachable,
+lock wait timed out, lease lost, schema agreement timed out, stopped partway on a timeout);
+4 a statement in doubt: a person checks it and runs ` + "`cqlsize migrate resolve`" + `.`,
 		Example: `  cqlsize migrate up --keyspace app
   cqlsize migrate up --keyspace app --to 12 --lock-timeout 5m
   cqlsize migrate up --keyspace app --replication "{'class': 'SimpleStrategy', 'replication_factor': 1}"
