@@ -108,7 +108,7 @@ func (o Options) withDefaults() (Options, error) {
 	case o.LockTTL == 0:
 		o.LockTTL = DefaultLockTTL
 	case o.LockTTL < 2*time.Second:
-		return o, fmt.Errorf("migrations: lock TTL %s: at least 2s (it is renewed every third of it)", o.LockTTL)
+		return o, fmt.Errorf("migrations: lock TTL %s: at least 2s (it is renewed every quarter of it and trusted for TTL - 1s - TTL/10)", o.LockTTL)
 	}
 	if o.LockTimeout == 0 {
 		o.LockTimeout = DefaultLockTimeout
