@@ -216,7 +216,7 @@ func TestTimelineNeverSkipsOrRepeatsUnderWrites(t *testing.T) {
 		}
 		return out
 	}
-	const stableRows, deletableRows, writers, deleters, perWriter = 300, 150, 4, 2, 60
+	const stableRows, deletableRows, writers, deleters, perWriter = 300, 200, 4, 2, 1000
 	stable := userPosts(t, s, user, randomTimes(stableRows)...)
 	deletable := userPosts(t, s, user, randomTimes(deletableRows)...)
 	writerTimes := make([][]time.Time, writers)
@@ -240,7 +240,7 @@ func TestTimelineNeverSkipsOrRepeatsUnderWrites(t *testing.T) {
 				select {
 				case <-stop:
 					return
-				case <-time.After(5 * time.Millisecond):
+				case <-time.After(10 * time.Millisecond):
 				}
 				if err := s.Query("INSERT INTO posts_by_user (user_id, month, post_id, content) VALUES (?, ?, ?, 'new')",
 					user, months.For(at).String(), gocql.UUIDFromTime(at)).WithContext(ctx).Exec(); err == nil {
@@ -254,7 +254,11 @@ func TestTimelineNeverSkipsOrRepeatsUnderWrites(t *testing.T) {
 		toDelete <- deletable[i]
 	}
 	close(toDelete)
+	var gone sync.Map // rows deleted, so each is counted once
 	deleteOne := func(id gocql.UUID) {
+		if _, done := gone.LoadOrStore(id, true); done {
+			return
+		}
 		at, _ := bucket.UUIDTime(id)
 		if err := s.Query("DELETE FROM posts_by_user WHERE user_id = ? AND month = ? AND post_id = ?",
 			user, months.For(at).String(), id).WithContext(ctx).Exec(); err == nil {
@@ -269,7 +273,7 @@ func TestTimelineNeverSkipsOrRepeatsUnderWrites(t *testing.T) {
 				select {
 				case <-stop:
 					return
-				case <-time.After(10 * time.Millisecond):
+				case <-time.After(15 * time.Millisecond):
 				}
 				deleteOne(id)
 			}
@@ -302,7 +306,7 @@ func TestTimelineNeverSkipsOrRepeatsUnderWrites(t *testing.T) {
 			at, _ := bucket.UUIDTime(last)
 			userPosts(t, s, user, at.Add(time.Millisecond))
 			for _, id := range deletable {
-				if seen[id] {
+				if _, done := gone.Load(id); seen[id] && !done {
 					deleteOne(id)
 					break
 				}
