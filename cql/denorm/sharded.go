@@ -193,8 +193,12 @@ func (r *reader) fill(ctx context.Context, s *stream, need int) error {
 				s.buf = append(s.buf, item{row: row, key: rd.keys[j], at: at, next: at})
 				added++
 			}
-			if exhausted && added > 0 {
-				s.buf[len(s.buf)-1].next = end // the bucket's last row: resume in the next one
+			if n := len(s.buf); exhausted && n > 0 {
+				// The bucket's last row resumes in the next bucket; so does a row of an
+				// earlier bucket when this one, which it resumed at, had none to return.
+				if last := &s.buf[n-1]; added > 0 || last.next.left == p.left && last.next.after == nil {
+					last.next = end
+				}
 			}
 			if !exhausted { // a full read: resume after its last row, returned or not
 				s.cur = position{left: p.left, bucket: p.bucket, after: rd.keys[len(rd.keys)-1]}
