@@ -83,6 +83,9 @@ func (s *Schema) Apply(stmt Statement) error {
 			}
 			return Errorf(st.Name.Name.Pos, "materialized view %s.%s does not exist", QuoteName(ks.Name), st.Name.Name)
 		}
+		if err := checkViewOptions(st.Properties); err != nil {
+			return err
+		}
 		opts, err := tableOptions(v.Table.Options, st.Properties, false, false)
 		if err != nil {
 			return err

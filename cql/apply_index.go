@@ -245,6 +245,9 @@ func (s *Schema) createView(st *CreateView) error {
 	if err := clusteringOrder(v, st.ClusteringOrder, st.Name, true); err != nil {
 		return err
 	}
+	if err := checkViewOptions(st.Properties); err != nil {
+		return err
+	}
 	opts, err := tableOptions(v.Options, st.Properties, true, false)
 	if err != nil {
 		return err

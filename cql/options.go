@@ -126,3 +126,18 @@ func checkIndexIntervals(props []*Property) error {
 	return Errorf(at.Pos, "max_index_interval (%s) must be greater than or equal to min_index_interval (%s)",
 		strconv.FormatInt(hi, 10), strconv.FormatInt(lo, 10))
 }
+
+// checkViewOptions refuses what a materialized view may not set: a view's rows expire
+// with its base table's, so 5.0 refuses any default_time_to_live but 0 on a view
+// (CASSANDRA-12868).
+func checkViewOptions(props []*Property) error {
+	for _, p := range props {
+		if p.Name.Name != "default_time_to_live" {
+			continue
+		}
+		if n, ok := javaInt(p.Value); ok && n != 0 {
+			return Errorf(p.Pos, "a materialized view cannot set default_time_to_live (got %d): its rows expire when its base table's do; set the TTL on the base table", n)
+		}
+	}
+	return nil
+}
