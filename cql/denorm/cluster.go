@@ -121,10 +121,11 @@ func (o ClusterOptions) withDefaults() (ClusterOptions, error) {
 // Why a retried write is safe: every statement carries the write's client-side timestamp
 // (USING TIMESTAMP), so sending it twice writes the same cells with the same timestamp,
 // which Cassandra resolves to one value; a row deleted by a later write stays deleted
-// because the replayed insert is older. A LOGGED batch is the same: when its coordinator
-// dies after writing the batchlog, another node replays the batch (after about
-// write_request_timeout), and the client's retry through another coordinator writes the
-// same mutations with the same timestamp; the two converge on the same rows.
+// because the replayed insert is older. A LOGGED batch is the same: once a batchlog
+// replica holds it (even when the coordinator then dies, or the client saw a timeout), that
+// node replays it (a batch older than twice write_request_timeout, on its next replay round,
+// every 10 s), and the client's retry through another coordinator writes the same mutations
+// with the same timestamp; replay and retry converge on the same rows, each complete.
 func ConfigureCluster(cc *gocql.ClusterConfig, o ClusterOptions) (*gocql.ClusterConfig, error) {
 	if cc == nil {
 		return nil, errors.New("configure cluster: nil cluster config")
