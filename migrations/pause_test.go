@@ -53,7 +53,7 @@ type pauseRound struct {
 	inDoubt                   bool   // the successor stopped in doubt (exit 4)
 	doubtValue                int64  // the in-doubt statement's counter when the successor stopped
 	decision                  string // --applied or --rerun
-	pausedAfter               time.Duration
+	stoppedAt                 int    // increments reported done before the stop
 	successor                 time.Duration
 	holderOut, successorOut   string
 }
@@ -86,35 +86,40 @@ func runPauseRound(t *testing.T, hosts []string, s *gocql.Session, ks, dir strin
 	if err := holder.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Drain stderr (a full pipe would block the holder) and note the first statement done.
-	started := make(chan struct{})
+	// Freeze it at a random point of the increments: right after a random one of the first
+	// 80% of them was reported done, plus up to 40ms, so the stop lands anywhere in the cycle
+	// of a statement (intent, lease check, send, done) and the holder is always mid-run.
+	target := 1 + rng.IntN(pauseFiles*pausePerFile*4/5)
+	extra := time.Duration(rng.Int64N(int64(40 * time.Millisecond)))
+	reached := make(chan struct{})
 	var errLines strings.Builder
 	var mu sync.Mutex
 	drained := make(chan struct{})
 	go func() {
 		defer close(drained)
 		sc := bufio.NewScanner(stderr)
-		once := false
+		n, once := 0, false
 		for sc.Scan() {
+			line := sc.Text()
 			mu.Lock()
-			errLines.WriteString(sc.Text() + "\n")
+			errLines.WriteString(line + "\n")
 			mu.Unlock()
-			if !once && strings.Contains(sc.Text(), "0002_increments.cql: statement 1/") {
+			if strings.Contains(line, "_increments.cql: statement ") && strings.Contains(line, " done in ") {
+				n++
+			}
+			if !once && n >= target {
 				once = true
-				close(started)
+				close(reached)
 			}
 		}
 		if !once {
-			close(started)
+			close(reached)
 		}
 		_, _ = io.Copy(io.Discard, stderr)
 	}()
-	<-started
-	// Freeze it at a random moment of the increments: up to 5s after the first one, about
-	// half of them at the dev node's pace (two lightweight transactions and the increment
-	// per statement).
-	r.pausedAfter = time.Duration(rng.Int64N(int64(5 * time.Second)))
-	time.Sleep(r.pausedAfter)
+	<-reached
+	time.Sleep(extra)
+	r.stoppedAt = target
 	if err := holder.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +244,7 @@ func pauseExperiment(t *testing.T, hosts []string, keyspace func(t *testing.T) (
 			switch {
 			case r.successorExit != 0 && r.successorExit != 4:
 				t.Errorf("successor: exit %d, want 0 or 4\n%s", r.successorExit, r.successorOut)
-			case r.holderExit != 3 && r.holderExit != 0:
+			case r.holderExit != 3:
 				t.Errorf("resumed holder: exit %d, want 3 (lease lost)\n%s", r.holderExit, r.holderOut)
 			}
 			if r.holderExit == 3 {
@@ -253,8 +258,8 @@ func pauseExperiment(t *testing.T, hosts []string, keyspace func(t *testing.T) (
 					rerun++
 				}
 			}
-			t.Logf("paused after %s; successor exit %d in %s; holder exit %d; in doubt %t (counter %d, resolved %s); %d counters at 1, %d above",
-				r.pausedAfter.Round(time.Millisecond), r.successorExit, r.successor.Round(time.Millisecond), r.holderExit,
+			t.Logf("stopped after increment %d; successor exit %d in %s; holder exit %d; in doubt %t (counter %d, resolved %s); %d counters at 1, %d above",
+				r.stoppedAt, r.successorExit, r.successor.Round(time.Millisecond), r.holderExit,
 				r.inDoubt, r.doubtValue, r.decision, ones, above)
 			if testing.Verbose() {
 				t.Logf("holder said:\n%s", r.holderOut)
