@@ -3,6 +3,7 @@
 package scripts
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -167,13 +168,55 @@ func TestRingKillStart(t *testing.T) {
 	if out, code := ringtest.Script(t, "status"); code == 0 || !strings.Contains(out, "node 2: down") {
 		t.Errorf("status with node 2 killed: exit %d\n%s", code, out)
 	}
+	// Start through the script directly, handing it an open file as descriptor 3, the way a
+	// shell holding the ring lock with flock(1) would: the JVM must not inherit it, or the
+	// lock would stay held for as long as the node runs.
+	held, err := os.CreateTemp(t.TempDir(), "held-*.lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
 	t0 := time.Now()
-	ringtest.Start(t, 2)
+	cmd := exec.Command("./cassandra", "start", "2")
+	cmd.Env = append(os.Environ(), "CQLSIZE_NODES=3")
+	cmd.ExtraFiles = []*os.File{held}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("cassandra start 2: %v\n%s", err, out)
+	}
 	t.Logf("node 2 back (CQL, seen UP by the others) %s after start", time.Since(t0).Round(100*time.Millisecond))
+	if fds := jvmFiles(t, 2); strings.Contains(fds, held.Name()) {
+		t.Errorf("node 2's JVM inherited the caller's descriptor %s:\n%s", held.Name(), fds)
+	}
 	if !ringtest.Answers(addr, 5*time.Second) {
 		t.Error("node 2 does not answer CQL after start")
 	}
 	if out, code := ringtest.Script(t, "status"); code != 0 {
 		t.Errorf("status after start: exit %d\n%s", code, out)
 	}
+}
+
+// jvmFiles lists what ring node n's JVM has open (from /proc), one path a line.
+func jvmFiles(t *testing.T, n int) string {
+	t.Helper()
+	home, _ := os.UserHomeDir()
+	cache := filepath.Join(home, ".cache", "cqlsize")
+	if c := os.Getenv("CQLSIZE_CACHE"); c != "" {
+		cache = c
+	}
+	pid, err := os.ReadFile(filepath.Join(cache, "cassandra-"+version.Cassandra, "ring", fmt.Sprintf("node%d", n), "cassandra.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join("/proc", strings.TrimSpace(string(pid)), "fd")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, e := range ents {
+		if target, err := os.Readlink(filepath.Join(dir, e.Name())); err == nil {
+			b.WriteString(target + "\n")
+		}
+	}
+	return b.String()
 }
