@@ -65,6 +65,7 @@ type store struct {
 	table   string // qualified bookkeeping table
 	lock    string // qualified lock table
 	ksQ, tQ string
+	live    *tracker // which nodes are down, across the agreement waits of this store (agreement.go)
 }
 
 func newStore(s *gocql.Session, opt Options) *store {
@@ -73,18 +74,26 @@ func newStore(s *gocql.Session, opt Options) *store {
 		s: s, opt: opt,
 		table: ks + "." + quote(opt.Table),
 		lock:  ks + "." + quote(opt.Table+"_lock"),
+		live:  newTracker(),
 	}
 }
 
+// q prepares a bookkeeping statement at the configured consistency, with the retry
+// policy of retry.go: a replica that has not caught up with a schema change, a node that
+// is restarting or a dropped connection costs a retry, not the run.
 func (st *store) q(ctx context.Context, stmt string, args ...any) *gocql.Query {
-	return st.s.Query(stmt, args...).WithContext(ctx).Consistency(st.opt.Consistency)
+	return withRetry(ctx, st.s.Query(stmt, args...), stmt, retryBudget(st.opt)).Consistency(st.opt.Consistency)
 }
+
+// schemaReadBudget bounds the retries of a read of system_schema (a local read on the
+// coordinator: only the connection can fail).
+const schemaReadBudget = 30 * time.Second
 
 // keyspaceExists reads system_schema on the coordinator.
 func keyspaceExists(ctx context.Context, s *gocql.Session, name string) (bool, error) {
 	var n string
-	err := s.Query(`SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?`, name).
-		WithContext(ctx).Consistency(gocql.One).Scan(&n)
+	const stmt = `SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?`
+	err := withRetry(ctx, s.Query(stmt, name), stmt, schemaReadBudget).Consistency(gocql.One).Scan(&n)
 	if errors.Is(err, gocql.ErrNotFound) {
 		return false, nil
 	}
@@ -96,8 +105,8 @@ func keyspaceExists(ctx context.Context, s *gocql.Session, name string) (bool, e
 
 func tableExists(ctx context.Context, s *gocql.Session, keyspace, table string) (bool, error) {
 	var n string
-	err := s.Query(`SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?`, keyspace, table).
-		WithContext(ctx).Consistency(gocql.One).Scan(&n)
+	const stmt = `SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?`
+	err := withRetry(ctx, s.Query(stmt, keyspace, table), stmt, schemaReadBudget).Consistency(gocql.One).Scan(&n)
 	if errors.Is(err, gocql.ErrNotFound) {
 		return false, nil
 	}
@@ -109,36 +118,58 @@ func tableExists(ctx context.Context, s *gocql.Session, keyspace, table string) 
 
 // EnsureKeyspace creates keyspace with the given replication (a CQL map literal) unless it
 // exists; with an empty replication a missing keyspace is ErrNoKeyspace. It waits for schema
-// agreement after creating it. Callers that open a session bound to the target keyspace
-// call it first on an unbound session.
+// agreement (of the nodes that are up) after creating it. Callers that open a session
+// bound to the target keyspace call it first on an unbound session. EnsureKeyspaceWith
+// takes the agreement rule and the warning hook from Options.
 func EnsureKeyspace(ctx context.Context, s *gocql.Session, keyspace, replication string, agreement time.Duration) error {
+	return EnsureKeyspaceWith(ctx, s, Options{Keyspace: keyspace, Replication: replication, AgreementTimeout: agreement})
+}
+
+// EnsureKeyspaceWith is EnsureKeyspace for opt.Keyspace with opt.Replication, waiting for
+// agreement as opt says (AgreementTimeout, RequireAllNodes, a Warning to OnEvent naming
+// the nodes that are down).
+func EnsureKeyspaceWith(ctx context.Context, s *gocql.Session, opt Options) error {
+	keyspace := opt.Keyspace
 	if err := checkName(keyspace); err != nil {
 		return fmt.Errorf("keyspace %q: %w", keyspace, err)
 	}
-	ok, err := keyspaceExists(ctx, s, keyspace)
-	if err != nil || ok {
-		return err
-	}
-	if replication == "" {
-		return fmt.Errorf("keyspace %s: %w; create it, or pass its replication (--replication \"{'class': 'NetworkTopologyStrategy', 'dc1': 3}\") to have it created", keyspace, ErrNoKeyspace)
-	}
-	o, err := Options{Keyspace: keyspace, Replication: replication}.withDefaults()
+	o, err := opt.withDefaults()
 	if err != nil {
 		return err
 	}
-	stmt := fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s", quote(keyspace), o.Replication)
-	if err := s.Query(stmt).WithContext(ctx).Exec(); err != nil {
-		return fmt.Errorf("create keyspace %s: %w", keyspace, err)
-	}
-	if agreement == 0 {
-		agreement = DefaultAgreementTimeout
-	}
-	return awaitAgreement(ctx, s, agreement, "CREATE KEYSPACE "+keyspace)
+	return newStore(s, o).ensureKeyspace(ctx, keyspace)
 }
 
-// ensure creates the bookkeeping keyspace and tables when they are missing.
+// ensureKeyspace creates keyspace with the store's replication unless it exists.
+func (st *store) ensureKeyspace(ctx context.Context, keyspace string) error {
+	ok, err := keyspaceExists(ctx, st.s, keyspace)
+	if err != nil || ok {
+		return err
+	}
+	if st.opt.Replication == "" {
+		return fmt.Errorf("keyspace %s: %w; create it, or pass its replication (--replication \"{'class': 'NetworkTopologyStrategy', 'dc1': 3}\") to have it created", keyspace, ErrNoKeyspace)
+	}
+	stmt := fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s", quote(keyspace), st.opt.Replication)
+	if err := st.ddl(ctx, stmt); err != nil {
+		return fmt.Errorf("create keyspace %s: %w", keyspace, err)
+	}
+	return st.agree(ctx, "CREATE KEYSPACE "+keyspace)
+}
+
+// ddl runs a bookkeeping DDL statement (CREATE ... IF NOT EXISTS, with a fixed table id):
+// sending it twice leaves the same schema, so it is retried like a plain write.
+func (st *store) ddl(ctx context.Context, stmt string) error {
+	r := newBookkeepingRetry(ctx, stmt, retryBudget(st.opt))
+	r.conditional = false
+	return st.s.Query(stmt).WithContext(ctx).Idempotent(true).RetryPolicy(r).Exec()
+}
+
+// ensure creates the bookkeeping keyspace and tables when they are missing, and waits
+// until the nodes that are up agree on the schema. It waits even when the tables were
+// there: another process may have created them a moment ago, and a replica that has not
+// loaded them yet fails reads with INCOMPATIBLE_SCHEMA.
 func (st *store) ensure(ctx context.Context) error {
-	if err := EnsureKeyspace(ctx, st.s, st.opt.BookkeepingKeyspace, st.opt.Replication, st.opt.AgreementTimeout); err != nil {
+	if err := st.ensureKeyspace(ctx, st.opt.BookkeepingKeyspace); err != nil {
 		return err
 	}
 	ks := st.opt.BookkeepingKeyspace
@@ -170,12 +201,12 @@ func (st *store) ensure(ctx context.Context) error {
 			continue
 		}
 		stmt := fmt.Sprintf(t.ddl, quote(ks)+"."+quote(t.name), tableID(ks, t.name))
-		if err := st.s.Query(stmt).WithContext(ctx).Exec(); err != nil {
+		if err := st.ddl(ctx, stmt); err != nil {
 			return fmt.Errorf("create bookkeeping table %s.%s: %w", ks, t.name, err)
 		}
-		if err := awaitAgreement(ctx, st.s, st.opt.AgreementTimeout, "CREATE TABLE "+ks+"."+t.name); err != nil {
-			return err
-		}
+	}
+	if err := st.agree(ctx, "the bookkeeping tables in "+ks); err != nil {
+		return err
 	}
 	return st.waitUsable(ctx)
 }

@@ -17,6 +17,7 @@ const (
 	StatementDone                   // statement Statement of Total ran (Duration)
 	Recovered                       // a statement in flight when a run died had been applied (Message)
 	MigrationDone                   // every statement of the file ran (Duration)
+	Warning                         // something the operator should know that does not stop the run (Message), e.g. a node down
 )
 
 // Event is progress reported to Options.OnEvent.
@@ -54,6 +55,8 @@ func (e Event) String() string {
 		return fmt.Sprintf("%s: %s", e.Migration, e.Message)
 	case MigrationDone:
 		return fmt.Sprintf("%s: applied in %s", e.Migration, e.Duration.Round(time.Millisecond))
+	case Warning:
+		return "warning: " + e.Message
 	}
 	return fmt.Sprintf("event %d", e.Kind)
 }

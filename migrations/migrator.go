@@ -515,7 +515,7 @@ func (m *Migrator) applyOne(l *lease, mg *Migration, r *Record, run gocql.UUID) 
 		}
 		var agreeErr error
 		if stmt.Schema {
-			agreeErr = awaitAgreement(ctx, m.s, m.opt.AgreementTimeout, stmt.Pos.String())
+			agreeErr = m.st.agree(ctx, stmt.Pos.String())
 		}
 		if err := m.st.done(ctx, l.owner, mg, i); err != nil {
 			if errors.Is(err, ErrLockLost) {

@@ -47,6 +47,11 @@ type Options struct {
 	LockTimeout time.Duration
 	// AgreementTimeout bounds the wait for schema agreement after each DDL statement.
 	AgreementTimeout time.Duration
+	// RequireAllNodes makes schema agreement wait for every node of the ring, down ones
+	// included (gocql's rule). By default the nodes that are down are left out, as the Java
+	// driver does, and named in a Warning event: a down node takes the schema from the
+	// others when it comes back.
+	RequireAllNodes bool
 	// Consistency of bookkeeping reads and writes (default QUORUM, which is consistent
 	// across datacenters; the lock itself always uses SERIAL).
 	Consistency gocql.Consistency

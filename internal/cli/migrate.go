@@ -27,6 +27,7 @@ type migrateFlags struct {
 	lockTTL             time.Duration
 	lockTimeout         time.Duration
 	agreementTimeout    time.Duration
+	requireAllNodes     bool
 	allowOutOfOrder     bool
 	verbose             bool
 }
@@ -54,7 +55,7 @@ func (c *connFlags) bind(cmd *cobra.Command) {
 	f.StringVarP(&c.keyspace, "keyspace", "k", "", "target keyspace: unqualified names in the files resolve to it, and its history is kept")
 	f.StringVar(&c.consistency, "consistency", "LOCAL_QUORUM", "consistency of the statements in the files")
 	f.DurationVar(&c.timeout, "timeout", 30*time.Second, "per-request timeout (DDL on a busy cluster takes seconds)")
-	f.DurationVar(&c.connectTimeout, "connect-timeout", 10*time.Second, "how long to try to reach the cluster")
+	f.DurationVar(&c.connectTimeout, "connect-timeout", 10*time.Second, "how long to keep trying to reach the cluster (attempts are repeated with backoff); then exit 3")
 	f.StringVar(&c.username, "username", "", "user name (default $"+connect.EnvUsername+"); the password is read only from $"+connect.EnvPassword)
 	f.StringVar(&c.tlsCA, "tls-ca", "", "TLS: CA bundle (PEM) that signs the nodes' certificates")
 	f.StringVar(&c.tlsCert, "tls-cert", "", "TLS: client certificate (PEM), with --tls-key")
@@ -127,6 +128,7 @@ CASSANDRA_USERNAME and CASSANDRA_PASSWORD (the password is never a flag).`,
 	pf.DurationVar(&f.lockTTL, "lock-ttl", migrations.DefaultLockTTL, "lease time of the migration lock: a process that dies holding it blocks others this long at most")
 	pf.DurationVar(&f.lockTimeout, "lock-timeout", migrations.DefaultLockTimeout, "how long to wait for another process's migration lock")
 	pf.DurationVar(&f.agreementTimeout, "agreement-timeout", migrations.DefaultAgreementTimeout, "how long to wait for schema agreement after each DDL statement")
+	pf.BoolVar(&f.requireAllNodes, "require-all-nodes", false, "schema agreement waits for every node, down ones included (default: the nodes that are up; the down ones are named in a warning)")
 	pf.BoolVar(&f.allowOutOfOrder, "allow-out-of-order", false, "apply a pending file numbered below an applied one")
 	pf.BoolVarP(&f.verbose, "verbose", "v", false, "print every statement as it completes, and the driver's log")
 
@@ -158,7 +160,7 @@ func (f *migrateFlags) options(env *Env, onEvent func(migrations.Event)) migrati
 	return migrations.Options{
 		Keyspace: f.conn.keyspace, BookkeepingKeyspace: f.bookkeepingKeyspace, Table: f.table,
 		Replication: f.replication, LockTTL: f.lockTTL, LockTimeout: f.lockTimeout,
-		AgreementTimeout: f.agreementTimeout, AllowOutOfOrder: f.allowOutOfOrder, OnEvent: onEvent,
+		AgreementTimeout: f.agreementTimeout, RequireAllNodes: f.requireAllNodes, AllowOutOfOrder: f.allowOutOfOrder, OnEvent: onEvent,
 	}
 }
 
@@ -191,22 +193,26 @@ func (f *migrateFlags) open(ctx context.Context, env *Env, cmd *cobra.Command, b
 	if !ok {
 		return nil, Usagef("%v", connect.ErrNoHosts)
 	}
-	octx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout+5*time.Second)
-	defer cancel()
-	s, err := connect.Open(octx, cfg)
+	// The migrator waits for agreement after each DDL statement itself, counting the nodes
+	// that are up; the driver's own wait would count the down ones and stall on each.
+	cfg.DriverAgreementWait = -1
+	// connect.Open keeps trying until --connect-timeout: one refused attempt is not an
+	// unreachable cluster when eight deploys connect at once or a node restarts.
+	s, err := connect.Open(ctx, cfg)
 	if err != nil {
 		return nil, InputErr(err)
 	}
 	if !bound {
 		return &session{s: s, cfg: cfg}, nil
 	}
-	err = migrations.EnsureKeyspace(ctx, s, f.conn.keyspace, f.replication, f.agreementTimeout)
+	// No warning hook: the run that follows names the nodes that are down, once.
+	err = migrations.EnsureKeyspaceWith(ctx, s, f.options(env, nil))
 	s.Close()
 	if err != nil {
 		return nil, InputErr(err)
 	}
 	cfg.Keyspace = f.conn.keyspace
-	s, err = connect.Open(octx, cfg)
+	s, err = connect.Open(ctx, cfg)
 	if err != nil {
 		return nil, InputErr(err)
 	}

@@ -30,20 +30,31 @@ const (
 
 // Config says how to reach a cluster.
 type Config struct {
-	Hosts          []string      // host or host:port; the port defaults to Port
-	Port           int           // default 9042
-	Keyspace       string        // optional session keyspace
-	Consistency    string        // e.g. LOCAL_QUORUM (default), QUORUM, ONE
-	Timeout        time.Duration // per request (default 12s: DDL on a busy node takes seconds)
-	ConnectTimeout time.Duration // per connection attempt (default 5s)
-	Username       string
-	Password       string
-	LocalDC        string // route to this datacenter first (DC-aware); empty = token-aware only
-	CAFile         string // TLS: CA bundle that signs the nodes' certificates
-	CertFile       string // TLS: client certificate (with KeyFile)
-	KeyFile        string
-	InsecureTLS    bool   // TLS without verifying the server name (test clusters only)
-	Source         string // where Hosts came from, for error messages ("--hosts", "CASSANDRA_HOSTS")
+	Hosts       []string      // host or host:port; the port defaults to Port
+	Port        int           // default 9042
+	Keyspace    string        // optional session keyspace
+	Consistency string        // e.g. LOCAL_QUORUM (default), QUORUM, ONE
+	Timeout     time.Duration // per request (default 12s: DDL on a busy node takes seconds)
+	// ConnectTimeout is how long Open keeps trying to reach the cluster (default 10s): a
+	// node that is restarting, or busy accepting a burst of connections, refuses or drops
+	// the first attempt. Each connection's dial and handshake is bounded by a third of it
+	// (1s to 5s), so that a node that accepts connections and then says nothing (paused,
+	// frozen) leaves time for a second attempt.
+	ConnectTimeout time.Duration
+	// DriverAgreementWait is how long the driver itself waits for schema agreement after
+	// every DDL statement (gocql's MaxWaitSchemaAgreement; default 60s). gocql counts every
+	// node there, down ones included, so with a node down each DDL statement would stall for
+	// all of it. Negative: the driver does not wait; for callers that wait themselves
+	// counting the nodes that are up, as the migrator does.
+	DriverAgreementWait time.Duration
+	Username            string
+	Password            string
+	LocalDC             string // route to this datacenter first (DC-aware); empty = token-aware only
+	CAFile              string // TLS: CA bundle that signs the nodes' certificates
+	CertFile            string // TLS: client certificate (with KeyFile)
+	KeyFile             string
+	InsecureTLS         bool   // TLS without verifying the server name (test clusters only)
+	Source              string // where Hosts came from, for error messages ("--hosts", "CASSANDRA_HOSTS")
 	// Logger receives the driver's own log lines (reconnects, schema agreement waits);
 	// nil keeps gocql's default (the standard logger). A CLI passes one that writes to
 	// stderr only when asked to be verbose.
@@ -166,12 +177,19 @@ func (c Config) ClusterConfig() (*gocql.ClusterConfig, error) {
 		cc.Consistency, _ = ParseConsistency(c.Consistency)
 	}
 	cc.Timeout = orDefault(c.Timeout, 12*time.Second)
-	cc.ConnectTimeout = orDefault(c.ConnectTimeout, 5*time.Second)
-	// Waiting for schema agreement after DDL is done by callers that need it, with their own deadline.
-	cc.MaxWaitSchemaAgreement = 60 * time.Second
+	cc.ConnectTimeout = min(max(c.connectTimeout()/3, time.Second), attemptTimeout)
+	cc.MaxWaitSchemaAgreement = orDefault(c.DriverAgreementWait, 60*time.Second)
+	if c.DriverAgreementWait < 0 {
+		cc.MaxWaitSchemaAgreement = 0
+	}
 	cc.ProtoVersion = 4
 	if c.Logger != nil {
 		cc.Logger = c.Logger
+		if c.DriverAgreementWait < 0 {
+			// With no wait the driver logs "schema versions not consistent" after every DDL
+			// statement; the caller waits and reports itself.
+			cc.Logger = quietAgreement{c.Logger}
+		}
 	}
 	if c.LocalDC != "" {
 		cc.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy(c.LocalDC))
@@ -216,24 +234,70 @@ func (c Config) tlsConfig() (*tls.Config, error) {
 
 // UnreachableError says which hosts could not be reached, and why.
 type UnreachableError struct {
-	Hosts  []string
-	Source string
-	Err    error
+	Hosts    []string
+	Source   string
+	Attempts int           // session attempts made
+	Waited   time.Duration // from the first attempt to giving up
+	Err      error         // what the last attempt failed with
 }
 
 func (e *UnreachableError) Error() string {
-	return fmt.Sprintf("cannot connect to Cassandra at %s (from %s): %v", strings.Join(e.Hosts, ","), e.Source, e.Err)
+	tried := ""
+	if e.Attempts > 1 {
+		tried = fmt.Sprintf(" (%d attempts in %s)", e.Attempts, e.Waited.Round(100*time.Millisecond))
+	}
+	return fmt.Sprintf("cannot connect to Cassandra at %s (from %s)%s: %v", strings.Join(e.Hosts, ","), e.Source, tried, e.Err)
 }
 
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
-// Open connects. A cluster that does not answer within the connect timeout is an
-// *UnreachableError naming the hosts.
+// attemptTimeout bounds one connection's dial and handshake. A session attempt can spend
+// it twice on a frozen node: once for the control connection, once filling its pool.
+const attemptTimeout = 5 * time.Second
+
+func (c Config) connectTimeout() time.Duration { return orDefault(c.ConnectTimeout, 10*time.Second) }
+
+// Open connects, trying again with backoff until ConnectTimeout (or ctx) ends: a node that
+// is restarting, or a burst of processes connecting at once (eight deploys starting
+// together), fails single attempts with "no connections were made when creating the
+// session". Errors that another attempt cannot fix (authentication, TLS) stop at once.
+// A cluster that cannot be reached is an *UnreachableError naming the hosts.
 func Open(ctx context.Context, c Config) (*gocql.Session, error) {
-	cc, err := c.ClusterConfig()
-	if err != nil {
+	if _, err := c.ClusterConfig(); err != nil {
 		return nil, err
 	}
+	start := time.Now()
+	octx, cancel := context.WithTimeout(ctx, c.connectTimeout())
+	defer cancel()
+	unreachable := func(attempts int, err error) error {
+		return &UnreachableError{Hosts: c.Hosts, Source: c.source(), Attempts: attempts, Waited: time.Since(start), Err: err}
+	}
+	wait := 200 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		// A fresh configuration each time: a token-aware policy serves one session only.
+		cc, _ := c.ClusterConfig()
+		s, err := createSession(octx, cc)
+		if err == nil {
+			return s, nil
+		}
+		if !worthRetrying(err) {
+			return nil, unreachable(attempt, err)
+		}
+		select {
+		case <-octx.Done():
+			if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+				err = fmt.Errorf("no session within %s", c.connectTimeout())
+			}
+			return nil, unreachable(attempt, err)
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, 2*time.Second)
+	}
+}
+
+// createSession runs one gocql session attempt, abandoned (and closed when it finishes)
+// if ctx ends first.
+func createSession(ctx context.Context, cc *gocql.ClusterConfig) (*gocql.Session, error) {
 	type result struct {
 		s   *gocql.Session
 		err error
@@ -245,17 +309,52 @@ func Open(ctx context.Context, c Config) (*gocql.Session, error) {
 	}()
 	select {
 	case r := <-done:
-		if r.err != nil {
-			return nil, &UnreachableError{Hosts: c.Hosts, Source: c.source(), Err: r.err}
-		}
-		return r.s, nil
+		return r.s, r.err
 	case <-ctx.Done():
 		go func() {
 			if r := <-done; r.s != nil {
 				r.s.Close()
 			}
 		}()
-		return nil, &UnreachableError{Hosts: c.Hosts, Source: c.source(), Err: ctx.Err()}
+		return nil, ctx.Err()
+	}
+}
+
+// worthRetrying reports whether another session attempt may succeed: not after the
+// cluster refused the credentials or the TLS handshake failed.
+func worthRetrying(err error) bool {
+	msg := strings.ToLower(err.Error())
+	for _, s := range []string{"authentication", "bad credentials", "password", "x509", "certificate", "tls:"} {
+		if strings.Contains(msg, s) {
+			return false
+		}
+	}
+	return true
+}
+
+// quietAgreement drops the driver's "schema versions not consistent" lines; see
+// Config.DriverAgreementWait.
+type quietAgreement struct{ l gocql.StdLogger }
+
+func (q quietAgreement) keep(s string) bool {
+	return !strings.Contains(s, "schema versions not consistent")
+}
+
+func (q quietAgreement) Print(v ...any) {
+	if s := fmt.Sprint(v...); q.keep(s) {
+		q.l.Print(v...)
+	}
+}
+
+func (q quietAgreement) Printf(format string, v ...any) {
+	if q.keep(fmt.Sprintf(format, v...)) {
+		q.l.Printf(format, v...)
+	}
+}
+
+func (q quietAgreement) Println(v ...any) {
+	if s := fmt.Sprintln(v...); q.keep(s) {
+		q.l.Println(v...)
 	}
 }
 
