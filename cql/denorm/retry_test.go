@@ -170,11 +170,11 @@ func TestConfigureCluster(t *testing.T) {
 	keep := gocql.RoundRobinHostPolicy()
 	cc = gocql.NewCluster("127.0.0.1")
 	cc.PoolConfig.HostSelectionPolicy = keep
-	if cc, _ = ConfigureCluster(cc, ClusterOptions{Timeout: time.Second, MinBackoff: 2 * time.Second}); cc.PoolConfig.HostSelectionPolicy != keep || cc.Timeout != time.Second {
+	if cc, _ = ConfigureCluster(cc, ClusterOptions{Timeout: time.Second, MinBackoff: DefaultMaxBackoff + time.Second}); cc.PoolConfig.HostSelectionPolicy != keep || cc.Timeout != time.Second {
 		t.Error("the caller's host selection policy or timeout was replaced")
 	}
-	if rp := cc.RetryPolicy.(*retryPolicy); rp.max != 2*time.Second {
-		t.Errorf("MaxBackoff %s is under MinBackoff 2s", rp.max)
+	if rp := cc.RetryPolicy.(*retryPolicy); rp.max != DefaultMaxBackoff+time.Second {
+		t.Errorf("MaxBackoff %s is under MinBackoff %s", rp.max, DefaultMaxBackoff+time.Second)
 	}
 	for _, o := range []ClusterOptions{
 		{Timeout: -1}, {MinBackoff: -time.Second}, {Retries: 101},
