@@ -71,10 +71,8 @@ func (st *store) ensureFenceColumns(ctx context.Context) error {
 	if !added {
 		return nil
 	}
-	if err := awaitAgreement(ctx, st.s, st.opt.AgreementTimeout, "ALTER TABLE "+st.table+" ADD lock_owner, resolved, in_doubt"); err != nil {
-		return err
-	}
-	return nil
+	// The nodes that are up must agree (a down one takes the schema when it comes back).
+	return st.agree(ctx, "ALTER TABLE "+st.table+" ADD lock_owner, resolved, in_doubt")
 }
 
 func columnExists(err error) bool {
