@@ -8,7 +8,10 @@
 //     CI is set or CQLSIZE_REQUIRE_CASSANDRA=1, where it fails: in CI a skipped integration
 //     test would be a green run that proved nothing.
 //
-// There is no fake: a test that uses this package talks to a real Cassandra.
+// There is no fake: a test that uses this package talks to a real Cassandra. A test that
+// also reads the node's data files (sstablepartitions, tablehistograms) gets them from
+// LocalNode, which reads them only on scripts/cassandra's own node and skips, saying why,
+// on any other cluster (nodefiles.go).
 package casstest
 
 import (
