@@ -289,8 +289,10 @@ func (r *reader) readStmt(ctx context.Context, stmt string, args []any, need int
 	var state []byte
 	for empty := 0; len(out.rows) < need; {
 		r.visits.Add(1)
+		// A read is idempotent: the session's retry policy (ConfigureCluster) may send it
+		// to another replica when its coordinator goes away.
 		q := r.tl.Session.Query(stmt, args...).WithContext(ctx).Consistency(r.cons).
-			PageSize(need - len(out.rows)).PageState(state)
+			PageSize(need - len(out.rows)).PageState(state).Idempotent(true)
 		iter := q.Iter()
 		next := append([]byte(nil), iter.PageState()...)
 		infos, err := r.keyTypes(iter.Columns())
