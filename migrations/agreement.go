@@ -269,7 +269,8 @@ func (a agreement) wait(ctx context.Context, s *gocql.Session, what string) erro
 }
 
 // liveness decides, for the nodes whose version differs from the coordinator's (or is
-// unknown), whether they are up; nodes that agree need no probe.
+// unknown), whether they are up. Nodes that agree need no probe, nor nodes whose
+// heartbeat has already been seen to move or stand still for beatWindow.
 func (a agreement) liveness(ctx context.Context, tr *tracker, nodes []nodeView) map[string]liveness {
 	beats := tr.observe(nodes)
 	ref := ""
@@ -286,8 +287,8 @@ func (a agreement) liveness(ctx context.Context, tr *tracker, nodes []nodeView) 
 	results := make(chan result, len(nodes))
 	probed := map[string]bool{}
 	for _, n := range nodes {
-		if n.Coord || n.Native == "" || (n.Version != "" && n.Version == ref) || !n.member() {
-			continue
+		if n.Coord || n.Native == "" || (n.Version != "" && n.Version == ref) || !n.member() || beats[n.Addr] != undecided {
+			continue // the heartbeat decides already: no probe (a silent node costs probeTimeout)
 		}
 		probed[n.Addr] = true
 		wg.Add(1)
@@ -326,16 +327,29 @@ func (a agreement) warnDown(tr *tracker, down, counted []nodeView) {
 	if len(fresh) == 0 {
 		return
 	}
-	a.warn(fmt.Sprintf("%s down: schema agreement counts the %s that are up; a down node takes the schema from the others when it comes back (--require-all-nodes waits for every node)",
-		strings.Join(fresh, ", "), plural(len(counted), "node", "nodes")))
+	a.warn(downWarning(fresh, len(counted)))
 }
 
-func describeDown(n nodeView) string {
-	s := "node " + n.Addr
-	if strings.EqualFold(n.Status, "shutdown") {
-		s += " (shut down)"
+// downWarning is the warning naming the nodes left out of agreement (as describeDown
+// renders them) beside how many nodes were counted.
+func downWarning(nodes []string, counted int) string {
+	subject, verb := "node "+nodes[0]+" is", "are"
+	if len(nodes) > 1 {
+		subject = "nodes " + strings.Join(nodes, ", ") + " are"
 	}
-	return s + " is"
+	if counted == 1 {
+		verb = "is"
+	}
+	return fmt.Sprintf("%s down: schema agreement counts the %s that %s up; a down node takes the schema from the others when it comes back (--require-all-nodes waits for every node)",
+		subject, plural(counted, "node", "nodes"), verb)
+}
+
+// describeDown names a down node for the warning.
+func describeDown(n nodeView) string {
+	if strings.EqualFold(n.Status, "shutdown") {
+		return n.Addr + " (shut down)"
+	}
+	return n.Addr
 }
 
 func plural(n int, one, many string) string {

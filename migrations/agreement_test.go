@@ -141,6 +141,9 @@ func TestWarnDownOncePerNode(t *testing.T) {
 			t.Errorf("warning %q lacks %q", got[0], want)
 		}
 	}
+	if w := downWarning([]string{"a:7000", "b:7000 (shut down)"}, 1); !strings.HasPrefix(w, "nodes a:7000, b:7000 (shut down) are down: schema agreement counts the 1 node that is up;") {
+		t.Errorf("two down, one counted: %q", w)
+	}
 }
 
 func TestDisagreementNamesDownNodes(t *testing.T) {

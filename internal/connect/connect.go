@@ -196,6 +196,11 @@ func (c Config) ClusterConfig() (*gocql.ClusterConfig, error) {
 	} else {
 		cc.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy())
 	}
+	// The session is ready once one node's pool is: without this, CreateSession waits for
+	// every node's pool, and a node that accepts connections but never answers (paused,
+	// frozen) holds every new session for its whole connect timeout, per connection. The
+	// others' pools keep filling in the background; queries skip a node with no connection.
+	cc.PoolConfig.HostSelectionPolicy = gocql.SingleHostReadyPolicy(cc.PoolConfig.HostSelectionPolicy)
 	if c.Username != "" || c.Password != "" {
 		cc.Authenticator = gocql.PasswordAuthenticator{Username: c.Username, Password: c.Password}
 	}

@@ -78,10 +78,13 @@ func Addr(t testing.TB, n int) string {
 }
 
 // Config is a connection configuration for the ring: every node a contact point,
-// LOCAL_QUORUM, 30 s per request, 5 s to connect.
+// LOCAL_QUORUM, 30 s per request, 15 s to connect, and the driver's own wait for schema
+// agreement after DDL cut to 15 s: gocql counts down nodes there, and a test that drops
+// its keyspace while a node is down would otherwise stall a minute.
 func Config(t testing.TB) connect.Config {
 	t.Helper()
-	return connect.Config{Hosts: Hosts(t), Source: EnvHosts, Timeout: 30 * time.Second, ConnectTimeout: 5 * time.Second}
+	return connect.Config{Hosts: Hosts(t), Source: EnvHosts, Timeout: 30 * time.Second, ConnectTimeout: 15 * time.Second,
+		DriverAgreementWait: 15 * time.Second}
 }
 
 // Session connects to the ring without a keyspace; it is closed when t ends.
@@ -219,6 +222,55 @@ func Resume(t testing.TB, n int) { t.Helper(); control(t, "resume", n) }
 
 // Start starts node n and waits until it answers CQL and every other node sees it UP.
 func Start(t testing.TB, n int) { t.Helper(); control(t, "start", n) }
+
+// WaitSeenDown waits (up to timeout) until every other running node's gossip has marked
+// node n DOWN: for a paused node that takes the failure detector 10-20 s, and until then
+// coordinators still send it requests (a counter update led by it times out).
+func WaitSeenDown(t testing.TB, n int, timeout time.Duration) {
+	t.Helper()
+	nodes := Nodes(t)
+	deadline := time.Now().Add(timeout)
+	for {
+		out, _ := script(nodes, "status")
+		if seenDownByAll(out, n, nodes) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ringtest: the other nodes still see node %d UP after %s:\n%s", n, timeout, out)
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// seenDownByAll reads `scripts/cassandra status`: every node other than n that is up says
+// it does not see n UP.
+func seenDownByAll(status string, n, nodes int) bool {
+	for i := 1; i <= nodes; i++ {
+		if i == n {
+			continue
+		}
+		prefix := fmt.Sprintf("node %d: up", i)
+		for _, line := range strings.Split(status, "\n") {
+			if !strings.HasPrefix(line, prefix) {
+				continue
+			}
+			_, blind, ok := strings.Cut(line, "does not see node(s)")
+			if !ok || !containsField(blind, strconv.Itoa(n)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func containsField(s, f string) bool {
+	for _, x := range strings.Fields(s) {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
 
 func control(t testing.TB, cmd string, n int) {
 	t.Helper()

@@ -74,3 +74,21 @@ func TestRoot(t *testing.T) {
 		t.Errorf("Root() = %s: %v", Root(), err)
 	}
 }
+
+func TestSeenDownByAll(t *testing.T) {
+	status := `node 1: up, pid 1, CQL 127.0.1.1:9042, but does not see node(s) 3 UP
+node 2: up, pid 2, CQL 127.0.1.2:9042, but does not see node(s) 3 UP
+node 3: paused (SIGSTOP), pid 3, CQL 127.0.1.3:9042 accepts connections but does not answer`
+	if !seenDownByAll(status, 3, 3) {
+		t.Error("both others see node 3 down")
+	}
+	status = `node 1: up, pid 1, CQL 127.0.1.1:9042, but does not see node(s) 3 UP
+node 2: up, pid 2, CQL 127.0.1.2:9042, JMX 127.0.0.1:7402, dir x
+node 3: paused (SIGSTOP), pid 3`
+	if seenDownByAll(status, 3, 3) {
+		t.Error("node 2 still sees node 3 UP")
+	}
+	if seenDownByAll("node 1: up, but does not see node(s) 13 UP\nnode 2: up, but does not see node(s) 13 UP", 3, 3) {
+		t.Error("13 is not 3")
+	}
+}
