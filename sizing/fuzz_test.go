@@ -35,6 +35,7 @@ func FuzzWorkload(f *testing.F) {
 	schema := exampleSchema()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer deadline(t, fmt.Sprintf("%q", data))()
 		w, err := ParseWorkload("fuzz.yaml", data)
 		if err != nil {
 			return
