@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/internal/liveschema"
@@ -29,6 +30,10 @@ type InDoubtError struct {
 	Reason    string  // why it cannot simply be sent again
 	Check     string  // what a person should look at to decide
 	By        string  // the run that sent it: host pid
+	// Cause is the cluster's answer when the run that sent the statement is the one
+	// reporting it (a timeout, a lost connection: an answer that does not say whether the
+	// statement was applied); nil when a successor found it.
+	Cause error
 }
 
 func (e *InDoubtError) Error() string {
@@ -36,8 +41,12 @@ func (e *InDoubtError) Error() string {
 	if e.By != "" {
 		by = "a run by " + e.By
 	}
-	return fmt.Sprintf("%s: statement %d of %d (%s) is in doubt: %s recorded that it was sending it and stopped before recording that it ran, so it may or may not have been applied; %s. Check %s, then record the answer: `cqlsize migrate resolve %d %d --applied` if it ran, `cqlsize migrate resolve %d %d --rerun` if it did not (the next up sends it)",
-		e.Pos, e.Statement, e.Total, e.Kind, by, e.Reason, e.Check, e.Version, e.Statement, e.Version, e.Statement)
+	what := by + " recorded that it was sending it and stopped before recording that it ran"
+	if e.Cause != nil {
+		what = fmt.Sprintf("this run sent it and the cluster answered %q, which does not say whether it was applied", e.Cause.Error())
+	}
+	return fmt.Sprintf("%s: statement %d of %d (%s) is in doubt: %s, so it may or may not have been applied; %s. Check %s, then record the answer: `cqlsize migrate resolve %d %d --applied` if it ran, `cqlsize migrate resolve %d %d --rerun` if it did not (the next up sends it)",
+		e.Pos, e.Statement, e.Total, e.Kind, what, e.Reason, e.Check, e.Version, e.Statement, e.Version, e.Statement)
 }
 
 // Is makes errors.Is(err, ErrInDoubt) true.
@@ -376,4 +385,38 @@ func (m *Migrator) readLive(ctx context.Context, stmt cql.Statement) (*cql.Schem
 	}
 	live.Current = m.opt.Keyspace
 	return live, nil
+}
+
+// inDoubtAfter judges statement i, which this run sent and whose outcome the cluster's
+// answer leaves unknown (a timeout, a lost connection). One that cannot be sent again is in
+// doubt now: the run records that and says so (exit 4), instead of stopping "partway" for a
+// retry that would only stop at the same statement. It returns nil when the statement may be
+// sent again or counted done (the next run judges it as a successor does), or when the live
+// schema cannot be read to judge it.
+func (m *Migrator) inDoubtAfter(l *lease, mg *Migration, i int, cause error) error {
+	if i-1 >= len(mg.Parsed) || mg.Parsed[i-1] == nil {
+		return nil
+	}
+	parsed := mg.Parsed[i-1]
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	live, err := m.readLive(ctx, parsed)
+	if err != nil {
+		return nil
+	}
+	verdict, reason, check := judgeInFlight(parsed, m.opt.Keyspace, live)
+	if verdict != rerunInDoubt {
+		return nil
+	}
+	stmt := mg.Statements[i-1]
+	e := &InDoubtError{File: mg.File, Version: mg.Version, Statement: i, Total: len(mg.Statements), Pos: stmt.Pos,
+		Kind: statementKind(stmt.Text), Reason: reason, Check: check,
+		By: fmt.Sprintf("%s pid %d", m.opt.Host, m.opt.PID), Cause: cause}
+	if err := m.st.fail(ctx, l.owner, mg, cause, i); err != nil {
+		return fmt.Errorf("%w (and recording it failed: %v)", e, err)
+	}
+	if err := m.st.markInDoubt(ctx, l.owner, mg, i, e.Error()); err != nil {
+		return fmt.Errorf("%w (and recording it failed: %v)", e, err)
+	}
+	return e
 }

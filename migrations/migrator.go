@@ -23,6 +23,10 @@ type Migrator struct {
 	// unbound: the session has no keyspace, so each statement of a file is sent with its
 	// unqualified names qualified with opt.Keyspace (see qualify.go).
 	unbound bool
+	// lostAnswer, set only by tests, replaces the error of statement i after it was sent,
+	// as when the coordinator's answer is lost: the statement reached the node, its outcome
+	// is unknown to this run.
+	lostAnswer func(i int, err error) error
 }
 
 // New returns a Migrator for the migrations (as Load returns them). It checks the options
@@ -498,6 +502,9 @@ func (m *Migrator) applyOne(l *lease, mg *Migration, r *Record, run gocql.UUID) 
 		}
 		t0 := time.Now()
 		err = m.s.Query(text).WithContext(ctx).Idempotent(false).Exec()
+		if m.lostAnswer != nil {
+			err = m.lostAnswer(i, err)
+		}
 		if err != nil && inFlight && alreadyApplied(stmt, err) {
 			m.emit(Event{Kind: Recovered, Migration: mg, Statement: i, Total: len(mg.Statements),
 				Message: fmt.Sprintf("statement %d (%s) was in flight when the last run stopped and had been applied (%v); counted as done", i, stmt.Pos, err)})
@@ -510,6 +517,10 @@ func (m *Migrator) applyOne(l *lease, mg *Migration, r *Record, run gocql.UUID) 
 			}
 			if lerr := l.lost(); lerr != nil {
 				err = fmt.Errorf("%w (the statement may have been applied)", lerr)
+			} else if running == i {
+				if e := m.inDoubtAfter(l, mg, i, err); e != nil {
+					return nil, e
+				}
 			}
 			return nil, stop(i-1, running, fmt.Errorf("%s: %w", statementKind(stmt.Text), err))
 		}
