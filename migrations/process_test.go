@@ -96,6 +96,29 @@ type procResult struct {
 	stdout, stderr string
 }
 
+// checkOneApplier checks that every process of a concurrent deploy exited 0 at version 3 and
+// that exactly one of them applied the migrations (the others found the work done).
+func checkOneApplier(t *testing.T, results []procResult) {
+	t.Helper()
+	appliers := 0
+	for i, r := range results {
+		if r.code != 0 {
+			t.Errorf("process %d: exit %d\nstdout: %s\nstderr: %s", i, r.code, r.stdout, r.stderr)
+			continue
+		}
+		switch {
+		case strings.Contains(r.stdout, "applied 3 migrations") && strings.Contains(r.stdout, "now at version 3"):
+			appliers++
+		case strings.Contains(r.stdout, "up to date at version 3"):
+		default:
+			t.Errorf("process %d ended without reaching version 3: %q", i, r.stdout)
+		}
+	}
+	if appliers != 1 {
+		t.Errorf("%d processes applied the migrations; want exactly 1", appliers)
+	}
+}
+
 func runProc(cmd *exec.Cmd) procResult {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -144,24 +167,8 @@ func TestConcurrentProcesses(t *testing.T) {
 			close(start)
 			wg.Wait()
 
-			appliers := 0
-			for i, r := range results {
-				if r.code != 0 {
-					t.Errorf("process %d: exit %d\nstdout: %s\nstderr: %s", i, r.code, r.stdout, r.stderr)
-					continue
-				}
-				switch {
-				case strings.Contains(r.stdout, "applied 3 migrations") && strings.Contains(r.stdout, "now at version 3"):
-					appliers++
-				case strings.Contains(r.stdout, "up to date at version 3"):
-				default:
-					t.Errorf("process %d ended without reaching version 3: %q", i, r.stdout)
-				}
-			}
+			checkOneApplier(t, results)
 			t.Logf("8 processes finished in %s", time.Since(begun).Round(time.Millisecond))
-			if appliers != 1 {
-				t.Errorf("%d processes applied the migrations; want exactly 1", appliers)
-			}
 			checkAppliedOnce(t, s, ks, map[string]int64{"m1": 1, "m2": 1, "m3": 1}, 3)
 			checkSchemaMatchesFiles(t, s, ks, dir)
 		})
