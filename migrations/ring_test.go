@@ -203,7 +203,16 @@ func TestRingDeployWithNodePaused(t *testing.T) {
 	}
 	t.Logf("migrate up of 3 files with node 3 paused (SIGSTOP): %s", took.Round(time.Millisecond))
 	ringtest.Resume(t, 3)
-	checkAppliedOnce(t, boundSession(t, ks), ks, map[string]int64{"m2": 1}, 3)
+	// The resumed node missed the DDL and pulls the schema from the others; until it has it,
+	// a QUORUM read it serves fails with INCOMPATIBLE_SCHEMA (Cassandra's window, seen here).
+	// Wait until every node agrees, as a person would before reading, then check.
+	s := boundSession(t, ks)
+	actx, acancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer acancel()
+	if err := s.AwaitSchemaAgreement(actx); err != nil {
+		t.Fatalf("the resumed node did not take the schema within 2 minutes: %v", err)
+	}
+	checkAppliedOnce(t, s, ks, map[string]int64{"m2": 1}, 3)
 }
 
 // A cluster nobody answers for is cluster trouble a deploy script retries: exit 3, with the
