@@ -242,20 +242,7 @@ func TestTransientOnCassandra(t *testing.T) {
 // through it, Logged and Concurrent, so the configuration is one a node accepts.
 func TestConfiguredSessionWrites(t *testing.T) {
 	_, schema, ks := postsKeyspace(t)
-	cfg := casstest.Config(t)
-	cfg.Keyspace = ks
-	cc, err := cfg.ClusterConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ConfigureCluster(cc, ClusterOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	s, err := cc.CreateSession()
-	if err != nil {
-		t.Fatal(&connect.UnreachableError{Hosts: cfg.Hosts, Source: cfg.Source, Err: err})
-	}
-	defer s.Close()
+	s := configuredSession(t, casstest.Config(t), ks)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	for _, mode := range []Mode{Logged, Concurrent} {
@@ -269,4 +256,24 @@ func TestConfiguredSessionWrites(t *testing.T) {
 			t.Fatalf("%s: load: %v %v", mode, back, err)
 		}
 	}
+}
+
+// configuredSession opens a session on keyspace ks configured by ConfigureCluster with its
+// defaults, as a service embedding denorm would; it is closed at the end of the test.
+func configuredSession(t *testing.T, cfg connect.Config, ks string) *gocql.Session {
+	t.Helper()
+	cfg.Keyspace = ks
+	cc, err := cfg.ClusterConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ConfigureCluster(cc, ClusterOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := cc.CreateSession()
+	if err != nil {
+		t.Fatal(&connect.UnreachableError{Hosts: cfg.Hosts, Source: cfg.Source, Err: err})
+	}
+	t.Cleanup(s.Close)
+	return s
 }

@@ -37,20 +37,7 @@ func TestRingPartialWriteRetryAt(t *testing.T) {
 	if err := admin.AwaitSchemaAgreement(ctx); err != nil {
 		t.Fatal(err)
 	}
-	cfg := ringtest.Config(t)
-	cfg.Keyspace = ks
-	cc, err := cfg.ClusterConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ConfigureCluster(cc, ClusterOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	s, err := cc.CreateSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := configuredSession(t, ringtest.Config(t), ks)
 	m := newPostModel(t, s, postsSchema(ks), Options{Mode: Concurrent, Consistency: gocql.Quorum})
 
 	ringtest.Stop(t, 3)
