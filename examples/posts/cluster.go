@@ -13,46 +13,15 @@ import (
 // consistency, credentials, TLS), denorm.ConfigureCluster how a request rides through a
 // node going away (an idempotent write is retried on the next replica, a frozen
 // coordinator costs one attempt's timeout, a restarted node is used again within seconds).
-// It gives up when ctx is done; a cluster that cannot be reached is a
-// *connect.UnreachableError naming the hosts.
+// Like connect.Open it tries again with backoff until cfg.ConnectTimeout (or ctx) ends; a
+// cluster that cannot be reached is a *connect.UnreachableError naming the hosts.
 //
 // Schema changes (migrations) are better run on a session from connect.Open: its request
 // timeout leaves DDL on a busy node the seconds it takes.
 func Open(ctx context.Context, cfg connect.Config, o denorm.ClusterOptions) (*gocql.Session, error) {
-	cc, err := ClusterConfig(cfg, o)
-	if err != nil {
-		return nil, err
-	}
-	type result struct {
-		s   *gocql.Session
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		s, err := cc.CreateSession()
-		done <- result{s, err}
-	}()
-	unreachable := func(err error) error {
-		src := cfg.Source
-		if src == "" {
-			src = "hosts"
-		}
-		return &connect.UnreachableError{Hosts: cfg.Hosts, Source: src, Err: err}
-	}
-	select {
-	case r := <-done:
-		if r.err != nil {
-			return nil, unreachable(r.err)
-		}
-		return r.s, nil
-	case <-ctx.Done():
-		go func() { // the session may still come up: close it then
-			if r := <-done; r.s != nil {
-				r.s.Close()
-			}
-		}()
-		return nil, unreachable(ctx.Err())
-	}
+	return connect.OpenWith(ctx, cfg, func(cc *gocql.ClusterConfig) (*gocql.ClusterConfig, error) {
+		return denorm.ConfigureCluster(cc, o)
+	})
 }
 
 // ClusterConfig is the driver configuration Open connects with, for a caller that adds to

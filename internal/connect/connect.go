@@ -267,8 +267,20 @@ func (c Config) connectTimeout() time.Duration { return orDefault(c.ConnectTimeo
 // together), fails single attempts with "no connections were made when creating the
 // session". Errors that another attempt cannot fix (authentication, TLS) stop at once.
 // A cluster that cannot be reached is an *UnreachableError naming the hosts.
-func Open(ctx context.Context, c Config) (*gocql.Session, error) {
-	if _, err := c.ClusterConfig(); err != nil {
+func Open(ctx context.Context, c Config) (*gocql.Session, error) { return OpenWith(ctx, c, nil) }
+
+// OpenWith is Open with the driver configuration adjusted by configure before each attempt
+// (a service's retry policy, say denorm.ConfigureCluster), so a service connects with the
+// same retries and errors as the CLI.
+func OpenWith(ctx context.Context, c Config, configure func(*gocql.ClusterConfig) (*gocql.ClusterConfig, error)) (*gocql.Session, error) {
+	clusterConfig := func() (*gocql.ClusterConfig, error) {
+		cc, err := c.ClusterConfig()
+		if err != nil || configure == nil {
+			return cc, err
+		}
+		return configure(cc)
+	}
+	if _, err := clusterConfig(); err != nil {
 		return nil, err
 	}
 	start := time.Now()
@@ -280,7 +292,7 @@ func Open(ctx context.Context, c Config) (*gocql.Session, error) {
 	wait := 200 * time.Millisecond
 	for attempt := 1; ; attempt++ {
 		// A fresh configuration each time: a token-aware policy serves one session only.
-		cc, _ := c.ClusterConfig()
+		cc, _ := clusterConfig()
 		s, err := createSession(octx, cc)
 		if err == nil {
 			return s, nil
