@@ -269,18 +269,7 @@ func TestShardedTimelineUnderWrites(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	halt()
-	missing := 0
-	for _, id := range stable {
-		if !seen[id] {
-			missing++
-		}
-	}
-	if missing > 0 {
-		t.Errorf("%d of the %d rows that stayed were skipped", missing, len(stable))
-	}
-	if inserted.Load() == 0 || deleted.Load() == 0 {
-		t.Errorf("no concurrent writes (%d inserted, %d deleted)", inserted.Load(), deleted.Load())
-	}
+	missing := checkScroll(t, stable, seen, inserted.Load(), deleted.Load())
 	t.Logf("%d shards: %d rows that stayed, %d deletable; %d writers inserted %d, %d deleters deleted %d, during %d pages of 6 (%d rows, %d partition reads): 0 repeated, %d skipped",
 		shards, len(stable), len(deletable), writers, inserted.Load(), deleters, deleted.Load(), pages+1, len(seen), visits, missing)
 }

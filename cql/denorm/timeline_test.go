@@ -318,18 +318,7 @@ func TestTimelineNeverSkipsOrRepeatsUnderWrites(t *testing.T) {
 		time.Sleep(5 * time.Millisecond) // let the writers and deleters interleave
 	}
 	halt()
-	missing := 0
-	for _, id := range stable {
-		if !seen[id] {
-			missing++
-		}
-	}
-	if missing > 0 {
-		t.Errorf("%d of the %d rows that existed for the whole scroll were skipped", missing, len(stable))
-	}
-	if inserted.Load() == 0 || deleted.Load() == 0 {
-		t.Errorf("the scroll ran without concurrent writes (%d inserted, %d deleted): the test proved nothing", inserted.Load(), deleted.Load())
-	}
+	missing := checkScroll(t, stable, seen, inserted.Load(), deleted.Load())
 	t.Logf("%d rows that stayed, %d deletable; %d writers inserted %d rows and %d deleters deleted %d, during %d pages of 7 that returned %d rows: 0 repeated, %d skipped",
 		len(stable), len(deletable), writers, inserted.Load(), deleters, deleted.Load(), pages+1, rows, missing)
 }
@@ -544,4 +533,24 @@ func TestTimelineRefusesTables(t *testing.T) {
 			t.Errorf("%s: %v, want an error saying %q", tc.tl.Query, err, tc.want)
 		}
 	}
+}
+
+// checkScroll checks the end of a scroll under concurrent writers and deleters: every row
+// that existed for the whole scroll was seen, and the writers and deleters really ran (a
+// scroll without them proves nothing). It returns how many stable rows were skipped.
+func checkScroll(t *testing.T, stable []gocql.UUID, seen map[gocql.UUID]bool, inserted, deleted int64) int {
+	t.Helper()
+	missing := 0
+	for _, id := range stable {
+		if !seen[id] {
+			missing++
+		}
+	}
+	if missing > 0 {
+		t.Errorf("%d of the %d rows that existed for the whole scroll were skipped", missing, len(stable))
+	}
+	if inserted == 0 || deleted == 0 {
+		t.Errorf("the scroll ran without concurrent writes (%d inserted, %d deleted): the test proved nothing", inserted, deleted)
+	}
+	return missing
 }
