@@ -74,4 +74,3 @@ func runUnbucketed(p *pass) {
 			tc.Name, tc.Type, strings.Join(pk, ", "))
 	}
 }
-
