@@ -344,7 +344,7 @@ func compactionClass(p *Property, m map[string]string) error {
 		m["class"] = compactionPackage + short
 		return checkCompaction(p, short)
 	case short == "DateTieredCompactionStrategy":
-		return newSubOptions(p).errValue("class", "DateTieredCompactionStrategy was removed in Cassandra 4.0: use TimeWindowCompactionStrategy (compaction_window_unit, compaction_window_size)")
+		return newSubOptions(p).errValue("class", "DateTieredCompactionStrategy was removed in Cassandra 5.0: use TimeWindowCompactionStrategy (compaction_window_unit, compaction_window_size)")
 	case strings.Contains(class, ".") && !strings.HasPrefix(class, "org.apache.cassandra."):
 		return nil
 	}
