@@ -109,7 +109,7 @@ func TestOptionsErrorsNameTheSubOption(t *testing.T) {
 		{"CREATE TABLE t (k int PRIMARY KEY) WITH caching = {'keys': 'SOME'}",
 			`f.cql:1:60: caching sub-option keys: must be 'ALL' or 'NONE', not "SOME"`},
 		{"CREATE TABLE t (k int PRIMARY KEY) WITH compaction = {'class': 'DateTieredCompactionStrategy'}",
-			"f.cql:1:64: compaction sub-option class: DateTieredCompactionStrategy was removed in Cassandra 4.0"},
+			"f.cql:1:64: compaction sub-option class: DateTieredCompactionStrategy was removed in Cassandra 5.0"},
 		{"CREATE TABLE t (k int PRIMARY KEY) WITH speculative_retry = '50s'",
 			"f.cql:1:61: invalid value '50s' for speculative_retry: 5.0 accepts NEVER, NONE, ALWAYS"},
 		{"CREATE TABLE t (k int PRIMARY KEY) WITH dclocal_read_repair_chance = 0.1",
