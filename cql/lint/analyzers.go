@@ -23,21 +23,21 @@ func analyzers() []*Analyzer {
 		},
 		{
 			Code: "DS101", Name: "drop-keyspace", Severity: Error,
-			What: "DROP KEYSPACE",
+			What: "DROP KEYSPACE of a keyspace that held tables before this run",
 			Why:  "deletes every table of the keyspace and its data (only a snapshot, if auto_snapshot is on, keeps it)",
 			Fix:  "if it is intended, silence it on the statement: -- cqlsize:nolint DS101",
 			run:  runDrop(true),
 		},
 		{
 			Code: "DS102", Name: "drop-table", Severity: Error,
-			What: "DROP TABLE",
+			What: "DROP TABLE of a table that existed before this run (in the live schema for up; in the applied files offline), not one the same run created",
 			Why:  "deletes the table's data; a deploy that still reads it fails",
 			Fix:  "stop using the table in a release before the one that drops it; then silence: -- cqlsize:nolint DS102",
 			run:  runDrop(false),
 		},
 		{
 			Code: "DS103", Name: "drop-column", Severity: Error,
-			What: "ALTER TABLE ... DROP column",
+			What: "ALTER TABLE ... DROP of a column that existed before this run",
 			Why:  "the column's data is gone, instances still running the old code fail on it, and Cassandra refuses to re-add the column later with another type",
 			Fix:  "stop reading and writing the column in an earlier release, then silence: -- cqlsize:nolint DS103",
 			run:  runDropColumn,
@@ -51,7 +51,7 @@ func analyzers() []*Analyzer {
 		},
 		{
 			Code: "DS105", Name: "truncate", Severity: Error,
-			What: "TRUNCATE",
+			What: "TRUNCATE of a table that existed before this run",
 			Why:  "deletes every row on every node, and needs every node up",
 			Fix:  "delete what has to go with TTLs or targeted deletes; if intended, silence: -- cqlsize:nolint DS105",
 			run:  runTruncate,
@@ -162,16 +162,18 @@ func runIfNotExists(p *pass) {
 	}
 }
 
+// runDrop reports drops of what held data before this run (see existedTable): replaying a
+// whole history on an empty cluster drops only what the history itself created.
 func runDrop(keyspace bool) func(p *pass) {
 	return func(p *pass) {
 		for _, st := range p.stmts {
 			switch s := st.s.(type) {
 			case *cql.DropKeyspace:
-				if keyspace {
+				if keyspace && p.existedKeyspaceData(s.Name.Name) {
 					p.report(s.Pos, "DROP KEYSPACE %s deletes every table in it and their data", s.Name)
 				}
 			case *cql.DropTable:
-				if !keyspace {
+				if !keyspace && p.existedTable(s.Name, st.keyspace) {
 					k, n := qualify(s.Name, st.keyspace)
 					p.report(s.Pos, "DROP TABLE %s deletes the table and its data", join(k, n))
 				}
@@ -187,6 +189,7 @@ func join(ks, name string) string {
 	return ks + "." + name
 }
 
+// runDropColumn reports dropped columns that existed before this run (see existedTable).
 func runDropColumn(p *pass) {
 	for _, st := range p.stmts {
 		s, ok := st.s.(*cql.AlterTable)
@@ -194,7 +197,9 @@ func runDropColumn(p *pass) {
 			continue
 		}
 		for _, id := range s.Drop {
-			p.report(id.Pos, "ALTER TABLE %s DROP %s deletes the column's data", s.Name, id)
+			if p.existedColumn(s.Name, st.keyspace, id.Name) {
+				p.report(id.Pos, "ALTER TABLE %s DROP %s deletes the column's data", s.Name, id)
+			}
 		}
 	}
 }
@@ -205,6 +210,14 @@ func runTypeChange(p *pass) {
 	dropped := map[string]cql.Type{} // keyspace.table.column -> type it had when dropped
 	for _, st := range p.stmts {
 		switch s := st.s.(type) {
+		case *cql.DropTable:
+			// Cassandra forgets a dropped table's dropped columns with it.
+			k, n := qualify(s.Name, st.keyspace)
+			for key := range dropped {
+				if strings.HasPrefix(key, k+"."+n+".") {
+					delete(dropped, key)
+				}
+			}
 		case *cql.CreateTable:
 			k, n := qualify(s.Name, st.keyspace)
 			for _, d := range s.Columns {
@@ -247,9 +260,11 @@ func runTypeChange(p *pass) {
 	}
 }
 
+// runTruncate reports TRUNCATE of a table that existed before this run: rows the run itself
+// wrote into a table it created are not data anyone has yet.
 func runTruncate(p *pass) {
 	for _, st := range p.stmts {
-		if s, ok := st.s.(*cql.Truncate); ok {
+		if s, ok := st.s.(*cql.Truncate); ok && p.existedTable(s.Table, st.keyspace) {
 			p.report(s.Pos, "TRUNCATE %s deletes every row", s.Table)
 		}
 	}

@@ -9,6 +9,15 @@ import (
 )
 
 func ExampleRun() {
+	// What exists before the file runs (for `migrate up`: the live schema). The
+	// destructive lints (DS1xx) report only drops of what exists there: a table or column
+	// the same run created holds no data yet.
+	before := cql.NewSchemaIn("app")
+	if err := before.ApplyFile("live", []byte(`CREATE TABLE readings (
+    sensor_id uuid, at timestamp, value double, PRIMARY KEY (sensor_id, at));`)); err != nil {
+		fmt.Println(err)
+		return
+	}
 	src := []byte(`CREATE TABLE IF NOT EXISTS readings (
     sensor_id uuid, at timestamp, value double,
     PRIMARY KEY (sensor_id, at));
@@ -24,6 +33,7 @@ SELECT * FROM readings WHERE value > 3 ALLOW FILTERING;
 	}
 	rep, err := lint.Run(lint.Input{
 		Files:    []lint.File{{Name: "0007_readings.cql", Source: src, Statements: stmts}},
+		Schema:   before,
 		Keyspace: "app",
 	}, lint.Config{})
 	if err != nil {

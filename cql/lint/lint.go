@@ -118,9 +118,11 @@ type Input struct {
 	// Files hold the statements to lint, in the order they run (for migrations: the
 	// pending files). Only these are reported on.
 	Files []File
-	// Schema is the schema the statements start from (for migrations: what the applied
-	// files produced; nil: empty). Lints see it with the statements applied on top, so they
-	// judge the schema the migrations produce.
+	// Schema is the schema the statements start from (for `migrate up`: the live schema;
+	// offline: what the applied files or a baseline produced; nil: empty). Lints see it with
+	// the statements applied on top, so they judge the schema the migrations produce. It
+	// is also what exists before the run: the destructive lints (DS101-DS103, DS105) report
+	// only drops and truncates of what it holds, never of what the statements created.
 	Schema *cql.Schema
 	// Keyspace resolves unqualified names until a USE statement changes it.
 	Keyspace string

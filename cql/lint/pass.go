@@ -320,6 +320,51 @@ func (p *pass) silenced(d Diagnostic) bool {
 	return false
 }
 
+// existedTable reports whether a table held data before this run: whether Input.Schema
+// (the live schema for up, the applied files or a baseline offline) has it. A table the
+// statements create is not data, however it is altered or dropped later in the same run;
+// a table that was in Input.Schema stays data under its name even after the run drops and
+// re-creates it, since the run may stop between the two and a reader cannot tell them apart.
+func (p *pass) existedTable(q cql.QualifiedName, ks string) bool {
+	s := p.in.Schema
+	if s == nil {
+		return false
+	}
+	k, n := qualify(q, ks)
+	if k == "" {
+		_, ok := s.FindTable(n)
+		return ok
+	}
+	return s.Table(k, n) != nil
+}
+
+// existedColumn reports whether the column was in the table as Input.Schema has it.
+func (p *pass) existedColumn(q cql.QualifiedName, ks, column string) bool {
+	s := p.in.Schema
+	if s == nil {
+		return false
+	}
+	k, n := qualify(q, ks)
+	var t *cql.Table
+	if k == "" {
+		t, _ = s.FindTable(n)
+	} else {
+		t = s.Table(k, n)
+	}
+	return t != nil && t.Column(column) != nil
+}
+
+// existedKeyspaceData reports whether the keyspace held a table or a view in Input.Schema:
+// an empty keyspace (the target keyspace that migrate creates before the first file) or
+// one the statements created holds nothing a drop could lose.
+func (p *pass) existedKeyspaceData(name string) bool {
+	if p.in.Schema == nil {
+		return false
+	}
+	ks := p.in.Schema.Keyspaces[name]
+	return ks != nil && (len(ks.Tables) > 0 || len(ks.Views) > 0)
+}
+
 func cloneTable(t *cql.Table) *cql.Table {
 	c := *t
 	c.Columns, c.PartitionKey, c.Clustering = nil, nil, nil
