@@ -94,6 +94,7 @@ Exit status, the same for every command:
 	root.AddCommand(
 		newCheckCmd(env),
 		newEstimateCmd(env),
+		newExplainCmd(env),
 		newMigrateCmd(env),
 		newVersionCmd(env),
 	)
