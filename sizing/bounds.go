@@ -52,6 +52,7 @@ func (t *TableWorkload) bounds() []fieldProblem {
 	numbers := []namedNumber{
 		{"partitions", t.Partitions}, {"rows_per_partition", t.RowsPerPartition}, {"write_rate", t.WriteRate.Count},
 		{"write_rate", float64(t.WriteRate.Per)}, {"horizon", float64(t.Horizon)}, {"write_spread", float64(t.WriteSpread)},
+		{"skew.max_rate", t.Skew.MaxRate.Count}, {"skew.max_rate", float64(t.Skew.MaxRate.Per)},
 	}
 	if t.TTL != nil {
 		numbers = append(numbers, namedNumber{"ttl", float64(*t.TTL)})
@@ -108,6 +109,7 @@ func (t *TableWorkload) bounds() []fieldProblem {
 		}
 	}
 	rate("write_rate", t.WriteRate)
+	rate("skew.max_rate", t.Skew.MaxRate)
 	for _, col := range sortedKeys(t.Overwrites) {
 		rate("overwrites."+col, t.Overwrites[col])
 	}

@@ -33,7 +33,7 @@ type Estimate struct {
 	Keys       float64
 	Partitions float64
 
-	Bucket       Width         // zero when no bucket bounds a partition
+	Bucket       Span          // zero when no bucket bounds a partition
 	BucketSource string        // "workload", "table (column month)" or ""
 	Life         time.Duration // how long the largest partition keeps receiving writes
 	TTL          time.Duration // effective TTL (0 = none)
@@ -62,7 +62,10 @@ type Estimate struct {
 
 	Encoding Encoding
 
-	Findings    []Finding
+	Findings []Finding
+	// Verdict is the most severe of Findings (severity.OK when there is none), so a service
+	// embedding sizing gates on one field instead of folding the findings itself.
+	Verdict     Severity
 	Assumptions []string // every default the estimate fell back on
 }
 
@@ -172,21 +175,21 @@ func EstimateTable(tbl *cql.Table, w *TableWorkload, opt Options) (*Estimate, er
 	}
 	skew := w.Skew
 	if w.Partitions < 1 {
-		skew = Skew{}
+		skew = Skew{MaxRate: w.Skew.MaxRate}
 	}
 
 	timeBased := !w.WriteRate.IsZero() || !p.bucket.IsZero()
 	life := p.life(1)
 	est.Life = life
 	at := func(rank float64, age time.Duration) Partition {
-		pt := p.partitionAt(sh, skew.Activity(est.Keys, rank), age, life)
+		pt := p.partitionAt(sh, p.activity(skew, est.Keys, rank), age, life)
 		pt.Rank = rank
 		return pt
 	}
 	est.Largest = at(1, life)
 	est.P99 = at(percentileRank(est.Keys, 0.99), life)
 	est.Typical = at(percentileRank(est.Keys, 0.5), life)
-	est.Mean = p.partitionAt(sh, 1, p.life(0), p.life(0))
+	est.Mean = p.partitionAt(sh, skew.cappedMean(est.Keys, p.rateCap(skew)), p.life(0), p.life(0))
 	if skew.Kind != Zipf {
 		est.P99.Rank, est.Typical.Rank, est.Largest.Rank = 0, 0, 0
 	}
@@ -222,6 +225,9 @@ func EstimateTable(tbl *cql.Table, w *TableWorkload, opt Options) (*Estimate, er
 	est.Findings = append(est.Findings, verdicts(est, opt.Target)...)
 	est.Findings = append(est.Findings, ttlVerdict(est, opt.Target, opt.Now)...)
 	est.Findings = append(est.Findings, recommendations(est, p, sh, skew)...)
+	for _, f := range est.Findings {
+		est.Verdict = max(est.Verdict, f.Severity)
+	}
 	return est, nil
 }
 
@@ -337,10 +343,25 @@ func (p *plan) partitionAt(sh *shape, activity float64, age, life time.Duration)
 	return out
 }
 
+// rateCap is how many times busier than the average key a key may be under skew's
+// max_rate (0: no cap, or no write rate to cap).
+func (p *plan) rateCap(skew Skew) float64 {
+	if !(skew.MaxRate.PerSecond() > 0) || !(p.w.WriteRate.PerSecond() > 0) {
+		return 0
+	}
+	return skew.MaxRate.PerSecond() / p.w.WriteRate.PerSecond()
+}
+
+// activity is how many times busier than the average key the key of rank k is, capped by
+// skew's max_rate.
+func (p *plan) activity(skew Skew, keys, rank float64) float64 {
+	return skew.capped(keys, rank, p.rateCap(skew))
+}
+
 // growth samples the typical and the largest partition across their life.
 func (p *plan) growth(sh *shape, skew Skew, keys float64, life time.Duration, points int) []GrowthPoint {
 	out := make([]GrowthPoint, points)
-	typ, top := skew.Activity(keys, percentileRank(keys, 0.5)), skew.Activity(keys, 1)
+	typ, top := p.activity(skew, keys, percentileRank(keys, 0.5)), p.activity(skew, keys, 1)
 	for i := range out {
 		age := time.Duration(float64(life) * float64(i) / float64(points-1))
 		t, l := p.partitionAt(sh, typ, age, life), p.partitionAt(sh, top, age, life)
@@ -355,7 +376,7 @@ const century = 100 * Year
 // crossings finds when an unbucketed partition crosses each limit, by bisection on its age
 // (a partition only grows, or levels off under a TTL).
 func (p *plan) crossings(sh *shape, skew Skew, keys float64, target Target) []Crossing {
-	typ, top := skew.Activity(keys, percentileRank(keys, 0.5)), skew.Activity(keys, 1)
+	typ, top := p.activity(skew, keys, percentileRank(keys, 0.5)), p.activity(skew, keys, 1)
 	when := func(activity float64, l Limit) (time.Duration, bool) {
 		m := func(age time.Duration) float64 { return p.partitionAt(sh, activity, age, century).measure(l.Measure) }
 		if m(century) < l.Value {

@@ -395,3 +395,49 @@ func TestSoftLimitSeverity(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxRateCapsHeadKey is issue 9's chat: write_rate 200/day a conversation, Zipf 1.1 over
+// a million conversations. Uncapped, the busiest conversation gets 24.8M writes a day (287/s);
+// with max_rate 10/s no key gets more than 864,000 a day, which the day-bucketed largest
+// partition shows; keys under the cap keep their rate, and the total drops by the excess.
+func TestMaxRateCapsHeadKey(t *testing.T) {
+	tbl := mustTable("app.messages", "conversation_id uuid pk", "day date pk", "message_id timeuuid ck", "body text")
+	base := []string{"partitions=1M", "rate=200/day", "bucket=day", "skew=zipf:1.1", "avg=body=100"}
+	free := estimate(t, tbl, Options{}, base...)
+	capped := estimate(t, tbl, Options{}, append(base, "max_rate=10/s")...)
+	if got := free.Largest.Rows; math.Abs(got-24.8e6) > 0.05e6 {
+		t.Errorf("uncapped head key: %.0f rows a day, want about 24.8M", got)
+	}
+	if got := capped.Largest.Rows; math.Abs(got-864000) > 1 {
+		t.Errorf("capped head key: %.0f rows a day, want 864000 (10/s)", got)
+	}
+	if capped.Largest.Bytes >= free.Largest.Bytes {
+		t.Errorf("the cap did not shrink the largest partition: %.0f vs %.0f bytes", capped.Largest.Bytes, free.Largest.Bytes)
+	}
+	// The p99 key (rank 10,000) writes 200 × 10^6 × 10000^-1.1 / H ≈ 970/day: under the cap.
+	if capped.P99.Rows != free.P99.Rows || capped.Typical.Rows != free.Typical.Rows {
+		t.Errorf("keys under the cap changed: p99 %.0f vs %.0f, typical %.0f vs %.0f", capped.P99.Rows, free.P99.Rows, capped.Typical.Rows, free.Typical.Rows)
+	}
+	if capped.TotalBytes >= free.TotalBytes {
+		t.Errorf("total %.0f bytes with the cap, %.0f without: the excess must not be written", capped.TotalBytes, free.TotalBytes)
+	}
+	// Under uniform skew a cap under the average rate caps every key alike.
+	all := estimate(t, tbl, Options{}, "partitions=1M", "rate=200/day", "bucket=day", "avg=body=100", "max_rate=100/day")
+	if all.Typical.Rows != 100 || all.Largest.Rows != 100 || math.Abs(all.Mean.Rows-100) > 1e-6 {
+		t.Errorf("uniform, cap under the average: typical %.0f, largest %.0f, mean %.3f rows, want 100 each", all.Typical.Rows, all.Largest.Rows, all.Mean.Rows)
+	}
+}
+
+// TestCappedMeanMatchesSum checks the closed form of the truncated mean against a direct sum.
+func TestCappedMeanMatchesSum(t *testing.T) {
+	for _, c := range []struct{ n, s, limit float64 }{{1000, 1.1, 20}, {1000, 0.8, 3}, {5000, 1.5, 100}, {100, 1.1, 0.5}} {
+		z := Skew{Kind: Zipf, S: c.s}
+		var sum float64
+		for k := 1.0; k <= c.n; k++ {
+			sum += math.Min(z.Activity(c.n, k), c.limit)
+		}
+		if got, want := z.cappedMean(c.n, c.limit), sum/c.n; math.Abs(got-want) > 1e-9 {
+			t.Errorf("n=%v s=%v limit=%v: cappedMean %v, sum %v", c.n, c.s, c.limit, got, want)
+		}
+	}
+}

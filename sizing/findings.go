@@ -142,10 +142,10 @@ func recommendations(est *Estimate, p *plan, sh *shape, skew Skew) []Finding {
 
 	// SZ101: the coarsest bucket that keeps the p99 partition under the limits.
 	if !w.WriteRate.IsZero() {
-		var best Width
+		var best Span
 		var bestP99, bestTop Partition
 		for _, name := range bucketCandidates {
-			bw, _ := ParseWidth(name)
+			bw, _ := ParseSpan(name)
 			if p.ttl > 0 && bw.Max > p.ttl && name != "minute" {
 				// A bucket outlasting the TTL keeps expired rows, tombstones to every read,
 				// in partitions still being read.
@@ -155,10 +155,10 @@ func recommendations(est *Estimate, p *plan, sh *shape, skew Skew) []Finding {
 			q.bucket = bw
 			q.avgRows = w.WriteRate.Over(bw.Avg)
 			qs := q.shape()
-			pt := q.partitionAt(qs, skew.Activity(est.Keys, p99rank), bw.Max, bw.Max)
+			pt := q.partitionAt(qs, q.activity(skew, est.Keys, p99rank), bw.Max, bw.Max)
 			if over(pt, limits) < 1 {
 				best, bestP99 = bw, pt
-				bestTop = q.partitionAt(qs, skew.Activity(est.Keys, 1), bw.Max, bw.Max)
+				bestTop = q.partitionAt(qs, q.activity(skew, est.Keys, 1), bw.Max, bw.Max)
 				break
 			}
 		}

@@ -188,7 +188,7 @@ func (t *TableWorkload) Set(field, value string) error {
 		t.WriteRate = r
 		return wrap(err)
 	case "bucket":
-		w, err := ParseWidth(value)
+		w, err := ParseSpan(value)
 		t.Bucket = w
 		return wrap(err)
 	case "horizon":
@@ -259,7 +259,7 @@ func (t *TableWorkload) Set(field, value string) error {
 	case "skew":
 		s := strings.ToLower(strings.TrimSpace(value))
 		if s == "uniform" {
-			t.Skew = Skew{}
+			t.Skew = Skew{MaxRate: t.Skew.MaxRate}
 			return nil
 		}
 		if !strings.HasPrefix(s, "zipf") {
@@ -269,7 +269,14 @@ func (t *TableWorkload) Set(field, value string) error {
 		if _, err := fmt.Sscanf(strings.TrimLeft(s[4:], " :="), "%g", &x); err != nil || !(x > 0) || x > 10 {
 			return fmt.Errorf("skew %q: want a Zipf exponent above 0, such as zipf:1.1", value)
 		}
-		t.Skew = Skew{Kind: Zipf, S: x}
+		t.Skew = Skew{Kind: Zipf, S: x, MaxRate: t.Skew.MaxRate}
+	case "max_rate", "skew.max_rate":
+		r, err := ParseRate(value)
+		if err != nil {
+			return wrap(err)
+		}
+		t.Skew.MaxRate = r
+		t.markSet("skew.max_rate")
 	case "write_spread":
 		d, err := ParseDuration(value)
 		t.WriteSpread = d

@@ -93,8 +93,8 @@ func checkParsers(t *testing.T, s string) {
 		}
 		_ = r.String()
 	}
-	if w, err := ParseWidth(s); err == nil && (w.Avg <= 0 || w.Max < w.Avg) {
-		t.Errorf("ParseWidth(%q) = %+v", s, w)
+	if w, err := ParseSpan(s); err == nil && (w.Avg <= 0 || w.Max < w.Avg) {
+		t.Errorf("ParseSpan(%q) = %+v", s, w)
 	}
 	if _, n, err := ParseAvgFlag(s); err == nil {
 		finite("ParseAvgFlag", n)

@@ -214,7 +214,7 @@ func TestHarmonic(t *testing.T) {
 		t.Errorf("Harmonic(1e9, 1) = %.12g, want %.12g", got, want)
 	}
 	// Activities average to 1 over the keys.
-	z := Skew{Zipf, 1.1}
+	z := Skew{Kind: Zipf, S: 1.1}
 	var sum float64
 	for k := 1; k <= 1000; k++ {
 		sum += z.Activity(1000, float64(k))

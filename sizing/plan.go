@@ -25,7 +25,7 @@ type plan struct {
 	ttl       time.Duration // effective TTL, 0 = none
 	ttlFrom   string        // "workload", "table" or ""
 	spread    time.Duration
-	bucket    Width
+	bucket    Span
 	bucketSrc string // "workload", "table (column month)" or ""
 	horizon   time.Duration
 	gcGrace   time.Duration
@@ -314,7 +314,7 @@ func mulDuration(n int, unit time.Duration) time.Duration {
 // TableBucket returns the time bucket a table's partition key implies: a partition key column
 // named for a calendar span (day, month, week, hour, year, date, ...) and typed text, date,
 // timestamp or an integer. ok is false when none does.
-func TableBucket(t *cql.Table) (w Width, column string, ok bool) {
+func TableBucket(t *cql.Table) (w Span, column string, ok bool) {
 	for _, c := range t.PartitionKey {
 		if c.Type.Kind != cql.Native {
 			continue
@@ -338,17 +338,17 @@ func TableBucket(t *cql.Table) (w Width, column string, ok bool) {
 		} {
 			for _, word := range s.words {
 				if name == word || strings.HasSuffix(name, "_"+word) || strings.HasPrefix(name, word+"_") || name == word+"s" {
-					w, _ := ParseWidth(s.width)
+					w, _ := ParseSpan(s.width)
 					return w, c.Name, true
 				}
 			}
 		}
 		if c.Type.Name == "date" {
-			w, _ := ParseWidth("day")
+			w, _ := ParseSpan("day")
 			return w, c.Name, true
 		}
 	}
-	return Width{}, "", false
+	return Span{}, "", false
 }
 
 // hasTombstoneLDTs reports whether the table's sstables hold deletion times written at
@@ -448,7 +448,7 @@ func isCounterTable(t *cql.Table) bool {
 // labelLength is the length of the bucket package's label for a bucket of width w:
 // 2026 (year), 2026-11 (month), 2026-W47 (iso-week), 2026-11-20 (day), 2026-11-20T06 (whole
 // hours), 2026-11-20T06:15 (whole minutes), 2026-11-20T06:15:30.
-func labelLength(w Width) float64 {
+func labelLength(w Span) float64 {
 	switch w.Name {
 	case "year":
 		return 4

@@ -12,7 +12,7 @@ import (
 
 // Day, Week, Month and Year are the calendar spans a workload may name. A month is its
 // average length (30.44 days) where an average matters and 31 days where the longest
-// bucket matters (see Width).
+// bucket matters (see Span).
 const (
 	Day   = 24 * time.Hour
 	Week  = 7 * Day
@@ -181,22 +181,32 @@ func (r Rate) String() string {
 	return formatNumber(r.Count) + "/" + r.Per.String()
 }
 
-// Width is the span of time one partition of a time-bucketed table covers. Avg is the
-// average length of a bucket (what sets the number of partitions and the typical one) and
-// Max the longest (what sets the largest: 31 days for a month, 366 for a year).
-type Width struct {
+// Span is how long one partition of a time-bucketed table receives writes, as lengths of
+// time: Avg is the average length of a bucket (what sets the number of partitions and the
+// typical one) and Max the longest (what sets the largest: 31 days for a month, 366 for a
+// year). It is not bucket.Width, which says where buckets start and how they are labelled in
+// a time zone; a Span only measures them, so sizing needs no location. The zero Span means no
+// bucket bounds the partition.
+type Span struct {
 	Name string
 	Avg  time.Duration
 	Max  time.Duration
 }
 
 // IsZero reports whether no width was given.
-func (w Width) IsZero() bool { return w.Avg == 0 }
+func (w Span) IsZero() bool { return w.Avg == 0 }
 
-func (w Width) String() string { return w.Name }
+// String is the bucket's name (month, 6h), or "none" for the zero Span, so an unbucketed
+// table never prints as an empty string.
+func (w Span) String() string {
+	if w.IsZero() {
+		return "none"
+	}
+	return w.Name
+}
 
 // calendarWidths are the lengths of the bucket package's calendar widths.
-var calendarWidths = map[string]Width{
+var calendarWidths = map[string]Span{
 	"minute":   {"minute", time.Minute, time.Minute},
 	"hour":     {"hour", time.Hour, time.Hour},
 	"day":      {"day", Day, Day},
@@ -205,12 +215,12 @@ var calendarWidths = map[string]Width{
 	"year":     {"year", Year, 366 * Day},
 }
 
-// ParseWidth reads a bucket width as the bucket package does (bucket.ParseWidth): minute,
+// ParseSpan reads a bucket's span as the bucket package reads a width (bucket.ParseWidth): minute,
 // hour, day, iso-week, month, year, or a duration such as 6h or 15m.
-func ParseWidth(s string) (Width, error) {
+func ParseSpan(s string) (Span, error) {
 	bw, err := bucket.ParseWidth(s)
 	if err != nil {
-		return Width{}, err
+		return Span{}, err
 	}
 	name := bw.String()
 	if w, ok := calendarWidths[name]; ok {
@@ -218,19 +228,19 @@ func ParseWidth(s string) (Width, error) {
 	}
 	d, err := time.ParseDuration(name)
 	if err != nil {
-		return Width{}, fmt.Errorf("bucket width %q: %w", s, err)
+		return Span{}, fmt.Errorf("bucket width %q: %w", s, err)
 	}
-	return Width{Name: name, Avg: d, Max: d}, nil
+	return Span{Name: name, Avg: d, Max: d}, nil
 }
 
-// WidthOf returns the width for a fixed span, named as the nearest calendar bucket when it is one.
-func WidthOf(d time.Duration) Width {
+// SpanOf returns the span of a fixed length, named as the nearest calendar bucket when it is one.
+func SpanOf(d time.Duration) Span {
 	for _, name := range []string{"minute", "hour", "day", "iso-week", "month", "year"} {
 		if w := calendarWidths[name]; w.Avg == d {
 			return w
 		}
 	}
-	return Width{Name: FormatDuration(d), Avg: d, Max: d}
+	return Span{Name: FormatDuration(d), Avg: d, Max: d}
 }
 
 // FormatDuration renders d in the largest unit that keeps it readable: 30d, 6h, 90s, 1.5y.

@@ -75,3 +75,36 @@ func percentileRank(n, q float64) float64 {
 	// Round away the float error of 1-q (1e5 × 0.01 is 1000.0000000000009).
 	return math.Max(1, math.Ceil(n*(1-q)-1e-6))
 }
+
+// capped returns the activity of the key of rank k among n keys when no key may be more than
+// limit times busier than the average (limit ≤ 0: no cap): min(Activity, limit).
+func (s Skew) capped(n, rank, limit float64) float64 {
+	a := s.Activity(n, rank)
+	if limit > 0 && a > limit {
+		return limit
+	}
+	return a
+}
+
+// cappedMean is the mean activity over n keys when each is capped at limit times the
+// uncapped average (limit ≤ 0: no cap, mean 1). Under Zipf the K busiest keys, those with
+// n·k^-s/H(n,s) > limit, are capped, and the rest keep their share:
+//
+//	mean = (K·limit + n·(H(n,s) - H(K,s))/H(n,s)) / n
+//
+// Under uniform skew every key is the average one: min(1, limit).
+func (s Skew) cappedMean(n, limit float64) float64 {
+	if limit <= 0 {
+		return 1
+	}
+	if s.Kind != Zipf || n < 2 {
+		return math.Min(1, limit)
+	}
+	h := Harmonic(n, s.S)
+	// n·k^-s/h > limit  ⇔  k < (n/(h·limit))^(1/s)
+	k := math.Min(n, math.Floor(math.Pow(n/(h*limit), 1/s.S)))
+	if k < 1 {
+		return 1
+	}
+	return (k*limit + n*(h-Harmonic(k, s.S))/h) / n
+}

@@ -61,7 +61,7 @@ type TableWorkload struct {
 	// Bucket is the span one partition covers (bucket: day, month, iso-week, 6h). Zero = the
 	// bucket the table's partition key implies (TableBucket), or none: the partition grows
 	// until Horizon, or levels off under a TTL.
-	Bucket Width
+	Bucket Span
 
 	// Horizon is how far ahead to project a partition no bucket bounds (horizon: 2y; default
 	// 1 year), and how long a bucketed table keeps its buckets when it has no TTL.
@@ -102,7 +102,8 @@ type TableWorkload struct {
 	// Skew is how writes spread over partition keys: uniform (skew: uniform), or Zipf with
 	// exponent S (skew: {zipf: 1.1}): the key of rank k gets a share proportional to 1/k^S of
 	// all writes, a celebrity or a trending hashtag. The rates and row counts are then the
-	// average key's.
+	// average key's. max_rate caps any one key's write rate (skew: {zipf: 1.1, max_rate:
+	// 10/s}): see Skew.MaxRate.
 	Skew Skew
 
 	// WriteSpread is the span of write times in the sstable that holds a partition
@@ -186,13 +187,28 @@ const (
 type Skew struct {
 	Kind SkewKind
 	S    float64 // Zipf exponent (> 0); 1.0-1.2 is typical of social data
+
+	// MaxRate caps the rate of every key (skew: {zipf: 1.1, max_rate: 10/s}): a truncated
+	// distribution, for an application that enforces "no key gets more than 10 writes a
+	// second" (a rate limiter per chat, per device, per tenant). The excess is not written:
+	// a limiter rejects or drops it, and the writes of one key (a message to one chat) cannot
+	// move to another, so the capped keys lose their excess and the table's total drops
+	// (Estimate.Mean and TotalBytes count the truncated mean). Spreading the excess over the
+	// other keys would invent writes no key receives. Zero = no cap. It applies to write_rate
+	// (and to the deletes that scale with it); a workload declaring rows_per_partition has no
+	// rate to cap and is refused.
+	MaxRate Rate
 }
 
 func (s Skew) String() string {
+	out := "uniform"
 	if s.Kind == Zipf {
-		return "zipf " + formatNumber(s.S)
+		out = "zipf " + formatNumber(s.S)
 	}
-	return "uniform"
+	if !s.MaxRate.IsZero() {
+		out += ", at most " + s.MaxRate.String() + " a key"
+	}
+	return out
 }
 
 // DeleteKind is what a DELETE removes.

@@ -30,7 +30,7 @@ func TestLoadExampleWorkload(t *testing.T) {
 	if pbu.Avg["content"] != 280 || pbu.Nulls["title"] != 0.3 || pbu.Nulls["*"] != 0.05 {
 		t.Errorf("posts_by_user avg %v nulls %v", pbu.Avg, pbu.Nulls)
 	}
-	if w.Table("posts_by_hashtag").Skew != (Skew{Zipf, 1.1}) || pbu.Skew != (Skew{}) || pbu.WriteSpread != time.Hour || pbu.NullsAs != NullTombstone {
+	if w.Table("posts_by_hashtag").Skew != (Skew{Kind: Zipf, S: 1.1}) || pbu.Skew != (Skew{}) || pbu.WriteSpread != time.Hour || pbu.NullsAs != NullTombstone {
 		t.Errorf("posts_by_user skew %v spread %v nulls_as %v (defaults must apply)", pbu.Skew, pbu.WriteSpread, pbu.NullsAs)
 	}
 	if p := pbu.FieldPos("avg.content"); p.Line != 29 || p.Col != 7 || p.File != "testdata/workload-example.yaml" {
@@ -94,6 +94,10 @@ func TestParseWorkloadErrors(t *testing.T) {
 		{"element without column", "tables:\n  t:\n    rows: 1\n    deletes: [{kind: element, per_day: 1}]\n", []string{"table t: deletes[0]: a element delete needs column"}},
 		{"huge ttl", "tables:\n  t:\n    rows: 1\n    ttl: 30y\n", []string{"w.yaml:4:10: table t: ttl: Cassandra's maximum TTL is 20 years"}},
 		{"items without count", "tables:\n  t:\n    rows: 1\n    items: {tags: {size: 3}}\n", []string{"w.yaml:4:19: t.items.tags: want count"}},
+		{"max_rate without a rate", "tables:\n  t:\n    rows: 1\n    skew: {zipf: 1.1, max_rate: 10/s}\n", []string{"w.yaml:4:33: table t: skew.max_rate caps a key's write_rate"}},
+		{"bad max_rate", "tables:\n  t:\n    write_rate: 1/day\n    skew: {zipf: 1.1, max_rate: fast}\n", []string{`w.yaml:4:33: t.skew.max_rate: want a rate such as 50/day`}},
+		{"zero max_rate", "tables:\n  t:\n    write_rate: 1/day\n    skew: {max_rate: 0/s}\n", []string{"w.yaml:4:22: table t: skew.max_rate: want a rate above zero"}},
+		{"unknown skew field", "tables:\n  t:\n    write_rate: 1/day\n    skew: {zipf: 1.1, cap: 3}\n", []string{`w.yaml:4:23: t.skew: unknown field "cap" (want zipf, max_rate)`}},
 		{"two problems", "tables:\n  a:\n    rows: x\n  b:\n    rows: y\n", []string{"w.yaml:3:11: a.rows", "w.yaml:5:11: b.rows"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -192,13 +196,13 @@ func TestQuantities(t *testing.T) {
 	}
 	widths := map[string]time.Duration{"day": Day, "iso-week": Week, "month": 31 * Day, "6h": 6 * time.Hour, "15m": 15 * time.Minute}
 	for in, want := range widths {
-		if got, err := ParseWidth(in); err != nil || got.Max != want {
-			t.Errorf("ParseWidth(%q) = %+v, %v; want max %v", in, got, err, want)
+		if got, err := ParseSpan(in); err != nil || got.Max != want {
+			t.Errorf("ParseSpan(%q) = %+v, %v; want max %v", in, got, err, want)
 		}
 	}
 	for _, bad := range []string{"decade", "0h", "h", "", "1.5s"} {
-		if _, err := ParseWidth(bad); err == nil {
-			t.Errorf("ParseWidth(%q): no error", bad)
+		if _, err := ParseSpan(bad); err == nil {
+			t.Errorf("ParseSpan(%q): no error", bad)
 		}
 	}
 	if r := (Rate{50, Day}); r.String() != "50/day" || r.Over(Week) != 350 {

@@ -260,7 +260,7 @@ func (p *parser) table(t *TableWorkload, m *yaml.Node, prefix string) {
 			}
 		case "bucket":
 			if s, ok := p.scalar(v, field); ok {
-				w, err := ParseWidth(s)
+				w, err := ParseSpan(s)
 				if err != nil {
 					p.add(v, "%s: %v", field, err)
 				} else {
@@ -412,7 +412,8 @@ func (p *parser) items(t *TableWorkload, v *yaml.Node, field string) {
 	})
 }
 
-// skew reads `skew: uniform`, `skew: {zipf: 1.1}` or `skew: zipf 1.1`.
+// skew reads `skew: uniform`, `skew: {zipf: 1.1}`, `skew: zipf 1.1`, and the cap on the
+// busiest key: `skew: {zipf: 1.1, max_rate: 10/s}` (or `{max_rate: 10/s}`, uniform).
 func (p *parser) skew(t *TableWorkload, v *yaml.Node, field string) {
 	zipf := func(n *yaml.Node, s string) {
 		x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
@@ -420,7 +421,7 @@ func (p *parser) skew(t *TableWorkload, v *yaml.Node, field string) {
 			p.add(n, "%s: want a Zipf exponent above 0 (1.1 is typical), got %q", field, s)
 			return
 		}
-		t.Skew = Skew{Kind: Zipf, S: x}
+		t.Skew.Kind, t.Skew.S = Zipf, x
 	}
 	switch v.Kind {
 	case yaml.ScalarNode:
@@ -429,18 +430,26 @@ func (p *parser) skew(t *TableWorkload, v *yaml.Node, field string) {
 		case s == "uniform":
 			t.Skew = Skew{}
 		case strings.HasPrefix(s, "zipf"):
+			t.Skew = Skew{}
 			zipf(v, strings.TrimLeft(s[4:], " :="))
 		default:
 			p.add(v, "%s: want uniform or {zipf: 1.1}, got %q", field, v.Value)
 		}
 	case yaml.MappingNode:
+		t.Skew = Skew{}
 		p.fields(v, field, func(key string, k, vv *yaml.Node) {
-			if key != "zipf" {
-				p.add(k, "%s: unknown field %q (want zipf)", field, key)
-				return
-			}
-			if s, ok := p.scalar(vv, field+".zipf"); ok {
-				zipf(vv, s)
+			switch key {
+			case "zipf":
+				if s, ok := p.scalar(vv, field+".zipf"); ok {
+					zipf(vv, s)
+				}
+			case "max_rate":
+				t.Fields["skew.max_rate"] = p.pos(vv)
+				if r, ok := p.rate(vv, field+".max_rate"); ok {
+					t.Skew.MaxRate = r
+				}
+			default:
+				p.add(k, "%s: unknown field %q (want zipf, max_rate)", field, key)
 			}
 		})
 	default:
@@ -448,7 +457,6 @@ func (p *parser) skew(t *TableWorkload, v *yaml.Node, field string) {
 	}
 }
 
-// deletes reads one delete mapping or a list of them.
 func (p *parser) deletes(t *TableWorkload, v *yaml.Node, field string) []Delete {
 	var items []*yaml.Node
 	switch v.Kind {
@@ -545,6 +553,12 @@ func (t *TableWorkload) check() []fieldProblem {
 		add("write_rate", "declare rows_per_partition or write_rate, not both")
 	case !hasRows && !hasRate:
 		add("", "declare rows_per_partition (rows written to a partition) or write_rate (rows per partition key per day, with the bucket that bounds a partition)")
+	}
+	if !t.Skew.MaxRate.IsZero() && !(t.Skew.MaxRate.PerSecond() > 0) {
+		add("skew.max_rate", "skew.max_rate: want a rate above zero, such as 10/s (leave it out for no cap)")
+	}
+	if !t.Skew.MaxRate.IsZero() && t.WriteRate.IsZero() && hasRows {
+		add("skew.max_rate", "skew.max_rate caps a key's write_rate, and this table declares rows_per_partition: give write_rate (rows per key per day) instead, or leave max_rate out")
 	}
 	if t.Partitions > 0 && t.Partitions < 1 {
 		add("partitions", "partitions: want at least 1 partition key, got %s", formatNumber(t.Partitions))

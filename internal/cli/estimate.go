@@ -47,6 +47,7 @@ var quickFields = []struct{ flag, field, usage string }{
 	{"partitions", "partitions", "partition keys the table holds, such as 2M"},
 	{"ttl", "ttl", "time to live of every write, such as 30d (0: none)"},
 	{"skew", "skew", "how writes spread over keys: uniform or zipf:1.1"},
+	{"max-rate", "skew.max_rate", "the most rows any one key is written, such as 10/s (a truncated skew: the excess is not written)"},
 	{"null-fraction", "nulls", "fraction of writes that leave each regular column without a value"},
 	{"nulls-as", "nulls_as", "how a missing value is written: null (a tombstone) or unset"},
 	{"writes", "writes", "insert or update (an UPDATE writes no row marker)"},
