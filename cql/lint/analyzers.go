@@ -57,10 +57,10 @@ func analyzers() []*Analyzer {
 			run:  runTruncate,
 		},
 		{
-			Code: "BK101", Name: "unbucketed-time-series", Severity: Error,
-			What: "a table clustered by a timeuuid or timestamp whose partition key has no time bucket column",
-			Why:  "every write adds a row to the same partition forever: it passes 100 MB / 100,000 rows and reads and compactions of it slow down",
-			Fix:  "add a bucket (day, month, ...) to the partition key, e.g. PRIMARY KEY ((sensor_id, day), at); size it with `cqlsize estimate`",
+			Code: "BK101", Name: "unbucketed-time-series", Severity: Warning,
+			What: "a table clustered by event time (a timestamp, an event's timeuuid, a bigint or int named like a time) whose partition nothing bounds: no time bucket, no count column, no default_time_to_live, no short-lived key; a heuristic on names and types, so a warning; with a workload that sizes the table it steps aside for WL101-WL104",
+			Why:  "every write adds a row to the same partition for as long as the key is written: it passes 100 MB / 100,000 rows and reads and compactions of it slow down",
+			Fix:  "add a bucket (day, month, ...) to the partition key, e.g. PRIMARY KEY ((sensor_id, day), at), or a default_time_to_live; if the partition stays small, size it with `cqlsize estimate` or --workload, or silence: -- cqlsize:nolint BK101 <why>",
 			run:  runUnbucketed,
 		},
 		{

@@ -1,27 +1,12 @@
 package lint
 
 import (
-	"regexp"
-	"strings"
-
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/cql/bound"
 )
-
-// bucketName matches partition key column names that hold a time bucket.
-var bucketName = regexp.MustCompile(`(?i)(bucket|day|date|week|month|year|hour|minute|quarter|period|window|epoch|yyyy|yymm|ymd)`)
 
 func isTimeType(t cql.Type) bool {
 	return t.Kind == cql.Native && (t.Name == "timeuuid" || t.Name == "timestamp")
-}
-
-// bucketColumn returns the partition key column that bounds the partition in time, or nil.
-func bucketColumn(t *cql.Table) *cql.Column {
-	for _, c := range t.PartitionKey {
-		if c.Type.Kind == cql.Native && c.Type.Name == "date" || bucketName.MatchString(c.Name) {
-			return c
-		}
-	}
-	return nil
 }
 
 // timeClustering returns the first clustering column of a time type, or nil.
@@ -34,20 +19,36 @@ func timeClustering(t *cql.Table) *cql.Column {
 	return nil
 }
 
+// runUnbucketed reports tables that the bound rule calls unbounded time series. It is a
+// warning: the rule reads names and types, not how much is written. With a workload that
+// sizes the table, it steps aside: the size lints (WL1xx) then say from the estimate whether
+// the partitions cross a limit, which is the question BK101 only guesses at.
 func runUnbucketed(p *pass) {
+	sized := map[string]bool{}
+	if w := p.in.Workload; w != nil {
+		for _, ts := range w.Sizes {
+			sized[ts.Table] = true
+		}
+	}
 	for _, st := range p.stmts {
 		var t *cql.Table
 		var pos cql.Pos
 		switch s := st.s.(type) {
 		case *cql.CreateTable:
+			// Judge the table as the statements leave it (a later ALTER ... WITH
+			// default_time_to_live bounds it), unless a later CREATE replaced it.
 			t, pos = tableFromCreate(s, st.keyspace), s.Pos
+			if last := p.tables[join(t.Keyspace, t.Name)]; last != nil && last.Pos == s.Pos {
+				t = last
+			}
 		case *cql.CreateView:
 			// A view keyed by time without a bucket grows the same way.
-			vt := &cql.Table{}
 			base := p.table(s.Base, st.keyspace)
 			if base == nil {
 				continue
 			}
+			k, n := qualify(s.Name, st.keyspace)
+			vt := &cql.Table{Keyspace: k, Name: n}
 			for _, id := range s.PartitionKey {
 				if c := base.Column(id.Name); c != nil {
 					vt.PartitionKey = append(vt.PartitionKey, c)
@@ -62,15 +63,11 @@ func runUnbucketed(p *pass) {
 		default:
 			continue
 		}
-		tc := timeClustering(t)
-		if tc == nil || bucketColumn(t) != nil {
+		if sized[join(t.Keyspace, t.Name)] {
 			continue
 		}
-		var pk []string
-		for _, c := range t.PartitionKey {
-			pk = append(pk, c.Name)
+		if v := bound.Judge(t); v.Unbounded() {
+			p.report(pos, "%s; each partition grows for as long as its key is written", v.Reason)
 		}
-		p.report(pos, "clustered by %s (%s) but the partition key (%s) has no time bucket: each partition grows without bound",
-			tc.Name, tc.Type, strings.Join(pk, ", "))
 	}
 }

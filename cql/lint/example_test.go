@@ -49,10 +49,10 @@ SELECT * FROM readings WHERE value > 3 ALLOW FILTERING;
 	}
 	fmt.Println(rep.Errors(), "errors")
 	// Output:
-	// 0007_readings.cql:1:1: BK101 error: clustered by at (timestamp) but the partition key (sensor_id) has no time bucket: each partition grows without bound
+	// 0007_readings.cql:1:1: BK101 warning: clustered by event time at (timestamp) and nothing bounds partition (sensor_id): no time bucket, no count column, no TTL; each partition grows for as long as its key is written
 	// 0007_readings.cql:6:27: DS103 error: ALTER TABLE readings DROP value deletes the column's data (silenced)
 	// 0007_readings.cql:7:1: AF101 error: SELECT from readings with ALLOW FILTERING scans rows across partitions
-	// 2 errors
+	// 1 errors
 }
 
 func ExampleWriteCodes() {
