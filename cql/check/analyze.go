@@ -46,7 +46,7 @@ func CheckQuery(schema *cql.Schema, q Query, opts Options) (Result, error) {
 	t, rej := resolveTable(schema, stmt, opts)
 	if rej != nil {
 		res.Verdict, res.WithFilteringToggled = Invalid, Invalid
-		res.Findings = []Finding{rejectionFinding(rej, Invalid, "", false)}
+		res.Findings = []Finding{rejectionFinding(rej, Invalid, "", false, nil)}
 		res.applyNoLint()
 		return res, nil
 	}
@@ -78,15 +78,30 @@ func CheckQuery(schema *cql.Schema, q Query, opts Options) (Result, error) {
 		res.Index = strings.Join(names, ", ")
 	}
 
+	// The index plan of the query that runs (or would, with ALLOW FILTERING): an index
+	// that serves it turns a scan into a read of the index's hits.
+	plan := pc.planIndexes(run)
 	if asWritten.rej != nil {
-		res.Findings = append(res.Findings, rejectionFinding(asWritten.rej, res.WithFilteringToggled, res.Access, len(t.Clustering) > 0))
+		res.Findings = append(res.Findings, rejectionFinding(asWritten.rej, res.WithFilteringToggled, res.Access, len(t.Clustering) > 0, plan))
 	}
 	// How the rows are found matters for queries that run, or would with ALLOW FILTERING;
 	// for one Cassandra rejects otherwise, the rejection is the finding.
 	if res.Verdict != Invalid {
-		res.Findings = append(res.Findings, accessFindings(t, sq, access, run, res)...)
+		res.Findings = append(res.Findings, accessFindings(t, sq, access, run, res, plan)...)
 	}
-	if res.Filters {
+	if res.Filters && plan != nil {
+		// Served by an index that answers part of the restrictions: Cassandra reads the
+		// index's hits and drops those that fail the rest. Not a scan: what it costs is
+		// how many rows the index returns, which only the data can tell.
+		where := "on every node (no partition key)"
+		if res.Access != Scan {
+			where = "within the partition"
+		}
+		res.Findings = append(res.Findings, Finding{Code: CodeIndexFilters, Severity: Warn, Pos: sq.pos,
+			Message: "runs only thanks to ALLOW FILTERING, but is not a scan: " + plan.served() + ", " + where + "; " +
+				"the cost is the rows the index returns, so it depends on the index's selectivity " +
+				"(cheap when few rows match the indexed value, a near-scan when many do)"})
+	} else if res.Filters {
 		sev := Warn
 		where := "within the partitions it reads"
 		switch {
@@ -249,7 +264,7 @@ func accessOf(t *cql.Table, q *selectQuery) accessInfo {
 }
 
 // accessFindings report scans and fan-outs.
-func accessFindings(t *cql.Table, q *selectQuery, a accessInfo, run *prepared, res Result) []Finding {
+func accessFindings(t *cql.Table, q *selectQuery, a accessInfo, run *prepared, res Result, plan *indexPlan) []Finding {
 	var out []Finding
 	switch a.access {
 	case FanOut:
@@ -261,11 +276,16 @@ func accessFindings(t *cql.Table, q *selectQuery, a accessInfo, run *prepared, r
 			Message: fmt.Sprintf("fans out over %s partitions (%s): the coordinator waits for the slowest replica of each; "+
 				"prefer one query per partition run concurrently", n, strings.Join(a.inFactors, " × "))})
 	case Scan:
-		// An index answers every restriction: no filtering, but no partition key either.
-		if res.Verdict == OK && !res.Filters && run.usesIndex {
+		// An index serves it (answering every restriction, or with ALLOW FILTERING some
+		// of them): not a scan of the table, but no partition key either.
+		if plan != nil {
+			without := "the partition key"
+			if len(a.missing) > 0 && len(a.missing) < len(t.PartitionKey) {
+				without = fmt.Sprintf("the whole partition key (missing %s)", strings.Join(a.missing, ", "))
+			}
 			out = append(out, Finding{Code: CodeIndexScan, Severity: Warn, Pos: q.pos,
-				Message: fmt.Sprintf("served by index %s without the partition key: every node is asked (one request per token range); "+
-					"fine for rare queries, costly on a hot path", res.Index)})
+				Message: fmt.Sprintf("served by %s without %s: every node is asked (one request per token range); "+
+					"fine for rare queries, costly on a hot path", indexNoun(plan), without)})
 			return out
 		}
 		var why string
@@ -286,9 +306,12 @@ func accessFindings(t *cql.Table, q *selectQuery, a accessInfo, run *prepared, r
 
 // rejectionFinding turns Cassandra's refusal into a finding, with what toggling ALLOW
 // FILTERING would change.
-func rejectionFinding(rej *rejection, toggled Verdict, access Access, wide bool) Finding {
+func rejectionFinding(rej *rejection, toggled Verdict, access Access, wide bool, plan *indexPlan) Finding {
 	msg := rej.msg
 	switch {
+	case rej.filtering && plan != nil:
+		msg = "needs ALLOW FILTERING: Cassandra rejects it as written (\"Cannot execute this query as it might involve data filtering\"); " +
+			"with ALLOW FILTERING, " + plan.served() + ": it reads the rows the index returns, not every partition"
 	case rej.filtering:
 		what := "every partition of the table"
 		switch {

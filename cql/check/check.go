@@ -24,6 +24,7 @@ const (
 	CodeUnsupported    = "QF012" // an operator Cassandra 5.0 does not support there (!=, LIKE, CONTAINS on a non-collection, ...)
 	CodeOrderByIn      = "QF013" // ORDER BY with IN on the partition key cannot be paged
 	CodeInvalid        = "QF014" // another reason Cassandra rejects it (conflicting restrictions, LIMIT 0, ...)
+	CodeIndexFilters   = "QF015" // an index serves part of it; ALLOW FILTERING filters the index's hits on the rest
 )
 
 // CodeInfo is a finding code and what it means.
@@ -47,6 +48,7 @@ func Codes() []CodeInfo {
 		{CodeUnsupported, "operator Cassandra 5.0 does not support there"},
 		{CodeOrderByIn, "ORDER BY with IN on the partition key: rejected when the driver pages"},
 		{CodeInvalid, "rejected by Cassandra for another reason"},
+		{CodeIndexFilters, "served by an index, ALLOW FILTERING filtering its hits: costs what the index returns"},
 	}
 }
 
