@@ -21,13 +21,48 @@ var ErrDuplicateVersion = errors.New("two migration files have the same version"
 // ErrBadName: a .cql file in the folder does not start with a version number.
 var ErrBadName = errors.New("migration file name does not start with a version number")
 
+// ErrNoMigrations: the folder holds no migration file. A deploy or CI job pointed at the
+// wrong folder would otherwise "apply 0 files" and pass.
+var ErrNoMigrations = errors.New("no migration files")
+
+// ErrMixedLayout: one folder holds both golang-migrate files (1_x.up.cql) and plain
+// NNNN_name.cql files.
+var ErrMixedLayout = errors.New("migration files in two layouts")
+
+// Layout is how a folder's files are named.
+type Layout string
+
+// Layouts Load reads.
+const (
+	// LayoutCqlsize: NNNN_name.cql (also V2__name.cql, Flyway's form, and gocqlx/migrate's
+	// 001_name.cql).
+	LayoutCqlsize Layout = "cqlsize"
+	// LayoutGolangMigrate: golang-migrate's {version}_{title}.up.cql, with
+	// {version}_{title}.down.cql beside it, which cqlsize never runs.
+	LayoutGolangMigrate Layout = "golang-migrate"
+)
+
 // fileName is NNNN_description.cql: a dash also separates, the description is optional,
 // and a leading V (Flyway's V2__name.cql) is accepted, as cql.LoadSchema accepts it.
-var fileName = regexp.MustCompile(`^[Vv]?([0-9]+)(?:[_-]+(.*))?\.cql$`)
+var fileName = regexp.MustCompile(`^[Vv]?([0-9]+)(?:[_-]+(.*))?\.(?i:cql)$`)
+
+// upSuffix and downSuffix mark golang-migrate's files.
+const (
+	upSuffix   = ".up.cql"
+	downSuffix = ".down.cql"
+)
+
+func hasSuffixFold(s, suffix string) bool {
+	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
+}
 
 // ParseName reads the version and name from a migration file name such as
-// 0003_add_tags.cql (version 3, name "add_tags").
+// 0003_add_tags.cql (version 3, name "add_tags"), or golang-migrate's 3_add_tags.up.cql
+// (the same). A .down.cql name is not a migration: cqlsize does not run down migrations.
 func ParseName(base string) (version int64, name string, err error) {
+	if hasSuffixFold(base, downSuffix) {
+		return 0, "", fmt.Errorf("%s: %w: a .down.cql file is a golang-migrate down migration, which cqlsize does not run", base, ErrBadName)
+	}
 	m := fileName.FindStringSubmatch(base)
 	if m == nil {
 		return 0, "", fmt.Errorf("%s: %w: want NNNN_name.cql, e.g. 0001_create_users.cql", base, ErrBadName)
@@ -36,14 +71,73 @@ func ParseName(base string) (version int64, name string, err error) {
 	if err != nil || v <= 0 {
 		return 0, "", fmt.Errorf("%s: %w: the version must be a number from 1 to %d", base, ErrBadName, int64(1<<63-1))
 	}
-	return v, m[2], nil
+	name = m[2]
+	if hasSuffixFold(base, upSuffix) {
+		name = name[:len(name)-len(".up")]
+	}
+	return v, name, nil
 }
 
 func fileBase(file string) string { return path.Base(filepath.ToSlash(file)) }
 
+// Set is a folder of migrations, loaded once: what a Migrator runs (Migrations) and, from
+// the same parsed statements, the schema they produce (Schema). A service that embeds its
+// migrations loads them with LoadSet and needs nothing else.
+type Set struct {
+	Dir        string // the folder as given, as messages show it
+	Layout     Layout
+	Migrations []*Migration // in version order
+	// Ignored lists the files that look like migrations but are not run: golang-migrate's
+	// .down.cql files.
+	Ignored []string
+}
+
+// Note says what Load left out and why, or "" when it left out nothing worth saying:
+// "ignoring 3 .down.cql files: cqlsize does not run down migrations".
+func (s *Set) Note() string {
+	switch n := len(s.Ignored); n {
+	case 0:
+		return ""
+	case 1:
+		return "ignoring 1 .down.cql file: cqlsize does not run down migrations"
+	default:
+		return fmt.Sprintf("ignoring %d .down.cql files: cqlsize does not run down migrations", n)
+	}
+}
+
+// Schema applies every statement of the set, in order, to a schema in which keyspace
+// exists, empty, before the first statement (as `cqlsize migrate --keyspace` runs them;
+// "" for none): the schema model of what the migrations produce, from the statements
+// already parsed by the load.
+func (s *Set) Schema(keyspace string) (*cql.Schema, error) {
+	return SchemaOf(s.Migrations, keyspace)
+}
+
+// SchemaOf is Set.Schema for a list of migrations (as Load returns them).
+func SchemaOf(migs []*Migration, keyspace string) (*cql.Schema, error) {
+	sch := cql.NewSchemaIn(keyspace)
+	for _, m := range migs {
+		for _, st := range m.Parsed {
+			if err := sch.Apply(st); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return sch, nil
+}
+
 // LoadDir reads the migrations in a folder of the file system (see Load). Positions in
 // errors start with dir, so they can be clicked.
 func LoadDir(dir string) ([]*Migration, error) {
+	set, err := LoadSetDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	return set.Migrations, nil
+}
+
+// LoadSetDir is LoadSet for a folder of the file system.
+func LoadSetDir(dir string) (*Set, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		return nil, fmt.Errorf("read migrations folder: %w", err)
@@ -57,29 +151,61 @@ func LoadDir(dir string) ([]*Migration, error) {
 // Load reads every NNNN_name.cql file in dir of fsys (an embed.FS works: a service can
 // carry its migrations in its binary), splits each into statements with the cql lexer and
 // returns them in version order. Other files (README.md, ...) and sub-folders are
-// ignored. Every problem is reported, each naming its file: a .cql name without a
-// version, two files with one version, a file that does not lex (file:line:col).
+// ignored; golang-migrate's layout (1_init.up.cql, 1_init.down.cql) is read too, its
+// .down.cql files left out (LoadSet says so in Set.Note). Every problem is reported, each
+// naming its file: a .cql name without a version, two files with one version, a file that
+// does not lex (file:line:col), a folder with no migration at all (ErrNoMigrations), or one
+// that mixes the two layouts (ErrMixedLayout).
 func Load(fsys fs.FS, dir string) ([]*Migration, error) {
+	set, err := load(fsys, dir, dir)
+	if err != nil {
+		return nil, err
+	}
+	return set.Migrations, nil
+}
+
+// LoadSet is Load returning the whole Set: the migrations, the layout, the files left out,
+// and the schema model from the same parse (Set.Schema).
+func LoadSet(fsys fs.FS, dir string) (*Set, error) {
 	return load(fsys, dir, dir)
 }
 
-func load(fsys fs.FS, dir, display string) ([]*Migration, error) {
+func load(fsys fs.FS, dir, display string) (*Set, error) {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return nil, fmt.Errorf("read migrations folder %s: %w", display, err)
 	}
+	show := func(base string) string {
+		if display != "." && display != "" {
+			return filepath.Join(display, base)
+		}
+		return base
+	}
+	set := &Set{Dir: display, Layout: LayoutCqlsize}
 	var errs []error
-	var out []*Migration
+	var up, plain []string // golang-migrate .up.cql files and plain .cql files
+	var folders, others []string
 	byVersion := map[int64]*Migration{}
 	for _, e := range entries {
 		base := e.Name()
-		if e.IsDir() || strings.HasPrefix(base, ".") || !strings.HasSuffix(strings.ToLower(base), ".cql") {
+		switch {
+		case strings.HasPrefix(base, "."):
 			continue
+		case e.IsDir():
+			folders = append(folders, base+"/")
+			continue
+		case hasSuffixFold(base, downSuffix):
+			set.Ignored = append(set.Ignored, show(base))
+			continue
+		case !hasSuffixFold(base, ".cql"):
+			others = append(others, base)
+			continue
+		case hasSuffixFold(base, upSuffix):
+			up = append(up, base)
+		default:
+			plain = append(plain, base)
 		}
-		file := base
-		if display != "." && display != "" {
-			file = filepath.Join(display, base)
-		}
+		file := show(base)
 		v, name, err := ParseName(base)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", file, errors.Unwrap(err)))
@@ -100,13 +226,58 @@ func load(fsys fs.FS, dir, display string) ([]*Migration, error) {
 			continue
 		}
 		byVersion[v] = m
-		out = append(out, m)
+		set.Migrations = append(set.Migrations, m)
+	}
+	// Both layouts in one folder are refused rather than guessed at: golang-migrate runs
+	// only the .up.cql files and skips the plain ones, cqlsize would run both, so the two
+	// tools would disagree about the history of the same keyspace.
+	if len(up) > 0 && len(plain) > 0 {
+		errs = append([]error{fmt.Errorf("%s: %w: %s is golang-migrate's ({version}_{title}.up.cql) and %s is cqlsize's (NNNN_name.cql); "+
+			"golang-migrate would skip %s, so the two tools would apply different histories: rename the plain files to .up.cql, or the .up.cql files to .cql",
+			display, ErrMixedLayout, up[0], plain[0], plain[0])}, errs...)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
-	return out, nil
+	if len(up) > 0 {
+		set.Layout = LayoutGolangMigrate
+	}
+	if len(set.Migrations) == 0 {
+		return nil, noMigrations(display, folders, others, set.Ignored)
+	}
+	sort.Slice(set.Migrations, func(i, j int) bool { return set.Migrations[i].Version < set.Migrations[j].Version })
+	return set, nil
+}
+
+// noMigrations explains an empty folder by what it does hold.
+func noMigrations(display string, folders, others, ignored []string) error {
+	var held []string
+	list := func(names []string, one, many string) {
+		if len(names) == 0 {
+			return
+		}
+		ex := names
+		if len(ex) > 3 {
+			ex = ex[:3]
+		}
+		what := one
+		if len(names) > 1 {
+			what = many
+		}
+		held = append(held, fmt.Sprintf("%d %s (%s)", len(names), what, strings.Join(ex, ", ")))
+	}
+	list(folders, "sub-folder", "sub-folders")
+	list(others, "other file", "other files")
+	list(ignored, ".down.cql file", ".down.cql files")
+	what := "it is empty"
+	if len(held) > 0 {
+		what = "it holds only " + strings.Join(held, " and ")
+	}
+	if display == "" {
+		display = "."
+	}
+	return fmt.Errorf("migrations folder %s: %w: %s; want NNNN_name.cql files (or golang-migrate's N_name.up.cql), e.g. 0001_create_users.cql; is the folder right?",
+		display, ErrNoMigrations, what)
 }
 
 // Parse builds a Migration from a file's name and content (Load does this for each file).

@@ -107,6 +107,9 @@ func runCheck(env *Env, f *checkFlags) error {
 	if err != nil {
 		return InputErr(err)
 	}
+	if len(queries) == 0 {
+		return InputErr(fmt.Errorf("queries %s: no query in it (an empty file, or only comments): nothing to check; is the path right?", f.queries))
+	}
 	results, err := check.Check(schema, queries, check.Options{Keyspace: f.keyspace, Unpaged: f.unpaged})
 	if err != nil {
 		return InputErr(err)

@@ -147,13 +147,18 @@ CASSANDRA_USERNAME and CASSANDRA_PASSWORD (the password is never a flag).`,
 }
 
 // loadMigrations reads and lexes every file of --dir; a broken file is bad input (exit 2)
-// with its file:line:col.
-func (f *migrateFlags) loadMigrations() ([]*migrations.Migration, error) {
-	migs, err := migrations.LoadDir(f.dir)
+// with its file:line:col, and so is a folder with no migration in it (a job pointed at the
+// wrong folder must not pass having applied nothing). What the load leaves out (golang-
+// migrate's .down.cql files) is said on stderr, once.
+func (f *migrateFlags) loadMigrations(env *Env) ([]*migrations.Migration, error) {
+	set, err := migrations.LoadSetDir(f.dir)
 	if err != nil {
 		return nil, InputErr(err)
 	}
-	return migs, nil
+	if note := set.Note(); note != "" {
+		fmt.Fprintf(env.Stderr, "%s: %s\n", f.dir, note)
+	}
+	return set.Migrations, nil
 }
 
 func (f *migrateFlags) options(env *Env, onEvent func(migrations.Event)) migrations.Options {

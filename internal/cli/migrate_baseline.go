@@ -29,7 +29,7 @@ func runMigrateBaseline(ctx context.Context, env *Env, cmd *cobra.Command, mf *m
 	if err != nil {
 		return err
 	}
-	migs, err := mf.loadMigrations()
+	migs, err := mf.loadMigrations(env)
 	if err != nil {
 		return err
 	}
@@ -122,7 +122,7 @@ as accept-checksum does for one: nothing is executed. Run status first to see th
 // openMigrator loads the files and opens an unbound session for commands that only touch
 // the bookkeeping.
 func openMigrator(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFlags) (*migrations.Migrator, *session, error) {
-	migs, err := mf.loadMigrations()
+	migs, err := mf.loadMigrations(env)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -95,20 +95,20 @@ func lintMigrations(keyspace string, all, lintFiles []*migrations.Migration, wor
 // baseSchema applies, in order, the statements of the files that are not linted and come
 // before the first linted one: the schema the linted statements start from.
 func baseSchema(keyspace string, all []*migrations.Migration, linted map[*migrations.Migration]bool) (*cql.Schema, error) {
-	// The target keyspace exists before the first file runs (migrate creates it).
-	s := cql.NewSchemaIn(keyspace)
+	var before []*migrations.Migration
 	for _, m := range all {
 		if linted[m] {
 			break
 		}
-		for _, st := range m.Parsed {
-			if err := s.Apply(st); err != nil {
-				if keyspace == "" && errors.Is(err, cql.ErrNoKeyspace) {
-					return nil, fmt.Errorf("%w (or pass the target keyspace: --keyspace)", err)
-				}
-				return nil, err
-			}
+		before = append(before, m)
+	}
+	// The target keyspace exists before the first file runs (migrate creates it).
+	s, err := migrations.SchemaOf(before, keyspace)
+	if err != nil {
+		if keyspace == "" && errors.Is(err, cql.ErrNoKeyspace) {
+			return nil, fmt.Errorf("%w (or pass the target keyspace: --keyspace)", err)
 		}
+		return nil, keyspaceHint(err)
 	}
 	return s, nil
 }

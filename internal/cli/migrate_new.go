@@ -45,10 +45,19 @@ func newMigrationFile(dir, name string, now time.Time) (string, error) {
 		return "", Usagef("migration name %q: want letters or digits, e.g. add_tags_to_posts", name)
 	}
 	var migs []*migrations.Migration
+	suffix := ".cql"
 	if _, err := os.Stat(dir); err == nil {
-		var lerr error
-		if migs, lerr = migrations.LoadDir(dir); lerr != nil {
+		set, lerr := migrations.LoadSetDir(dir)
+		switch {
+		case errors.Is(lerr, migrations.ErrNoMigrations):
+			// An empty folder is where the first migration goes.
+		case lerr != nil:
 			return "", InputErr(fmt.Errorf("the folder has a broken file; fix it before adding one: %w", lerr))
+		default:
+			migs = set.Migrations
+			if set.Layout == migrations.LayoutGolangMigrate {
+				suffix = ".up.cql" // one layout per folder (see migrations.ErrMixedLayout)
+			}
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return "", InputErr(err)
@@ -63,7 +72,7 @@ func newMigrationFile(dir, name string, now time.Time) (string, error) {
 			width = i
 		}
 	}
-	path := filepath.Join(dir, fmt.Sprintf("%0*d_%s.cql", width, next, slug))
+	path := filepath.Join(dir, fmt.Sprintf("%0*d_%s%s", width, next, slug, suffix))
 	body := fmt.Sprintf(`-- %s
 -- Created %s. Statements are separated by ';' and run in order; each is recorded as
 -- it completes, so a run that dies here continues from the next statement.

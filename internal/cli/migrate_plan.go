@@ -36,7 +36,7 @@ the bookkeeping (a partly applied file continues from its next statement); witho
 }
 
 func runMigratePlan(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFlags, f *migratePlanFlags) error {
-	migs, err := mf.loadMigrations()
+	migs, err := mf.loadMigrations(env)
 	if err != nil {
 		return err
 	}

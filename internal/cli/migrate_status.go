@@ -63,7 +63,7 @@ func runMigrateStatus(ctx context.Context, env *Env, cmd *cobra.Command, mf *mig
 	if f.format != "text" && f.format != "json" {
 		return Usagef("--format %q: want text or json", f.format)
 	}
-	migs, err := mf.loadMigrations()
+	migs, err := mf.loadMigrations(env)
 	if err != nil {
 		return err
 	}

@@ -72,7 +72,7 @@ func runMigrateUp(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrate
 	if err := f.lint.check(); err != nil {
 		return err
 	}
-	migs, err := mf.loadMigrations()
+	migs, err := mf.loadMigrations(env)
 	if err != nil {
 		return err
 	}

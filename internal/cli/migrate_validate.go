@@ -77,7 +77,7 @@ func runMigrateValidate(ctx context.Context, env *Env, cmd *cobra.Command, mf *m
 	if err := (&lintGate{allow: f.allow}).check(); err != nil {
 		return err
 	}
-	migs, err := mf.loadMigrations()
+	migs, err := mf.loadMigrations(env)
 	if err != nil {
 		return err
 	}

@@ -3,21 +3,74 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
+	"regexp"
+	"strings"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/migrations"
 )
 
 // loadSchema reads --schema (a .cql file or a folder of migrations). With a keyspace,
 // unqualified names resolve to it, as they do when `cqlsize migrate --keyspace` applies the
 // files. Migrations written without a keyspace are common, so their error says which flag
-// fixes it.
+// fixes it. A folder in golang-migrate's layout is read as migrate reads it (the .up.cql
+// files; the .down.cql ones would undo them). A schema that defines no table is bad input:
+// a job pointed at an empty file or folder must not pass having checked nothing.
 func loadSchema(path, keyspace string) (*cql.Schema, error) {
-	s, err := cql.LoadSchemaIn(path, keyspace)
-	if err == nil {
-		return s, nil
+	s, err := readSchema(path, keyspace)
+	if err != nil {
+		if keyspace == "" && errors.Is(err, cql.ErrNoKeyspace) {
+			err = fmt.Errorf("%w (for migrations that run in a session's keyspace, pass --keyspace NAME)", err)
+		}
+		return nil, InputErr(fmt.Errorf("load schema: %w", keyspaceHint(err)))
 	}
-	if keyspace == "" && errors.Is(err, cql.ErrNoKeyspace) {
-		err = fmt.Errorf("%w (for migrations that run in a session's keyspace, pass --keyspace NAME)", err)
+	if len(s.Tables()) == 0 {
+		return nil, InputErr(fmt.Errorf("schema %s defines no table (an empty file, or no CREATE TABLE in it): nothing to check; is the path right?", path))
 	}
-	return nil, InputErr(fmt.Errorf("load schema: %w", err))
+	return s, nil
+}
+
+func readSchema(path, keyspace string) (*cql.Schema, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() && golangMigrateDir(path) {
+		set, err := migrations.LoadSetDir(path)
+		if err != nil {
+			return nil, err
+		}
+		return set.Schema(keyspace)
+	}
+	return cql.LoadSchemaIn(path, keyspace)
+}
+
+// golangMigrateDir reports whether a folder holds golang-migrate's .up.cql/.down.cql files.
+func golangMigrateDir(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		n := strings.ToLower(e.Name())
+		if !e.IsDir() && (strings.HasSuffix(n, ".up.cql") || strings.HasSuffix(n, ".down.cql")) {
+			return true
+		}
+	}
+	return false
+}
+
+// missingKeyspace matches the model's message for a name in a keyspace nothing created.
+var missingKeyspace = regexp.MustCompile(`^keyspace "?([^" ]+?)"? does not exist$`)
+
+// keyspaceHint adds the fix to "keyspace X does not exist": schemas and migration
+// histories often qualify names with the keyspace their deploy creates outside the files.
+func keyspaceHint(err error) error {
+	var ce *cql.Error
+	if !errors.As(err, &ce) {
+		return err
+	}
+	m := missingKeyspace.FindStringSubmatch(ce.Msg)
+	if m == nil {
+		return err
+	}
+	return fmt.Errorf("%w: no statement before it creates keyspace %s; pass -k/--keyspace %s if the files run in that keyspace (it then exists, empty, before the first statement, as it does for `cqlsize migrate up --keyspace %s`), or add CREATE KEYSPACE %s WITH replication = {...} before its first use",
+		err, m[1], m[1], m[1], m[1])
 }
