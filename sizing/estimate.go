@@ -74,10 +74,24 @@ type Partition struct {
 	Rank     float64 // rank of its key by activity (1 = busiest)
 	Activity float64 // how many times busier than the average key
 
-	Rows       float64 // live rows
-	Cells      float64 // cells (collection elements and tombstone cells included), static row excluded
-	Values     float64 // the classic formula's Nv = Nr(Nc-Npk-Ns)+Ns
-	Tombstones Tombstones
+	Rows  float64 // live rows
+	Cells float64 // cells (collection elements and tombstone cells included), static row excluded
+
+	// StoredValues is what the 100,000-values guideline (SZ001) counts: the values Cassandra
+	// stores, as the byte model writes them. A value is a cell actually written: a regular
+	// or static column's cell, one per collection element, and a null written as null (a
+	// tombstone cell, which is stored and read); a column left unset (nulls_as: unset) writes
+	// nothing and counts nothing. A row INSERT writes with no cell at all (a key-only table,
+	// or every column unset) still stores its primary key liveness, a timestamp (and TTL)
+	// where a cell would be: it counts as one value, so a key-only table of a million rows
+	// has a million values, not zero. Key columns themselves are the row's address, not
+	// values, as in the classic formula.
+	StoredValues float64
+	// ClassicValues is the classic formula's Nv = Nr(Nc-Npk-Ns)+Ns: every regular column of
+	// every row, written or not, plus the static ones. Kept beside StoredValues for
+	// reference: it overcounts sparse rows and counts 0 for a key-only table.
+	ClassicValues float64
+	Tombstones    Tombstones
 
 	Bytes        float64 // what Cassandra 5.0 writes to Data.db (the model)
 	ClassicBytes float64 // the classic formula's St
@@ -114,11 +128,13 @@ type Breakdown struct {
 
 // GrowthPoint is the size of the typical and the largest partition at an age.
 type GrowthPoint struct {
-	Age          time.Duration
-	Rows         float64 // typical partition
-	Bytes        float64
-	LargestRows  float64
-	LargestBytes float64
+	Age           time.Duration
+	Rows          float64 // typical partition
+	Values        float64 // its stored values (Partition.StoredValues)
+	Bytes         float64
+	LargestRows   float64
+	LargestValues float64
+	LargestBytes  float64
 }
 
 // Crossing is when a partition crosses a limit: Typical and Largest are the ages at which the
@@ -314,6 +330,10 @@ func (p *plan) partitionAt(sh *shape, activity float64, age, life time.Duration)
 
 	out.Rows = rows
 	out.Cells = stored * sh.rowCells
+	out.StoredValues = stored * (sh.rowCells + sh.rowEmpty)
+	if sh.static > 0 {
+		out.StoredValues += sh.staticCells
+	}
 	out.Tombstones = Tombstones{
 		Rows:         rowTombs,
 		RangeMarkers: markers,
@@ -338,7 +358,7 @@ func (p *plan) partitionAt(sh *shape, activity float64, age, life time.Duration)
 	}
 	ns := float64(len(p.static))
 	nv := rows*sh.rowValues + ns
-	out.Values = nv
+	out.ClassicValues = nv
 	out.ClassicBytes = pkRaw + sh.staticRaw + rows*(sh.rowRaw+sh.ckRaw) + nv*8
 	return out
 }
@@ -365,7 +385,8 @@ func (p *plan) growth(sh *shape, skew Skew, keys float64, life time.Duration, po
 	for i := range out {
 		age := time.Duration(float64(life) * float64(i) / float64(points-1))
 		t, l := p.partitionAt(sh, typ, age, life), p.partitionAt(sh, top, age, life)
-		out[i] = GrowthPoint{Age: age, Rows: t.Rows, Bytes: t.Bytes, LargestRows: l.Rows, LargestBytes: l.Bytes}
+		out[i] = GrowthPoint{Age: age, Rows: t.Rows, Values: t.StoredValues, Bytes: t.Bytes,
+			LargestRows: l.Rows, LargestValues: l.StoredValues, LargestBytes: l.Bytes}
 	}
 	return out
 }

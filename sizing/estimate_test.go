@@ -49,8 +49,8 @@ func describe(e *Estimate) string {
 		name string
 		p    Partition
 	}{{"typical", e.Typical}, {"p99", e.P99}, {"largest", e.Largest}} {
-		fmt.Fprintf(&b, "  %-8s rows %s, cells %s, values %s, tombstones %s, %s (classic %s)\n", p.name,
-			FormatCount(p.p.Rows), FormatCount(p.p.Cells), FormatCount(p.p.Values), FormatCount(p.p.Tombstones.Total()),
+		fmt.Fprintf(&b, "  %-8s rows %s, cells %s, values %s stored (classic %s), tombstones %s, %s (classic %s)\n", p.name,
+			FormatCount(p.p.Rows), FormatCount(p.p.Cells), FormatCount(p.p.StoredValues), FormatCount(p.p.ClassicValues), FormatCount(p.p.Tombstones.Total()),
 			FormatBytes(p.p.Bytes), FormatBytes(p.p.ClassicBytes))
 	}
 	for _, c := range e.Crossings {
@@ -391,7 +391,7 @@ func TestSoftLimitSeverity(t *testing.T) {
 			}
 		}
 		if got == nil || got.Severity != tc.want {
-			t.Errorf("rows=%s (largest %.0f, p99 %.0f values): SZ001 = %v, want severity %v", tc.rows, e.Largest.Values, e.P99.Values, got, tc.want)
+			t.Errorf("rows=%s (largest %.0f, p99 %.0f values): SZ001 = %v, want severity %v", tc.rows, e.Largest.StoredValues, e.P99.StoredValues, got, tc.want)
 		}
 	}
 }
@@ -439,5 +439,50 @@ func TestCappedMeanMatchesSum(t *testing.T) {
 		if got, want := z.cappedMean(c.n, c.limit), sum/c.n; math.Abs(got-want) > 1e-9 {
 			t.Errorf("n=%v s=%v limit=%v: cappedMean %v, sum %v", c.n, c.s, c.limit, got, want)
 		}
+	}
+}
+
+// TestStoredValues checks what SZ001 counts: cells written, not the classic formula's every
+// column of every row. Issue 9's case: a 510 kB partition whose rows set 2 of 10 columns
+// (the other 8 left unset) holds 30,000 cells, and must not FAIL at 100,000 values though
+// the classic formula says 150,000.
+func TestStoredValues(t *testing.T) {
+	wide := mustTable("app.sparse", "k int pk", "c int ck", "a text", "b text", "c2 text", "d text", "e text", "f text", "g text", "h text", "i text", "j text")
+	unset := []string{"rows=15000", "avg=a=8", "avg=b=8", "nulls_as=unset"}
+	for _, col := range []string{"c2", "d", "e", "f", "g", "h", "i", "j"} {
+		unset = append(unset, "nulls="+col+"=1")
+	}
+	for _, tc := range []struct {
+		name           string
+		tbl            *cql.Table
+		pairs          []string
+		stored, classc float64
+		sz001          bool
+	}{
+		{"issue 9: 8 of 10 columns never written", wide, unset, 30000, 150000, false},
+		{"the same columns bound as null: tombstone cells are stored", wide, append(unset[:len(unset):len(unset)], "nulls_as=null"), 150000, 150000, true},
+		{"key-only rows store their liveness", mustTable("app.follows", "user_id uuid pk", "follower_id uuid ck"), []string{"rows=200000"}, 200000, 0, true},
+		{"key-only table without clustering", mustTable("app.seen", "id uuid pk"), []string{"rows=1"}, 1, 0, false},
+		{"half the rows leave their one column unset", mustTable("app.half", "k int pk", "c int ck", "v int"), []string{"rows=1000", "nulls=v=0.5", "nulls_as=unset"}, 1000, 1000, false},
+		{"collections: a cell per element", mustTable("app.tags", "k int pk", "c int ck", "tags set<text>"), []string{"rows=1000", "items=tags=5x8"}, 5000, 1000, false},
+		{"static cells count once", mustTable("app.st", "k int pk", "c int ck", "s text static", "v int"), []string{"rows=10", "avg=s=4"}, 11, 11, false},
+		{"update writes no row liveness", mustTable("app.upd", "k int pk", "c int ck", "v int", "w int"), []string{"rows=100", "writes=update", "nulls=w=1", "nulls_as=unset"}, 100, 200, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := estimate(t, tc.tbl, Options{}, tc.pairs...)
+			if got := e.Typical.StoredValues; math.Abs(got-tc.stored) > 1e-6*tc.stored+1e-9 {
+				t.Errorf("stored values %v, want %v", got, tc.stored)
+			}
+			if got := e.Typical.ClassicValues; math.Abs(got-tc.classc) > 1e-9 {
+				t.Errorf("classic values %v, want %v", got, tc.classc)
+			}
+			if _, got := findingCodes(e)["SZ001"]; got != tc.sz001 {
+				t.Errorf("SZ001 present %v, want %v (%v)", got, tc.sz001, e.Findings)
+			}
+		})
+	}
+	e := estimate(t, wide, Options{}, unset...)
+	if b := e.Typical.Bytes; b < 400e3 || b > 600e3 {
+		t.Errorf("issue 9's partition is %s, want about 510 kB", FormatBytes(b))
 	}
 }

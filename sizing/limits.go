@@ -74,7 +74,7 @@ type Measure int
 // The measures limits apply to.
 const (
 	Bytes       Measure = iota // bytes of a partition in Data.db
-	Values                     // values per partition, the classic formula's Nv
+	Values                     // values a partition stores (Partition.StoredValues: cells written)
 	Cells                      // cells per partition (collection elements and tombstones included)
 	Rows                       // rows per partition
 	KeyBytes                   // bytes of the partition key
@@ -112,7 +112,7 @@ func Limits(t Target) []Limit {
 		}
 	}
 	return []Limit{
-		{"SZ001", "100,000 values per partition", Values, 100000, false, "the data modeling guide's rule of thumb (Nv = Nr(Nc-Npk-Ns)+Ns)"},
+		{"SZ001", "100,000 values per partition", Values, 100000, false, "the data modeling guide's rule of thumb, counted as the cells Cassandra stores (columns left unset write none; the classic Nv = Nr(Nc-Npk-Ns)+Ns is reported beside it)"},
 		{"SZ002", "100 MB per partition", Bytes, 100 * mb, false, "the data modeling guide's rule of thumb; 4.1 logs 'Writing large partition' at 100 MiB"},
 		{"SZ003", "2 billion cells per partition", Cells, 2e9, true, "the storage engine's hard limit"},
 		key,
@@ -126,7 +126,7 @@ func (p Partition) measure(m Measure) float64 {
 	case Bytes:
 		return p.Bytes
 	case Values:
-		return p.Values
+		return p.StoredValues
 	case Cells:
 		return p.Cells
 	case Rows:

@@ -67,6 +67,7 @@ type shape struct {
 	rowCells     float64 // cells of an average live row (null tombstones included)
 	rowNullTombs float64 // null tombstone cells of an average row
 	rowComplex   float64 // collection tombstones of an average row
+	rowEmpty     float64 // chance a row is written with no cell: only its liveness (see Partition.StoredValues)
 	rowRaw       float64 // classic: sum of regular value sizes
 	rowValues    float64 // classic: regular columns (Nc - Npk - Ns)
 
@@ -228,6 +229,19 @@ func (p *plan) shape() *shape {
 		s.largestCell = math.Max(s.largestCell, cp.raw)
 	}
 	s.rowValues = float64(len(p.regular))
+	// A row INSERT writes with no cell still stores its primary key liveness (the row
+	// marker: a timestamp, and a TTL when expiring). Every regular column is then absent:
+	// left unset, or none to write (a key-only table). A null written as null is a cell.
+	if !update {
+		s.rowEmpty = 1
+		for _, cp := range p.regular {
+			if tombMode {
+				s.rowEmpty = 0
+				break
+			}
+			s.rowEmpty *= cp.missing
+		}
+	}
 
 	// A deleted row: its deletion time, and a bitmap saying every column is missing.
 	tomb := e.ts + e.ldtTomb

@@ -239,7 +239,7 @@ func buildTable(tbl *cql.Table, est *sizing.Estimate, tw *sizing.TableWorkload, 
 	t.staticValues = float64(len(tbl.ColumnsOf(cql.Static)))
 	t.valuesPerRow = float64(len(tbl.ColumnsOf(cql.Regular)))
 	if est.Typical.Rows > 0 {
-		t.valuesPerRow = (est.Typical.Values - t.staticValues) / est.Typical.Rows
+		t.valuesPerRow = (est.Typical.ClassicValues - t.staticValues) / est.Typical.Rows
 	}
 	values := func(rows float64) float64 {
 		if rows <= 0 {
@@ -249,8 +249,9 @@ func buildTable(tbl *cql.Table, est *sizing.Estimate, tw *sizing.TableWorkload, 
 	}
 	for _, g := range est.Growth {
 		t.Growth = append(t.Growth, Point{
-			AgeSeconds: Num(g.Age.Seconds()), Rows: Num(g.Rows), Values: Num(values(g.Rows)), Bytes: Num(g.Bytes),
-			LargestRows: Num(g.LargestRows), LargestValues: Num(values(g.LargestRows)), LargestBytes: Num(g.LargestBytes),
+			AgeSeconds: Num(g.Age.Seconds()), Rows: Num(g.Rows), Values: Num(values(g.Rows)), StoredValues: Num(g.Values), Bytes: Num(g.Bytes),
+			LargestRows: Num(g.LargestRows), LargestValues: Num(values(g.LargestRows)), LargestStoredValues: Num(g.LargestValues),
+			LargestBytes: Num(g.LargestBytes),
 		})
 	}
 	for _, c := range est.Crossings {
@@ -289,6 +290,18 @@ func buildTable(tbl *cql.Table, est *sizing.Estimate, tw *sizing.TableWorkload, 
 	if err != nil {
 		return Table{}, workloadError(tw, err)
 	}
+	in, _ = tombstoneInput(tbl, est, tw, est.P99.Activity, bestRead.read, opt.DeletesAt, th)
+	p99, err := tombstone.Estimate(in)
+	if err != nil {
+		return Table{}, workloadError(tw, err)
+	}
+	// One tombstones-on-disk figure per partition: the tombstone model's, which purges what
+	// gc_grace_seconds and compaction let go (the sizing model's count, sizing.Tombstones,
+	// is what the byte figure carries, and keeps null and collection tombstones for the
+	// partition's whole life). typical.tombstones_on_disk is tombstones.on_disk.
+	t.Typical.TombstonesOnDisk = Num(best.BucketEnd.OnDisk)
+	t.P99.TombstonesOnDisk = Num(p99.BucketEnd.OnDisk)
+	t.Largest.TombstonesOnDisk = Num(largest.BucketEnd.OnDisk)
 	t.Tombstones = Tombs{
 		Read:           readText(bestRead.read),
 		Query:          bestRead.query,
@@ -354,8 +367,8 @@ func workloadError(tw *sizing.TableWorkload, err error) error {
 }
 
 func size(p sizing.Partition) Size {
-	return Size{Rows: Num(p.Rows), Values: Num(p.Values), Cells: Num(p.Cells), Bytes: Num(p.Bytes),
-		ClassicBytes: Num(p.ClassicBytes), TombstonesOnDisk: Num(p.Tombstones.Total())}
+	return Size{Rows: Num(p.Rows), StoredValues: Num(p.StoredValues), ClassicValues: Num(p.ClassicValues), Values: Num(p.ClassicValues),
+		Cells: Num(p.Cells), Bytes: Num(p.Bytes), ClassicBytes: Num(p.ClassicBytes)}
 }
 
 func fromSizing(f sizing.Finding) Finding {

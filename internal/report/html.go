@@ -43,7 +43,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 // rate, bars for the typical, p99 and largest partitions otherwise.
 func charts(t Table, l Limits) (bytesChart, valuesChart string) {
 	bytesLimit, bytesLabel := float64(l.PartitionBytes), Bytes(l.PartitionBytes)+" limit"
-	countLimit, countLabel, countName := float64(l.PartitionValues), Count(l.PartitionValues)+" values limit", "Values"
+	countLimit, countLabel, countName := float64(l.PartitionValues), Count(l.PartitionValues)+" values limit", "Stored values"
 	if countLimit == 0 && l.PartitionRows > 0 {
 		countLimit, countLabel, countName = float64(l.PartitionRows), Count(l.PartitionRows)+" rows limit", "Rows"
 	}
@@ -54,7 +54,7 @@ func charts(t Table, l Limits) (bytesChart, valuesChart string) {
 			if countName == "Rows" {
 				return float64(s.Rows)
 			}
-			return float64(s.Values)
+			return float64(s.StoredValues)
 		}
 		labels := []string{"typical", "p99", "largest"}
 		bytesChart = barChart("Bytes a partition", labels, []float64{float64(t.Typical.Bytes), float64(t.P99.Bytes), float64(t.Largest.Bytes)},
@@ -73,8 +73,8 @@ func charts(t Table, l Limits) (bytesChart, valuesChart string) {
 			tv = append(tv, float64(p.Rows))
 			lv = append(lv, float64(p.LargestRows))
 		} else {
-			tv = append(tv, float64(p.Values))
-			lv = append(lv, float64(p.LargestValues))
+			tv = append(tv, float64(p.StoredValues))
+			lv = append(lv, float64(p.LargestStoredValues))
 		}
 		if math.Abs(float64(p.LargestBytes-p.Bytes)) > 0.5 {
 			differ = true
@@ -161,17 +161,17 @@ footer { color: var(--muted); font-size: 12px; padding: 0 32px 30px; }
 <main>
 <div class="badges">{{if .R.Summary.Fail}}<span class="b-fail">{{.R.Summary.Fail}} fail</span>{{end}}{{if .R.Summary.Warn}}<span class="b-warn">{{.R.Summary.Warn}} warn</span>{{end}}{{if .R.Summary.Info}}<span class="b-info">{{.R.Summary.Info}} info</span>{{end}}{{if eq .R.Summary.Worst "ok"}}<span class="b-ok">all clear</span>{{end}}</div>
 <table class="over">
-<tr><th>Table</th><th>Partitions</th><th>Bucket</th><th>Rows p50</th><th>Rows max</th><th>Values max</th><th>Bytes p50</th><th>Bytes p99</th><th>Bytes max</th><th>Classic max</th><th>Tombstones / read</th><th>Verdict</th></tr>
-{{range .Tables}}<tr><td><a href="#{{.Name}}">{{.Name}}</a></td><td>{{count .Partitions}}</td><td>{{if .Bucket}}{{.Bucket}}{{else}}–{{end}}</td><td>{{count .Typical.Rows}}</td><td>{{count .Largest.Rows}}</td><td>{{count .Largest.Values}}</td><td>{{bytes .Typical.Bytes}}</td><td>{{bytes .P99.Bytes}}</td><td>{{bytes .Largest.Bytes}}</td><td>{{bytes .Largest.ClassicBytes}}</td><td>{{count .Tombstones.PerRead}}</td><td class="v"><span class="sev sev-{{.Verdict}}">{{upper .Verdict}}</span></td></tr>
+<tr><th>Table</th><th>Partitions</th><th>Bucket</th><th>Rows p50</th><th>Rows max</th><th>Values max (stored / classic)</th><th>Bytes p50</th><th>Bytes p99</th><th>Bytes max</th><th>Classic max</th><th>Tombstones / read</th><th>Verdict</th></tr>
+{{range .Tables}}<tr><td><a href="#{{.Name}}">{{.Name}}</a></td><td>{{count .Partitions}}</td><td>{{if .Bucket}}{{.Bucket}}{{else}}–{{end}}</td><td>{{count .Typical.Rows}}</td><td>{{count .Largest.Rows}}</td><td>{{count .Largest.StoredValues}} / {{count .Largest.ClassicValues}}</td><td>{{bytes .Typical.Bytes}}</td><td>{{bytes .P99.Bytes}}</td><td>{{bytes .Largest.Bytes}}</td><td>{{bytes .Largest.ClassicBytes}}</td><td>{{count .Tombstones.PerRead}}</td><td class="v"><span class="sev sev-{{.Verdict}}">{{upper .Verdict}}</span></td></tr>
 {{end}}</table>
 {{range .Tables}}
 <section class="card" id="{{.Name}}">
 <h2><span class="sev sev-{{.Verdict}}">{{upper .Verdict}}</span>{{.Name}}</h2>
 <div class="meta">{{if .Position}}{{.Position}} · {{end}}{{count .Partitions}} partitions · {{if .Bucket}}bucket {{.Bucket}} · {{end}}life {{duration .LifeSeconds}}{{if .TTLSeconds}} · TTL {{duration .TTLSeconds}}{{end}} · gc_grace_seconds {{duration .GCGrace}} · {{.Compaction}}</div>
 <div class="kv">
-<div><b>typical partition</b>{{bytes .Typical.Bytes}} · {{count .Typical.Rows}} rows · {{count .Typical.Values}} values</div>
-<div><b>p99 partition</b>{{bytes .P99.Bytes}} · {{count .P99.Rows}} rows</div>
-<div><b>largest partition</b>{{bytes .Largest.Bytes}} · {{count .Largest.Rows}} rows · {{count .Largest.Values}} values</div>
+<div><b>typical partition</b>{{bytes .Typical.Bytes}} · {{count .Typical.Rows}} rows · {{count .Typical.StoredValues}} stored values (classic {{count .Typical.ClassicValues}}) · {{count .Typical.TombstonesOnDisk}} tombstones on disk</div>
+<div><b>p99 partition</b>{{bytes .P99.Bytes}} · {{count .P99.Rows}} rows · {{count .P99.StoredValues}} stored values · {{count .P99.TombstonesOnDisk}} tombstones on disk</div>
+<div><b>largest partition</b>{{bytes .Largest.Bytes}} · {{count .Largest.Rows}} rows · {{count .Largest.StoredValues}} stored values (classic {{count .Largest.ClassicValues}}) · {{count .Largest.TombstonesOnDisk}} tombstones on disk</div>
 <div><b>classic formula (largest)</b>{{bytes .Largest.ClassicBytes}}</div>
 <div><b>whole table, one replica</b>{{bytes .TotalBytes}}</div>
 <div><b>tombstones a read</b>{{count .Tombstones.PerRead}} ({{.Tombstones.Read}}{{if .Tombstones.Query}}, query {{.Tombstones.Query}}{{end}})</div>

@@ -75,11 +75,16 @@ type Table struct {
 
 // Size is one partition at the end of its life.
 type Size struct {
-	Rows             Num `json:"rows"`
-	Values           Num `json:"values"` // the classic formula's Nv
-	Cells            Num `json:"cells"`
-	Bytes            Num `json:"bytes"`         // the byte model: what Cassandra 5.0 writes to Data.db
-	ClassicBytes     Num `json:"classic_bytes"` // the classic formula's St
+	Rows          Num `json:"rows"`
+	StoredValues  Num `json:"stored_values"`  // what SZ001 counts: cells written (sizing.Partition.StoredValues)
+	ClassicValues Num `json:"classic_values"` // the classic formula's Nv, for reference
+	Values        Num `json:"values"`         // the same as classic_values, kept for version 1 readers
+	Cells         Num `json:"cells"`
+	Bytes         Num `json:"bytes"`         // the byte model: what Cassandra 5.0 writes to Data.db
+	ClassicBytes  Num `json:"classic_bytes"` // the classic formula's St
+	// TombstonesOnDisk is the tombstone model's count for this partition at the end of its
+	// bucket (steady state when unbucketed), the figure tombstones.on_disk gives for the
+	// typical one.
 	TombstonesOnDisk Num `json:"tombstones_on_disk"`
 }
 
@@ -87,11 +92,14 @@ type Size struct {
 type Point struct {
 	AgeSeconds    Num `json:"age_seconds"`
 	Rows          Num `json:"rows"`
-	Values        Num `json:"values"`
+	Values        Num `json:"values"` // classic
+	StoredValues  Num `json:"stored_values"`
 	Bytes         Num `json:"bytes"`
 	LargestRows   Num `json:"largest_rows"`
-	LargestValues Num `json:"largest_values"`
-	LargestBytes  Num `json:"largest_bytes"`
+	LargestValues Num `json:"largest_values"` // classic
+	// LargestStoredValues is the largest partition's stored values.
+	LargestStoredValues Num `json:"largest_stored_values"`
+	LargestBytes        Num `json:"largest_bytes"`
 }
 
 // Cross is when an unbucketed partition crosses a limit.

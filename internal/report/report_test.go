@@ -280,3 +280,43 @@ func ExampleWriteText() {
 	// Output:
 	// app.events: 14.4k rows, 1.85 MB a partition (classic formula 1.79 MB), 0 tombstones a read: ok
 }
+
+// TestOneTombstonesOnDiskFigure: a partition has one tombstones-on-disk figure. The typical
+// partition's tombstones_on_disk is tombstones.on_disk (they once came from two models and
+// disagreed: 28 beside 10 for posts_by_user), and a busier partition holds at least as many.
+func TestOneTombstonesOnDiskFigure(t *testing.T) {
+	r := build(t)
+	for _, tb := range r.Tables {
+		if tb.Typical.TombstonesOnDisk != tb.Tombstones.OnDisk {
+			t.Errorf("%s: typical.tombstones_on_disk %v, tombstones.on_disk %v", tb.Name, tb.Typical.TombstonesOnDisk, tb.Tombstones.OnDisk)
+		}
+		if tb.P99.TombstonesOnDisk < tb.Typical.TombstonesOnDisk || tb.Largest.TombstonesOnDisk < tb.P99.TombstonesOnDisk {
+			t.Errorf("%s: tombstones on disk typical %v, p99 %v, largest %v: not ordered by activity", tb.Name,
+				tb.Typical.TombstonesOnDisk, tb.P99.TombstonesOnDisk, tb.Largest.TombstonesOnDisk)
+		}
+	}
+}
+
+// TestStoredAndClassicValues: every format names both value counts, and JSON's values is
+// the classic one (version 1's meaning).
+func TestStoredAndClassicValues(t *testing.T) {
+	r := build(t)
+	for _, tb := range r.Tables {
+		if tb.Largest.Values != tb.Largest.ClassicValues {
+			t.Errorf("%s: values %v, classic_values %v", tb.Name, tb.Largest.Values, tb.Largest.ClassicValues)
+		}
+	}
+	for format, want := range map[string]string{"text": "VALUES max stored/classic", "markdown": "Values max stored / classic", "html": "stored values (classic ", "json": `"stored_values"`} {
+		write, err := report.WriterFor(format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := write(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%s output does not name both value counts (%q)", format, want)
+		}
+	}
+}
