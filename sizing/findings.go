@@ -165,6 +165,12 @@ func recommendations(est *Estimate, p *plan, sh *shape, skew Skew) []Finding {
 		switch {
 		case best.IsZero():
 			add(CodeBucket, "no time bucket down to a minute keeps the p99 partition under the limits at %s per key: shard the partition key", w.WriteRate)
+		case p.bucket.IsZero() && unknownWidthBucket(p.table) != "":
+			// The key has a bucket; only its width is unknown: ask for it, not for a bucket.
+			if over(est.P99, limits) >= 1 {
+				add(CodeBucket, "%s looks like a time bucket of unknown width: if it holds %s %s (--bucket %s), the p99 partition ends its bucket at %s rows, %s (the coarsest span under the limits)",
+					unknownWidthBucket(p.table), article(best.Name), best.Name, best.Name, FormatCount(bestP99.Rows), FormatBytes(bestP99.Bytes))
+			}
 		case p.bucket.IsZero():
 			if over(est.P99, limits) >= 1 {
 				add(CodeBucket, "add a time bucket to the partition key: by %s, the p99 partition ends its bucket at %s rows, %s (the coarsest bucket under the limits)",
@@ -280,7 +286,7 @@ func twcsWindowFor(p *plan) window {
 
 // article is "a" or "an" for a bucket name.
 func article(name string) string {
-	if name != "" && strings.ContainsRune("aeiou", rune(name[0])) {
+	if name != "" && strings.ContainsRune("aeiou", rune(name[0])) || strings.HasPrefix(name, "hour") {
 		return "an"
 	}
 	return "a"

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/cql/bound"
 )
 
 // plan is a table and its workload resolved into what the byte model needs: each column's
@@ -114,6 +115,8 @@ func newPlan(tbl *cql.Table, w *TableWorkload, schema *cql.Schema) (*plan, error
 		if !w.WriteRate.IsZero() {
 			p.assumptions = append(p.assumptions, fmt.Sprintf("bucket: %s, implied by partition key column %s", b, col))
 		}
+	} else if col := unknownWidthBucket(tbl); col != "" && !w.WriteRate.IsZero() {
+		p.assumptions = append(p.assumptions, fmt.Sprintf("%s looks like a time bucket of unknown width: pass --bucket with the span it holds (--bucket day; bucket: day in a workload file); until then the partition is sized as unbucketed", col))
 	}
 
 	// Write spread: the workload's, else the TWCS window, else a day.
@@ -311,44 +314,30 @@ func mulDuration(n int, unit time.Duration) time.Duration {
 	return time.Duration(n) * unit
 }
 
-// TableBucket returns the time bucket a table's partition key implies: a partition key column
-// named for a calendar span (day, month, week, hour, year, date, ...) and typed text, date,
-// timestamp or an integer. ok is false when none does.
+// TableBucket returns the time bucket a table's partition key implies, read by the rule
+// BK101 uses (cql/bound), so estimate and the lint agree on what a bucket is: a partition
+// key column named for a span (day, month, hour_bucket, yyyymm, week_start, ...) or typed
+// date. ok is false when there is none, and when the column is a bucket whose width the
+// schema does not say (bucket int, ts_bucket, partition): see unknownWidthBucket.
 func TableBucket(t *cql.Table) (w Span, column string, ok bool) {
-	for _, c := range t.PartitionKey {
-		if c.Type.Kind != cql.Native {
-			continue
-		}
-		switch c.Type.Name {
-		case "text", "ascii", "date", "timestamp", "int", "bigint", "smallint", "tinyint":
-		default:
-			continue
-		}
-		name := strings.ToLower(c.Name)
-		for _, s := range []struct {
-			words []string
-			width string
-		}{
-			{[]string{"minute"}, "minute"},
-			{[]string{"hour"}, "hour"},
-			{[]string{"day", "date", "dt", "yyyymmdd"}, "day"},
-			{[]string{"week", "isoweek", "iso_week"}, "iso-week"},
-			{[]string{"month", "yyyymm", "ym"}, "month"},
-			{[]string{"year", "yyyy"}, "year"},
-		} {
-			for _, word := range s.words {
-				if name == word || strings.HasSuffix(name, "_"+word) || strings.HasPrefix(name, word+"_") || name == word+"s" {
-					w, _ := ParseSpan(s.width)
-					return w, c.Name, true
-				}
-			}
-		}
-		if c.Type.Name == "date" {
-			w, _ := ParseSpan("day")
-			return w, c.Name, true
-		}
+	b, found := bound.Bucket(t)
+	if !found || b.Width == "" {
+		return Span{}, "", false
 	}
-	return Span{}, "", false
+	w, err := ParseSpan(b.Width)
+	if err != nil {
+		return Span{}, "", false
+	}
+	return w, b.Column, true
+}
+
+// unknownWidthBucket returns the partition key column that is a time bucket of a width the
+// schema does not say (bucket int, ts_bucket, partition, slot), or "".
+func unknownWidthBucket(t *cql.Table) string {
+	if b, ok := bound.Bucket(t); ok && b.Width == "" {
+		return b.Column
+	}
+	return ""
 }
 
 // hasTombstoneLDTs reports whether the table's sstables hold deletion times written at
