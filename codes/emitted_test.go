@@ -182,7 +182,7 @@ func emittedCodes(t *testing.T) map[string]string {
 	reach("--table", "blobs", "--partitions", "10", "--rows", "1", "--avg", "name=70000", "--avg", "data=20000000")                                                           // SZ004, SZ005
 	reach("--table", "blobs", "--partitions", "10", "--rows", "1", "--avg", "name=100", "--avg", "data=12000000", "--target", "scylladb")                                     // SZ011, SZ012
 	reach("--table", "docs_by_author", "--partitions", "1000", "--rate", "10/day", "--batch", "docs_by_id,docs_by_author", "--avg", "body=60000")                             // SZ021
-	reach("--table", "docs_by_author", "--partitions", "1000", "--rate", "10/day", "--batch", "docs_by_id,docs_by_author", "--avg", "body=10000")                              // SZ020
+	reach("--table", "docs_by_author", "--partitions", "1000", "--rate", "10/day", "--batch", "docs_by_id,docs_by_author", "--avg", "body=10000")                             // SZ020
 	runCLI(t, got, "check", "--schema", "testdata/reach/migrations", "-k", "reach", "--queries", "testdata/reach/queries.cql", "--format", "json", "--fail-on", "never")      // QF010
 	runCLI(t, got, "migrate", "validate", "--dir", "testdata/reach/migrations", "-k", "reach", "--workload", "testdata/reach/workload.yaml", "--offline", "--format", "json") // WL1xx
 

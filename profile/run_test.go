@@ -1,0 +1,158 @@
+package profile
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/sizing"
+)
+
+// loadEvents writes `keys` partitions whose key k holds rowsOf(k) rows, with a text body of
+// bodyLen bytes, a sparse column set on every fourth row, a set<text> of 3 elements of 5
+// bytes and a TTL of one day, all in unlogged batches per partition.
+func loadEvents(t *testing.T, s *gocql.Session, keys int, rowsOf func(k int) int, bodyLen int) {
+	t.Helper()
+	for _, stmt := range []string{
+		`CREATE TABLE events (id int, seq int, body text, sparse text, tags set<text>, info tuple<int, text>, PRIMARY KEY (id, seq))`,
+	} {
+		if err := s.Query(stmt).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	body := string(bytes.Repeat([]byte("b"), bodyLen))
+	for k := 1; k <= keys; k++ {
+		b := s.NewBatch(gocql.UnloggedBatch)
+		for r := 0; r < rowsOf(k); r++ {
+			if r%4 == 0 {
+				b.Query(`INSERT INTO events (id, seq, body, sparse, tags, info) VALUES (?, ?, ?, 'xx', {'aaaaa','bbbbb','ccccc'}, (1, 'abc')) USING TTL 86400`, k, r, body)
+			} else {
+				b.Query(`INSERT INTO events (id, seq, body, tags, info) VALUES (?, ?, ?, {'aaaaa','bbbbb','ccccc'}, (1, 'abc')) USING TTL 86400`, k, r, body)
+			}
+			if len(b.Entries) >= 50 {
+				if err := s.ExecuteBatch(b); err != nil {
+					t.Fatal(err)
+				}
+				b = s.NewBatch(gocql.UnloggedBatch)
+			}
+		}
+		if len(b.Entries) > 0 {
+			if err := s.ExecuteBatch(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+func TestRunMeasuresTable(t *testing.T) {
+	s, ks := casstest.Keyspace(t)
+	rowsOf := func(k int) int { return 1 + k%7 } // 1..7 rows, mean 4
+	loadEvents(t, s, 300, rowsOf, 40)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var progress int
+	res, err := Run(ctx, s, Options{Keyspace: ks, Full: true, Progress: func(string, int, int) { progress++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Partial || len(res.Tables) != 1 {
+		t.Fatalf("partial %v, %d tables, problems %v", res.Partial, len(res.Tables), res.Problems)
+	}
+	tb := res.Tables[0]
+	want, sparse := 0, 0
+	for k := 1; k <= 300; k++ {
+		want += rowsOf(k)
+		sparse += (rowsOf(k) + 3) / 4 // rows 0, 4, ... set it
+	}
+	if tb.PartitionsSeen != 300 || tb.RowsSeen != int64(want) || tb.RowsPerPartition.Max != 7 || tb.RowsPerPartition.Min != 1 {
+		t.Errorf("full scan: %d partitions, %d rows, rows per partition %+v; want 300, %d, 1..7", tb.PartitionsSeen, tb.RowsSeen, tb.RowsPerPartition, want)
+	}
+	if tb.Partitions != 300 || tb.PartitionsSource != "every partition read" {
+		t.Errorf("partitions %v from %q", tb.Partitions, tb.PartitionsSource)
+	}
+	if progress != 300 {
+		t.Errorf("progress called %d times, want 300", progress)
+	}
+	col := map[string]*Column{}
+	for _, c := range tb.Columns {
+		col[c.Name] = c
+	}
+	if c := col["body"]; c.Size.Mean != 40 || c.NullFraction != 0 {
+		t.Errorf("body: %+v, want 40 bytes, never null", c.Size)
+	}
+	if c := col["sparse"]; math.Abs(c.NullFraction-float64(want-sparse)/float64(want)) > 1e-9 || c.Size.Mean != 2 || c.Size.N != sparse {
+		t.Errorf("sparse: null fraction %.3f size %+v, want %d of %d rows null and 2 bytes", c.NullFraction, c.Size, want-sparse, want)
+	}
+	if c := col["tags"]; c.Items == nil || c.Items.Mean != 3 || c.ItemSize.Mean != 5 || c.TTLRead {
+		t.Errorf("tags: items %+v, item size %+v, ttl read %v; want 3 of 5 bytes, no TTL()", c.Items, c.ItemSize, c.TTLRead)
+	}
+	if c := col["info"]; c.Size.Mean != 4+4+4+3 {
+		t.Errorf("info tuple: %+v, want 15 bytes", c.Size)
+	}
+	if math.Abs(tb.TTL.P50-86400) > 120 || tb.TTLFraction < 0.99 {
+		t.Errorf("ttl %+v fraction %.3f, want 86400 on every cell", tb.TTL, tb.TTLFraction)
+	}
+	var w bytes.Buffer
+	if err := res.WriteWorkload(&w); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("workload:\n%s", w.String())
+	wl, err := sizing.ParseWorkload("profile.yaml", w.Bytes())
+	if err != nil {
+		t.Fatalf("the workload written does not parse: %v\n%s", err, w.String())
+	}
+	tw := wl.Table(ks + ".events")
+	if tw == nil || tw.Partitions != 300 || math.Abs(tw.RowsPerPartition-float64(want)/300) > 0.01 || tw.Avg["body"] != 40 {
+		t.Errorf("workload table: %+v", tw)
+	}
+}
+
+func TestRunSampleExtrapolates(t *testing.T) {
+	s, ks := casstest.Keyspace(t)
+	loadEvents(t, s, 2000, func(int) int { return 1 }, 10)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, s, Options{Keyspace: ks, Sample: 400, Seed: 42})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := res.Tables[0]
+	t.Logf("seen %d of 2000 in %.3f of the ring; extrapolated %.0f; size_estimates %.0f; chose %.0f (%s)",
+		tb.PartitionsSeen, tb.RingFraction, tb.Extrapolated, tb.SizeEstimates, tb.Partitions, tb.PartitionsSource)
+	if tb.PartitionsSeen < 400 || tb.PartitionsSeen > 420 {
+		t.Errorf("sampled %d partitions, want about 400", tb.PartitionsSeen)
+	}
+	// 400 partitions: the extrapolation's error is about 1/√400 = 5%; allow 4 of those.
+	if math.Abs(tb.Extrapolated-2000)/2000 > 0.2 {
+		t.Errorf("extrapolated %.0f partitions, want 2000 ± 20%%", tb.Extrapolated)
+	}
+}
+
+func TestRunMissingTable(t *testing.T) {
+	s, ks := casstest.Keyspace(t)
+	if err := s.Query(`CREATE TABLE present (k int PRIMARY KEY)`).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, tc := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{Keyspace: ks, Tables: []string{"absent"}}, fmt.Sprintf("table %s.absent does not exist (the keyspace has present)", ks)},
+		{Options{Keyspace: ks + "_nope"}, fmt.Sprintf("keyspace %s_nope does not exist", ks)},
+	} {
+		_, err := Run(ctx, s, tc.o)
+		var nf *NotFoundError
+		if !errors.As(err, &nf) || err.Error() != tc.want {
+			t.Errorf("got %v, want a NotFoundError %q", err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,467 @@
+package profile
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/cql"
+)
+
+// colReader reads one column of the SELECT: its value (several for a tuple, which the driver
+// hands over element by element), and its TTL and WRITETIME when Cassandra allows them.
+type colReader struct {
+	col    *cql.Column
+	out    *Column
+	vals   []*raw // one, or one per tuple element
+	ttl    *raw
+	wt     *raw
+	isMap  bool
+	isColl bool
+	udt    []string // field names of a non-frozen UDT
+
+	size, items, itemSize, keySize acc
+	fields                         map[string]*acc
+	nulls, rows                    int
+}
+
+// metaAllowed reports whether TTL() and WRITETIME() may be selected for c: Cassandra 5.0
+// refuses them on primary key columns, counters and non-frozen collections and UDTs.
+func metaAllowed(c *cql.Column) bool {
+	if c.Kind == cql.PartitionKey || c.Kind == cql.Clustering {
+		return false
+	}
+	if c.Type.MultiCell() || (c.Type.Kind == cql.Native && c.Type.Name == "counter") {
+		return false
+	}
+	return true
+}
+
+type sampler struct {
+	t       *cql.Table
+	ks      *cql.Keyspace
+	stmt    string
+	cols    []*colReader
+	dest    []any
+	token   int64
+	pkCount int
+
+	// the partition being read
+	cur      bool
+	curToken int64
+	curKey   []byte
+	curRows  int
+	curBytes int
+	curMinWT int64
+	curMaxWT int64
+
+	rowsPer, partBytes, rowBytes, ttl, spread acc
+	rowsList                                  []float64
+	ttlCells, metaCells                       int64
+	rateRows                                  float64
+	rateSpan                                  float64
+	firstWT, lastWT                           int64
+	warn                                      map[string]int
+	warnResponses                             int
+	maxTomb                                   int
+	nowMicros                                 int64
+}
+
+func newSampler(ks *cql.Keyspace, t *cql.Table, now time.Time) *sampler {
+	sm := &sampler{t: t, ks: ks, warn: map[string]int{}, nowMicros: now.UnixMicro()}
+	var pk []string
+	for _, c := range t.PartitionKey {
+		pk = append(pk, cql.QuoteName(c.Name))
+	}
+	sm.pkCount = len(t.PartitionKey)
+	sel := []string{"token(" + strings.Join(pk, ", ") + ")"}
+	sm.dest = []any{&sm.token}
+	order := append(append([]*cql.Column{}, t.PartitionKey...), t.Clustering...)
+	for _, c := range t.Columns {
+		if c.Kind == cql.Static || c.Kind == cql.Regular {
+			order = append(order, c)
+		}
+	}
+	var meta []string
+	for _, c := range order {
+		r := &colReader{col: c, out: &Column{Name: c.Name, Type: c.Type.String(), Kind: kindName(c.Kind)}}
+		r.isColl = c.Type.IsCollection()
+		r.isMap = c.Type.Kind == cql.Map
+		if c.Type.Kind == cql.UDT && !c.Type.Frozen {
+			if ut := ks.Types[c.Type.Name]; ut != nil {
+				for _, f := range ut.Fields {
+					r.udt = append(r.udt, f.Name)
+				}
+				r.fields = map[string]*acc{}
+			}
+		}
+		n := 1
+		if c.Type.Kind == cql.Tuple {
+			n = max(1, len(c.Type.Params))
+		}
+		for i := 0; i < n; i++ {
+			v := &raw{}
+			r.vals = append(r.vals, v)
+			sm.dest = append(sm.dest, v)
+		}
+		sel = append(sel, cql.QuoteName(c.Name))
+		if metaAllowed(c) {
+			r.out.TTLRead = true
+			r.ttl, r.wt = &raw{}, &raw{}
+			meta = append(meta, "TTL("+cql.QuoteName(c.Name)+")", "WRITETIME("+cql.QuoteName(c.Name)+")")
+		}
+		sm.cols = append(sm.cols, r)
+	}
+	for _, r := range sm.cols {
+		if r.ttl != nil {
+			sm.dest = append(sm.dest, r.ttl, r.wt)
+		}
+	}
+	sel = append(sel, meta...)
+	tok := "token(" + strings.Join(pk, ", ") + ")"
+	sm.stmt = fmt.Sprintf("SELECT %s FROM %s.%s WHERE %s > ? AND %s <= ?", strings.Join(sel, ", "),
+		cql.QuoteName(t.Keyspace), cql.QuoteName(t.Name), tok, tok)
+	return sm
+}
+
+func kindName(k cql.ColumnKind) string {
+	switch k {
+	case cql.PartitionKey:
+		return "partition_key"
+	case cql.Clustering:
+		return "clustering"
+	case cql.Static:
+		return "static"
+	}
+	return "regular"
+}
+
+// profileTable walks the ring of one table. On an error it still returns what it read.
+func profileTable(ctx context.Context, s *gocql.Session, o Options, t *cql.Table, b *bucket) (*Table, error) {
+	began := time.Now()
+	ks := &cql.Keyspace{Types: map[string]*cql.UserType{}}
+	if o.typesOf != nil {
+		ks = o.typesOf
+	}
+	sm := newSampler(ks, t, o.Now())
+	tp := &Table{Keyspace: t.Keyspace, Name: t.Name, Schema: t, Columns: []*Column{}}
+	var cuts []slice
+	quota := o.Sample
+	if o.Full {
+		cuts, quota = slices(1, 0), 0
+	} else {
+		k := min(max(1, o.Sample/10), 256)
+		cuts = slices(k, o.Seed)
+	}
+	per := 0
+	if quota > 0 {
+		per = (quota + len(cuts) - 1) / len(cuts)
+	}
+	total := quota
+	var err error
+	for i, sl := range cuts {
+		want := per
+		if quota > 0 {
+			// Slices that ran dry leave their share to the ones after them.
+			want = max(per, (quota-tp.PartitionsSeen+len(cuts)-i-1)/(len(cuts)-i))
+			if tp.PartitionsSeen >= quota {
+				break
+			}
+		}
+		var reached int64
+		reached, err = sm.walk(ctx, s, o, sl, want, b, func() {
+			tp.PartitionsSeen++
+			if o.Progress != nil {
+				o.Progress(t.Name, tp.PartitionsSeen, total)
+			}
+		})
+		tp.RingFraction += width(sl.lo, reached)
+		if err != nil {
+			break
+		}
+	}
+	sm.finish(tp, o)
+	tp.Elapsed = Seconds(time.Since(began).Seconds())
+	return tp, err
+}
+
+// walk reads slice sl from its start until want partitions are complete (0: all of it) and
+// returns the last token it covered.
+func (sm *sampler) walk(ctx context.Context, s *gocql.Session, o Options, sl slice, want int, b *bucket, done func()) (int64, error) {
+	qctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	q := s.Query(sm.stmt, sl.lo, sl.hi).WithContext(qctx).Consistency(o.Consistency).
+		PageSize(o.PageSize).Idempotent(true)
+	iter := q.Iter()
+	got := 0
+	reached := sl.lo
+	var lastWarn *string
+	for {
+		if err := b.take(ctx, 1); err != nil {
+			iter.Close()
+			return reached, err
+		}
+		if !iter.Scan(sm.dest...) {
+			break
+		}
+		// Warnings belong to a response: count each page's once.
+		if ws := iter.Warnings(); len(ws) > 0 && &ws[0] != lastWarn {
+			lastWarn = &ws[0]
+			sm.warnings(ws)
+		}
+		if sm.cur && sm.token != sm.curToken || sm.cur && !bytes.Equal(sm.keyBytes(), sm.curKey) {
+			sm.endPartition()
+			done()
+			got++
+			reached = sm.curToken
+			if want > 0 && got >= want {
+				sm.cur = false
+				iter.Close()
+				return reached, nil
+			}
+		}
+		sm.row()
+	}
+	err := iter.Close()
+	if err != nil {
+		// The partition being read may be cut short: leave it out.
+		sm.cur = false
+		return reached, err
+	}
+	if sm.cur {
+		sm.endPartition()
+		done()
+	}
+	sm.cur = false
+	return sl.hi, nil
+}
+
+func (sm *sampler) keyBytes() []byte {
+	var k []byte
+	for _, r := range sm.cols[:sm.pkCount] {
+		k = append(k, r.vals[0].data...)
+		k = append(k, 0xff)
+	}
+	return k
+}
+
+// tombstoneWarning is Cassandra's warning for a read over tombstone_warn_threshold
+// ("Read 3 live rows and 1500 tombstone cells for query ...").
+var tombstoneWarning = regexp.MustCompile(`(\d+) tombstone`)
+
+func (sm *sampler) warnings(ws []string) {
+	if len(ws) == 0 {
+		return
+	}
+	sm.warnResponses++
+	for _, w := range ws {
+		key := w
+		if len(key) > 300 {
+			key = key[:300] + "..."
+		}
+		sm.warn[key]++
+		if m := tombstoneWarning.FindStringSubmatch(w); m != nil {
+			if n, err := strconv.Atoi(m[1]); err == nil && n > sm.maxTomb {
+				sm.maxTomb = n
+			}
+		}
+	}
+}
+
+// row adds the row just scanned to the partition being read.
+func (sm *sampler) row() {
+	first := !sm.cur
+	if first {
+		sm.cur = true
+		sm.curToken = sm.token
+		sm.curKey = sm.keyBytes()
+		sm.curRows, sm.curBytes = 0, 0
+		sm.curMinWT, sm.curMaxWT = 0, 0
+	}
+	// A partition with only a static row (or nothing but its key) reads as one row with
+	// null clustering columns: it holds no rows.
+	hasRow := len(sm.t.Clustering) == 0 || !sm.cols[sm.pkCount].vals[0].null
+	rowBytes := 0
+	var rowWT int64
+	for _, r := range sm.cols {
+		c := r.col
+		perPartition := c.Kind == cql.PartitionKey || c.Kind == cql.Static
+		if perPartition && !first {
+			continue
+		}
+		if !perPartition && !hasRow {
+			continue
+		}
+		n := r.observe()
+		if c.Kind != cql.PartitionKey && c.Kind != cql.Static {
+			rowBytes += n
+		}
+		if perPartition {
+			sm.curBytes += n
+		}
+		if r.wt != nil {
+			if w, ok := r.wt.int64(); ok {
+				rowWT = max(rowWT, w)
+				sm.metaCells++
+				if ttl, ok := r.ttl.int64(); ok && ttl > 0 {
+					sm.ttlCells++
+					sm.ttl.add(float64(ttl) + float64(sm.nowMicros-w)/1e6)
+				}
+			}
+		}
+	}
+	if hasRow {
+		sm.curRows++
+		sm.curBytes += rowBytes
+		sm.rowBytes.add(float64(rowBytes))
+	}
+	if rowWT != 0 {
+		if sm.curMinWT == 0 || rowWT < sm.curMinWT {
+			sm.curMinWT = rowWT
+		}
+		sm.curMaxWT = max(sm.curMaxWT, rowWT)
+	}
+}
+
+func (sm *sampler) endPartition() {
+	sm.cur = false
+	sm.rowsPer.add(float64(sm.curRows))
+	sm.rowsList = append(sm.rowsList, float64(sm.curRows))
+	sm.partBytes.add(float64(sm.curBytes))
+	if sm.curMaxWT != 0 {
+		span := float64(sm.curMaxWT-sm.curMinWT) / 1e6
+		sm.spread.add(span)
+		if sm.curRows >= 2 && span > 0 {
+			sm.rateRows += float64(sm.curRows - 1)
+			sm.rateSpan += span
+		}
+		if sm.firstWT == 0 || sm.curMinWT < sm.firstWT {
+			sm.firstWT = sm.curMinWT
+		}
+		sm.lastWT = max(sm.lastWT, sm.curMaxWT)
+	}
+}
+
+// observe measures the column's value in the row just scanned and returns its bytes.
+func (r *colReader) observe() int {
+	r.rows++
+	v := r.vals[0]
+	if len(r.vals) > 1 { // a tuple, element by element: each int32 length + bytes
+		n, null := 0, true
+		for _, e := range r.vals {
+			n += 4 + len(e.data)
+			null = null && e.null
+		}
+		if null {
+			r.nulls++
+			return 0
+		}
+		r.size.add(float64(n))
+		return n
+	}
+	if v.null {
+		r.nulls++
+		return 0
+	}
+	n := len(v.data)
+	switch {
+	case r.isColl:
+		c, err := decodeCollection(v.data, r.isMap)
+		if err == nil {
+			r.items.add(float64(c.count))
+			elems := 0
+			for i, l := range c.vals {
+				r.itemSize.add(float64(l))
+				elems += l
+				if r.isMap {
+					r.keySize.add(float64(c.keys[i]))
+					elems += c.keys[i]
+				}
+			}
+			if r.col.Type.MultiCell() {
+				n = elems // stored as one cell per element: the header is not on disk
+			}
+		}
+	case r.fields != nil:
+		if fs, err := decodeFields(v.data); err == nil {
+			n = 0
+			for i, l := range fs {
+				if i < len(r.udt) && l >= 0 {
+					a := r.fields[r.udt[i]]
+					if a == nil {
+						a = &acc{}
+						r.fields[r.udt[i]] = a
+					}
+					a.add(float64(l))
+					n += l
+				}
+			}
+		}
+	}
+	r.size.add(float64(n))
+	return n
+}
+
+// finish turns the accumulators into the table's figures.
+func (sm *sampler) finish(tp *Table, o Options) {
+	tp.RowsPerPartition = sm.rowsPer.dist()
+	tp.PartitionBytes = sm.partBytes.dist()
+	tp.RowBytes = sm.rowBytes.dist()
+	for _, p := range sm.rowsList {
+		tp.RowsSeen += int64(p)
+	}
+	tp.Skew = FitSkew(sm.rowsList)
+	tp.TTL = sm.ttl.dist()
+	if sm.metaCells > 0 {
+		tp.TTLFraction = float64(sm.ttlCells) / float64(sm.metaCells)
+	}
+	tp.WriteSpread = sm.spread.dist()
+	switch {
+	case sm.rateSpan > 0:
+		tp.WriteRate = sm.rateRows / sm.rateSpan
+		tp.WriteRateSource = fmt.Sprintf("WRITETIME over %d partitions: rows after the first / the span of their write times", sm.spread.n)
+	case sm.metaCells == 0:
+		tp.WriteRateSource = "unknown: the table has no column WRITETIME can be read from"
+	default:
+		tp.WriteRateSource = "unknown: no sampled partition has rows written at two different times"
+	}
+	if sm.firstWT != 0 {
+		tp.FirstWrite = time.UnixMicro(sm.firstWT).UTC()
+		tp.LastWrite = time.UnixMicro(sm.lastWT).UTC()
+	}
+	tp.Tombstones.Warnings = []string{}
+	for w := range sm.warn {
+		tp.Tombstones.Warnings = append(tp.Tombstones.Warnings, w)
+	}
+	tp.Tombstones.WarnResponses = sm.warnResponses
+	tp.Tombstones.Max = sm.maxTomb
+	for _, r := range sm.cols {
+		c := r.out
+		if r.rows > 0 {
+			c.NullFraction = float64(r.nulls) / float64(r.rows)
+		}
+		c.Rows = r.rows
+		c.Size = r.size.dist()
+		if r.isColl {
+			it, is := r.items.dist(), r.itemSize.dist()
+			c.Items, c.ItemSize = &it, &is
+			if r.isMap {
+				k := r.keySize.dist()
+				c.KeySize = &k
+			}
+		}
+		if r.fields != nil {
+			c.Fields = map[string]Dist{}
+			for name, a := range r.fields {
+				c.Fields[name] = a.dist()
+			}
+		}
+		tp.Columns = append(tp.Columns, c)
+	}
+}

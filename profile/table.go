@@ -1,0 +1,155 @@
+package profile
+
+import (
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/cql"
+)
+
+// Options say what to profile and how gently.
+type Options struct {
+	Keyspace string
+	Tables   []string // empty: every table of the keyspace
+	// Sample is how many partitions to read per table (default DefaultSample); each is read
+	// whole, so its rows are exact.
+	Sample int
+	// Rate caps the rows read per second, a token bucket over the whole run (0 = no cap).
+	Rate float64
+	// Consistency of the reads (default LOCAL_ONE: a profile needs no quorum).
+	Consistency gocql.Consistency
+	// Full reads every partition instead of a sample.
+	Full     bool
+	PageSize int           // rows per page (default 500, and never more than Rate)
+	Timeout  time.Duration // per page request (default 30s)
+	// Progress is called after each partition with the partitions read and the target (the
+	// sample size, or 0 when a full scan does not know the total); nil: none.
+	Progress func(table string, done, total int)
+	Now      func() time.Time // for tests; default time.Now
+	// Seed picks the random start tokens (0: from the clock), so a test can repeat a walk.
+	Seed uint64
+
+	typesOf *cql.Keyspace // the keyspace's user types, set by Run
+}
+
+// DefaultSample is the partitions read per table when Options.Sample is 0.
+const DefaultSample = 1000
+
+// Result is a profile of one keyspace's tables.
+type Result struct {
+	Keyspace string   `json:"keyspace"`
+	Tables   []*Table `json:"tables"`
+	// Partial is true when some table, or part of one, could not be read; Problems says what
+	// was not covered and why.
+	Partial  bool      `json:"partial"`
+	Problems []string  `json:"problems"`
+	Started  time.Time `json:"started"`
+	Elapsed  Seconds   `json:"elapsed_seconds"`
+	Rows     int64     `json:"rows_read"`
+	// RateSet and RateAchieved are the --rate asked for and the rows per second achieved
+	// over the whole run (waits included).
+	RateSet      float64 `json:"rate_set,omitempty"`
+	RateAchieved float64 `json:"rate_achieved"`
+	Consistency  string  `json:"consistency"`
+}
+
+// Seconds is a duration shown in seconds in JSON.
+type Seconds float64
+
+// Table is what the sample found in one table.
+type Table struct {
+	Keyspace string     `json:"keyspace"`
+	Name     string     `json:"name"`
+	Schema   *cql.Table `json:"-"`
+
+	// Partitions and rows read; whole partitions, so RowsPerPartition is exact for them.
+	PartitionsSeen   int   `json:"partitions_seen"`
+	RowsSeen         int64 `json:"rows_seen"`
+	RowsPerPartition Dist  `json:"rows_per_partition"`
+	// PartitionBytes is the sum of the value bytes of each sampled partition (what the
+	// driver received: keys, clustering and cells, without Cassandra's per-row overhead).
+	PartitionBytes Dist `json:"partition_value_bytes"`
+	// RowBytes is the value bytes of a row (clustering and regular columns).
+	RowBytes Dist `json:"row_value_bytes"`
+
+	Columns []*Column `json:"columns"`
+
+	// Partitions is how many partitions the table holds, and PartitionsSource where that
+	// comes from: "every partition read", "system.size_estimates" or "extrapolated from the
+	// X% of the token ring walked". Both other figures are kept for comparison.
+	Partitions         float64 `json:"partitions"`
+	PartitionsSource   string  `json:"partitions_source"`
+	SizeEstimates      float64 `json:"size_estimates_partitions"`
+	SizeEstimatesNodes int     `json:"size_estimates_nodes"`
+	Extrapolated       float64 `json:"extrapolated_partitions"`
+	RingFraction       float64 `json:"ring_fraction"` // of the token ring walked, 0..1
+
+	Skew SkewFit `json:"skew"`
+
+	// TTL is the time to live cells were written with (remaining TTL plus the time since
+	// the write), over cells that have one; TTLFraction the share of cells that do.
+	TTL         Dist    `json:"ttl_seconds"`
+	TTLFraction float64 `json:"ttl_fraction"`
+	// WriteSpread is, per partition, the span between its oldest and newest write time.
+	WriteSpread Dist `json:"write_spread_seconds"`
+	// WriteRate is rows written per partition per second while a partition receives writes
+	// (Σ(rows−1) / Σ spread over partitions with two rows or more); 0 when unknown.
+	WriteRate       float64   `json:"write_rate_per_second"`
+	WriteRateSource string    `json:"write_rate_source"`
+	LastWrite       time.Time `json:"last_write,omitempty"`
+	FirstWrite      time.Time `json:"first_write,omitempty"`
+
+	Tombstones Tombstones `json:"tombstones"`
+	Disk       Disk       `json:"disk"`
+	Growth     Growth     `json:"growth"`
+
+	Elapsed Seconds `json:"elapsed_seconds"`
+	Partial bool    `json:"partial"`
+	Problem string  `json:"problem,omitempty"`
+}
+
+// Column is what the sample found in one column.
+type Column struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+	Kind string `json:"kind"` // partition_key, clustering, static, regular
+	// Rows is how many rows (partitions, for key and static columns) were looked at;
+	// NullFraction the share of those without a value (null and unset read the same).
+	Rows         int     `json:"rows"`
+	NullFraction float64 `json:"null_fraction"`
+	// Size is the serialized bytes of the non-null values: for a frozen collection, tuple or
+	// UDT the whole value, for a non-frozen one the elements' bytes summed.
+	Size Dist `json:"size"`
+	// Items, ItemSize and KeySize describe collection elements (count per value, bytes of a
+	// list/set element or map value, bytes of a map key); nil for other types.
+	Items    *Dist `json:"items,omitempty"`
+	ItemSize *Dist `json:"item_size,omitempty"`
+	KeySize  *Dist `json:"key_size,omitempty"`
+	// Fields are the sizes of a non-frozen UDT's fields.
+	Fields map[string]Dist `json:"fields,omitempty"`
+	// TTLRead and WriteTimeRead say whether TTL() and WRITETIME() could be asked of it:
+	// Cassandra refuses them for key columns, counters and non-frozen collections and UDTs.
+	TTLRead bool `json:"ttl_read"`
+}
+
+// Tombstones are what reading the sample met.
+type Tombstones struct {
+	// Warnings are the distinct warnings Cassandra attached to responses (the tombstone
+	// warning names the tombstones a read scanned), with how many responses carried one.
+	Warnings      []string `json:"warnings"`
+	WarnResponses int      `json:"warn_responses"`
+	// Max is the most tombstones one warning reported; 0 when none did.
+	Max int `json:"max"`
+}
+
+// Disk is the predicted on-disk size of the table (sizing/disk), when predicted.
+type Disk struct {
+	Predicted    bool    `json:"predicted"`
+	Compressor   string  `json:"compressor,omitempty"`
+	ChunkKB      int     `json:"chunk_length_in_kb,omitempty"`
+	Ratio        float64 `json:"ratio,omitempty"` // compressed / uncompressed
+	PerPartition float64 `json:"compressed_bytes_per_partition,omitempty"`
+	Total        float64 `json:"compressed_bytes,omitempty"`
+	Note         string  `json:"note,omitempty"`
+}

@@ -1,0 +1,173 @@
+package profile
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cqlsize/cqlsize/cql"
+)
+
+// WriteWorkload writes the profile as a workload file that `cqlsize estimate --workload`
+// reads unchanged. Every field carries a comment naming where its number comes from and how
+// many partitions, rows or values it rests on, so a reader can tell a measurement from a
+// default and edit what they know better.
+func (r *Result) WriteWorkload(w io.Writer) error {
+	b := bufio.NewWriter(w)
+	fmt.Fprintf(b, "# Workload measured by `cqlsize profile` on keyspace %s, %s.\n", r.Keyspace, r.Started.UTC().Format(time.RFC3339))
+	fmt.Fprintf(b, "# Read at %s, %s rows in %.1fs (%.0f rows/s", r.Consistency, strconv.FormatInt(r.Rows, 10), float64(r.Elapsed), r.RateAchieved)
+	if r.RateSet > 0 {
+		fmt.Fprintf(b, "; --rate %g", r.RateSet)
+	}
+	fmt.Fprintf(b, ").\n")
+	if r.Partial {
+		fmt.Fprintf(b, "# PARTIAL: not everything could be read:\n")
+		for _, p := range r.Problems {
+			fmt.Fprintf(b, "#   %s\n", oneLine(p))
+		}
+	}
+	fmt.Fprintf(b, "# Sizes are the serialized bytes the driver received; rows per partition are exact for\n# the partitions read (whole partitions).\nversion: 1\ntables:\n")
+	for _, t := range r.Tables {
+		writeTable(b, t)
+	}
+	return b.Flush()
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// yamlKey quotes a name YAML would read as something else.
+func yamlKey(s string) string {
+	if s == "" || strings.ContainsAny(s, ":#{}[],&*!|>'\"%@`- ") || strings.ToLower(s) == "null" ||
+		strings.ToLower(s) == "true" || strings.ToLower(s) == "false" || s == "~" {
+		return strconv.Quote(s)
+	}
+	if _, err := strconv.ParseFloat(s, 64); err == nil {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+// num prints a number the workload parser reads: whole numbers as integers, others with up
+// to 4 significant digits.
+func num(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+func writeTable(b *bufio.Writer, t *Table) {
+	fmt.Fprintf(b, "\n  %s:\n", yamlKey(t.Keyspace+"."+t.Name))
+	if t.Partial {
+		fmt.Fprintf(b, "    # PARTIAL: %s\n", oneLine(t.Problem))
+	}
+	if t.PartitionsSeen == 0 {
+		fmt.Fprintf(b, "    # no partition was read: the table is empty or could not be read\n    rows_per_partition: 1\n")
+		return
+	}
+	fmt.Fprintf(b, "    partitions: %s   # %s\n", num(math.Round(t.Partitions)), t.PartitionsSource)
+	rp := t.RowsPerPartition
+	rows := math.Max(1, rp.Mean)
+	fmt.Fprintf(b, "    rows_per_partition: %s   # mean of %d partitions read whole (p50 %s, p99 %s, max %s)\n",
+		num(round4(rows)), t.PartitionsSeen, num(rp.P50), num(rp.P99), num(rp.Max))
+	if t.WriteRate > 0 {
+		fmt.Fprintf(b, "    # measured write rate %s rows/s per partition (%s); rows_per_partition above\n    # sizes what is stored now. For growth, replace it with write_rate: %s/day.\n",
+			num(round4(t.WriteRate)), t.WriteRateSource, num(round4(t.WriteRate*86400)))
+	}
+	switch t.Skew.Kind {
+	case "zipf":
+		fmt.Fprintf(b, "    skew: {zipf: %s}   # fitted to rows per partition of %d partitions, R² %.3f\n", num(t.Skew.S), t.Skew.Points, t.Skew.R2)
+	default:
+		fmt.Fprintf(b, "    skew: uniform   # %s (fitted exponent %s, R² %.3f)\n", oneLine(t.Skew.Note), num(t.Skew.Fitted), t.Skew.R2)
+	}
+	if t.TTL.N > 0 && t.TTLFraction > 0.5 {
+		fmt.Fprintf(b, "    ttl: %ds   # median TTL written, over %d cells (%.0f%% of cells read carry one)\n",
+			int64(math.Round(t.TTL.P50)), t.TTL.N, 100*t.TTLFraction)
+	} else if t.Schema != nil && t.Schema.Options.DefaultTTL == 0 {
+		fmt.Fprintf(b, "    ttl: 0   # %.0f%% of %d cells read carry a TTL\n", 100*t.TTLFraction, t.TTL.N)
+	}
+	if t.WriteSpread.N > 0 && t.WriteSpread.P50 > 0 {
+		fmt.Fprintf(b, "    # write times within a partition span %s at the median (p99 %s) over %d partitions\n",
+			secs(t.WriteSpread.P50), secs(t.WriteSpread.P99), t.WriteSpread.N)
+	}
+	var avg, nulls, items []string
+	for _, c := range t.Columns {
+		col := t.Schema.Column(c.Name)
+		if col == nil {
+			continue
+		}
+		name := yamlKey(c.Name)
+		switch {
+		case col.Type.MultiCell() && col.Type.IsCollection():
+			if c.Items != nil && c.Items.N > 0 {
+				it := fmt.Sprintf("%s: {count: %s", name, num(round4(c.Items.Mean)))
+				if c.ItemSize != nil && c.ItemSize.N > 0 {
+					if col.Type.Kind == cql.Map {
+						it += ", value: " + num(round4(c.ItemSize.Mean))
+					} else {
+						it += ", size: " + num(round4(c.ItemSize.Mean))
+					}
+				}
+				if c.KeySize != nil && c.KeySize.N > 0 {
+					it += ", key: " + num(round4(c.KeySize.Mean))
+				}
+				it += fmt.Sprintf("}   # over %d values", c.Items.N)
+				items = append(items, it)
+			}
+		case col.Type.Kind == cql.UDT && !col.Type.Frozen:
+			names := make([]string, 0, len(c.Fields))
+			for f := range c.Fields {
+				names = append(names, f)
+			}
+			sort.Strings(names)
+			for _, f := range names {
+				d := c.Fields[f]
+				avg = append(avg, fmt.Sprintf("%s: %s   # over %d values", yamlKey(c.Name+"."+f), num(round4(d.Mean)), d.N))
+			}
+		default:
+			if _, fixed := col.Type.FixedSize(); !fixed && c.Size.N > 0 {
+				avg = append(avg, fmt.Sprintf("%s: %s   # mean of %d values, sd %s, max %s", name, num(round4(c.Size.Mean)), c.Size.N, num(round4(c.Size.Std)), num(c.Size.Max)))
+			}
+		}
+		if (c.Kind == "regular" || c.Kind == "static") && c.Rows > 0 {
+			nulls = append(nulls, fmt.Sprintf("%s: %s   # %d of %d %s", name, num(round4(c.NullFraction)),
+				int(math.Round(c.NullFraction*float64(c.Rows))), c.Rows, map[bool]string{true: "partitions", false: "rows"}[c.Kind == "static"]))
+		}
+	}
+	section(b, "avg", "average serialized bytes of variable-length values", avg)
+	section(b, "items", "collection elements per value and their bytes", items)
+	section(b, "nulls", "fraction of rows without a value (null and unset read the same)", nulls)
+	if len(nulls) > 0 {
+		fmt.Fprintf(b, "    nulls_as: unset   # a read cannot tell a null cell from an unset one; null writes a tombstone\n")
+	}
+	if t.Tombstones.WarnResponses > 0 {
+		fmt.Fprintf(b, "    # %d responses carried warnings (most tombstones in one: %d)\n", t.Tombstones.WarnResponses, t.Tombstones.Max)
+	}
+}
+
+func section(b *bufio.Writer, name, what string, lines []string) {
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "    %s:   # %s\n", name, what)
+	for _, l := range lines {
+		fmt.Fprintf(b, "      %s\n", l)
+	}
+}
+
+func round4(v float64) float64 {
+	if v == 0 {
+		return 0
+	}
+	mag := math.Pow(10, 3-math.Floor(math.Log10(math.Abs(v))))
+	return math.Round(v*mag) / mag
+}
+
+func secs(s float64) string {
+	return time.Duration(s * float64(time.Second)).Round(time.Millisecond).String()
+}
