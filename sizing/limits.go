@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/finding"
 	"github.com/cqlsize/cqlsize/severity"
 )
 
@@ -50,23 +50,11 @@ const (
 // ParseSeverity reads info, warn or fail.
 func ParseSeverity(s string) (Severity, error) { return severity.Parse(s) }
 
-// Finding is one verdict or recommendation about a table. Codes are stable: CI configuration
-// and suppressions refer to them.
-type Finding struct {
-	Code     string
-	Severity Severity
-	Table    string  // keyspace.table
-	Pos      cql.Pos // the CREATE TABLE, or the workload entry the finding is about
-	Message  string
-}
-
-func (f Finding) String() string {
-	loc := f.Table
-	if f.Pos.IsValid() {
-		loc = f.Pos.String() + ": " + f.Table
-	}
-	return fmt.Sprintf("%s %s %s: %s", f.Severity, f.Code, loc, f.Message)
-}
+// Finding is one verdict or recommendation about a table: the type every cqlsize analysis
+// reports in. Table is keyspace.table; Pos the CREATE TABLE, or the workload entry the
+// finding is about. Codes are stable (`cqlsize explain CODE` documents each): CI
+// configuration and suppressions refer to them.
+type Finding = finding.Finding
 
 // Measure is what a limit bounds.
 type Measure int
