@@ -338,6 +338,9 @@ func (m *Migrator) UpTo(ctx context.Context, to int64) (*Result, error) {
 	if err := m.checkVersion(to); err != nil {
 		return nil, err
 	}
+	if err := m.bootstrap(ctx); err != nil {
+		return nil, err
+	}
 	if err := m.st.ensure(ctx); err != nil {
 		return nil, err
 	}
@@ -382,6 +385,17 @@ func (m *Migrator) applyLocked(l *lease, to int64) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	run, err := gocql.RandomUUID()
+	if err != nil {
+		return nil, err
+	}
+	if recorded, err := m.recordBootstrap(l, recs, run); err != nil {
+		return nil, err
+	} else if recorded {
+		if recs, err = m.records(ctx); err != nil {
+			return nil, err
+		}
+	}
 	steps, err := m.plan(recs, to)
 	if err != nil {
 		return nil, err
@@ -395,10 +409,6 @@ func (m *Migrator) applyLocked(l *lease, to int64) (*Result, error) {
 		if err := m.opt.BeforeApply(ctx, realSteps(steps)); err != nil {
 			return res, err
 		}
-	}
-	run, err := gocql.RandomUUID()
-	if err != nil {
-		return nil, err
 	}
 	for _, mg := range pendingMigrations(steps) {
 		am, err := m.applyOne(l, mg, recs[mg.Version], run)

@@ -116,6 +116,12 @@ func (s *Set) Schema(keyspace string) (*cql.Schema, error) {
 // SchemaOf is Set.Schema for a list of migrations (as Load returns them).
 func SchemaOf(migs []*Migration, keyspace string) (*cql.Schema, error) {
 	sch := cql.NewSchemaIn(keyspace)
+	if keyspace != "" && CreatesKeyspace(migs, keyspace) {
+		// The history creates its keyspace itself (as `up` lets it): it does not exist
+		// before the first statement, which then resolves later unqualified names to it.
+		sch = cql.NewSchema()
+		sch.Current = keyspace
+	}
 	for _, m := range migs {
 		for _, st := range m.Parsed {
 			if err := sch.Apply(st); err != nil {

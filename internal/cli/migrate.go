@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -30,6 +31,9 @@ type migrateFlags struct {
 	requireAllNodes     bool
 	allowOutOfOrder     bool
 	verbose             bool
+	// createsTarget: the first file creates the target keyspace, so up may start before
+	// it exists without --replication (set by up from the loaded files).
+	createsTarget bool
 }
 
 // connFlags are the connection flags. The password is deliberately not one of them: it
@@ -212,6 +216,11 @@ func (f *migrateFlags) open(ctx context.Context, env *Env, cmd *cobra.Command, b
 	}
 	// No warning hook: the run that follows names the nodes that are down, once.
 	err = migrations.EnsureKeyspaceWith(ctx, s, f.options(env, nil))
+	if err != nil && f.createsTarget && errors.Is(err, migrations.ErrNoKeyspace) {
+		// The first file creates the keyspace: the migrator runs it first, on this unbound
+		// session (it qualifies the files' names with the target keyspace).
+		return &session{s: s, cfg: cfg}, nil
+	}
 	s.Close()
 	if err != nil {
 		return nil, InputErr(err)

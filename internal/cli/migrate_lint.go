@@ -39,13 +39,15 @@ func (g *lintGate) check() error {
 	return nil
 }
 
-// run lints the pending files on top of the schema the applied ones produce and prints
-// what it finds on stderr. Error-level findings stop the run with exit 1.
-func (g *lintGate) run(env *Env, keyspace string, all, pending []*migrations.Migration) error {
+// run lints the pending files on top of live, the schema the cluster has now (nil: the
+// schema the applied files produce), and prints what it finds on stderr. Live is also what
+// the destructive lints judge against: a drop of what exists there reports, a drop of what
+// the pending files create does not. Error-level findings stop the run with exit 1.
+func (g *lintGate) run(env *Env, keyspace string, all, pending []*migrations.Migration, live *cql.Schema) error {
 	if g.noLint || len(pending) == 0 {
 		return nil
 	}
-	rep, err := lintMigrations(keyspace, all, pending, g.workload, g.allow)
+	rep, err := lintMigrationsOn(keyspace, all, pending, g.workload, g.allow, live)
 	if err != nil {
 		return err
 	}
@@ -67,17 +69,27 @@ func (g *lintGate) run(env *Env, keyspace string, all, pending []*migrations.Mig
 // lintMigrations lints the statements of lintFiles; the files of all that come before the
 // first of them give the schema the lints start from.
 func lintMigrations(keyspace string, all, lintFiles []*migrations.Migration, workloadFile string, allow []string) (*lint.Report, error) {
+	return lintMigrationsOn(keyspace, all, lintFiles, workloadFile, allow, nil)
+}
+
+// lintMigrationsOn is lintMigrations starting from existing (what the cluster has) when it
+// is not nil.
+func lintMigrationsOn(keyspace string, all, lintFiles []*migrations.Migration, workloadFile string, allow []string, existing *cql.Schema) (*lint.Report, error) {
 	in := lint.Input{Keyspace: keyspace}
 	linted := map[*migrations.Migration]bool{}
 	for _, m := range lintFiles {
 		linted[m] = true
 		in.Files = append(in.Files, lint.File{Name: m.File, Source: m.Source, Statements: m.Parsed})
 	}
-	base, err := baseSchema(keyspace, all, linted)
-	if err != nil {
-		return nil, InputErr(err)
+	if existing != nil {
+		in.Schema = existing
+	} else {
+		base, err := baseSchema(keyspace, all, linted)
+		if err != nil {
+			return nil, InputErr(err)
+		}
+		in.Schema = base
 	}
-	in.Schema = base
 	if workloadFile != "" {
 		lw, err := workloadFacts(keyspace, all, workloadFile)
 		if err != nil {

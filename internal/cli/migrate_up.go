@@ -89,6 +89,7 @@ func runMigrateUp(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrate
 }
 
 func migrateUp(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFlags, f *migrateUpFlags, migs []*migrations.Migration, to int64) error {
+	mf.createsTarget = migrations.CreatesKeyspace(migs, mf.conn.keyspace)
 	sess, err := mf.open(ctx, env, cmd, true)
 	if err != nil {
 		return err
@@ -111,8 +112,25 @@ func migrateUp(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFla
 		return migrateErr(err)
 	}
 	prog.total = len(steps)
-	if err := f.lint.run(env, mf.conn.keyspace, migs, pendingOf(steps)); err != nil {
-		return err
+	if len(steps) > 0 && !f.skipModelCheck {
+		// Also before the lock and before anything is created (a first file's CREATE
+		// KEYSPACE included): a statement the model refuses stops the run with nothing on
+		// the node. BeforeApply checks again under the lock, against what is there then.
+		if err := checkAgainstLive(ctx, sess, mf.conn.keyspace, steps); err != nil {
+			return err
+		}
+	}
+	if len(steps) > 0 && !f.lint.noLint {
+		// The lints judge the pending files against what the cluster has now: a drop of a
+		// table on the node reports, a drop of one the pending files create does not.
+		live, err := liveschema.Read(ctx, sess.s)
+		if err != nil {
+			return migrateErr(err)
+		}
+		live.Current = mf.conn.keyspace
+		if err := f.lint.run(env, mf.conn.keyspace, migs, pendingOf(steps), live); err != nil {
+			return err
+		}
 	}
 	start := time.Now()
 	res, err := m.UpTo(ctx, to)
