@@ -97,5 +97,11 @@ func checkDocs() []finding.Doc {
 			Why:  "Cassandra rejects the query; the finding quotes its message",
 			Fix:  "follow Cassandra's message, quoted in the finding",
 		},
+		{
+			Code: check.CodeIndexFilters, Name: "index-with-filtering", Severities: warn, Commands: c,
+			What: "a secondary index (2i or SAI) serves part of the restrictions and ALLOW FILTERING filters the index's hits on the rest (within the partition, or on every node without the partition key)",
+			Why:  "not a scan: Cassandra reads the rows the index returns and drops those that fail the other restrictions, so the cost is the index's selectivity (cheap when few rows match the indexed value, a near-scan when many do)",
+			Fix:  "index the other restricted columns too (SAI intersects indexes), or read from a table keyed for the query when the indexed value matches many rows",
+		},
 	}
 }
