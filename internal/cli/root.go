@@ -96,6 +96,7 @@ Exit status, the same for every command:
 		newEstimateCmd(env),
 		newExplainCmd(env),
 		newMigrateCmd(env),
+		newProfileCmd(env),
 		newVersionCmd(env),
 	)
 	return root

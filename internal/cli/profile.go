@@ -1,0 +1,201 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cqlsize/cqlsize/internal/connect"
+	"github.com/cqlsize/cqlsize/internal/report"
+	"github.com/cqlsize/cqlsize/profile"
+)
+
+// profileFlags are the flags of `cqlsize profile`.
+type profileFlags struct {
+	hosts, keyspace string
+	tables          []string
+	sample          int
+	rate            float64
+	consistency     string
+	full            bool
+	pageSize        int
+	timeout         time.Duration
+	format, output  string
+	seed            uint64
+}
+
+func newProfileCmd(env *Env) *cobra.Command {
+	f := &profileFlags{}
+	cmd := &cobra.Command{
+		Use:   "profile --keyspace K [--hosts H] [--table T] [--sample N] [--rate R]",
+		Short: "Measure tables that already hold data and write the workload `estimate` reads",
+		Long: `Profile samples each table of a keyspace across the token ring: whole partitions from
+random start tokens, paged, at LOCAL_ONE, no faster than --rate rows a second. Per table it
+measures rows per partition (p50, p99, max), each column's serialized size, null fraction and
+collection items, TTLs and write times, the partition count (the whole table when the walk
+covered it, else system.size_estimates, else the sample scaled by the share of the ring
+walked), key skew (a Zipf exponent fitted to rows per partition, or uniform) and the tombstone
+warnings the reads met; then projects each table's typical, p99 and largest partition at the
+measured write rate: when it crosses 100 MB and 100,000 values, or its size when its bucket
+ends.
+
+By default it prints a workload file that cqlsize estimate takes unchanged, every field
+commented with its source and sample size:
+
+  cqlsize profile --keyspace app > workload.yaml
+  cqlsize estimate --live --keyspace app --workload workload.yaml
+
+--format text, json, markdown or html prints the profile itself (html with a growth chart).
+The cluster is --hosts, or $CASSANDRA_HOSTS; credentials and TLS come from the environment as
+for estimate. A progress bar is drawn on stderr when it is a terminal.
+
+Exit status: 0 done; 2 bad flags, a keyspace or table that does not exist, or a refusal (no
+permission); 3 the cluster was unreachable or a read timed out or found replicas down: the
+profile printed is partial and says what it covers (safe to run again).`,
+		Example: `  cqlsize profile --hosts 10.0.0.1 --keyspace app > workload.yaml
+  cqlsize profile --keyspace app --table events --sample 5000 --rate 2000
+  cqlsize profile --keyspace app --full --format html -o profile.html`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runProfile(env, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.hosts, "hosts", "", "the cluster, host[:port],... (default $CASSANDRA_HOSTS)")
+	fl.StringVarP(&f.keyspace, "keyspace", "k", "", "the keyspace to profile (required)")
+	fl.StringSliceVar(&f.tables, "table", nil, "a table to profile (repeatable, or comma-separated; default every table)")
+	fl.IntVar(&f.sample, "sample", profile.DefaultSample, "partitions to read per table")
+	fl.Float64Var(&f.rate, "rate", 0, "at most this many rows read a second, over the whole run (0: no limit)")
+	fl.StringVar(&f.consistency, "consistency", "LOCAL_ONE", "consistency of the reads")
+	fl.BoolVar(&f.full, "full", false, "read every partition instead of a sample")
+	fl.IntVar(&f.pageSize, "page-size", 500, "rows a page (never more than --rate)")
+	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "timeout of each page read")
+	fl.StringVar(&f.format, "format", "workload", "output: workload (YAML for estimate), text, json, markdown or html")
+	fl.StringVarP(&f.output, "output", "o", "", "write to this file instead of standard output")
+	fl.Uint64Var(&f.seed, "seed", 0, "seed of the random start tokens (0: from the clock), to repeat a walk")
+	return cmd
+}
+
+func runProfile(env *Env, f *profileFlags) error {
+	if f.keyspace == "" {
+		return Usagef("--keyspace is required: the keyspace to profile")
+	}
+	if f.sample <= 0 {
+		return Usagef("--sample %d: want at least 1 partition", f.sample)
+	}
+	if f.rate < 0 {
+		return Usagef("--rate %g: want rows a second, 0 for no limit", f.rate)
+	}
+	if f.pageSize <= 0 {
+		return Usagef("--page-size %d: want at least 1 row", f.pageSize)
+	}
+	cons, err := connect.ParseConsistency(f.consistency)
+	if err != nil {
+		return Usagef("--consistency: %v", err)
+	}
+	var render func(io.Writer, *profile.Result) error
+	if f.format == "workload" || f.format == "yaml" {
+		render = func(w io.Writer, r *profile.Result) error { return r.WriteWorkload(w) }
+	} else if render, err = report.ProfileWriterFor(f.format); err != nil {
+		return Usagef("--format: %v", err)
+	}
+	cfg := connect.Config{Consistency: "ONE", Timeout: f.timeout, ConnectTimeout: 10 * time.Second,
+		Logger: log.New(io.Discard, "", 0)}
+	if f.hosts != "" {
+		cfg.Hosts, cfg.Source = connect.SplitHosts(f.hosts), "--hosts"
+	}
+	cfg = cfg.FromGetenv(env.Getenv)
+	if len(cfg.Hosts) == 0 {
+		return Usagef("no cluster: pass --hosts or set $%s", connect.EnvHosts)
+	}
+	if err := cfg.Validate(); err != nil {
+		return Usagef("%v", err)
+	}
+	ctx, cancel := context.WithTimeout(env.Ctx, cfg.ConnectTimeout+5*time.Second)
+	s, err := connect.Open(ctx, cfg)
+	cancel()
+	if err != nil {
+		return InputErr(err)
+	}
+	defer s.Close()
+
+	bar := newProfileBar(env)
+	res, err := profile.Run(env.Ctx, s, profile.Options{
+		Keyspace: f.keyspace, Tables: f.tables, Sample: f.sample, Rate: f.rate, Consistency: cons,
+		Full: f.full, PageSize: f.pageSize, Timeout: f.timeout, Progress: bar.update, Seed: f.seed,
+	})
+	bar.finish()
+	if err != nil {
+		var nf *profile.NotFoundError
+		if errors.As(err, &nf) {
+			return Usagef("%v on %s", err, strings.Join(cfg.Hosts, ","))
+		}
+		return InputErr(err)
+	}
+	var out bytes.Buffer
+	if err := render(&out, res); err != nil {
+		return err
+	}
+	if f.output != "" {
+		if err := os.WriteFile(f.output, out.Bytes(), 0o644); err != nil {
+			return Usagef("--output: %v", err)
+		}
+	} else if _, err := env.Stdout.Write(out.Bytes()); err != nil {
+		return err
+	}
+	if res.Partial {
+		return &ExitError{Code: ExitRetry, Err: fmt.Errorf("partial profile: %s", strings.Join(res.Problems, "; "))}
+	}
+	return nil
+}
+
+// profileBar draws `[#####.....] 412/1000 partitions  events` on stderr when it is a
+// terminal, in the style of migrate's bar; on a pipe or file it draws nothing.
+type profileBar struct {
+	mu   sync.Mutex
+	w    io.Writer
+	tty  bool
+	bar  bool
+	last time.Time
+}
+
+func newProfileBar(env *Env) *profileBar {
+	return &profileBar{w: env.Stderr, tty: isTerminal(env.Stderr)}
+}
+
+func (p *profileBar) update(table string, done, total int) {
+	if !p.tty {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if now := time.Now(); now.Sub(p.last) < 100*time.Millisecond && done != total {
+		return
+	} else {
+		p.last = now
+	}
+	const width = 30
+	if total <= 0 {
+		fmt.Fprintf(p.w, "\r\x1b[K%d partitions  %s (full scan)", done, table)
+	} else {
+		n := min(done*width/total, width)
+		fmt.Fprintf(p.w, "\r\x1b[K[%s%s] %d/%d partitions  %s", strings.Repeat("#", n), strings.Repeat(".", width-n), done, total, table)
+	}
+	p.bar = true
+}
+
+func (p *profileBar) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.bar = false
+	}
+}

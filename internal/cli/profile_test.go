@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/internal/connect"
+)
+
+// loadProfiled creates a table of 200 partitions of 1 to 10 rows with a text value, a set and
+// a TTL, for the profile tests.
+func loadProfiled(t *testing.T, s *gocql.Session) {
+	t.Helper()
+	if err := s.Query(`CREATE TABLE readings (sensor int, at int, v text, tags set<text>, PRIMARY KEY (sensor, at))`).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < 200; k++ {
+		b := s.NewBatch(gocql.UnloggedBatch)
+		for r := 0; r <= k%10; r++ {
+			b.Query(`INSERT INTO readings (sensor, at, v, tags) VALUES (?, ?, 'twenty bytes of text', {'a', 'bb'}) USING TTL 3600`, k, r)
+		}
+		if err := s.ExecuteBatch(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func hostsEnv(t *testing.T) func(string) string {
+	hosts := strings.Join(casstest.Hosts(t), ",")
+	return func(k string) string {
+		if k == connect.EnvHosts {
+			return hosts
+		}
+		return ""
+	}
+}
+
+// TestProfileThenEstimate runs exactly what the README shows: `cqlsize profile > workload.yaml`
+// then `cqlsize estimate --live --workload workload.yaml`, on the node.
+func TestProfileThenEstimate(t *testing.T) {
+	s, ks := casstest.Keyspace(t)
+	loadProfiled(t, s)
+	getenv := hostsEnv(t)
+	var out, errOut bytes.Buffer
+	code := DoContext(context.Background(), []string{"profile", "--keyspace", ks, "--sample", "100", "--seed", "7"},
+		strings.NewReader(""), &out, &errOut, getenv)
+	if code != ExitOK {
+		t.Fatalf("profile: exit %d; stderr %s", code, errOut.String())
+	}
+	if errOut.Len() != 0 {
+		t.Errorf("profile wrote on stderr (not a terminal, so no bar): %q", errOut.String())
+	}
+	path := filepath.Join(t.TempDir(), "workload.yaml")
+	if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("workload:\n%s", out.String())
+	var est, estErr bytes.Buffer
+	code = DoContext(context.Background(), []string{"estimate", "--live", "--keyspace", ks, "--workload", path, "--format", "json", "--fail-on", "never"},
+		strings.NewReader(""), &est, &estErr, getenv)
+	if code != ExitOK {
+		t.Fatalf("estimate of the profile's workload: exit %d; stderr %s", code, estErr.String())
+	}
+	var r struct {
+		Tables []struct {
+			Name       string
+			Partitions float64
+			Typical    struct{ Rows float64 }
+		}
+	}
+	if err := json.Unmarshal(est.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Tables) != 1 || r.Tables[0].Name != ks+".readings" {
+		t.Fatalf("estimate tables: %+v", r.Tables)
+	}
+	t.Logf("estimate: %+v", r.Tables[0])
+}
+
+func TestProfileFormatsAndErrors(t *testing.T) {
+	s, ks := casstest.Keyspace(t)
+	loadProfiled(t, s)
+	getenv := hostsEnv(t)
+	for _, tc := range []struct {
+		args     []string
+		code     int
+		contains string
+	}{
+		{[]string{"--format", "text", "--full"}, ExitOK, "every partition read"},
+		{[]string{"--format", "json", "--full"}, ExitOK, `"partitions_seen": 200`},
+		{[]string{"--format", "markdown", "--full"}, ExitOK, "| " + ks + ".readings | 200 (every partition read)"},
+		{[]string{"--format", "html", "--full"}, ExitOK, "<svg"},
+		{[]string{"--table", "nope"}, ExitBadInput, "table " + ks + ".nope does not exist (the keyspace has readings)"},
+		{[]string{"--format", "pdf"}, ExitBadInput, "unknown format"},
+		{[]string{"--consistency", "most"}, ExitBadInput, "--consistency"},
+	} {
+		var out, errOut bytes.Buffer
+		args := append([]string{"profile", "--keyspace", ks}, tc.args...)
+		code := DoContext(context.Background(), args, strings.NewReader(""), &out, &errOut, getenv)
+		if code != tc.code || !strings.Contains(out.String()+errOut.String(), tc.contains) {
+			t.Errorf("%v: exit %d, want %d with %q; stdout %.300s; stderr %s", tc.args, code, tc.code, tc.contains, out.String(), errOut.String())
+		}
+	}
+	var out, errOut bytes.Buffer
+	code := DoContext(context.Background(), []string{"profile", "--keyspace", "absent_ks"}, strings.NewReader(""), &out, &errOut, getenv)
+	if code != ExitBadInput || !strings.Contains(errOut.String(), "keyspace absent_ks does not exist") || out.Len() != 0 {
+		t.Errorf("missing keyspace: exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
+	}
+}

@@ -1,0 +1,279 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/cqlsize/cqlsize/profile"
+)
+
+// ProfileWriterFor returns the renderer of a `cqlsize profile` result for a format: text,
+// json, markdown or html. (The workload format is the profile package's own WriteWorkload.)
+func ProfileWriterFor(format string) (func(io.Writer, *profile.Result) error, error) {
+	switch format {
+	case "text":
+		return WriteProfileText, nil
+	case "json":
+		return WriteProfileJSON, nil
+	case "markdown", "md":
+		return WriteProfileMarkdown, nil
+	case "html":
+		return WriteProfileHTML, nil
+	}
+	return nil, fmt.Errorf("unknown format %q (want workload, text, json, markdown or html)", format)
+}
+
+// WriteProfileJSON writes the result as one JSON document (the profile package's field
+// names; durations in seconds, times in RFC 3339).
+func WriteProfileJSON(w io.Writer, r *profile.Result) error {
+	b, err := json.MarshalIndent(struct {
+		Version int    `json:"version"`
+		Kind    string `json:"kind"`
+		*profile.Result
+	}{1, "profile", r}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("render profile as JSON: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+func profileHeadline(r *profile.Result) string {
+	s := fmt.Sprintf("cqlsize profile: keyspace %s, %d table(s), %s rows read in %s at %s (%s rows/s",
+		r.Keyspace, len(r.Tables), Count(Num(r.Rows)), Duration(Num(r.Elapsed)), r.Consistency, Count(Num(math.Round(r.RateAchieved))))
+	if r.RateSet > 0 {
+		s += fmt.Sprintf(", --rate %s", Count(Num(r.RateSet)))
+	}
+	return s + ")"
+}
+
+func skewText(s profile.SkewFit) string {
+	if s.Kind == "zipf" {
+		return fmt.Sprintf("zipf %.3g (R² %.3f over %d partitions)", s.S, s.R2, s.Points)
+	}
+	return "uniform (" + s.Note + ")"
+}
+
+func crossingText(c profile.GrowthCrossing) string {
+	switch {
+	case c.Already:
+		return "already over"
+	case c.Never:
+		return "never at the measured rate"
+	}
+	return fmt.Sprintf("%s (in %s)", c.At.Format("2006-01-02"), Duration(Num(c.Seconds)))
+}
+
+func diskText(d profile.Disk) string {
+	if !d.Predicted {
+		return "not predicted" + strings.TrimPrefix(d.Note, "not predicted")
+	}
+	return fmt.Sprintf("%s compressed (%s, %d KiB chunks, ratio %.2f), %s a partition", Bytes(Num(d.Total)), d.Compressor, d.ChunkKB, d.Ratio, Bytes(Num(d.PerPartition)))
+}
+
+// WriteProfileText writes the result for a terminal.
+func WriteProfileText(w io.Writer, r *profile.Result) error {
+	var b bytes.Buffer
+	fmt.Fprintln(&b, profileHeadline(r))
+	if r.Partial {
+		fmt.Fprintln(&b, "PARTIAL: not everything could be read:")
+		for _, p := range r.Problems {
+			fmt.Fprintf(&b, "  %s\n", p)
+		}
+	}
+	for _, t := range r.Tables {
+		fmt.Fprintf(&b, "\n%s.%s\n", t.Keyspace, t.Name)
+		rows := [][]string{
+			{"partitions", fmt.Sprintf("%s (%s)", Count(Num(math.Round(t.Partitions))), t.PartitionsSource)},
+			{"read", fmt.Sprintf("%s partitions, %s rows, %.3g%% of the ring, in %s", Count(Num(t.PartitionsSeen)), Count(Num(t.RowsSeen)), 100*t.RingFraction, Duration(Num(t.Elapsed)))},
+			{"rows a partition", fmt.Sprintf("p50 %s, p99 %s, max %s, mean %.4g", Count(Num(t.RowsPerPartition.P50)), Count(Num(t.RowsPerPartition.P99)), Count(Num(t.RowsPerPartition.Max)), t.RowsPerPartition.Mean)},
+			{"value bytes a partition", fmt.Sprintf("p50 %s, p99 %s, max %s", Bytes(Num(t.PartitionBytes.P50)), Bytes(Num(t.PartitionBytes.P99)), Bytes(Num(t.PartitionBytes.Max)))},
+			{"skew", skewText(t.Skew)},
+			{"write rate", writeRateText(t)},
+			{"TTL", ttlText(t)},
+			{"tombstones seen", fmt.Sprintf("%d warning response(s), most in one %d", t.Tombstones.WarnResponses, t.Tombstones.Max)},
+			{"disk", diskText(t.Disk)},
+		}
+		if t.Partial {
+			rows = append(rows, []string{"PARTIAL", t.Problem})
+		}
+		writeColumns(&b, indentRows(rows))
+		fmt.Fprintln(&b, "  columns:")
+		var cols [][]string
+		for _, c := range t.Columns {
+			cols = append(cols, []string{"    " + c.Name, c.Type, columnSize(c), fmt.Sprintf("null %.3g", c.NullFraction)})
+		}
+		writeColumns(&b, cols)
+		fmt.Fprintf(&b, "  growth: %s\n", t.Growth.Note)
+		for _, p := range t.Growth.Partitions {
+			fmt.Fprintf(&b, "    %-8s %s rows, %s: %s\n", p.Which, Count(Num(p.Rows)), Bytes(Num(p.Bytes)), growthLine(p))
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func indentRows(rows [][]string) [][]string {
+	for i := range rows {
+		rows[i][0] = "  " + rows[i][0]
+	}
+	return rows
+}
+
+func writeRateText(t *profile.Table) string {
+	if t.WriteRate <= 0 {
+		return t.WriteRateSource
+	}
+	return fmt.Sprintf("%.4g rows/day a partition (%s)", t.WriteRate*86400, t.WriteRateSource)
+}
+
+func ttlText(t *profile.Table) string {
+	if t.TTL.N == 0 {
+		return "none seen"
+	}
+	return fmt.Sprintf("median %s on %.0f%% of cells", Duration(Num(t.TTL.P50)), 100*t.TTLFraction)
+}
+
+func columnSize(c *profile.Column) string {
+	s := fmt.Sprintf("%.4g B avg (sd %.3g, max %s)", c.Size.Mean, c.Size.Std, Count(Num(c.Size.Max)))
+	if c.Items != nil {
+		s += fmt.Sprintf(", %.3g items of %.3g B", c.Items.Mean, c.ItemSize.Mean)
+	}
+	if len(c.Fields) > 0 {
+		var fs []string
+		for n, d := range c.Fields {
+			fs = append(fs, fmt.Sprintf("%s %.3g B", n, d.Mean))
+		}
+		sort.Strings(fs)
+		s += ", fields " + strings.Join(fs, ", ")
+	}
+	return s
+}
+
+func growthLine(p profile.GrowthPartition) string {
+	if p.AtBucketEnd != nil {
+		return fmt.Sprintf("at the end of its bucket %s rows, %s, %s values", Count(Num(p.AtBucketEnd.Rows)), Bytes(Num(p.AtBucketEnd.Bytes)), Count(Num(p.AtBucketEnd.Values)))
+	}
+	var parts []string
+	for _, c := range p.Crossings {
+		parts = append(parts, c.Limit+" "+crossingText(c))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// WriteProfileMarkdown writes the result for a pull request or an issue.
+func WriteProfileMarkdown(w io.Writer, r *profile.Result) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "### %s\n\n", mdEscape(profileHeadline(r)))
+	if r.Partial {
+		b.WriteString("**Partial profile.** Not covered:\n\n")
+		for _, p := range r.Problems {
+			fmt.Fprintf(&b, "- %s\n", mdEscape(p))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("| table | partitions | rows p50 / p99 / max | skew | write rate | typical → 100 MB | largest → 100 MB | disk |\n|---|---|---|---|---|---|---|---|\n")
+	for _, t := range r.Tables {
+		typ, lg := growthCell(t, "typical"), growthCell(t, "largest")
+		fmt.Fprintf(&b, "| %s | %s (%s) | %s / %s / %s | %s | %s | %s | %s | %s |\n", mdEscape(t.Keyspace+"."+t.Name),
+			Count(Num(math.Round(t.Partitions))), mdEscape(t.PartitionsSource), Count(Num(t.RowsPerPartition.P50)),
+			Count(Num(t.RowsPerPartition.P99)), Count(Num(t.RowsPerPartition.Max)), mdEscape(skewText(t.Skew)),
+			mdEscape(writeRateText(t)), mdEscape(typ), mdEscape(lg), mdEscape(diskText(t.Disk)))
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func growthCell(t *profile.Table, which string) string {
+	for _, p := range t.Growth.Partitions {
+		if p.Which != which {
+			continue
+		}
+		if p.AtBucketEnd != nil {
+			return "bucket ends at " + Bytes(Num(p.AtBucketEnd.Bytes))
+		}
+		for _, c := range p.Crossings {
+			if c.Limit == "100 MB" {
+				return crossingText(c)
+			}
+		}
+	}
+	return ""
+}
+
+// WriteProfileHTML writes one self-contained page: per table its figures and a chart of the
+// typical, p99 and largest partitions growing at the measured rate against 100 MB.
+func WriteProfileHTML(w io.Writer, r *profile.Result) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "<!doctype html><html><head><meta charset=\"utf-8\"><title>%s</title><style>%s</style></head><body>",
+		html.EscapeString("cqlsize profile "+r.Keyspace), profileCSS)
+	fmt.Fprintf(&b, "<h1>%s</h1>", html.EscapeString(profileHeadline(r)))
+	if r.Partial {
+		b.WriteString("<p class=\"partial\"><b>Partial profile.</b> Not covered:</p><ul>")
+		for _, p := range r.Problems {
+			fmt.Fprintf(&b, "<li>%s</li>", html.EscapeString(p))
+		}
+		b.WriteString("</ul>")
+	}
+	for _, t := range r.Tables {
+		fmt.Fprintf(&b, "<section><h2>%s</h2><table>", html.EscapeString(t.Keyspace+"."+t.Name))
+		for _, kv := range [][2]string{
+			{"partitions", fmt.Sprintf("%s (%s)", Count(Num(math.Round(t.Partitions))), t.PartitionsSource)},
+			{"rows a partition", fmt.Sprintf("p50 %s, p99 %s, max %s", Count(Num(t.RowsPerPartition.P50)), Count(Num(t.RowsPerPartition.P99)), Count(Num(t.RowsPerPartition.Max)))},
+			{"skew", skewText(t.Skew)},
+			{"write rate", writeRateText(t)},
+			{"TTL", ttlText(t)},
+			{"disk", diskText(t.Disk)},
+			{"growth", t.Growth.Note},
+		} {
+			fmt.Fprintf(&b, "<tr><th>%s</th><td>%s</td></tr>", html.EscapeString(kv[0]), html.EscapeString(kv[1]))
+		}
+		for _, p := range t.Growth.Partitions {
+			fmt.Fprintf(&b, "<tr><th>%s</th><td>%s</td></tr>", html.EscapeString(p.Which), html.EscapeString(Count(Num(p.Rows))+" rows, "+Bytes(Num(p.Bytes))+": "+growthLine(p)))
+		}
+		b.WriteString("</table>")
+		b.WriteString(profileChart(t))
+		b.WriteString("</section>")
+	}
+	b.WriteString("</body></html>\n")
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+const profileCSS = `body{font:14px system-ui,sans-serif;margin:2em;color:#111}table{border-collapse:collapse;margin:.5em 0}th,td{text-align:left;padding:2px 10px;border-bottom:1px solid #e5e7eb}th{font-weight:600}.partial{color:#b91c1c}.ct{font-weight:600}.yl{text-anchor:end;font-size:11px;fill:#6b7280}.xl{text-anchor:middle;font-size:11px;fill:#6b7280}.xt{text-anchor:middle;font-size:12px}.ll{text-anchor:end;font-size:11px;fill:#dc2626}.lg{font-size:11px}`
+
+// profileChart draws the three partitions' value bytes from now to the horizon: the end of
+// the bucket, or the latest crossing of 100 MB (at least a day, at most ten years).
+func profileChart(t *profile.Table) string {
+	horizon := 0.0
+	for _, p := range t.Growth.Partitions {
+		for _, c := range p.Crossings {
+			if c.Limit == "100 MB" && !c.Never && !c.Already {
+				horizon = math.Max(horizon, c.Seconds*1.1)
+			}
+		}
+		if p.AtBucketEnd != nil && p.RowsPerSecond > 0 {
+			horizon = math.Max(horizon, (p.AtBucketEnd.Rows-p.Rows)/p.RowsPerSecond)
+		}
+	}
+	horizon = math.Min(math.Max(horizon, 86400), 10*365.25*86400)
+	colors := map[string]string{"typical": colorTypical, "p99": "#7c3aed", "largest": colorLargest}
+	var ss []series
+	for _, p := range t.Growth.Partitions {
+		s := series{name: p.Which, color: colors[p.Which]}
+		for i := 0; i <= 20; i++ {
+			x := horizon * float64(i) / 20
+			s.xs = append(s.xs, x)
+			s.ys = append(s.ys, math.Max(1, p.Bytes+p.RowsPerSecond*x*t.Growth.BytesPerRow))
+		}
+		ss = append(ss, s)
+	}
+	return lineChart("Value bytes a partition from now, at the measured write rate", ss, horizon, profile.LimitBytes, "100 MB",
+		func(v float64) string { return Bytes(Num(v)) })
+}
