@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/finding"
 	"github.com/cqlsize/cqlsize/severity"
 )
 
@@ -25,31 +25,11 @@ const (
 )
 
 // Finding is one problem or notice about a table's tombstones or a statement that creates
-// them. Codes are stable: scripts and nolint directives may name them.
-type Finding struct {
-	Code     string
-	Severity Severity
-	Table    string  // keyspace.table (or table) it is about
-	Pos      cql.Pos // the statement it is about, for statement findings
-	Message  string  // what happens, with the numbers
-	Fix      string  // what to do about it
-}
-
-func (f Finding) String() string {
-	var b strings.Builder
-	if f.Pos.IsValid() {
-		b.WriteString(f.Pos.String() + ": ")
-	}
-	fmt.Fprintf(&b, "%s %s", f.Code, f.Severity)
-	if f.Table != "" {
-		b.WriteString(" " + f.Table)
-	}
-	b.WriteString(": " + f.Message)
-	if f.Fix != "" {
-		b.WriteString(" Fix: " + f.Fix)
-	}
-	return b.String()
-}
+// them: the type every cqlsize analysis reports in. Table is keyspace.table (or table); Pos
+// the statement, for statement findings; Message what happens, with the numbers; Fix what
+// to do about it. Codes are stable (`cqlsize explain CODE` documents each): scripts and
+// nolint directives may name them.
+type Finding = finding.Finding
 
 // Codes of the table-pattern findings. Statement findings are TS1xx (see statements.go).
 const (

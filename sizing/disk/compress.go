@@ -1,0 +1,148 @@
+package disk
+
+import (
+	"bytes"
+	"compress/zlib"
+	"fmt"
+
+	"github.com/klauspost/compress/s2"
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+)
+
+// compressor returns the compressed length of one chunk as Cassandra's compressor of the
+// same name would write it.
+type compressor interface {
+	compressedLen(chunk []byte) (int, error)
+}
+
+func newCompressor(c Compression) (compressor, error) {
+	switch c.Class {
+	case "LZ4Compressor", "":
+		if c.LZ4High {
+			return &lz4High{level: c.Level}, nil
+		}
+		return &lz4Fast{}, nil
+	case "ZstdCompressor":
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(c.Level)),
+			zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false), zstd.WithSingleSegment(true))
+		if err != nil {
+			return nil, fmt.Errorf("zstd encoder at level %d: %w", c.Level, err)
+		}
+		return &zstdC{enc: enc}, nil
+	case "SnappyCompressor":
+		return snappyC{}, nil
+	case "DeflateCompressor":
+		return &deflateC{}, nil
+	case "NoopCompressor":
+		return noop{}, nil
+	}
+	return nil, fmt.Errorf("compression class %q: not one Cassandra 5.0 ships", c.Class)
+}
+
+// lz4Fast is LZ4Compressor's default: a 4-byte little-endian uncompressed length, then an LZ4
+// block from the fast compressor (LZ4Compressor.compress).
+type lz4Fast struct{ dst []byte }
+
+func (l *lz4Fast) compressedLen(chunk []byte) (int, error) {
+	l.dst = grow(l.dst, lz4.CompressBlockBound(len(chunk)))
+	n, err := lz4.CompressBlock(chunk, l.dst, nil)
+	if err != nil {
+		return 0, fmt.Errorf("lz4 compress %d bytes: %w", len(chunk), err)
+	}
+	return 4 + lz4Literal(len(chunk), n), nil
+}
+
+// lz4High is LZ4Compressor with lz4_compressor_type: high (LZ4 HC). The Go library's depths
+// stop at its Level9; higher Cassandra levels search harder and save a little more.
+type lz4High struct {
+	level int
+	dst   []byte
+}
+
+func (l *lz4High) compressedLen(chunk []byte) (int, error) {
+	l.dst = grow(l.dst, lz4.CompressBlockBound(len(chunk)))
+	lv := l.level
+	if lv <= 0 {
+		lv = defaultLZ4HighLevel
+	}
+	if lv > 9 {
+		lv = 9
+	}
+	levels := [...]lz4.CompressionLevel{lz4.Level1, lz4.Level1, lz4.Level2, lz4.Level3, lz4.Level4, lz4.Level5, lz4.Level6, lz4.Level7, lz4.Level8, lz4.Level9}
+	n, err := lz4.CompressBlockHC(chunk, l.dst, levels[lv], nil, nil)
+	if err != nil {
+		return 0, fmt.Errorf("lz4 high compress %d bytes: %w", len(chunk), err)
+	}
+	return 4 + lz4Literal(len(chunk), n), nil
+}
+
+// lz4Literal is the block size: the Go library returns 0 for a block it cannot shrink, where
+// the Java one writes it as one literal run (a token, the run's length bytes, the bytes).
+func lz4Literal(in, n int) int {
+	if n > 0 || in == 0 {
+		return n
+	}
+	size := 1 + in
+	if in >= 15 {
+		size += 1 + (in-15)/255
+	}
+	return size
+}
+
+// zstdC is ZstdCompressor: one zstd frame a chunk (zstd-jni's Zstd.compress), no checksum.
+type zstdC struct {
+	enc *zstd.Encoder
+	dst []byte
+}
+
+func (z *zstdC) compressedLen(chunk []byte) (int, error) {
+	z.dst = z.enc.EncodeAll(chunk, z.dst[:0])
+	return len(z.dst), nil
+}
+
+// snappyC is SnappyCompressor: a raw snappy block (its varint length, then the block).
+type snappyC struct{}
+
+func (snappyC) compressedLen(chunk []byte) (int, error) {
+	return len(s2.EncodeSnappy(nil, chunk)), nil
+}
+
+// deflateC is DeflateCompressor: java.util.zip.Deflater with its defaults, level 6 with the
+// zlib header and Adler-32 trailer.
+type deflateC struct {
+	buf bytes.Buffer
+	w   *zlib.Writer
+}
+
+func (d *deflateC) compressedLen(chunk []byte) (int, error) {
+	d.buf.Reset()
+	if d.w == nil {
+		w, err := zlib.NewWriterLevel(&d.buf, 6)
+		if err != nil {
+			return 0, fmt.Errorf("deflate: %w", err)
+		}
+		d.w = w
+	} else {
+		d.w.Reset(&d.buf)
+	}
+	if _, err := d.w.Write(chunk); err != nil {
+		return 0, fmt.Errorf("deflate %d bytes: %w", len(chunk), err)
+	}
+	if err := d.w.Close(); err != nil {
+		return 0, fmt.Errorf("deflate %d bytes: %w", len(chunk), err)
+	}
+	return d.buf.Len(), nil
+}
+
+// noop is NoopCompressor: the chunk as is.
+type noop struct{}
+
+func (noop) compressedLen(chunk []byte) (int, error) { return len(chunk), nil }
+
+func grow(b []byte, n int) []byte {
+	if cap(b) < n {
+		return make([]byte, n)
+	}
+	return b[:n]
+}
