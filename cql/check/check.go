@@ -1,9 +1,7 @@
 package check
 
 import (
-	"encoding/json"
-
-	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/finding"
 	"github.com/cqlsize/cqlsize/severity"
 )
 
@@ -65,23 +63,9 @@ const (
 // ParseSeverity reads info, warn or fail.
 func ParseSeverity(s string) (Severity, error) { return severity.Parse(s) }
 
-// Finding is one problem with a query.
-type Finding struct {
-	Code     string
-	Severity Severity
-	Message  string
-	Pos      cql.Pos // the query, or the clause or relation at fault
-}
-
-// MarshalJSON renders the finding with pos as file:line:col.
-func (f Finding) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Code     string   `json:"code"`
-		Severity Severity `json:"severity"`
-		Message  string   `json:"message"`
-		Pos      string   `json:"pos"`
-	}{f.Code, f.Severity, f.Message, f.Pos.String()})
-}
+// Finding is one problem with a query: the type every cqlsize analysis reports in. Pos is
+// the query, or the clause or relation at fault; in JSON it is file:line:col.
+type Finding = finding.Finding
 
 // Access is how Cassandra finds the rows of a query.
 type Access string
