@@ -55,6 +55,16 @@ func set(ws ...string) map[string]bool {
 	return m
 }
 
+func union(a, b map[string]bool) map[string]bool {
+	m := map[string]bool{}
+	for _, s := range []map[string]bool{a, b} {
+		for w := range s {
+			m[w] = true
+		}
+	}
+	return m
+}
+
 // widthWords name the span a bucket column covers, as bucket.ParseWidth names it.
 var widthWords = map[string]string{
 	"minute": "minute", "minutes": "minute", "yyyymmddhhmm": "minute",
@@ -180,12 +190,14 @@ func timeName(name string) bool {
 }
 
 // eventNouns name things that happen (an id of one is the moment it happened); other
-// nouns name things that are made once and kept (a segment, a schedule, a device).
-var eventNouns = set("event", "comment", "message", "msg", "notice", "notification", "entry", "run", "activity",
+// nouns name things that are made once and kept (a segment, a schedule, a device). A thing
+// that ends (shortNouns) also happens: under its owner's key its ids pile up like events (a
+// user's sessions, a customer's orders, a task's runs).
+var eventNouns = union(shortNouns, set("event", "comment", "message", "msg", "notice", "notification", "entry", "run", "activity",
 	"post", "view", "click", "txn", "transaction", "log", "tick", "reading", "sample", "point", "action", "change",
 	"update", "visit", "alert", "reply", "tweet", "like", "vote", "payment", "login", "attempt", "execution",
 	"delivery", "signal", "ping", "heartbeat", "beat", "snapshot", "occurrence", "audit", "history",
-	"measurement", "observation", "trade", "fill", "status", "checkin", "scan", "hit", "error", "incident")
+	"measurement", "observation", "trade", "fill", "status", "checkin", "scan", "hit", "error", "incident"))
 
 // shortNouns name things that end: a partition keyed by one collects rows only while it lives.
 var shortNouns = set("trace", "span", "session", "order", "request", "build", "run", "execution", "txn",
