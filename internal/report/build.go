@@ -88,7 +88,7 @@ func Build(schema *cql.Schema, w *sizing.Workload, opt Options) (*Report, error)
 		r.Tables = append(r.Tables, t)
 	}
 	for _, f := range tombstone.StatementFindings(schema, opt.Statements) {
-		r.Statements = append(r.Statements, fromTombstone(f))
+		r.Statements = append(r.Statements, fromFinding(f))
 	}
 	batches, err := batchesOf(schema, w, opt)
 	if err != nil {
@@ -125,7 +125,7 @@ func batchesOf(schema *cql.Schema, w *sizing.Workload, opt Options) ([]Batch, er
 			b.PerTable[k] = Num(v)
 		}
 		for _, f := range est.Findings {
-			g := fromSizing(f)
+			g := fromFinding(f)
 			g.Position = b.Position
 			b.Findings = append(b.Findings, g)
 		}
@@ -325,7 +325,7 @@ func buildTable(tbl *cql.Table, est *sizing.Estimate, tw *sizing.TableWorkload, 
 	have := map[string]bool{}
 	for _, f := range est.Findings {
 		have[f.Code] = true
-		t.Findings = append(t.Findings, fromSizing(f))
+		t.Findings = append(t.Findings, fromFinding(f))
 	}
 	tombFindings := best.Findings
 	if largest.Verdict() > best.Verdict() {
@@ -341,7 +341,7 @@ func buildTable(tbl *cql.Table, est *sizing.Estimate, tw *sizing.TableWorkload, 
 		if by, ok := covered[f.Code]; ok && have[by] && f.Severity <= tombstone.Info {
 			continue
 		}
-		g := fromTombstone(f)
+		g := fromFinding(f)
 		if bestRead.query != "" && (f.Code == tombstone.CodeReadWarn || f.Code == tombstone.CodeReadFail || f.Code == tombstone.CodePeakRead) {
 			g.Message = "query " + bestRead.query + ": " + g.Message
 			g.Position = bestRead.pos.String()
@@ -369,22 +369,6 @@ func workloadError(tw *sizing.TableWorkload, err error) error {
 func size(p sizing.Partition) Size {
 	return Size{Rows: Num(p.Rows), StoredValues: Num(p.StoredValues), ClassicValues: Num(p.ClassicValues), Values: Num(p.ClassicValues),
 		Cells: Num(p.Cells), Bytes: Num(p.Bytes), ClassicBytes: Num(p.ClassicBytes)}
-}
-
-func fromSizing(f sizing.Finding) Finding {
-	g := Finding{Code: f.Code, Severity: f.Severity.String(), Table: f.Table, Message: f.Message}
-	if f.Pos.IsValid() {
-		g.Position = f.Pos.String()
-	}
-	return g
-}
-
-func fromTombstone(f tombstone.Finding) Finding {
-	g := Finding{Code: f.Code, Severity: f.Severity.String(), Table: f.Table, Message: f.Message, Fix: f.Fix}
-	if f.Pos.IsValid() {
-		g.Position = f.Pos.String()
-	}
-	return g
 }
 
 // namedRead is a typical read and the query it comes from ("" for the default read).

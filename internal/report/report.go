@@ -134,7 +134,9 @@ type Source struct {
 	OnDisk       Num    `json:"on_disk"`
 }
 
-// Finding is one verdict, recommendation or notice.
+// Finding is one verdict, recommendation or notice: a finding.Finding (the type every
+// analysis reports in) as the JSON contract writes it, with its severity as a word and its
+// position as file:line:col.
 type Finding struct {
 	Code     string `json:"code"`
 	Severity string `json:"severity"` // "info", "warn" or "fail"
