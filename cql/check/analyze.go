@@ -120,8 +120,10 @@ func CheckQuery(schema *cql.Schema, q Query, opts Options) (Result, error) {
 	if wantsSuggestion(t, res, asWritten, sq) {
 		if alt, query := existingTable(schema, t, sq, stmt); alt != nil {
 			res.ExistingTable, res.SuggestedQuery = alt.QualifiedName(), query
+		} else if table, query, same := suggest(schema, t, sq, stmt); same {
+			res.ExistingTable, res.SuggestedQuery = res.Table, query
 		} else {
-			res.SuggestedTable, res.SuggestedQuery = suggest(schema, t, sq, stmt)
+			res.SuggestedTable, res.SuggestedQuery = table, query
 		}
 	}
 	sortFindings(res.Findings)

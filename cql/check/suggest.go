@@ -48,10 +48,20 @@ type suggestion struct {
 // distinct) as clustering columns; the other columns it reads as regular columns. It
 // returns the CREATE TABLE statement and the query rewritten for it, or empty strings when
 // no single-partition table can serve the query.
-func suggest(schema *cql.Schema, t *cql.Table, q *selectQuery, stmt *cql.Select) (table, query string) {
+func suggest(schema *cql.Schema, t *cql.Table, q *selectQuery, stmt *cql.Select) (table, query string, same bool) {
 	sg := design(t, q)
 	if sg == nil {
-		return "", ""
+		return "", "", false
+	}
+	// Bucketing may give back the table's own key (a query that left out the bucket of a
+	// bucketed table): then the advice is the table itself, read one bucket at a time.
+	if sameColumns(sg.table.PartitionKey, t.PartitionKey) && sameColumns(sg.table.Clustering, t.Clustering) && sameOrder(sg.table, t) {
+		sg.query.table = t.Name
+		pc := &prepareContext{table: t}
+		if p := pc.prepare(sg.query, false); p.rej != nil || accessOf(t, sg.query).access != SinglePartition {
+			return "", "", false
+		}
+		return "", rewriteQuery(stmt, &suggestion{table: &cql.Table{Keyspace: t.Keyspace, Name: t.Name}, where: sg.where}), true
 	}
 	// A name of its own: never one a table or view of the keyspace already has.
 	base := sg.table.Name
@@ -63,17 +73,27 @@ func suggest(schema *cql.Schema, t *cql.Table, q *selectQuery, stmt *cql.Select)
 	// read a single partition of the new table.
 	pc := &prepareContext{table: sg.table}
 	if p := pc.prepare(sg.query, false); p.rej != nil {
-		return "", ""
+		return "", "", false
 	}
 	if a := accessOf(sg.table, sg.query); a.access != SinglePartition {
-		return "", ""
+		return "", "", false
 	}
 	var b strings.Builder
 	for _, n := range sg.notes {
 		b.WriteString("-- " + n + "\n")
 	}
 	b.WriteString(createTable(sg.table, stmt.Table.Keyspace.Name != ""))
-	return b.String(), rewriteQuery(stmt, sg)
+	return b.String(), rewriteQuery(stmt, sg), false
+}
+
+// sameOrder reports whether the clustering columns of a and b sort the same way.
+func sameOrder(a, b *cql.Table) bool {
+	for i := range a.Clustering {
+		if i >= len(b.Clustering) || a.Clustering[i].Order != b.Clustering[i].Order {
+			return false
+		}
+	}
+	return len(a.Clustering) == len(b.Clustering)
 }
 
 // existingTable looks for another table or materialized view of the same keyspace that
@@ -263,6 +283,7 @@ func design(t *cql.Table, q *selectQuery) *suggestion {
 			moved(c)
 		}
 	}
+	restStart := len(nt.Clustering) // the clustering columns the query leaves free start here
 	for _, c := range append(append([]*cql.Column{}, t.PartitionKey...), t.Clustering...) {
 		if !used[c.Name] {
 			addCol(c.Name, c.Type, cql.Clustering, originalOrder(c))
@@ -294,6 +315,10 @@ func design(t *cql.Table, q *selectQuery) *suggestion {
 		}
 		addCol(c.Name, c.Type, kind, cql.Asc)
 	}
+	sg := &suggestion{table: nt, query: &nq, where: where, notes: notes}
+	if !bucketize(t, nt, sg, restStart) {
+		return nil
+	}
 	var keyNames []string
 	for _, c := range nt.PartitionKey {
 		keyNames = append(keyNames, c.Name)
@@ -304,7 +329,7 @@ func design(t *cql.Table, q *selectQuery) *suggestion {
 	}
 	nt.Name = base + "_by_" + strings.Join(keyNames, "_")
 	nq.table = nt.Name
-	return &suggestion{table: nt, query: &nq, where: where, notes: notes}
+	return sg
 }
 
 // elementColumn names and types the key column holding one element of a collection

@@ -1,0 +1,108 @@
+package check
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/cql/lint"
+)
+
+// TestSuggestionsPassLints holds the checker to the tool's own rules: every table `check`
+// suggests for the corpus queries must pass the lints `migrate validate` runs (lint.Run
+// without a workload) with no error, and with no BK101 at all: a suggested time series
+// carries its time bucket in the partition key. Advice the next command rejects is no
+// advice.
+func TestSuggestionsPassLints(t *testing.T) {
+	for _, dir := range []string{corpusDir, "testdata/cli"} {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			schema, err := cql.LoadSchema(filepath.Join(dir, "schema.cql"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			queries, err := LoadQueries(filepath.Join(dir, "queries.cql"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			results, err := Check(schema, queries, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, r := range results {
+				if r.SuggestedTable == "" {
+					continue
+				}
+				n++
+				ks, _, _ := strings.Cut(r.Table, ".")
+				st, err := cql.Parse(r.Query.Name+".cql", []byte(r.SuggestedTable))
+				if err != nil {
+					t.Errorf("%s: the suggested table does not parse: %v\n%s", r.Query.Name, err, r.SuggestedTable)
+					continue
+				}
+				rep, err := lint.Run(lint.Input{
+					Files:    []lint.File{{Name: r.Query.Name + ".cql", Source: []byte(r.SuggestedTable), Statements: []cql.Statement{st}}},
+					Schema:   schema,
+					Keyspace: ks,
+				}, lint.Config{})
+				if err != nil {
+					t.Fatalf("%s: lint: %v", r.Query.Name, err)
+				}
+				for _, d := range rep.Diagnostics {
+					if d.Silenced || d.Severity != lint.Error && d.Code != "BK101" {
+						continue
+					}
+					t.Errorf("%s: the suggested table fails the lints: %s\n%s", r.Query.Name, d, r.SuggestedTable)
+				}
+			}
+			if n == 0 {
+				t.Fatal("no suggestion: the test proves nothing")
+			}
+			t.Logf("%d suggested tables linted", n)
+		})
+	}
+}
+
+// TestSuggestedTimeSeriesIsBucketed pins the shape of a suggestion for a time series: the
+// table's own bucket moves into the partition key (the issue's messages-by-sender case:
+// ((sender_id, day), message_id, ...), not ((sender_id), conversation_id, day,
+// message_id)), or a new day column is added, and the text says why.
+func TestSuggestedTimeSeriesIsBucketed(t *testing.T) {
+	s := schemaOf(t, `
+CREATE KEYSPACE chat WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
+CREATE TABLE chat.messages (conversation_id uuid, day date, message_id timeuuid, sender_id uuid, body text,
+    PRIMARY KEY ((conversation_id, day), message_id)) WITH CLUSTERING ORDER BY (message_id DESC);
+CREATE TABLE chat.events (device_id uuid, at timestamp, kind text, PRIMARY KEY (device_id, at));
+CREATE TABLE chat.logins (user_id uuid, day date, at timestamp, ip inet, PRIMARY KEY ((user_id, day), at));
+`)
+	for _, tc := range []struct {
+		name, query, key, says, existing string
+	}{
+		{"own bucket moves into the key", "SELECT * FROM chat.messages WHERE sender_id = ?",
+			"PRIMARY KEY ((sender_id, day), message_id, conversation_id)", "day moves into the partition key as its time bucket", ""},
+		{"a new day bucket", "SELECT * FROM chat.events WHERE kind = ? ALLOW FILTERING",
+			"PRIMARY KEY ((kind, day), at, device_id)", "day is a new partition key column, its time bucket: write the date (UTC) of at", ""},
+		{"the bucket left out: the table itself", "SELECT * FROM chat.logins WHERE user_id = ? ALLOW FILTERING",
+			"", "", "chat.logins"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := checkOne(t, s, tc.query, Options{})
+			if r.ExistingTable != tc.existing {
+				t.Fatalf("existing table %q, want %q (suggested %q)", r.ExistingTable, tc.existing, r.SuggestedTable)
+			}
+			if tc.existing != "" {
+				if !strings.Contains(r.SuggestedQuery, "day = ?") {
+					t.Errorf("rewritten query %q does not name the bucket", r.SuggestedQuery)
+				}
+				return
+			}
+			if !strings.Contains(r.SuggestedTable, tc.key) || !strings.Contains(r.SuggestedTable, tc.says) {
+				t.Errorf("suggested table lacks %q or %q:\n%s", tc.key, tc.says, r.SuggestedTable)
+			}
+			if !strings.Contains(r.SuggestedQuery, "day = ?") {
+				t.Errorf("rewritten query %q does not name the bucket", r.SuggestedQuery)
+			}
+		})
+	}
+}
