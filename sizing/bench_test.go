@@ -36,15 +36,15 @@ func thousandTables() (*cql.Schema, *Workload) {
 			pairs = append(pairs, "rows=5000")
 		}
 		if i%6 == 0 {
-			pairs = append(pairs, "skew=zipf:1.1")
+			pairs = append(pairs, "skew.zipf=1.1")
 		}
 		if i%7 == 0 {
 			pairs = append(pairs, "ttl=30d", "nulls=0.2")
 		}
 		if i%8 == 0 {
-			pairs = append(pairs, "delete=row:2/day")
+			pairs = append(pairs, "deletes=[{kind: row, rate: 2/day}]")
 		}
-		tw, err := WorkloadFromPairs(name, pairs...)
+		tw, err := fromSettings(name, pairs...)
 		if err != nil {
 			panic(err)
 		}

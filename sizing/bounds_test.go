@@ -7,55 +7,6 @@ import (
 	"time"
 )
 
-// TestWorkloadBounds: every field past its bound is refused with a message naming the field
-// and the bound, from flags (WorkloadFromPairs) and from a file (ParseWorkload, with the
-// line), and the bound itself is accepted.
-func TestWorkloadBounds(t *testing.T) {
-	for _, tc := range []struct {
-		pair, want string // want: the field and the bound in the message
-		yaml       string // the same in a file ("" when the pair has no one-line form)
-		ok         string // a pair at the bound, accepted
-	}{
-		{"partitions=1.1e15", "partitions: 1.1e+15 partition keys is over the bound of 1e+15", "partitions: 1.1e15", "partitions=1e15"},
-		{"rows=2e12", "rows_per_partition: 2e+12 rows is over the bound of 1e+12", "rows_per_partition: 2e12", "rows=1e12"},
-		{"rate=1e15/s", "write_rate: 1e+15/s is over the bound of 1e+09 a second", "write_rate: 1e15/s", "rate=1e9/s"},
-		{"rate=2000/us", "write_rate: 2000/1µs (2e+09 a second) is over the bound of 1e+09", "write_rate: 2000/us", "rate=1000/us"},
-		{"delete=row:1e15/second", "deletes[0].rate: 1e+15/s is over the bound of 1e+09 deletes a second", "deletes: [{kind: row, rate: 1e15/s}]", "delete=row:1e9/s"},
-		{"delete=row:2e12", "deletes[0].per_partition: 2e+12 is over the bound of 1e+12", "deletes: [{kind: row, per_partition: 2e12}]", "delete=row:1e12"},
-		{"delete=range:1/day:2e12", "deletes[0].rows: 2e+12 rows is over the bound of 1e+12", "deletes: [{kind: range, rate: 1/day, rows: 2e12}]", "delete=range:1/day:1e12"},
-		{"overwrites=tags=1e10/s", "overwrites.tags: 10000000000/s is over the bound of 1e+09 a second", "overwrites: {tags: 1e10/s}", "overwrites=tags=1e9/s"},
-		{"avg=body=3e9", "avg.body: 3e+09 bytes is over the bound of 2 GiB", "avg: {body: 3e9}", "avg=body=2147483648"},
-		{"items=tags=3e9", "items.tags: 3e+09 elements is over the bound of 2 billion", "items: {tags: 3e9}", "items=tags=2e9"},
-		{"items=tags=5x3e9", "items.tags: element size 3e+09 bytes is over the bound of 2 GiB", "items: {tags: {count: 5, size: 3e9}}", "items=tags=5x2147483648"},
-	} {
-		base := "rows=10"
-		if strings.HasPrefix(tc.pair, "rows=") || strings.HasPrefix(tc.pair, "rate=") {
-			base = ""
-		}
-		pairs := func(p string) []string {
-			if base == "" {
-				return []string{p}
-			}
-			return []string{base, p}
-		}
-		_, err := WorkloadFromPairs("inbox", pairs(tc.pair)...)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: error %v, want %q", tc.pair, err, tc.want)
-		}
-		if _, err := WorkloadFromPairs("inbox", pairs(tc.ok)...); err != nil {
-			t.Errorf("%s, at the bound: %v", tc.ok, err)
-		}
-		doc := "tables:\n  inbox:\n    " + tc.yaml + "\n"
-		if base != "" {
-			doc += "    rows: 10\n"
-		}
-		_, err = ParseWorkload("w.yaml", []byte(doc))
-		if err == nil || !strings.Contains(err.Error(), "w.yaml:3:") || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("file with %s: error %v, want w.yaml:3: and %q", tc.yaml, err, tc.want)
-		}
-	}
-}
-
 // TestWorkloadBoundsInCode: a workload built in code, which skips the parsers, is held to the
 // same bounds by the estimate, and a NaN or a negative number is refused rather than sized.
 func TestWorkloadBoundsInCode(t *testing.T) {
@@ -123,7 +74,7 @@ func TestHistogramBucketHuge(t *testing.T) {
 // shards cannot fix it.
 func TestShardsForAbsurdHotKey(t *testing.T) {
 	tbl := mustTable("app.posts_by_hashtag", "hashtag text pk", "month text pk", "post_id timeuuid ck", "content text")
-	e := estimate(t, tbl, Options{}, "partitions=1e15", "skew=zipf:3", "write_rate=1e6/s", "avg.content=200", "avg.hashtag=10", "avg.month=7")
+	e := estimate(t, tbl, Options{}, "partitions=1e15", "skew.zipf=3", "write_rate=1e6/s", "avg.content=200", "avg.hashtag=10", "avg.month=7")
 	var msg string
 	for _, f := range e.Findings {
 		if f.Code == CodeShards {
@@ -137,7 +88,7 @@ func TestShardsForAbsurdHotKey(t *testing.T) {
 		t.Errorf("%s: %q", CodeShards, msg)
 	}
 	// A hot key a few times over still gets its shard count.
-	e = estimate(t, tbl, Options{}, "partitions=1M", "skew=zipf:1.1", "write_rate=20/day", "avg.content=200", "avg.hashtag=10", "avg.month=7")
+	e = estimate(t, tbl, Options{}, "partitions=1M", "skew.zipf=1.1", "write_rate=20/day", "avg.content=200", "avg.hashtag=10", "avg.month=7")
 	if !hasFinding(e, CodeShards, "write shards (add a shard column") {
 		t.Errorf("want a shard count; findings:\n%v", e.Findings)
 	}
@@ -162,7 +113,7 @@ func TestAbsurdTableOptions(t *testing.T) {
 	tbl.Options.GCGraceSeconds = math.MaxInt
 	tbl.Options.Raw = map[string]any{"gc_grace_seconds": "x"}
 	tbl.Options.Compaction = map[string]string{"class": "TimeWindowCompactionStrategy", "compaction_window_size": "9223372036854775807", "compaction_window_unit": "DAYS"}
-	e := estimate(t, tbl, Options{}, "write_rate=1/s", "delete=row:1/s")
+	e := estimate(t, tbl, Options{}, "write_rate=1/s", "deletes=[{kind: row, rate: 1/s}]")
 	if e.GCGrace <= 0 || e.WriteSpread <= 0 {
 		t.Errorf("gc grace %v, write spread %v: want positive", e.GCGrace, e.WriteSpread)
 	}

@@ -87,7 +87,7 @@ func TestEstimateExampleGolden(t *testing.T) {
 
 func estimate(t *testing.T, tbl *cql.Table, opt Options, pairs ...string) *Estimate {
 	t.Helper()
-	w, err := WorkloadFromPairs(tbl.Name, pairs...)
+	w, err := fromSettings(tbl.Name, pairs...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func findingCodes(e *Estimate) map[string]Severity {
 
 func TestZipfPartitions(t *testing.T) {
 	tbl := mustTable("app.posts_by_hashtag", "hashtag text pk", "day date pk", "post_id timeuuid ck", "content text")
-	e := estimate(t, tbl, Options{}, "partitions=100k", "write_rate=20/day", "skew=zipf:1.1", "avg.hashtag=12", "avg.content=280")
+	e := estimate(t, tbl, Options{}, "partitions=100k", "write_rate=20/day", "skew.zipf=1.1", "avg.hashtag=12", "avg.content=280")
 	h := Harmonic(1e5, 1.1)
 	if want := 20 * 1e5 / h; math.Abs(e.Largest.Rows-want) > 1e-6*want {
 		t.Errorf("largest partition holds %v rows, want N·rate/H(N,s) = %v", e.Largest.Rows, want)
@@ -252,7 +252,7 @@ func TestRecommendations(t *testing.T) {
 	}
 	// Deletes without TTL: suggest TTL.
 	inbox := mustTable("app.inbox", "u uuid pk", "m timeuuid ck", "body text")
-	e = estimate(t, inbox, Options{}, "rows=1000", "avg.body=100", "delete=row:100")
+	e = estimate(t, inbox, Options{}, "rows=1000", "avg.body=100", "deletes=[{kind: row, per_partition: 100}]")
 	if !hasFinding(e, CodeTTL, "100 row tombstones") {
 		t.Errorf("want SZ103; findings:\n%v", e.Findings)
 	}
@@ -303,8 +303,8 @@ func TestEstimateErrors(t *testing.T) {
 func TestBatchEstimate(t *testing.T) {
 	a := mustTable("app.a", "k uuid pk", "c timeuuid ck", "v text")
 	b := mustTable("app.b", "k text pk", "v text")
-	wa, _ := WorkloadFromPairs("a", "rows=1", "avg.v=1000")
-	wb, _ := WorkloadFromPairs("b", "rows=1", "avg.k=10", "avg.v=1000")
+	wa, _ := fromSettings("a", "rows=1", "avg.v=1000")
+	wb, _ := fromSettings("b", "rows=1", "avg.k=10", "avg.v=1000")
 	// One row of a: 8 + 21 (empty static row) + 16 (clustering) + 8 + 13 + (20 + 1000).
 	est, err := EstimateBatch([]BatchWrite{{Table: a, Workload: wa}}, Options{})
 	if err != nil {
@@ -383,7 +383,7 @@ func TestSoftLimitSeverity(t *testing.T) {
 		{"6000", Fail}, // head ~1.08M values (10.8x), p99 ~85.5k: the head rule
 		{"8000", Fail}, // p99 ~114k values: the p99 rule
 	} {
-		e := estimate(t, tbl, Options{}, "partitions=1000", "rows="+tc.rows, "skew=zipf:1.1")
+		e := estimate(t, tbl, Options{}, "partitions=1000", "rows="+tc.rows, "skew.zipf=1.1")
 		var got *Finding
 		for i := range e.Findings {
 			if e.Findings[i].Code == "SZ001" {
@@ -402,9 +402,9 @@ func TestSoftLimitSeverity(t *testing.T) {
 // partition shows; keys under the cap keep their rate, and the total drops by the excess.
 func TestMaxRateCapsHeadKey(t *testing.T) {
 	tbl := mustTable("app.messages", "conversation_id uuid pk", "day date pk", "message_id timeuuid ck", "body text")
-	base := []string{"partitions=1M", "rate=200/day", "bucket=day", "skew=zipf:1.1", "avg=body=100"}
+	base := []string{"partitions=1M", "write_rate=200/day", "bucket=day", "skew.zipf=1.1", "avg.body=100"}
 	free := estimate(t, tbl, Options{}, base...)
-	capped := estimate(t, tbl, Options{}, append(base, "max_rate=10/s")...)
+	capped := estimate(t, tbl, Options{}, append(base, "skew.max_rate=10/s")...)
 	if got := free.Largest.Rows; math.Abs(got-24.8e6) > 0.05e6 {
 		t.Errorf("uncapped head key: %.0f rows a day, want about 24.8M", got)
 	}
@@ -422,7 +422,7 @@ func TestMaxRateCapsHeadKey(t *testing.T) {
 		t.Errorf("total %.0f bytes with the cap, %.0f without: the excess must not be written", capped.TotalBytes, free.TotalBytes)
 	}
 	// Under uniform skew a cap under the average rate caps every key alike.
-	all := estimate(t, tbl, Options{}, "partitions=1M", "rate=200/day", "bucket=day", "avg=body=100", "max_rate=100/day")
+	all := estimate(t, tbl, Options{}, "partitions=1M", "write_rate=200/day", "bucket=day", "avg.body=100", "skew.max_rate=100/day")
 	if all.Typical.Rows != 100 || all.Largest.Rows != 100 || math.Abs(all.Mean.Rows-100) > 1e-6 {
 		t.Errorf("uniform, cap under the average: typical %.0f, largest %.0f, mean %.3f rows, want 100 each", all.Typical.Rows, all.Largest.Rows, all.Mean.Rows)
 	}
@@ -448,9 +448,9 @@ func TestCappedMeanMatchesSum(t *testing.T) {
 // the classic formula says 150,000.
 func TestStoredValues(t *testing.T) {
 	wide := mustTable("app.sparse", "k int pk", "c int ck", "a text", "b text", "c2 text", "d text", "e text", "f text", "g text", "h text", "i text", "j text")
-	unset := []string{"rows=15000", "avg=a=8", "avg=b=8", "nulls_as=unset"}
+	unset := []string{"rows=15000", "avg.a=8", "avg.b=8", "nulls_as=unset"}
 	for _, col := range []string{"c2", "d", "e", "f", "g", "h", "i", "j"} {
-		unset = append(unset, "nulls="+col+"=1")
+		unset = append(unset, "nulls."+col+"=1")
 	}
 	for _, tc := range []struct {
 		name           string
@@ -463,10 +463,10 @@ func TestStoredValues(t *testing.T) {
 		{"the same columns bound as null: tombstone cells are stored", wide, append(unset[:len(unset):len(unset)], "nulls_as=null"), 150000, 150000, true},
 		{"key-only rows store their liveness", mustTable("app.follows", "user_id uuid pk", "follower_id uuid ck"), []string{"rows=200000"}, 200000, 0, true},
 		{"key-only table without clustering", mustTable("app.seen", "id uuid pk"), []string{"rows=1"}, 1, 0, false},
-		{"half the rows leave their one column unset", mustTable("app.half", "k int pk", "c int ck", "v int"), []string{"rows=1000", "nulls=v=0.5", "nulls_as=unset"}, 1000, 1000, false},
-		{"collections: a cell per element", mustTable("app.tags", "k int pk", "c int ck", "tags set<text>"), []string{"rows=1000", "items=tags=5x8"}, 5000, 1000, false},
-		{"static cells count once", mustTable("app.st", "k int pk", "c int ck", "s text static", "v int"), []string{"rows=10", "avg=s=4"}, 11, 11, false},
-		{"update writes no row liveness", mustTable("app.upd", "k int pk", "c int ck", "v int", "w int"), []string{"rows=100", "writes=update", "nulls=w=1", "nulls_as=unset"}, 100, 200, false},
+		{"half the rows leave their one column unset", mustTable("app.half", "k int pk", "c int ck", "v int"), []string{"rows=1000", "nulls.v=0.5", "nulls_as=unset"}, 1000, 1000, false},
+		{"collections: a cell per element", mustTable("app.tags", "k int pk", "c int ck", "tags set<text>"), []string{"rows=1000", "items.tags.count=5", "items.tags.size=8"}, 5000, 1000, false},
+		{"static cells count once", mustTable("app.st", "k int pk", "c int ck", "s text static", "v int"), []string{"rows=10", "avg.s=4"}, 11, 11, false},
+		{"update writes no row liveness", mustTable("app.upd", "k int pk", "c int ck", "v int", "w int"), []string{"rows=100", "writes=update", "nulls.w=1", "nulls_as=unset"}, 100, 200, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := estimate(t, tc.tbl, Options{}, tc.pairs...)

@@ -2,6 +2,7 @@ package sizing_test
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/sizing"
@@ -26,9 +27,12 @@ func postsByUser() *cql.Table {
 }
 
 func ExampleEstimateTable() {
-	w, err := sizing.WorkloadFromPairs("posts_by_user", "partitions=1M", "write_rate=50/day", "avg.content=280", "write_spread=1h")
-	if err != nil {
-		panic(err)
+	w := &sizing.TableWorkload{
+		Name:        "posts_by_user",
+		Partitions:  1e6,
+		WriteRate:   sizing.Rate{Count: 50, Per: sizing.Day},
+		Avg:         map[string]float64{"content": 280},
+		WriteSpread: time.Hour,
 	}
 	e, err := sizing.EstimateTable(postsByUser(), w, sizing.Options{})
 	if err != nil {
@@ -42,11 +46,13 @@ func ExampleEstimateTable() {
 	for _, f := range e.Findings {
 		fmt.Println(f.Severity, f.Code)
 	}
+	fmt.Println("verdict", e.Verdict)
 	// Output:
 	// bucket month (table (column month))
 	// largest partition: 1550 rows, 480 kB on disk (classic formula: 471 kB)
 	// a row: 309.9 bytes, of which 4.92 are its timestamp
 	// info SZ101
+	// verdict info
 }
 
 func ExampleParseWorkload() {
@@ -72,10 +78,7 @@ tables:
 }
 
 func ExampleEstimateBatch() {
-	w, err := sizing.WorkloadFromPairs("posts_by_user", "rows=1", "avg.content=2000")
-	if err != nil {
-		panic(err)
-	}
+	w := &sizing.TableWorkload{Name: "posts_by_user", RowsPerPartition: 1, Avg: map[string]float64{"content": 2000}}
 	t := postsByUser()
 	// One post written to three tables of the same shape, three partitions: Cassandra checks
 	// the sum of the mutations' data sizes against batch_size_warn_threshold.
@@ -98,4 +101,28 @@ func ExampleSkew_Activity() {
 	fmt.Printf("%.3g %.3g\n", z.Activity(1e9, 1), z.Activity(1e9, 1e7))
 	// Output:
 	// 1.07e+08 2.14
+}
+
+// A chat application's rate limiter: no conversation gets more than 10 messages a second,
+// whatever the skew. The busiest of a million conversations would get 24.8M messages a day
+// at 200/day on average; capped, 864,000 (10/s), and the unbucketed table is sized for that.
+func ExampleSkew_maxRate() {
+	w, err := sizing.ParseWorkload("workload.yaml", []byte(`
+tables:
+  messages:
+    partitions: 1M
+    write_rate: 200/day
+    bucket: day
+    skew: {zipf: 1.1, max_rate: 10/s}
+`))
+	if err != nil {
+		panic(err)
+	}
+	t := w.Table("messages")
+	free := t.Skew
+	free.MaxRate = sizing.Rate{}
+	head := free.Activity(t.Partitions, 1) * t.WriteRate.Over(sizing.Day)
+	fmt.Printf("%s: uncapped head %.3g a day, cap %.0f a day\n", t.Skew, head, t.Skew.MaxRate.Over(sizing.Day))
+	// Output:
+	// zipf 1.1, at most 10/s a key: uncapped head 2.48e+07 a day, cap 864000 a day
 }

@@ -132,3 +132,14 @@ func checkEstimate(t *testing.T, e *Estimate) {
 		}
 	}
 }
+
+// deadline makes a hang a failure: go test -fuzz has no limit on one input, so an input that
+// never returns would only stall the run. The returned func stops the timer. On expiry the
+// process exits with the input, since the stuck goroutine cannot be stopped.
+func deadline(t *testing.T, input string) (stop func()) {
+	timer := time.AfterFunc(10*time.Second, func() {
+		fmt.Fprintf(os.Stderr, "HANG: %s did not return within 10s on %s\n", t.Name(), input)
+		os.Exit(3)
+	})
+	return func() { timer.Stop() }
+}

@@ -125,3 +125,64 @@ func exampleSchema() *cql.Schema {
 		mustTable("app.inbox", "user_id uuid pk", "msg_id timeuuid ck", "body text", "labels set<text>"),
 	)
 }
+
+// fromSettings builds one table's workload from settings written as dotted workload-file
+// paths, "rows=2000", "avg.content=280", "skew.zipf=1.1", "items.tags.count=5",
+// `deletes=[{kind: row, rate: 5/day}]`, through the workload file's parser: each setting
+// becomes a line of YAML, a dotted path a flow mapping (repeated lists are joined). Flag
+// syntax (--avg content=280) is internal/workloadflag's, outside this package.
+func fromSettings(table string, settings ...string) (*TableWorkload, error) {
+	type node struct {
+		keys  []string
+		kids  map[string]*node
+		value string
+	}
+	root := &node{kids: map[string]*node{}}
+	for _, s := range settings {
+		path, value, ok := strings.Cut(s, "=")
+		if !ok {
+			return nil, fmt.Errorf("setting %q: want path=value", s)
+		}
+		n := root
+		parts := strings.Split(path, ".")
+		for i, p := range parts {
+			kid, seen := n.kids[p]
+			if !seen {
+				kid = &node{kids: map[string]*node{}}
+				n.kids[p] = kid
+				n.keys = append(n.keys, p)
+			}
+			if i == len(parts)-1 {
+				if seen && strings.HasPrefix(kid.value, "[") && strings.HasPrefix(value, "[") {
+					value = strings.TrimSuffix(kid.value, "]") + ", " + strings.TrimPrefix(value, "[")
+				}
+				kid.value = value
+			}
+			n = kid
+		}
+	}
+	var render func(n *node) string
+	render = func(n *node) string {
+		if len(n.keys) == 0 {
+			return n.value
+		}
+		var fields []string
+		for _, k := range n.keys {
+			fields = append(fields, fmt.Sprintf("%q: %s", k, render(n.kids[k])))
+		}
+		return "{" + strings.Join(fields, ", ") + "}"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "tables:\n  %q:\n", table)
+	for _, k := range root.keys {
+		fmt.Fprintf(&b, "    %q: %s\n", k, render(root.kids[k]))
+	}
+	if len(root.keys) == 0 {
+		b.WriteString("    {}\n")
+	}
+	w, err := ParseWorkload("settings", []byte(b.String()))
+	if err != nil {
+		return nil, err
+	}
+	return w.Tables[0], nil
+}

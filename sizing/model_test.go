@@ -89,26 +89,26 @@ func TestByteModelElements(t *testing.T) {
 		{
 			name:  "set<text> written by INSERT: a collection tombstone per row",
 			table: []string{"id uuid pk", "tags set<text>"},
-			pairs: []string{"items.tags=3x8"},
+			pairs: []string{"items.tags.count=3", "items.tags.size=8"},
 			// deletion ts 1 + ldt 1, count 1, cells 3·(flags 1 + path 1+8, empty value).
 			header: 30, row: 1 + 1 + (1 + 2 + 1 + 30 + 1), cells: 3, tombs: 1,
 		},
 		{
 			name:   "list<int>: a timeuuid path per element, the value length-prefixed",
 			table:  []string{"id uuid pk", "l list<int>"},
-			pairs:  []string{"items.l=2"},
+			pairs:  []string{"items.l.count=2"},
 			header: 30, row: 1 + 1 + (1 + 2 + 1 + 2*(1+17+5) + 1), cells: 2, tombs: 1,
 		},
 		{
 			name:   "map<text,int>",
 			table:  []string{"id uuid pk", "m map<text,int>"},
-			pairs:  []string{"items.m=2x6:4"},
+			pairs:  []string{"items.m.count=2", "items.m.key=6", "items.m.value=4"},
 			header: 30, row: 1 + 1 + (1 + 2 + 1 + 2*(1+7+5) + 1), cells: 2, tombs: 1,
 		},
 		{
 			name:  "frozen<list<text>>: one cell",
 			table: []string{"id uuid pk", "l frozen<list<text>>"},
-			pairs: []string{"items.l=2x10"},
+			pairs: []string{"items.l.count=2", "items.l.size=10"},
 			// value: 4 + 2·(4+10) = 32 bytes after a 1-byte length.
 			header: 30, row: 1 + 1 + (1 + 1 + 1 + 32 + 1), cells: 1,
 		},
@@ -141,7 +141,7 @@ func TestByteModelElements(t *testing.T) {
 		{
 			name:  "deleted rows and range markers",
 			table: []string{"id uuid pk", "ck int ck", "a int", "b int"},
-			pairs: []string{"delete=row:1", "delete=range:1:2", "rows=10"},
+			pairs: []string{"deletes=[{kind: row, per_partition: 1}]", "deletes=[{kind: range, per_partition: 1, rows: 2}]", "rows=10"},
 			// deleted row: flags, clustering 5, size, deletion 1+1, bitmap of 2 missing columns 1.
 			// marker: flags, kind, u16 size, bound 1+4, size, previous size 1, deletion 1+1.
 			header: 30, row: 1 + 5 + 1 + (1 + 10 + 1), tombRow: 1 + 5 + 1 + (3 + 1), rangeMarker: 1 + 1 + 2 + 5 + 1 + 3, cells: 2,
@@ -153,7 +153,7 @@ func TestByteModelElements(t *testing.T) {
 			if !hasPrefix(pairs, "rows=") {
 				pairs = append(pairs, "rows=1")
 			}
-			w, err := WorkloadFromPairs("t", pairs...)
+			w, err := fromSettings("t", pairs...)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -143,3 +143,12 @@ func columnNames(tbl *cql.Table) string {
 	}
 	return strings.Join(names, ", ")
 }
+// Check lists what is wrong with the workload on its own (no schema needed): neither rows
+// nor a write rate, both, impossible numbers. A file's entries are checked as they are read.
+func (t *TableWorkload) Check() ErrorList {
+	var errs ErrorList
+	for _, p := range t.check() {
+		errs = append(errs, errorAt(t.FieldPos(p.field), "table %s: %s", t.Name, p.msg))
+	}
+	return errs
+}

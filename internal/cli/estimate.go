@@ -14,6 +14,7 @@ import (
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/internal/report"
 	"github.com/cqlsize/cqlsize/internal/version"
+	"github.com/cqlsize/cqlsize/internal/workloadflag"
 	"github.com/cqlsize/cqlsize/sizing"
 	"github.com/cqlsize/cqlsize/tombstone"
 )
@@ -24,7 +25,7 @@ type estimateFlags struct {
 	queries, statements     string
 	batches                 []string
 
-	// A one-table workload from flags: each is a workload field (sizing.TableWorkload.Set).
+	// A one-table workload from flags: each is a workload field (workloadflag.Set).
 	quick    map[string]*string
 	quickMul map[string]*[]string
 
@@ -320,14 +321,14 @@ func (f *estimateFlags) loadWorkload() (*sizing.Workload, error) {
 	tw := &sizing.TableWorkload{Name: f.table}
 	for _, q := range quickFields {
 		if v := *f.quick[q.flag]; v != "" {
-			if err := tw.Set(q.field, v); err != nil {
+			if err := workloadflag.Set(tw, q.field, v); err != nil {
 				return nil, Usagef("--%s: %v", q.flag, err)
 			}
 		}
 	}
 	for _, q := range quickLists {
 		for _, v := range *f.quickMul[q.flag] {
-			if err := tw.Set(q.field, v); err != nil {
+			if err := workloadflag.Set(tw, q.field, v); err != nil {
 				return nil, Usagef("--%s: %v", q.flag, err)
 			}
 		}

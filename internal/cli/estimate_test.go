@@ -211,3 +211,50 @@ func TestEstimateHelpNamesTheBounds(t *testing.T) {
 		t.Errorf("estimate --help: exit %d:\n%s", code, out)
 	}
 }
+
+// TestEstimateMaxRate is issue 9's chat: 200 messages a day a conversation, Zipf 1.1 over a
+// million conversations, one partition a conversation a day. Uncapped, the busiest gets
+// 24.8M rows a day; --max-rate 10/s (the application's limiter) caps it at 864,000, in the
+// JSON largest partition. The same cap in a workload file that also declares
+// rows_per_partition is refused at its file:line:col (exit 2), and so is an unreadable rate.
+func TestEstimateMaxRate(t *testing.T) {
+	dir := t.TempDir()
+	schema := filepath.Join(dir, "schema.cql")
+	if err := os.WriteFile(schema, []byte("CREATE KEYSPACE chat WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};\n"+
+		"CREATE TABLE chat.messages (conversation_id uuid, day date, message_id timeuuid, body text, PRIMARY KEY ((conversation_id, day), message_id));\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	largest := func(extra ...string) float64 {
+		t.Helper()
+		args := append([]string{"estimate", "--schema", schema, "--table", "messages", "--rate", "200/day", "--partitions", "1M",
+			"--skew", "zipf:1.1", "--avg", "body=100", "--format", "json", "--fail-on", "never"}, extra...)
+		code, out, errOut := run(t, args...)
+		if code != ExitOK {
+			t.Fatalf("%v: exit %d; stderr %q", extra, code, errOut)
+		}
+		var r struct{ Tables []struct{ Largest struct{ Rows float64 } } }
+		if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Tables) != 1 {
+			t.Fatalf("not a one-table report: %v\n%s", err, out)
+		}
+		return r.Tables[0].Largest.Rows
+	}
+	if got := largest(); got < 24.7e6 || got > 24.9e6 {
+		t.Errorf("uncapped: largest partition %.0f rows a day, want about 24.8M", got)
+	}
+	if got := largest("--max-rate", "10/s"); got != 864000 {
+		t.Errorf("--max-rate 10/s: largest partition %.0f rows a day, want 864000", got)
+	}
+
+	w := filepath.Join(dir, "w.yaml")
+	if err := os.WriteFile(w, []byte("tables:\n  messages:\n    rows: 500\n    skew: {zipf: 1.1, max_rate: 10/s}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := run(t, "estimate", "--schema", schema, "--workload", w)
+	if code != ExitBadInput || !strings.Contains(errOut, "w.yaml:4:33:") || !strings.Contains(errOut, "skew.max_rate caps a key's write_rate") {
+		t.Errorf("max_rate with rows_per_partition: exit %d, stderr %q; want 2 naming w.yaml:4:33", code, errOut)
+	}
+	code, _, errOut = run(t, "estimate", "--schema", schema, "--table", "messages", "--rate", "1/s", "--max-rate", "fast")
+	if code != ExitBadInput || !strings.Contains(errOut, "--max-rate") {
+		t.Errorf("--max-rate fast: exit %d, stderr %q; want 2 naming --max-rate", code, errOut)
+	}
+}

@@ -1,0 +1,352 @@
+// Package workloadflag reads a table's workload from command-line settings, the compact
+// syntax of `cqlsize estimate --table`'s flags (--avg content=280, --items tags=5x12,
+// --delete range:2/day:50, --skew zipf:1.1). It lives beside the CLI, not in sizing: a service
+// embedding sizing builds a sizing.TableWorkload in code or reads a workload file
+// (sizing.ParseWorkload), and needs none of this syntax.
+package workloadflag
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/sizing"
+)
+
+// fields are the settings Set accepts, for the unknown-field message: the workload file's
+// table fields, and max_rate (skew.max_rate in a file).
+var fields = []string{
+	"partitions", "rows_per_partition", "write_rate", "bucket", "horizon", "avg", "items", "nulls",
+	"nulls_as", "ttl", "deletes", "overwrites", "skew", "max_rate", "write_spread", "writes",
+}
+
+// deleteKinds are the kinds a --delete names, in sizing.DeleteKind order.
+var deleteKinds = []sizing.DeleteKind{sizing.DeletePartition, sizing.DeleteRow, sizing.DeleteRange, sizing.DeleteCell, sizing.DeleteElement}
+
+// parseAvg reads an --avg value, "content=280": a column and the average bytes of its value.
+func parseAvg(s string) (column string, bytes float64, err error) {
+	col, val, err := splitPair(s, "column=bytes, such as content=280")
+	if err != nil {
+		return "", 0, err
+	}
+	n, err := sizing.ParseCount(val)
+	if err != nil {
+		return "", 0, fmt.Errorf("%q: %w", s, err)
+	}
+	return col, n, nil
+}
+
+// parseItems reads an --items value: "tags=5" (5 elements), "tags=5x12" (5 elements of 12
+// bytes) or "attrs=3x8:20" (a map of 3 entries, 8-byte keys, 20-byte values).
+func parseItems(s string) (column string, items sizing.Items, err error) {
+	col, val, err := splitPair(s, "column=count, column=countxsize or column=countxkey:value, such as tags=5x12")
+	if err != nil {
+		return "", sizing.Items{}, err
+	}
+	count, size, hasSize := strings.Cut(val, "x")
+	if items.Count, err = sizing.ParseCount(count); err != nil {
+		return "", sizing.Items{}, fmt.Errorf("%q: element count: %w", s, err)
+	}
+	if hasSize {
+		key, value, isMap := strings.Cut(size, ":")
+		if isMap {
+			if items.KeySize, err = sizing.ParseCount(key); err != nil {
+				return "", sizing.Items{}, fmt.Errorf("%q: map key size: %w", s, err)
+			}
+			size = value
+		}
+		if items.Size, err = sizing.ParseCount(size); err != nil {
+			return "", sizing.Items{}, fmt.Errorf("%q: element size: %w", s, err)
+		}
+	}
+	return col, items, nil
+}
+
+// parseNulls reads a --nulls value: "title=0.3" for one column, or "0.1" (column "*") for
+// every regular and static column without its own entry.
+func parseNulls(s string) (column string, fraction float64, err error) {
+	col, val, ok := strings.Cut(s, "=")
+	if !ok {
+		col, val = "*", s
+	}
+	col = strings.TrimSpace(col)
+	if col == "" {
+		return "", 0, fmt.Errorf("%q: want column=fraction, such as title=0.3, or a fraction for every column", s)
+	}
+	f, err := sizing.ParseFraction(val)
+	if err != nil {
+		return "", 0, fmt.Errorf("%q: %w", s, err)
+	}
+	return col, f, nil
+}
+
+// parseDelete reads a --delete value: "row:5/day", "partition:0.01" (a fraction of
+// partitions), "range:2/day:50" (each covering 50 rows), "element:tags:1/day", or the long form
+// "kind=range,rate=2/day,rows=50".
+func parseDelete(s string) (sizing.Delete, error) {
+	d := sizing.Delete{Rows: 1}
+	setKind := func(k string) error {
+		var names []string
+		for _, kind := range deleteKinds {
+			if strings.EqualFold(strings.TrimSpace(k), kind.String()) {
+				d.Kind = kind
+				return nil
+			}
+			names = append(names, kind.String())
+		}
+		return fmt.Errorf("%q: kind %q: want one of %s", s, k, strings.Join(names, ", "))
+	}
+	setAmount := func(a string) error {
+		if strings.Contains(a, "/") {
+			r, err := sizing.ParseRate(a)
+			d.Rate = r
+			return err
+		}
+		n, err := sizing.ParseCount(a)
+		d.PerPartition = n
+		return err
+	}
+	if strings.Contains(s, "=") {
+		hasKind, hasAmount := false, false
+		for _, kv := range strings.Split(s, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			var err error
+			switch strings.TrimSpace(k) {
+			case "kind":
+				err, hasKind = setKind(v), true
+			case "rate", "per_partition", "per_day":
+				if k == "per_day" {
+					v += "/day"
+				}
+				err, hasAmount = setAmount(strings.TrimSpace(v)), true
+			case "rows":
+				d.Rows, err = sizing.ParseCount(v)
+			case "column":
+				d.Column = strings.TrimSpace(v)
+			default:
+				return sizing.Delete{}, fmt.Errorf("%q: unknown field %q (want kind, rate, per_partition, rows, column)", s, k)
+			}
+			if err != nil {
+				return sizing.Delete{}, fmt.Errorf("delete %q: %w", s, err)
+			}
+		}
+		if !hasKind {
+			return sizing.Delete{}, fmt.Errorf("%q: want kind=partition|row|range|cell|element", s)
+		}
+		if !hasAmount {
+			return sizing.Delete{}, fmt.Errorf("%q: want rate=5/day, per_day=5 or per_partition=100", s)
+		}
+		return d, nil
+	}
+	parts := strings.Split(s, ":")
+	if len(parts) < 2 {
+		return sizing.Delete{}, fmt.Errorf("%q: want kind:amount such as row:5/day, range:2/day:50 or element:tags:1/day", s)
+	}
+	if err := setKind(parts[0]); err != nil {
+		return sizing.Delete{}, err
+	}
+	rest := parts[1:]
+	if d.Kind == sizing.DeleteCell || d.Kind == sizing.DeleteElement {
+		d.Column, rest = strings.TrimSpace(rest[0]), rest[1:]
+		if len(rest) == 0 {
+			return sizing.Delete{}, fmt.Errorf("%q: want %s:column:amount, such as %s:tags:1/day", s, d.Kind, d.Kind)
+		}
+	}
+	if err := setAmount(strings.TrimSpace(rest[0])); err != nil {
+		return sizing.Delete{}, fmt.Errorf("delete %q: %w", s, err)
+	}
+	if len(rest) > 1 {
+		if d.Kind != sizing.DeleteRange || len(rest) > 2 {
+			return sizing.Delete{}, fmt.Errorf("%q: too many parts", s)
+		}
+		n, err := sizing.ParseCount(rest[1])
+		if err != nil {
+			return sizing.Delete{}, fmt.Errorf("delete %q: rows: %w", s, err)
+		}
+		d.Rows = n
+	}
+	return d, nil
+}
+
+func splitPair(s, want string) (string, string, error) {
+	col, val, ok := strings.Cut(s, "=")
+	col = strings.TrimSpace(col)
+	if !ok || col == "" {
+		return "", "", fmt.Errorf("%q: want %s", s, want)
+	}
+	return col, strings.TrimSpace(val), nil
+}
+
+// Set applies one setting to t as a command-line flag gives it, so every workload field is
+// reachable without a file: Set(t, "rows", "50000"), Set(t, "avg", "content=280"),
+// Set(t, "items", "tags=5x12"), Set(t, "nulls", "title=0.3"), Set(t, "ttl", "30d"),
+// Set(t, "skew", "zipf:1.1"), Set(t, "max_rate", "10/s"), Set(t, "delete", "row:5/day"),
+// Set(t, "overwrites", "tags=1/day"). Field names are those of the workload file
+// (rows_per_partition may be given as rows).
+func Set(t *sizing.TableWorkload, field, value string) error {
+	wrap := func(err error) error {
+		if err == nil {
+			return nil
+		}
+		return fmt.Errorf("%s %q: %w", field, value, err)
+	}
+	switch field {
+	case "partitions":
+		n, err := sizing.ParseCount(value)
+		t.Partitions = n
+		return wrap(err)
+	case "rows", "rows_per_partition":
+		n, err := sizing.ParseCount(value)
+		t.RowsPerPartition = n
+		if err == nil {
+			markSet(t, "rows_per_partition")
+		}
+		return wrap(err)
+	case "write_rate", "rate":
+		r, err := sizing.ParseRate(value)
+		t.WriteRate = r
+		return wrap(err)
+	case "bucket":
+		w, err := sizing.ParseSpan(value)
+		t.Bucket = w
+		return wrap(err)
+	case "horizon":
+		d, err := sizing.ParseDuration(value)
+		t.Horizon = d
+		return wrap(err)
+	case "avg":
+		col, n, err := parseAvg(value)
+		if err != nil {
+			return err
+		}
+		if t.Avg == nil {
+			t.Avg = map[string]float64{}
+		}
+		t.Avg[col] = n
+	case "items":
+		col, it, err := parseItems(value)
+		if err != nil {
+			return err
+		}
+		if t.Items == nil {
+			t.Items = map[string]sizing.Items{}
+		}
+		t.Items[col] = it
+	case "nulls":
+		col, f, err := parseNulls(value)
+		if err != nil {
+			return err
+		}
+		if t.Nulls == nil {
+			t.Nulls = map[string]float64{}
+		}
+		t.Nulls[col] = f
+	case "nulls_as":
+		switch strings.ToLower(value) {
+		case "null", "tombstone":
+			t.NullsAs = sizing.NullTombstone
+		case "unset":
+			t.NullsAs = sizing.NullUnset
+		default:
+			return fmt.Errorf("nulls_as %q: want null or unset", value)
+		}
+	case "ttl":
+		d, err := sizing.ParseDuration(value)
+		if err != nil {
+			return wrap(err)
+		}
+		t.TTL = &d
+	case "delete", "deletes":
+		d, err := parseDelete(value)
+		if err != nil {
+			return err
+		}
+		t.Deletes = append(t.Deletes, d)
+	case "overwrites":
+		col, val, err := splitPair(value, "column=rate, such as tags=1/day")
+		if err != nil {
+			return err
+		}
+		r, err := sizing.ParseRate(val)
+		if err != nil {
+			return wrap(err)
+		}
+		if t.Overwrites == nil {
+			t.Overwrites = map[string]sizing.Rate{}
+		}
+		t.Overwrites[col] = r
+	case "skew":
+		s := strings.ToLower(strings.TrimSpace(value))
+		if s == "uniform" {
+			t.Skew = sizing.Skew{MaxRate: t.Skew.MaxRate}
+			return nil
+		}
+		if !strings.HasPrefix(s, "zipf") {
+			return fmt.Errorf("skew %q: want uniform or zipf:1.1", value)
+		}
+		var x float64
+		if _, err := fmt.Sscanf(strings.TrimLeft(s[4:], " :="), "%g", &x); err != nil || !(x > 0) || x > 10 {
+			return fmt.Errorf("skew %q: want a Zipf exponent above 0, such as zipf:1.1", value)
+		}
+		t.Skew = sizing.Skew{Kind: sizing.Zipf, S: x, MaxRate: t.Skew.MaxRate}
+	case "max_rate", "skew.max_rate":
+		r, err := sizing.ParseRate(value)
+		if err != nil {
+			return wrap(err)
+		}
+		t.Skew.MaxRate = r
+		markSet(t, "skew.max_rate")
+	case "write_spread":
+		d, err := sizing.ParseDuration(value)
+		t.WriteSpread = d
+		return wrap(err)
+	case "writes":
+		switch strings.ToLower(value) {
+		case "insert":
+			t.Writes = sizing.Insert
+		case "update":
+			t.Writes = sizing.Update
+		default:
+			return fmt.Errorf("writes %q: want insert or update", value)
+		}
+	default:
+		return fmt.Errorf("unknown workload field %q (want one of %s)", field, strings.Join(fields, ", "))
+	}
+	return nil
+}
+
+func markSet(t *sizing.TableWorkload, field string) {
+	if t.Fields == nil {
+		t.Fields = map[string]cql.Pos{}
+	}
+	t.Fields[field] = cql.Pos{}
+}
+
+// FromPairs builds one table's workload from field=value pairs, the way flags give
+// them: FromPairs("posts_by_user", "rows=50000", "avg.content=280", "items.tags=5x12",
+// "nulls=0.1", "ttl=30d"). A dotted field (avg.content=280) is the same as avg=content=280.
+// The result is checked like a file entry (rows or a write rate, no impossible numbers).
+func FromPairs(table string, pairs ...string) (*sizing.TableWorkload, error) {
+	t := &sizing.TableWorkload{Name: table, Fields: map[string]cql.Pos{}}
+	var errs sizing.ErrorList
+	for _, p := range pairs {
+		field, value, ok := strings.Cut(p, "=")
+		if !ok {
+			errs = append(errs, fmt.Errorf("%q: want field=value, such as rows=50000 or avg.content=280", p))
+			continue
+		}
+		if f, col, dotted := strings.Cut(field, "."); dotted {
+			field, value = f, col+"="+value
+		}
+		if err := Set(t, strings.TrimSpace(field), strings.TrimSpace(value)); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) == 0 {
+		errs = append(errs, t.Check()...)
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return t, nil
+}
