@@ -96,8 +96,8 @@ func Run(ctx context.Context, s *gocql.Session, o Options) (*Result, error) {
 			res.Problems = append(res.Problems, err.Error())
 		}
 		partitionCount(tp)
+		tp.Disk, tp.diskSample = predictDisk(tp, tp.diskSample), nil
 		project(tp, o.Now())
-		tp.Disk = Disk{Note: "not predicted: sizing/disk is not available yet"}
 		res.Tables = append(res.Tables, tp)
 	}
 	el := time.Since(start)

@@ -156,3 +156,41 @@ func TestRunMissingTable(t *testing.T) {
 		}
 	}
 }
+
+// TestRunRate checks --rate on the node: a full scan of 2,000 rows at 500 rows a second must
+// take about 4 s, and the node must have served the scans (system_views.local_scan_latency
+// counts the range reads it ran for the table). The figures are printed for the README.
+func TestRunRate(t *testing.T) {
+	s, ks := casstest.Keyspace(t)
+	loadEvents(t, s, 200, func(int) int { return 10 }, 20)
+	scans := func() int64 {
+		var n int64
+		err := s.Query(`SELECT count FROM system_views.local_scan_latency WHERE keyspace_name = ? AND table_name = ?`, ks, "events").Scan(&n)
+		if err != nil && err != gocql.ErrNotFound {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := scans()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const rate = 500
+	res, err := Run(ctx, s, Options{Keyspace: ks, Full: true, Rate: rate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := scans()
+	rows := res.Tables[0].RowsSeen
+	got := float64(rows) / float64(res.Elapsed)
+	t.Logf("--rate %d: %d rows in %.2f s = %.1f rows/s (%.1f%% of the setting); the node ran %d range reads for the table (pages of at most %d rows)",
+		rate, rows, float64(res.Elapsed), got, 100*got/rate, after-before, rate)
+	if rows != 2000 {
+		t.Fatalf("read %d rows, want 2000", rows)
+	}
+	if got > rate*1.05 || got < rate*0.8 {
+		t.Errorf("achieved %.1f rows/s, want within -20%%/+5%% of %d", got, rate)
+	}
+	if after-before < 2000/rate {
+		t.Errorf("the node counted %d range reads, want at least %d (one a page)", after-before, 2000/rate)
+	}
+}

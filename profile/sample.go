@@ -12,6 +12,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/sizing/disk"
 )
 
 // colReader reads one column of the SELECT: its value (several for a tuple, which the driver
@@ -71,6 +72,11 @@ type sampler struct {
 	warnResponses                             int
 	maxTomb                                   int
 	nowMicros                                 int64
+
+	hasStatic bool
+	diskCur   *disk.Partition
+	diskParts []disk.Partition
+	diskBytes int
 }
 
 func newSampler(ks *cql.Keyspace, t *cql.Table, now time.Time) *sampler {
@@ -86,6 +92,9 @@ func newSampler(ks *cql.Keyspace, t *cql.Table, now time.Time) *sampler {
 	for _, c := range t.Columns {
 		if c.Kind == cql.Static || c.Kind == cql.Regular {
 			order = append(order, c)
+		}
+		if c.Kind == cql.Static {
+			sm.hasStatic = true
 		}
 	}
 	var meta []string
@@ -221,7 +230,6 @@ func (sm *sampler) walk(ctx context.Context, s *gocql.Session, o Options, sl sli
 			got++
 			reached = sm.curToken
 			if want > 0 && got >= want {
-				sm.cur = false
 				iter.Close()
 				return reached, nil
 			}
@@ -231,7 +239,7 @@ func (sm *sampler) walk(ctx context.Context, s *gocql.Session, o Options, sl sli
 	err := iter.Close()
 	if err != nil {
 		// The partition being read may be cut short: leave it out.
-		sm.cur = false
+		sm.cur, sm.diskCur = false, nil
 		return reached, err
 	}
 	if sm.cur {
@@ -316,6 +324,7 @@ func (sm *sampler) row() {
 			}
 		}
 	}
+	sm.keepForDisk(first, hasRow)
 	if hasRow {
 		sm.curRows++
 		sm.curBytes += rowBytes
@@ -331,6 +340,10 @@ func (sm *sampler) row() {
 
 func (sm *sampler) endPartition() {
 	sm.cur = false
+	if sm.diskCur != nil {
+		sm.diskParts = append(sm.diskParts, *sm.diskCur)
+		sm.diskCur = nil
+	}
 	sm.rowsPer.add(float64(sm.curRows))
 	sm.rowsList = append(sm.rowsList, float64(sm.curRows))
 	sm.partBytes.add(float64(sm.curBytes))
@@ -410,6 +423,7 @@ func (r *colReader) observe() int {
 
 // finish turns the accumulators into the table's figures.
 func (sm *sampler) finish(tp *Table, o Options) {
+	tp.diskSample = sm.diskParts
 	tp.RowsPerPartition = sm.rowsPer.dist()
 	tp.PartitionBytes = sm.partBytes.dist()
 	tp.RowBytes = sm.rowBytes.dist()

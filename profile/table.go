@@ -6,6 +6,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/sizing/disk"
 )
 
 // Options say what to profile and how gently.
@@ -107,6 +108,8 @@ type Table struct {
 	Elapsed Seconds `json:"elapsed_seconds"`
 	Partial bool    `json:"partial"`
 	Problem string  `json:"problem,omitempty"`
+
+	diskSample []disk.Partition // the partitions kept for the disk prediction, until it is made
 }
 
 // Column is what the sample found in one column.
@@ -143,13 +146,25 @@ type Tombstones struct {
 	Max int `json:"max"`
 }
 
-// Disk is the predicted on-disk size of the table (sizing/disk), when predicted.
+// Disk is the predicted on-disk size of the table: the sampled partitions laid out as
+// Cassandra writes Data.db and compressed in chunks with the table's own compressor
+// (sizing/disk), scaled to the table's partition count, on one replica.
 type Disk struct {
-	Predicted    bool    `json:"predicted"`
-	Compressor   string  `json:"compressor,omitempty"`
-	ChunkKB      int     `json:"chunk_length_in_kb,omitempty"`
-	Ratio        float64 `json:"ratio,omitempty"` // compressed / uncompressed
-	PerPartition float64 `json:"compressed_bytes_per_partition,omitempty"`
-	Total        float64 `json:"compressed_bytes,omitempty"`
+	Predicted  bool    `json:"predicted"`
+	Compressor string  `json:"compressor,omitempty"`
+	ChunkKB    int     `json:"chunk_length_in_kb,omitempty"`
+	Ratio      float64 `json:"ratio,omitempty"` // compressed / uncompressed Data.db
+	// SamplePartitions is how many partitions were laid out (the sample, up to a byte budget).
+	SamplePartitions int `json:"sample_partitions,omitempty"`
+	// Per partition, on average, and their spread over the sample.
+	UncompressedPerPartition float64 `json:"uncompressed_bytes_per_partition,omitempty"`
+	PerPartition             float64 `json:"compressed_bytes_per_partition,omitempty"`
+	PartitionUncompressed    Dist    `json:"partition_uncompressed_bytes"`
+	PartitionCompressed      Dist    `json:"partition_compressed_bytes"`
+	// The whole table: Data.db before and after compression, and every sstable component
+	// (what nodetool tablestats calls Space used (live)).
+	Uncompressed float64 `json:"uncompressed_bytes,omitempty"`
+	DataBytes    float64 `json:"data_bytes,omitempty"`
+	Total        float64 `json:"total_bytes,omitempty"`
 	Note         string  `json:"note,omitempty"`
 }

@@ -74,7 +74,9 @@ func diskText(d profile.Disk) string {
 	if !d.Predicted {
 		return "not predicted" + strings.TrimPrefix(d.Note, "not predicted")
 	}
-	return fmt.Sprintf("%s compressed (%s, %d KiB chunks, ratio %.2f), %s a partition", Bytes(Num(d.Total)), d.Compressor, d.ChunkKB, d.Ratio, Bytes(Num(d.PerPartition)))
+	return fmt.Sprintf("%s on disk (Data.db %s compressed from %s: %s, %d KiB chunks, ratio %.2f); a partition %s compressed, %s uncompressed",
+		Bytes(Num(d.Total)), Bytes(Num(d.DataBytes)), Bytes(Num(d.Uncompressed)), d.Compressor, d.ChunkKB, d.Ratio,
+		Bytes(Num(d.PerPartition)), Bytes(Num(d.UncompressedPerPartition)))
 }
 
 // WriteProfileText writes the result for a terminal.
