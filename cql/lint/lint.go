@@ -6,40 +6,20 @@ import (
 	"strings"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/severity"
 )
 
-// Severity says whether a diagnostic fails a run.
-type Severity int
+// Severity says whether a diagnostic fails a run. It is the scale every cqlsize analysis
+// shares (severity.Level): a lint is a warn or a fail finding.
+type Severity = severity.Level
 
 // Severities. An Error fails `cqlsize migrate validate` (exit 1) and stops `migrate up`
-// unless silenced or allowed; a Warning is reported only.
+// unless silenced or allowed; a Warning is reported only. Lint reports write them with the
+// words they always had, "error" and "warning" (see Word), so scripts keep working.
 const (
-	Warning Severity = iota
-	Error
+	Warning = severity.Warn
+	Error   = severity.Fail
 )
-
-func (s Severity) String() string {
-	if s == Error {
-		return "error"
-	}
-	return "warning"
-}
-
-// MarshalText makes severities read as "error"/"warning" in JSON.
-func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
-
-// UnmarshalText reads "error" or "warning", so a JSON report reads back.
-func (s *Severity) UnmarshalText(b []byte) error {
-	switch string(b) {
-	case "error":
-		*s = Error
-	case "warning":
-		*s = Warning
-	default:
-		return fmt.Errorf("severity %q: want error or warning", b)
-	}
-	return nil
-}
 
 // Analyzer is one check. Code and Name never change once released: users silence
 // diagnostics by them.
@@ -66,9 +46,9 @@ type Diagnostic struct {
 	Silenced bool     `json:"silenced,omitempty"` // by a nolint directive or Config.Allow
 }
 
-// String renders file:line:col: CODE severity: message.
+// String renders file:line:col: CODE severity: message, the severity as Word writes it.
 func (d Diagnostic) String() string {
-	return fmt.Sprintf("%s: %s %s: %s", d.Pos, d.Code, d.Severity, d.Message)
+	return fmt.Sprintf("%s: %s %s: %s", d.Pos, d.Code, Word(d.Severity), d.Message)
 }
 
 // File is one source's statements as cql.ParseFile returns them, with the source itself

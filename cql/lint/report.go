@@ -40,12 +40,18 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-// jsonDiagnostic is a Diagnostic with its position spelled out.
+// jsonDiagnostic is a Diagnostic with its position spelled out and its severity in the
+// words lint reports have always used (error, warning).
 type jsonDiagnostic struct {
-	File string `json:"file"`
-	Line int    `json:"line"`
-	Col  int    `json:"col"`
-	Diagnostic
+	File     string       `json:"file"`
+	Line     int          `json:"line"`
+	Col      int          `json:"col"`
+	Code     string       `json:"code"`
+	Name     string       `json:"name"`
+	Severity severityText `json:"severity"`
+	Message  string       `json:"message"`
+	Fix      string       `json:"fix,omitempty"`
+	Silenced bool         `json:"silenced,omitempty"`
 }
 
 // JSONReport is the shape WriteJSON writes: stable field names for CI tools.
@@ -60,7 +66,8 @@ type JSONReport struct {
 func (r *Report) JSON() JSONReport {
 	out := JSONReport{Diagnostics: []jsonDiagnostic{}, Errors: r.Errors(), Warnings: r.Warnings(), Silenced: r.Silenced()}
 	for _, d := range r.Diagnostics {
-		out.Diagnostics = append(out.Diagnostics, jsonDiagnostic{File: d.Pos.File, Line: d.Pos.Line, Col: d.Pos.Col, Diagnostic: d})
+		out.Diagnostics = append(out.Diagnostics, jsonDiagnostic{File: d.Pos.File, Line: d.Pos.Line, Col: d.Pos.Col,
+			Code: d.Code, Name: d.Name, Severity: severityText(d.Severity), Message: d.Message, Fix: d.Fix, Silenced: d.Silenced})
 	}
 	return out
 }
@@ -82,7 +89,7 @@ func WriteCodes(w io.Writer) error {
 		if a.NeedsWorkload {
 			what += " (with --workload)"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", a.Code, a.Name, a.Severity, cell(what), cell(a.Why), cell(a.Fix))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", a.Code, a.Name, Word(a.Severity), cell(what), cell(a.Why), cell(a.Fix))
 	}
 	b.WriteString("| NL001 | unknown-nolint-code | warning | a nolint directive names a code that does not exist | a typo would silence nothing while looking like it does | use a code from this table |\n")
 	_, err := io.WriteString(w, b.String())
