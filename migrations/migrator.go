@@ -684,31 +684,7 @@ func (m *Migrator) Baseline(ctx context.Context, version int64) ([]*Migration, e
 }
 
 func (m *Migrator) baselineLocked(l *lease, version int64) ([]*Migration, error) {
-	recs, err := m.records(l.ctx)
-	if err != nil {
-		return nil, err
-	}
-	run, err := gocql.RandomUUID()
-	if err != nil {
-		return nil, err
-	}
-	var out []*Migration
-	for _, mg := range m.migs {
-		if mg.Version > version {
-			break
-		}
-		if r := recs[mg.Version]; r != nil {
-			if !r.Complete() {
-				return out, fmt.Errorf("baseline: %s is partly applied (%d of %d statements): finish it with `cqlsize migrate up` first", mg.File, r.Applied, len(mg.Statements))
-			}
-			continue
-		}
-		if err := m.st.baseline(l.ctx, l.owner, mg, run); err != nil {
-			return out, err
-		}
-		out = append(out, mg)
-	}
-	return out, nil
+	return m.baselineWhere(l, func(mg *Migration) bool { return mg.Version <= version })
 }
 
 // AcceptChecksum records the current checksum of an applied file whose content changed

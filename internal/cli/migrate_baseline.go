@@ -10,18 +10,69 @@ import (
 )
 
 func newMigrateBaselineCmd(env *Env, mf *migrateFlags) *cobra.Command {
-	return &cobra.Command{
-		Use:   "baseline VERSION",
-		Short: "Record the migrations up to VERSION as applied without running them",
+	var from, fromTable string
+	cmd := &cobra.Command{
+		Use:   "baseline VERSION | --from golang-migrate|gocqlx",
+		Short: "Record migrations as applied without running them (up to VERSION, or what another tool applied)",
 		Long: `Record every migration up to and including VERSION as applied (state baseline)
 without running it: for a keyspace whose schema was created before these files were
-used. Files already recorded are left as they are. The next up starts after VERSION.`,
-		Example: `  cqlsize migrate baseline 12 --keyspace app`,
-		Args:    cobra.ExactArgs(1),
+used. Files already recorded are left as they are. The next up starts after VERSION.
+
+--from adopts the history another tool kept in the target keyspace, recording exactly the
+files it applied (with the checksums cqlsize computes), so the next up runs only the rest:
+
+  golang-migrate  its schema_migrations table (version bigint PRIMARY KEY, dirty boolean)
+                  holds the last version applied: every file up to it is recorded. A dirty
+                  version (a run that failed partway) is refused, saying what to do.
+  gocqlx          its gocqlx_migrate table (name, checksum, done, ...) holds one row per
+                  file: each is recorded, after checking the file's md5 against the
+                  recorded one and that every ';'-separated piece of it ran.
+
+--from-table names the other tool's table when it is not the default
+(golang-migrate's x-migrations-table).`,
+		Example: `  cqlsize migrate baseline 12 --keyspace app
+  cqlsize migrate baseline --from golang-migrate --keyspace app --dir db/migrations
+  cqlsize migrate baseline --from gocqlx --keyspace app`,
+		Args: cobra.RangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case from != "" && len(args) == 1:
+				return Usagef("baseline takes a VERSION or --from, not both")
+			case from == "" && len(args) == 0:
+				return Usagef("baseline needs a VERSION (record every file up to it) or --from golang-migrate|gocqlx (record what that tool applied)")
+			case from == "" && fromTable != "":
+				return Usagef("--from-table goes with --from")
+			case from != "":
+				return runMigrateAdopt(cmd.Context(), env, cmd, mf, from, fromTable)
+			}
 			return runMigrateBaseline(cmd.Context(), env, cmd, mf, args[0])
 		},
 	}
+	cmd.Flags().StringVar(&from, "from", "", "adopt the history of another tool: golang-migrate or gocqlx")
+	cmd.Flags().StringVar(&fromTable, "from-table", "", "the other tool's bookkeeping table (default schema_migrations for golang-migrate, gocqlx_migrate for gocqlx)")
+	return cmd
+}
+
+func runMigrateAdopt(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFlags, from, table string) error {
+	tool, err := migrations.ParseTool(from)
+	if err != nil {
+		return Usagef("--from %v", err)
+	}
+	m, sess, err := openMigrator(ctx, env, cmd, mf)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	done, err := m.Adopt(ctx, tool, table)
+	if err != nil {
+		return migrateErr(err)
+	}
+	for _, mg := range done {
+		fmt.Fprintf(env.Stdout, "baseline %s\n", mg.File)
+	}
+	fmt.Fprintf(env.Stdout, "recorded %s as applied in keyspace %s, as %s applied them; `cqlsize migrate up` runs the rest\n",
+		plural(len(done), "migration", "migrations"), mf.conn.keyspace, tool)
+	return nil
 }
 
 func runMigrateBaseline(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFlags, arg string) error {
