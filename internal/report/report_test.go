@@ -263,12 +263,12 @@ func ExampleWriteText() {
 			return
 		}
 	}
-	tw, err := sizing.WorkloadFromPairs("events", "partitions=1000", "write_rate=10/min", "bucket=day", "avg=body=100")
+	w, err := sizing.ParseWorkload("workload.yaml", []byte("tables:\n  events: {partitions: 1000, write_rate: 10/min, bucket: day, avg: {body: 100}}\n"))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	r, err := report.Build(schema, &sizing.Workload{Tables: []*sizing.TableWorkload{tw}}, report.Options{})
+	r, err := report.Build(schema, w, report.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
