@@ -41,6 +41,36 @@ INSERT INTO users (id, bio) VALUES (5b6962dd-3f90-4c93-8f61-eabfa4a803e2, 'a;b')
 	//   migrations/0002_tags.cql:1:1 schema change: true
 }
 
+// A service that embeds its migrations (//go:embed migrations/*.cql on an embed.FS) loads
+// them once: LoadSet gives what the Migrator runs and, from the same parsed statements, the
+// schema model (for denorm, checks and sizing). A fstest.MapFS stands in for the embed.FS.
+func ExampleLoadSet() {
+	fsys := fstest.MapFS{
+		"migrations/0001_users.cql": {Data: []byte(`CREATE TABLE IF NOT EXISTS users (id uuid PRIMARY KEY, name text);`)},
+		"migrations/0002_by_name.cql": {Data: []byte(`CREATE TABLE IF NOT EXISTS users_by_name (
+    name text, id uuid, PRIMARY KEY (name, id));`)},
+	}
+	set, err := migrations.LoadSet(fsys, "migrations")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	schema, err := set.Schema("app") // the keyspace the Migrator targets (Options.Keyspace)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%d migrations (%s layout)\n", len(set.Migrations), set.Layout)
+	for _, t := range schema.Tables() {
+		fmt.Printf("%s: partition key %s\n", t.QualifiedName(), t.PartitionKey[0].Name)
+	}
+	// At start-up: migrations.New(session, set.Migrations, migrations.Options{Keyspace: "app"}).
+	// Output:
+	// 2 migrations (cqlsize layout)
+	// app.users: partition key id
+	// app.users_by_name: partition key name
+}
+
 // A service runs its migrations at start-up from every instance; one takes the lock and
 // applies them, the others wait and find the work done. This example needs a cluster, so
 // it is compiled but not run.
