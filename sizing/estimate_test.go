@@ -109,7 +109,7 @@ func findingCodes(e *Estimate) map[string]Severity {
 func TestZipfPartitions(t *testing.T) {
 	tbl := mustTable("app.posts_by_hashtag", "hashtag text pk", "day date pk", "post_id timeuuid ck", "content text")
 	e := estimate(t, tbl, Options{}, "partitions=100k", "write_rate=20/day", "skew.zipf=1.1", "avg.hashtag=12", "avg.content=280")
-	h := Harmonic(1e5, 1.1)
+	h := harmonic(1e5, 1.1)
 	if want := 20 * 1e5 / h; math.Abs(e.Largest.Rows-want) > 1e-6*want {
 		t.Errorf("largest partition holds %v rows, want N·rate/H(N,s) = %v", e.Largest.Rows, want)
 	}

@@ -292,15 +292,15 @@ func article(name string) string {
 	return "a"
 }
 
-// MaxExpiry2038Unix is the latest expiry (Unix seconds, 2038-01-19T03:14:06Z) Cassandra 4.1
+// maxExpiry2038Unix is the latest expiry (Unix seconds, 2038-01-19T03:14:06Z) Cassandra 4.1
 // accepts, and 5.0 while storage_compatibility_mode is CASSANDRA_4 (its default): local
 // deletion times are 32-bit seconds (Cell.MAX_DELETION_TIME_2038_LEGACY_CAP). A write whose
 // now + TTL is later is rejected under the default expiration_date_overflow_policy, REJECT
 // (CASSANDRA-14092).
-const MaxExpiry2038Unix = 1<<31 - 2
+const maxExpiry2038Unix = 1<<31 - 2
 
-// MaxExpiry2038 is MaxExpiry2038Unix as a time.
-func MaxExpiry2038() time.Time { return time.Unix(MaxExpiry2038Unix, 0).UTC() }
+// MaxExpiry2038 is maxExpiry2038Unix as a time.
+func MaxExpiry2038() time.Time { return time.Unix(maxExpiry2038Unix, 0).UTC() }
 
 // ttlVerdict checks that writes with the table's TTL expire before the 2038 limit.
 func ttlVerdict(est *Estimate, target Target, now time.Time) []Finding {

@@ -47,9 +47,6 @@ const (
 	Fail = severity.Fail
 )
 
-// ParseSeverity reads info, warn or fail.
-func ParseSeverity(s string) (Severity, error) { return severity.Parse(s) }
-
 // Finding is one verdict or recommendation about a table: the type every cqlsize analysis
 // reports in. Table is keyspace.table; Pos the CREATE TABLE, or the workload entry the
 // finding is about. Codes are stable (`cqlsize explain CODE` documents each): CI

@@ -14,8 +14,8 @@ func TestVIntSize(t *testing.T) {
 		{1<<28 - 1, 4}, {1 << 28, 5}, {1<<35 - 1, 5}, {1 << 35, 6}, {1<<42 - 1, 6}, {1 << 42, 7},
 		{1<<49 - 1, 7}, {1 << 49, 8}, {1<<56 - 1, 8}, {1 << 56, 9}, {math.MaxUint64, 9},
 	} {
-		if got := VIntSize(tc.v); got != tc.want {
-			t.Errorf("VIntSize(%d) = %d, want %d", tc.v, got, tc.want)
+		if got := vIntSize(tc.v); got != tc.want {
+			t.Errorf("vIntSize(%d) = %d, want %d", tc.v, got, tc.want)
 		}
 	}
 }
@@ -30,8 +30,8 @@ func TestExpectedVIntSize(t *testing.T) {
 		// An hour: up to 2^35 µs, so 5 bytes for most.
 		{3.6e9, (1*128 + 2*(16384-128) + 3*(1<<21-16384) + 4*(1<<28-1<<21) + 5*(3.6e9-1<<28)) / 3.6e9},
 	} {
-		if got := ExpectedVIntSize(tc.max); math.Abs(got-tc.want) > 1e-9 {
-			t.Errorf("ExpectedVIntSize(%g) = %v, want %v", tc.max, got, tc.want)
+		if got := expectedVIntSize(tc.max); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("expectedVIntSize(%g) = %v, want %v", tc.max, got, tc.want)
 		}
 	}
 	// The storage doc's rule of thumb: ~3 bytes within a second, 4 a minute, 5 an hour, 6 a day.
@@ -39,7 +39,7 @@ func TestExpectedVIntSize(t *testing.T) {
 		spread float64 // seconds
 		lo, hi float64
 	}{{1, 2.9, 3}, {60, 3.9, 4}, {3600, 4.9, 5}, {86400, 5.5, 6}} {
-		if got := ExpectedVIntSize(tc.spread * 1e6); got < tc.lo || got > tc.hi {
+		if got := expectedVIntSize(tc.spread * 1e6); got < tc.lo || got > tc.hi {
 			t.Errorf("timestamp delta over %gs: %.2f bytes, want %g..%g", tc.spread, got, tc.lo, tc.hi)
 		}
 	}
@@ -203,15 +203,15 @@ func TestHarmonic(t *testing.T) {
 	}
 	for _, s := range []float64{0.5, 0.9, 1, 1.1, 1.5, 2} {
 		for _, n := range []int{1, 2, 10, 64, 65, 100, 1000, 12345, 1000000} {
-			got, want := Harmonic(float64(n), s), exact(n, s)
+			got, want := harmonic(float64(n), s), exact(n, s)
 			if math.Abs(got-want) > 1e-9*want {
-				t.Errorf("Harmonic(%d, %g) = %.12g, want %.12g", n, s, got, want)
+				t.Errorf("harmonic(%d, %g) = %.12g, want %.12g", n, s, got, want)
 			}
 		}
 	}
 	// A billion keys: H(1e9, 1) = ln(1e9) + γ + 1/(2e9) - ...
-	if got, want := Harmonic(1e9, 1), math.Log(1e9)+0.5772156649015329+0.5e-9; math.Abs(got-want) > 1e-9 {
-		t.Errorf("Harmonic(1e9, 1) = %.12g, want %.12g", got, want)
+	if got, want := harmonic(1e9, 1), math.Log(1e9)+0.5772156649015329+0.5e-9; math.Abs(got-want) > 1e-9 {
+		t.Errorf("harmonic(1e9, 1) = %.12g, want %.12g", got, want)
 	}
 	// Activities average to 1 over the keys.
 	z := Skew{Kind: Zipf, S: 1.1}
@@ -229,7 +229,7 @@ func TestHarmonic(t *testing.T) {
 
 func BenchmarkHarmonicBillion(b *testing.B) {
 	for i := 0; i < b.N; i++ {
-		Harmonic(1e9, 1.1)
+		harmonic(1e9, 1.1)
 	}
 }
 

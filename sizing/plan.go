@@ -376,9 +376,9 @@ func (p *plan) hasTombstoneLDTs() bool {
 func (p *plan) encodingCosts() encoding {
 	s := p.spread.Seconds()
 	e := encoding{
-		ts:      ExpectedVIntSize(s * 1e6),
-		ldtTomb: ExpectedVIntSize(s),
-		ldtExp:  ExpectedVIntSize(s),
+		ts:      expectedVIntSize(s * 1e6),
+		ldtTomb: expectedVIntSize(s),
+		ldtExp:  expectedVIntSize(s),
 		ttl:     1,
 	}
 	if p.ttl > 0 && p.hasTombstoneLDTs() {

@@ -233,16 +233,6 @@ func ParseSpan(s string) (Span, error) {
 	return Span{Name: name, Avg: d, Max: d}, nil
 }
 
-// SpanOf returns the span of a fixed length, named as the nearest calendar bucket when it is one.
-func SpanOf(d time.Duration) Span {
-	for _, name := range []string{"minute", "hour", "day", "iso-week", "month", "year"} {
-		if w := calendarWidths[name]; w.Avg == d {
-			return w
-		}
-	}
-	return Span{Name: FormatDuration(d), Avg: d, Max: d}
-}
-
 // FormatDuration renders d in the largest unit that keeps it readable: 30d, 6h, 90s, 1.5y.
 func FormatDuration(d time.Duration) string {
 	switch {

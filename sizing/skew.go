@@ -24,8 +24,8 @@ import "math"
 // zipfExact is how many terms of H(N, s) are summed directly.
 const zipfExact = 64
 
-// Harmonic returns the generalized harmonic number H(n, s) = Σ_{k=1..n} k^-s.
-func Harmonic(n, s float64) float64 {
+// harmonic returns the generalized harmonic number H(n, s) = Σ_{k=1..n} k^-s.
+func harmonic(n, s float64) float64 {
 	if n < 1 {
 		return 0
 	}
@@ -63,7 +63,7 @@ func (s Skew) Activity(n, rank float64) float64 {
 	if rank < 1 {
 		rank = 1
 	}
-	return n * math.Pow(rank, -s.S) / Harmonic(n, s.S)
+	return n * math.Pow(rank, -s.S) / harmonic(n, s.S)
 }
 
 // Percentile ranks: the key at quantile q of partition size (0.99 for p99) is the one with a
@@ -100,11 +100,11 @@ func (s Skew) cappedMean(n, limit float64) float64 {
 	if s.Kind != Zipf || n < 2 {
 		return math.Min(1, limit)
 	}
-	h := Harmonic(n, s.S)
+	h := harmonic(n, s.S)
 	// n·k^-s/h > limit  ⇔  k < (n/(h·limit))^(1/s)
 	k := math.Min(n, math.Floor(math.Pow(n/(h*limit), 1/s.S)))
 	if k < 1 {
 		return 1
 	}
-	return (k*limit + n*(h-Harmonic(k, s.S))/h) / n
+	return (k*limit + n*(h-harmonic(k, s.S))/h) / n
 }

@@ -143,6 +143,7 @@ func columnNames(tbl *cql.Table) string {
 	}
 	return strings.Join(names, ", ")
 }
+
 // Check lists what is wrong with the workload on its own (no schema needed): neither rows
 // nor a write rate, both, impossible numbers. A file's entries are checked as they are read.
 func (t *TableWorkload) Check() ErrorList {

@@ -2,10 +2,10 @@ package sizing
 
 import "math"
 
-// VIntSize is the number of bytes Cassandra's unsigned vint encoding takes for v
+// vIntSize is the number of bytes Cassandra's unsigned vint encoding takes for v
 // (org.apache.cassandra.utils.vint.VIntCoding.computeUnsignedVIntSize): 7 bits a byte, so a
 // value below 2^(7k) takes k bytes for k = 1..8, and any larger value 9.
-func VIntSize(v uint64) int {
+func vIntSize(v uint64) int {
 	for k := 1; k <= 8; k++ {
 		if v < 1<<(7*k) {
 			return k
@@ -14,7 +14,7 @@ func VIntSize(v uint64) int {
 	return 9
 }
 
-// vintOf is VIntSize of a non-negative float (a size or a count that is an average), rounded
+// vintOf is vIntSize of a non-negative float (a size or a count that is an average), rounded
 // to the nearest whole value first.
 func vintOf(v float64) float64 {
 	if !(v > 0) {
@@ -23,13 +23,13 @@ func vintOf(v float64) float64 {
 	if v >= math.MaxUint64/2 {
 		return 9
 	}
-	return float64(VIntSize(uint64(math.Round(v))))
+	return float64(vIntSize(uint64(math.Round(v))))
 }
 
-// ExpectedVIntSize is the average vint size of a value spread uniformly over [0, max]: the
+// expectedVIntSize is the average vint size of a value spread uniformly over [0, max]: the
 // cost of a timestamp delta when writes are spread over max microseconds. For max below 128
 // it is 1; otherwise each band [2^(7(k-1)), 2^(7k)) contributes k times its share.
-func ExpectedVIntSize(max float64) float64 { return expectedVIntRange(0, max) }
+func expectedVIntSize(max float64) float64 { return expectedVIntRange(0, max) }
 
 // expectedVIntRange is the average vint size of a value spread uniformly over [lo, hi]: the
 // k-byte bands it overlaps, each weighted by the share of the range it covers.

@@ -209,4 +209,3 @@ func TestQuantities(t *testing.T) {
 		t.Errorf("Rate: %s over a week %v", r, r.Over(Week))
 	}
 }
-
