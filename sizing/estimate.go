@@ -106,9 +106,10 @@ type Partition struct {
 // counts it after compaction, and what the byte figure (Partition.Bytes) carries: null
 // tombstone cells and collection deletions for every row still stored, deleted rows and range
 // markers for gc_grace_seconds. It is the byte model's count, checked against the node right
-// after the writes; the tombstone package's on-disk count (what the estimate report calls
-// tombstones_on_disk) also drops what gc_grace_seconds and compaction purge over the
-// partition's life, so for a long-lived partition it is the smaller, truer figure.
+// after the writes. The tombstone package's on-disk count, which the estimate report gives
+// as tombstones_on_disk, follows every tombstone through time instead: each stays
+// gc_grace_seconds plus the compaction's linger after it is written (longer than here for
+// deletes, shorter for nulls and collection deletions in an old partition).
 type Tombstones struct {
 	Rows         float64 // deleted rows
 	RangeMarkers float64 // range tombstone bounds (two per range delete)
