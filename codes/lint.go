@@ -15,7 +15,7 @@ func lintDocs() []finding.Doc {
 			what += " (with --workload)"
 		}
 		out = append(out, finding.Doc{
-			Code: a.Code, Name: a.Name, Severities: []finding.Level{lintLevel(a.Severity)},
+			Code: a.Code, Name: a.Name, Severities: []finding.Level{a.Severity},
 			Commands: lintCommands, What: what, Why: a.Why, Fix: a.Fix,
 		})
 	}
@@ -26,12 +26,4 @@ func lintDocs() []finding.Doc {
 		Fix:  "use a code from `cqlsize explain --list-codes`",
 	})
 	return out
-}
-
-// lintLevel places a lint's severity on the shared scale: an error fails (warn is a warning).
-func lintLevel(s lint.Severity) finding.Level {
-	if s == lint.Error {
-		return finding.Fail
-	}
-	return finding.Warn
 }

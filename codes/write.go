@@ -47,12 +47,26 @@ func WriteMarkdown(w io.Writer) error {
 	all := All()
 	for _, f := range families {
 		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", f.title, f.intro)
-		b.WriteString("| code | name | severity | what | why | how to fix |\n|---|---|---|---|---|---|\n")
+		var docs []finding.Doc
 		for _, d := range all {
 			if inFamily(d, f.prefixes) {
-				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", d.Code, d.Name, d.SeverityText(), cell(d.What), cell(d.Why), cell(d.Fix))
+				docs = append(docs, d)
 			}
 		}
+		if err := WriteTable(&b, docs); err != nil {
+			return err
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteTable writes docs as a Markdown table: code, name, severity, what, why, how to fix.
+func WriteTable(w io.Writer, docs []finding.Doc) error {
+	var b strings.Builder
+	b.WriteString("| code | name | severity | what | why | how to fix |\n|---|---|---|---|---|---|\n")
+	for _, d := range docs {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", d.Code, d.Name, d.SeverityText(), cell(d.What), cell(d.Why), cell(d.Fix))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cqlsize/cqlsize/cql/check"
+	"github.com/cqlsize/cqlsize/finding"
 )
 
 // checkFlags are the flags of `cqlsize check`.
@@ -61,7 +61,7 @@ the queries cannot be read (nothing is printed on stdout then).`,
 	fl.StringVar(&f.format, "format", "text", "output format: text, json or markdown")
 	fl.StringVar(&f.failOn, "fail-on", "fail", "exit 1 when a finding is at least this severe: warn, fail or never")
 	fl.BoolVar(&f.unpaged, "unpaged", false, "the service turns paging off (allows ORDER BY with IN on the partition key)")
-	fl.BoolVar(&f.listCodes, "list-codes", false, "list the finding codes and exit")
+	fl.BoolVar(&f.listCodes, "list-codes", false, "list the finding codes (as `cqlsize explain --list-codes QF` does) and exit")
 	return cmd
 }
 
@@ -79,11 +79,7 @@ func failOnThreshold(s string) (sev check.Severity, ok bool, err error) {
 
 func runCheck(env *Env, f *checkFlags) error {
 	if f.listCodes {
-		tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-		for _, c := range check.Codes() {
-			fmt.Fprintf(tw, "%s\t%s\n", c.Code, c.Summary)
-		}
-		return tw.Flush()
+		return listCodes(env, f.format, func(d finding.Doc) bool { return d.Family() == "QF" })
 	}
 	write, err := checkWriter(f.format)
 	if err != nil {

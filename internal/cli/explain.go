@@ -85,6 +85,34 @@ func runExplain(env *Env, f *explainFlags, args []string) error {
 	return codes.WriteDoc(env.Stdout, d)
 }
 
+// listCodes writes the registry's codes that keep accepts, as text (code, severity, name,
+// what) or JSON: `explain --list-codes`, `check --list-codes` (the QF codes) and `migrate
+// validate --list-lints` or `--list-codes` (the lints) all print through it.
+func listCodes(env *Env, format string, keep func(finding.Doc) bool) error {
+	var docs []finding.Doc
+	for _, d := range codes.All() {
+		if keep(d) {
+			docs = append(docs, d)
+		}
+	}
+	switch strings.ToLower(strings.TrimSpace(format)) {
+	case "json":
+		return codes.WriteJSON(env.Stdout, docs)
+	case "markdown", "md":
+		return codes.WriteTable(env.Stdout, docs)
+	}
+	return codes.WriteList(env.Stdout, docs)
+}
+
+// isLint reports whether a code is a migration lint's (not SZ, TS or QF).
+func isLint(d finding.Doc) bool {
+	switch d.Family() {
+	case "SZ", "TS", "QF":
+		return false
+	}
+	return true
+}
+
 // families lists the code families (SZ, TS, QF, ...) in code order.
 func families() []string {
 	var out []string

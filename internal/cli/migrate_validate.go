@@ -46,7 +46,8 @@ Exit status: 0 clean (warnings allowed), 1 an error-level lint or a changed file
 	fl.StringVar(&f.workload, "workload", "", "workload file (workload.yaml): turns on the lints that need one")
 	fl.StringSliceVar(&f.allow, "allow-lint", nil, "report this lint code as silenced instead of failing (repeatable)")
 	fl.BoolVar(&f.offline, "offline", false, "do not read the cluster even when hosts are configured")
-	fl.BoolVar(&f.listLints, "list-lints", false, "print the lint codes (code, severity, what, why, fix) and exit")
+	fl.BoolVar(&f.listLints, "list-lints", false, "print the lint codes (code, name, severity, what, why, fix) as a Markdown table, or JSON with --format json, and exit")
+	fl.BoolVar(&f.listLints, "list-codes", false, "the same as --list-lints, named as on every other command")
 	fl.BoolVar(&f.verbose, "show-silenced", false, "also list diagnostics silenced by nolint directives")
 	return cmd
 }
@@ -69,7 +70,12 @@ type validateJSON struct {
 
 func runMigrateValidate(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFlags, f *migrateValidateFlags) error {
 	if f.listLints {
-		return lint.WriteCodes(env.Stdout)
+		// The lint listing has always been the Markdown table (what, why, fix); JSON on request.
+		format := "markdown"
+		if f.format == "json" {
+			format = "json"
+		}
+		return listCodes(env, format, isLint)
 	}
 	if f.format != "text" && f.format != "json" {
 		return Usagef("--format %q: want text or json", f.format)
