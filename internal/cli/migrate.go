@@ -98,6 +98,10 @@ func newMigrateCmd(env *Env) *cobra.Command {
 		Use:   "migrate",
 		Short: "Apply versioned .cql migrations safely from every deploy at once",
 		Long: `Apply versioned migration files (NNNN_name.cql, in version order) to a keyspace.
+golang-migrate's layout is read too: {version}_{title}.up.cql files are the migrations and
+the .down.cql files beside them are ignored (cqlsize does not run down migrations); one
+folder in both layouts is refused. A folder with no migration file is an error (exit 2).
+` + "`migrate baseline --from golang-migrate|gocqlx`" + ` adopts another tool's history.
 
 Every pending file is lexed, parsed and linted before anything runs. A cluster-wide lease
 (a lightweight transaction with a TTL) lets one process migrate while the others wait and

@@ -28,8 +28,15 @@ func newMigrateUpCmd(env *Env, mf *migrateFlags) *cobra.Command {
 start-up: one process takes the lock and migrates, the others wait and find nothing to do.
 When nothing is pending it returns without taking the lock.
 
-Before anything runs, every pending file is parsed and linted; an error-level lint stops
-the run (exit 1) unless silenced in the file (-- cqlsize:nolint CODE) or allowed here.
+Before anything runs, every pending file is parsed, checked against a model of the live
+schema and linted; an error-level lint stops the run (exit 1) unless silenced in the file
+(-- cqlsize:nolint CODE) or allowed here. The destructive lints (DS1xx) judge against the
+live schema: dropping a table or column that is on the cluster reports, dropping one the
+pending files create themselves does not, so a whole history replays on a fresh cluster.
+
+When the target keyspace does not exist and the first file's first statement creates it,
+that statement runs first (no --replication needed) and the bookkeeping goes into the
+keyspace it created.
 
 Exactly once under pauses: the lock is a lease, valid until the TTL counted from when
 the renewal was sent, less a margin (1s + TTL/10), and checked immediately before each
