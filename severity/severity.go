@@ -1,7 +1,8 @@
 // Package severity is the one scale every cqlsize analysis grades its findings on. The sizer,
-// the tombstone analysis and the query checker share it, so "warn" means the same in every
-// report, --fail-on reads the same in every command, and findings from different analyses
-// compare directly.
+// the tombstone analysis, the query checker and the migration lints share it (a lint error
+// is a fail, a warning a warn), so "warn" means the same in every report, --fail-on reads
+// the same in every command, and findings from different analyses compare directly. The
+// findings themselves share one type, finding.Finding.
 package severity
 
 import (
