@@ -1,7 +1,9 @@
 package disk_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/csv"
 	"fmt"
 	"math"
 	"math/rand"
@@ -18,7 +20,6 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/cql"
-	"github.com/cqlsize/cqlsize/internal/accuracy"
 	"github.com/cqlsize/cqlsize/internal/casstest"
 	"github.com/cqlsize/cqlsize/sizing/disk"
 )
@@ -168,7 +169,6 @@ func TestPredictMatchesNode(t *testing.T) {
 	}
 	s, ks := casstest.Keyspace(t)
 	files := casstest.LocalNode(t, s)
-	node := &accuracy.Node{Script: files.Script, DataDir: files.DataDirs}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 
@@ -208,8 +208,10 @@ func TestPredictMatchesNode(t *testing.T) {
 			}
 		}
 	}
-	if err := node.FlushAndCompact(ctx, ks); err != nil {
-		t.Fatal(err)
+	for _, cmd := range []string{"flush", "compact"} {
+		if _, err := nodetool(ctx, files, cmd, ks); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	var results []nodeResult
@@ -231,20 +233,13 @@ func TestPredictMatchesNode(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tr.name, err)
 		}
-		dir, err := node.TableDir(ctx, s, ks, tr.name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		dir := files.TableDir(t, s, ks, tr.name)
 		r := nodeResult{table: tr.name, shape: tr.shape.name, compressor: tr.compr, pred: pred}
 		if r.data, r.files, r.statistics, err = componentSizes(dir); err != nil {
 			t.Fatal(err)
 		}
-		parts, err := node.SSTablePartitions(ctx, dir)
-		if err != nil {
+		if r.uncompressed, err = partitionBytes(ctx, files, dir); err != nil {
 			t.Fatal(err)
-		}
-		for _, p := range parts {
-			r.uncompressed += p.Size
 		}
 		if r.live, err = spaceUsedLive(ctx, files, ks, tr.name); err != nil {
 			t.Fatal(err)
@@ -432,15 +427,7 @@ func componentSizes(dir string) (data, all, stats int64, err error) {
 var liveRE = regexp.MustCompile(`Space used \(live\): (\d+)`)
 
 func spaceUsedLive(ctx context.Context, files *casstest.NodeFiles, ks, table string) (int64, error) {
-	var out []byte
-	var err error
-	// nodetool on a busy shared node sometimes says it is not ready for a moment: retry.
-	for attempt := 0; attempt < 5; attempt++ {
-		if out, err = files.Run(ctx, "nodetool", "tablestats", ks+"."+table); err == nil {
-			break
-		}
-		time.Sleep(3 * time.Second)
-	}
+	out, err := nodetool(ctx, files, "tablestats", ks+"."+table)
 	if err != nil {
 		return 0, err
 	}
@@ -449,4 +436,57 @@ func spaceUsedLive(ctx context.Context, files *casstest.NodeFiles, ks, table str
 		return 0, fmt.Errorf("tablestats %s.%s: no Space used (live) in %q", ks, table, out)
 	}
 	return strconv.ParseInt(string(m[1]), 10, 64)
+}
+
+// nodetool runs nodetool on the node, again when a busy shared node says for a moment that it
+// is not ready.
+func nodetool(ctx context.Context, files *casstest.NodeFiles, args ...string) ([]byte, error) {
+	var out []byte
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		if out, err = files.Run(ctx, append([]string{"nodetool"}, args...)...); err == nil {
+			return out, nil
+		}
+		time.Sleep(3 * time.Second)
+	}
+	return nil, err
+}
+
+// partitionBytes sums the uncompressed partition sizes sstablepartitions reports for a table
+// directory: the Data.db bytes before compression.
+func partitionBytes(ctx context.Context, files *casstest.NodeFiles, dir string) (int64, error) {
+	out, err := files.Run(ctx, "sstablepartitions", "--csv", "--min-size", "0", dir)
+	if err != nil {
+		return 0, err
+	}
+	r := csv.NewReader(bytes.NewReader(out))
+	r.FieldsPerRecord = -1
+	recs, err := r.ReadAll()
+	if err != nil {
+		return 0, fmt.Errorf("sstablepartitions %s: %w", dir, err)
+	}
+	if len(recs) == 0 {
+		return 0, fmt.Errorf("sstablepartitions %s: no output", dir)
+	}
+	col := -1
+	for i, h := range recs[0] {
+		if h == "size" {
+			col = i
+		}
+	}
+	if col < 0 {
+		return 0, fmt.Errorf("sstablepartitions %s: no size column in %q", dir, recs[0])
+	}
+	var sum int64
+	for _, rec := range recs[1:] {
+		if len(rec) != len(recs[0]) {
+			continue
+		}
+		n, err := strconv.ParseInt(rec[col], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("sstablepartitions %s: size %q: %w", dir, rec[col], err)
+		}
+		sum += n
+	}
+	return sum, nil
 }

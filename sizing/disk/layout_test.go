@@ -1,0 +1,124 @@
+package disk
+
+import (
+	"bytes"
+	"encoding/binary"
+	"testing"
+
+	"github.com/cqlsize/cqlsize/cql"
+)
+
+// table parses a CREATE TABLE in keyspace ks.
+func table(t testing.TB, ddl string) *cql.Table {
+	t.Helper()
+	s := cql.NewSchema()
+	if err := s.ApplyFile("t.cql", []byte("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};\n"+ddl+";")); err != nil {
+		t.Fatal(err)
+	}
+	tables := s.Tables()
+	if len(tables) != 1 {
+		t.Fatalf("%d tables in %q", len(tables), ddl)
+	}
+	return tables[0]
+}
+
+func i32(v int32) []byte { return binary.BigEndian.AppendUint32(nil, uint32(v)) }
+
+// protocol encodes a list or set of values the way the native protocol does.
+func protocol(vals ...[]byte) []byte {
+	b := i32(int32(len(vals)))
+	for _, v := range vals {
+		b = append(b, i32(int32(len(v)))...)
+		b = append(b, v...)
+	}
+	return b
+}
+
+const ts0 = 1_700_000_000_000_000
+
+func TestLayoutBytes(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		ddl  string
+		p    Partition
+		want []byte
+	}{
+		{
+			name: "one text cell under the row marker",
+			ddl:  "CREATE TABLE ks.t (k int PRIMARY KEY, v text)",
+			p:    Partition{Key: [][]byte{i32(1)}, Rows: []Row{{Cells: map[string]Cell{"v": {Value: []byte("ab"), Timestamp: ts0}}}}},
+			want: []byte{
+				0, 4, 0, 0, 0, 1, // key
+				0x7F, 0xFF, 0xFF, 0xFF, 0x80, 0, 0, 0, 0, 0, 0, 0, // live
+				0x24,     // has timestamp, has all columns
+				6, 18, 0, // size, previous size (the partition header), marker timestamp delta
+				0x08, 2, 'a', 'b', // cell: row's timestamp, value
+				0x01, // end of partition
+			},
+		},
+		{
+			name: "clustering, a null tombstone and an unset column",
+			ddl:  "CREATE TABLE ks.t (k int, c int, a int, b text, z text, PRIMARY KEY (k, c))",
+			p: Partition{Key: [][]byte{i32(1)}, Rows: []Row{{Clustering: [][]byte{i32(7)}, Cells: map[string]Cell{
+				"a": {Value: i32(5), Timestamp: ts0},
+				"b": {Null: true, Timestamp: ts0},
+			}}, {Clustering: [][]byte{i32(8)}, Cells: map[string]Cell{
+				"a": {Value: i32(6), Timestamp: ts0 + 1},
+				"b": {Value: []byte("x"), Timestamp: ts0 + 1},
+				"z": {Value: []byte("y"), Timestamp: ts0 + 1},
+			}}}},
+			want: []byte{
+				0, 4, 0, 0, 0, 1,
+				0x7F, 0xFF, 0xFF, 0xFF, 0x80, 0, 0, 0, 0, 0, 0, 0,
+				0x04, 0, 0, 0, 0, 7, // has timestamp (not all columns), clustering header, c
+				10, 18, 0, // size, previous (the partition header), marker
+				0x04,             // subset: z (third header column) missing
+				0x08, 0, 0, 0, 5, // a: row timestamp, fixed int
+				0x0D, 0, // b: deleted, empty, row timestamp; deletion time delta
+				0x24, 0, 0, 0, 0, 8, // second row: all columns
+				13, 17, 1, // size, previous row's size, marker delta 1
+				0x08, 0, 0, 0, 6,
+				0x08, 1, 'x',
+				0x08, 1, 'y',
+				0x01,
+			},
+		},
+		{
+			name: "set elements are paths after a collection deletion",
+			ddl:  "CREATE TABLE ks.t (k int PRIMARY KEY, s set<text>)",
+			p: Partition{Key: [][]byte{i32(2)}, Rows: []Row{{Cells: map[string]Cell{
+				"s": {Value: protocol([]byte("a"), []byte("bc")), Timestamp: ts0},
+			}}}},
+			want: []byte{
+				0, 4, 0, 0, 0, 2,
+				0x7F, 0xFF, 0xFF, 0xFF, 0x80, 0, 0, 0, 0, 0, 0, 0,
+				0x64,      // has timestamp, all columns, complex deletion
+				12, 18, 1, // size, previous, marker 1 above the deletion's timestamp-1
+				0, 0, // deletion: timestamp delta 0, local deletion time delta 0
+				2,            // two cells
+				0x0C, 1, 'a', // empty value, row timestamp, path
+				0x0C, 2, 'b', 'c',
+				0x01,
+			},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tb := table(t, c.ddl)
+			l, err := newLayout(tb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			reg, st := map[string]bool{}, map[string]bool{}
+			p, err := l.convert(0, c.p, reg, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l.regular, l.static = l.headerColumns(reg), l.headerColumns(st)
+			l.collectStats([]partition{p})
+			got := l.writePartition(nil, &p)
+			if !bytes.Equal(got, c.want) {
+				t.Errorf("layout\n got % x\nwant % x", got, c.want)
+			}
+		})
+	}
+}
