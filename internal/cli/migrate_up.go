@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/internal/liveschema"
 	"github.com/cqlsize/cqlsize/migrations"
 )
@@ -119,22 +120,22 @@ func migrateUp(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFla
 		return migrateErr(err)
 	}
 	prog.total = len(steps)
-	if len(steps) > 0 && !f.skipModelCheck {
-		// Also before the lock and before anything is created (a first file's CREATE
-		// KEYSPACE included): a statement the model refuses stops the run with nothing on
-		// the node. BeforeApply checks again under the lock, against what is there then.
-		if err := checkAgainstLive(ctx, sess, mf.conn.keyspace, steps); err != nil {
-			return err
-		}
-	}
-	if len(steps) > 0 && !f.lint.noLint {
-		// The lints judge the pending files against what the cluster has now: a drop of a
-		// table on the node reports, a drop of one the pending files create does not.
+	if len(steps) > 0 && (!f.skipModelCheck || !f.lint.noLint) {
 		live, err := liveschema.Read(ctx, sess.s)
 		if err != nil {
 			return migrateErr(err)
 		}
 		live.Current = mf.conn.keyspace
+		// Also before the lock and before anything is created (a first file's CREATE
+		// KEYSPACE included): a statement the model refuses stops the run with nothing on
+		// the node. BeforeApply checks again under the lock, against what is there then.
+		if !f.skipModelCheck {
+			if err := applySteps(live.Clone(), steps); err != nil {
+				return err
+			}
+		}
+		// The lints judge the pending files against what the cluster has now: a drop of a
+		// table on the node reports, a drop of one the pending files create does not.
 		if err := f.lint.run(env, mf.conn.keyspace, migs, pendingOf(steps), live); err != nil {
 			return err
 		}
@@ -168,6 +169,11 @@ func checkAgainstLive(ctx context.Context, sess *session, keyspace string, steps
 		return InputErr(err)
 	}
 	live.Current = keyspace
+	return applySteps(live, steps)
+}
+
+// applySteps applies the statements about to run to live, a model of the cluster's schema.
+func applySteps(live *cql.Schema, steps []migrations.Step) error {
 	for _, st := range steps {
 		if st.InFlight {
 			// It may have run before the last run died; the runner sorts that out.
