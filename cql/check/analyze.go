@@ -70,17 +70,13 @@ func CheckQuery(schema *cql.Schema, q Query, opts Options) (Result, error) {
 	}
 	access := accessOf(t, sq)
 	res.Access, res.Partitions = access.access, access.partitions
-	if run.usesIndex && (run.rej == nil || run.rej.filtering) {
-		var names []string
-		for _, ix := range run.served {
-			names = append(names, ix.name)
-		}
-		res.Index = strings.Join(names, ", ")
-	}
 
 	// The index plan of the query that runs (or would, with ALLOW FILTERING): an index
 	// that serves it turns a scan into a read of the index's hits.
 	plan := pc.planIndexes(run)
+	if plan != nil {
+		res.Index = plan.list()
+	}
 	if asWritten.rej != nil {
 		res.Findings = append(res.Findings, rejectionFinding(asWritten.rej, res.WithFilteringToggled, res.Access, len(t.Clustering) > 0, plan))
 	}

@@ -30,7 +30,10 @@ const (
 # when present) | the server's message for the query as written, <ks> standing for the keyspace;
 # an indented "toggled:" line gives the message for the toggled query when it differs.
 # Verdicts: ok, filtering (rejected; the message asks for ALLOW FILTERING), invalid (rejected
-# for any other reason).
+# for any other reason). An indented "index:" line names the secondary index the node read
+# (from the query's trace: "Index mean cardinalities are ... Scanning with ..."), for the
+# form of the query that runs; "one of a, b" when the node's estimates tie and it may read
+# either.
 `
 )
 
@@ -69,7 +72,15 @@ func TestCorpusAgainstCassandra(t *testing.T) {
 	for _, q := range queries {
 		v, msg := runVerdict(t, s, q.Text)
 		fv, fmsg := runVerdict(t, s, toggleAllowFiltering(q.Text))
-		recs = append(recs, verdictRecord{Name: q.Name, Verdict: v, Toggled: fv,
+		// Which index the node reads, for the form of the query it runs.
+		var index string
+		switch {
+		case v == "ok":
+			index = tracedIndex(t, s, q.Text)
+		case fv == "ok":
+			index = tracedIndex(t, s, toggleAllowFiltering(q.Text))
+		}
+		recs = append(recs, verdictRecord{Name: q.Name, Verdict: v, Toggled: fv, Index: index,
 			Message: strings.ReplaceAll(msg, ks, "<ks>"), ToggledMessage: strings.ReplaceAll(fmsg, ks, "<ks>")})
 	}
 	t.Logf("queries run after %v", time.Since(start))
@@ -219,6 +230,9 @@ type verdictRecord struct {
 	// ToggledMessage is the server's message for the toggled query, when it differs from
 	// Message; it is written on a continuation line.
 	ToggledMessage string
+	// Index is the index the node read for the form of the query that runs (as written
+	// when it runs, else toggled): empty when none.
+	Index string
 }
 
 func formatVerdicts(recs []verdictRecord) string {
@@ -230,6 +244,9 @@ func formatVerdicts(recs []verdictRecord) string {
 		b.WriteByte('\n')
 		if r.ToggledMessage != "" && r.ToggledMessage != r.Message {
 			fmt.Fprintf(&b, "    toggled: %s\n", r.ToggledMessage)
+		}
+		if r.Index != "" {
+			fmt.Fprintf(&b, "    index: %s\n", r.Index)
 		}
 	}
 	return b.String()
@@ -309,4 +326,67 @@ func checkSuggestions(t *testing.T, s *gocql.Session) {
 		t.Error("no corpus query is pointed to an existing table")
 	}
 	t.Logf("%d suggested tables (%d distinct) and %d existing tables, every rewritten query accepted", n, len(created), existing)
+}
+
+// idTracer keeps the trace id of the query it traces.
+type idTracer struct{ id []byte }
+
+func (t *idTracer) Trace(id []byte) { t.id = append([]byte(nil), id...) }
+
+// tracedIndex runs stmt with tracing on and returns the index the node read for it, from
+// the trace event "Index mean cardinalities are A:0,B:0. Scanning with A."; empty when
+// the node read no index.
+func tracedIndex(t *testing.T, s *gocql.Session, stmt string) string {
+	t.Helper()
+	tr := &idTracer{}
+	if err := s.Bind(stmt, bindValues).Trace(tr).Exec(); err != nil {
+		t.Fatalf("%s: traced run: %v", stmt, err)
+	}
+	if tr.id == nil {
+		t.Fatalf("%s: the node returned no trace id", stmt)
+	}
+	// The node writes the trace asynchronously: wait for the session to record its
+	// duration, then for the events to stop coming.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var dur int
+		err := s.Query(`SELECT duration FROM system_traces.sessions WHERE session_id = ?`, tr.id).Scan(&dur)
+		if err == nil && dur > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: trace %x not complete after 30 s (last error: %v)", stmt, tr.id, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var activities []string
+	for last := -1; ; {
+		activities = activities[:0]
+		iter := s.Query(`SELECT activity FROM system_traces.events WHERE session_id = ?`, tr.id).Iter()
+		var a string
+		for iter.Scan(&a) {
+			activities = append(activities, a)
+		}
+		if err := iter.Close(); err != nil {
+			t.Fatalf("%s: read trace events: %v", stmt, err)
+		}
+		if len(activities) == last {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: trace %x events still coming after 30 s", stmt, tr.id)
+		}
+		last = len(activities)
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, a := range activities {
+		if strings.HasPrefix(a, indexChoicePrefix) {
+			index, err := parseIndexChoice(a)
+			if err != nil {
+				t.Fatalf("%s: %v", stmt, err)
+			}
+			return index
+		}
+	}
+	return ""
 }

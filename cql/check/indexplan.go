@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -20,6 +21,9 @@ type indexPlan struct {
 	// fewest rows, from the indexes' statistics), filtering on the others' restrictions too.
 	used   []tableIndex
 	choice bool
+	// saiPassedOver: SAI indexes answer some restrictions too, but Cassandra reads a
+	// legacy index instead (see planIndexes) and filters on theirs.
+	saiPassedOver bool
 	// filtered are the restrictions no index answers, as written: Cassandra checks them
 	// on each row the index returns (and, when choice is true, the restrictions of the
 	// indexes it did not pick as well).
@@ -36,8 +40,9 @@ func (pc *prepareContext) planIndexes(p *prepared) *indexPlan {
 	for _, s := range p.filterSets {
 		all = append(all, s.list...)
 	}
-	plan := &indexPlan{}
-	groups := 0
+	// The groups that answer at least one restriction: each is a plan Cassandra weighs.
+	var groups [][]tableIndex
+	legacy := false
 	for _, g := range indexGroups(pc.indexes) {
 		var used []tableIndex
 		for _, r := range all {
@@ -48,15 +53,34 @@ func (pc *prepareContext) planIndexes(p *prepared) *indexPlan {
 		if len(used) == 0 {
 			continue
 		}
-		groups++
-		for _, ix := range used {
+		groups = append(groups, used)
+		legacy = legacy || used[0].kind != saiIndex
+	}
+	if len(groups) == 0 {
+		return nil
+	}
+	// Cassandra reads the plan with the fewest estimated rows, and 5.0 estimates an SAI
+	// plan's rows as Long.MAX_VALUE (the node's trace says "Index mean cardinalities are
+	// products_brand_sai:9223372036854775807,products_name_idx:0. Scanning with
+	// products_name_idx."): any legacy index is read before SAI.
+	plan := &indexPlan{}
+	if legacy && len(groups) > 1 {
+		var kept [][]tableIndex
+		for _, g := range groups {
+			if g[0].kind == saiIndex {
+				plan.saiPassedOver = true
+				continue
+			}
+			kept = append(kept, g)
+		}
+		groups = kept
+	}
+	for _, g := range groups {
+		for _, ix := range g {
 			plan.used = appendIndex(plan.used, ix)
 		}
 	}
-	if len(plan.used) == 0 {
-		return nil
-	}
-	plan.choice = groups > 1
+	plan.choice = len(groups) > 1
 	for _, r := range all {
 		answered := false
 		for _, ix := range plan.used {
@@ -98,6 +122,9 @@ func (ip *indexPlan) served() string {
 			"and Cassandra filters its hits on %s", ip.names(), rest)
 	}
 	what := "index " + ip.names()
+	if ip.saiPassedOver {
+		what += " (Cassandra 5.0 reads a legacy index before SAI ones: it estimates an SAI index's rows as unknown)"
+	}
 	if len(ip.filtered) == 0 {
 		return what + " serves it"
 	}
@@ -114,4 +141,14 @@ func indexNoun(ip *indexPlan) string {
 		return "indexes " + ip.names()
 	}
 	return "index " + ip.names()
+}
+
+// list is the plan's indexes for Result.Index: sorted, comma-separated.
+func (ip *indexPlan) list() string {
+	var names []string
+	for _, ix := range ip.used {
+		names = append(names, ix.name)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
 }
