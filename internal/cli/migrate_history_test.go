@@ -117,3 +117,21 @@ func TestMigrateUpBadCompactionRefusedBeforeAnything(t *testing.T) {
 		t.Fatalf("keyspace %s exists: something ran before the refusal", ks)
 	}
 }
+
+// Files that qualify names with a keyspace nothing creates: up says how to get it, and
+// runs nothing.
+func TestMigrateUpKeyspaceNeverCreated(t *testing.T) {
+	_, ks := casstest.Keyspace(t)
+	env := clusterEnv(t)
+	missing := "akka_" + ks[len(ks)-8:]
+	dir := migDir(t, map[string]string{
+		"0001_local.cql":   "CREATE TABLE IF NOT EXISTS local (k int PRIMARY KEY);\n",
+		"0002_journal.cql": "CREATE TABLE IF NOT EXISTS " + missing + ".messages (persistence_id text PRIMARY KEY);\n",
+	})
+	code, out, errOut := runEnv(t, env, "migrate", "up", "--dir", dir, "--keyspace", ks)
+	for _, want := range []string{"0002_journal.cql:1:", "no keyspace " + missing, "--keyspace " + missing + " --replication", "CREATE KEYSPACE " + missing, "nothing was applied"} {
+		if code != ExitBadInput || !strings.Contains(errOut, want) {
+			t.Errorf("exit %d, stderr lacks %q\nstdout: %s\nstderr: %s", code, want, out, errOut)
+		}
+	}
+}

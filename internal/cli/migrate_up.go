@@ -181,6 +181,9 @@ func applySteps(live *cql.Schema, steps []migrations.Step) error {
 			continue
 		}
 		if err := live.Apply(st.Migration.Parsed[st.Index-1]); err != nil {
+			if ks := missingKeyspaceName(err); ks != "" {
+				err = fmt.Errorf("%w: the cluster has no keyspace %s and no pending statement before this one creates it; create it, run with --keyspace %s --replication \"{...}\" to have it created, or start the first file with CREATE KEYSPACE %s", err, ks, ks, ks)
+			}
 			return InputErr(fmt.Errorf("%w\n(checked against the live schema before running anything: nothing was applied; --skip-model-check skips this check)", err))
 		}
 	}

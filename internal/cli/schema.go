@@ -60,17 +60,26 @@ func golangMigrateDir(dir string) bool {
 // missingKeyspace matches the model's message for a name in a keyspace nothing created.
 var missingKeyspace = regexp.MustCompile(`^keyspace "?([^" ]+?)"? does not exist$`)
 
+// missingKeyspaceName is the keyspace of a "keyspace X does not exist" model error, or "".
+func missingKeyspaceName(err error) string {
+	var ce *cql.Error
+	if !errors.As(err, &ce) {
+		return ""
+	}
+	if m := missingKeyspace.FindStringSubmatch(ce.Msg); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
 // keyspaceHint adds the fix to "keyspace X does not exist": schemas and migration
 // histories often qualify names with the keyspace their deploy creates outside the files.
 func keyspaceHint(err error) error {
-	var ce *cql.Error
-	if !errors.As(err, &ce) {
+	ks := missingKeyspaceName(err)
+	if ks == "" {
 		return err
 	}
-	m := missingKeyspace.FindStringSubmatch(ce.Msg)
-	if m == nil {
-		return err
-	}
+	m := []string{"", ks}
 	return fmt.Errorf("%w: no statement before it creates keyspace %s; pass -k/--keyspace %s if the files run in that keyspace (it then exists, empty, before the first statement, as it does for `cqlsize migrate up --keyspace %s`), or add CREATE KEYSPACE %s WITH replication = {...} before its first use",
 		err, m[1], m[1], m[1], m[1])
 }
