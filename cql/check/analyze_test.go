@@ -100,7 +100,7 @@ func TestSuggestion(t *testing.T) {
 	s := schemaOf(t, twoKeyspaces)
 	r := checkOne(t, s, "SELECT id, at FROM a.events WHERE kind = ? AND at > ? ORDER BY at DESC ALLOW FILTERING", Options{})
 	wantTable := `-- kind is a key column here: changing it means deleting the row and inserting it again
-CREATE TABLE a.events_by_kind_2 (
+CREATE TABLE IF NOT EXISTS a.events_by_kind_2 (
     kind text,
     at timestamp,
     id uuid,

@@ -306,7 +306,7 @@ func checkSuggestions(t *testing.T, s *gocql.Session) {
 			// Two queries may get tables with the same name and different keys: give each
 			// design a name of its own on the node.
 			name = fmt.Sprintf("s%d", len(created)+1)
-			ddl := strings.Replace(r.SuggestedTable, "CREATE TABLE ", "CREATE TABLE "+name+"_", 1)
+			ddl := strings.Replace(r.SuggestedTable, "CREATE TABLE IF NOT EXISTS ", "CREATE TABLE IF NOT EXISTS "+name+"_", 1)
 			if err := s.Query(ddl).Exec(); err != nil {
 				t.Errorf("%s: Cassandra rejects the suggested table: %v\n%s", r.Query.Name, err, ddl)
 				continue

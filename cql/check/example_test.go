@@ -49,7 +49,7 @@ SELECT user_id, name FROM app.users WHERE email = ?;
 	//   fail QF001
 	//   fail QF002
 	// -- email is a key column here: changing it means deleting the row and inserting it again
-	// CREATE TABLE app.users_by_email (
+	// CREATE TABLE IF NOT EXISTS app.users_by_email (
 	//     email text,
 	//     user_id uuid,
 	//     name text,
