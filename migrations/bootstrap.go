@@ -77,6 +77,6 @@ func (m *Migrator) recordBootstrap(l *lease, recs map[int64]*Record, run gocql.U
 	if err := m.st.done(l.ctx, l.owner, mg, 1); err != nil {
 		return false, err
 	}
-	m.emit(Event{Kind: StatementDone, Migration: mg, Statement: 1, Total: len(mg.Statements)})
+	m.bootstrapped = mg.Version
 	return true, nil
 }

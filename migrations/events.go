@@ -42,6 +42,9 @@ func (e Event) String() string {
 	case NothingToDo:
 		return "nothing to apply: another process applied the pending migrations while this one waited for the lock"
 	case MigrationStart:
+		if e.From > e.Total && e.Message != "" {
+			return fmt.Sprintf("%s: %s", e.Migration, e.Message)
+		}
 		if e.From > 1 {
 			return fmt.Sprintf("%s: resuming at statement %d of %d: %s", e.Migration, e.From, e.Total, e.Message)
 		}

@@ -27,6 +27,9 @@ type Migrator struct {
 	// as when the coordinator's answer is lost: the statement reached the node, its outcome
 	// is unknown to this run.
 	lostAnswer func(i int, err error) error
+	// bootstrapped is the version whose first statement, the target keyspace's CREATE
+	// KEYSPACE, this run recorded as done without sending it (see recordBootstrap).
+	bootstrapped int64
 }
 
 // New returns a Migrator for the migrations (as Load returns them). It checks the options
@@ -475,6 +478,9 @@ func (m *Migrator) applyOne(l *lease, mg *Migration, r *Record, run gocql.UUID) 
 	ev := Event{Kind: MigrationStart, Migration: mg, From: from, Total: len(mg.Statements)}
 	if resume {
 		ev.Message = resumeNote(mg, r)
+		if mg.Version == m.bootstrapped && from == 2 {
+			ev.Message = fmt.Sprintf("statement 1 (%s) created keyspace %s before its bookkeeping could exist, and is recorded as done", mg.Statements[0].Pos, m.opt.Keyspace)
+		}
 	}
 	m.emit(ev)
 	for i := from; i <= len(mg.Statements); i++ {
