@@ -1,36 +1,21 @@
 package sizing
 
 import (
-	"flag"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cqlsize/cqlsize/cql"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	goldenfile "github.com/cqlsize/cqlsize/internal/golden"
+)
 
 // golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := "testdata/" + name
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the output (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	goldenfile.Compare(t, "testdata/"+name, []byte(got))
 }
 
 // describe renders an estimate as the stable text the golden file holds.

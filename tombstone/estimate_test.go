@@ -2,10 +2,8 @@ package tombstone_test
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,9 +11,9 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/tombstone"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+	goldenfile "github.com/cqlsize/cqlsize/internal/golden"
+)
 
 // table is the shape most tests use: one clustering column, two regular columns, the
 // default gc_grace_seconds (10 days), STCS.
@@ -364,38 +362,5 @@ func TestScenariosGolden(t *testing.T) {
 
 func golden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (run go test -update and review the diff):\n%s", path, diff(string(want), got))
-	}
-}
-
-func diff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d:\n  want %s\n  got  %s\n", i+1, wl, gl)
-		}
-	}
-	return b.String()
+	goldenfile.Compare(t, path, []byte(got))
 }

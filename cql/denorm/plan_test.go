@@ -3,10 +3,8 @@ package denorm
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,9 +14,9 @@ import (
 
 	"github.com/cqlsize/cqlsize/bucket"
 	"github.com/cqlsize/cqlsize/sizing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+	goldenfile "github.com/cqlsize/cqlsize/internal/golden"
+)
 
 // render prints a plan the way a reviewer reads it: every statement with its arguments,
 // then the measured batch.
@@ -50,23 +48,7 @@ func render(p *Plan) string {
 
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from %s (go test -update rewrites it):\n%s", name, path, got)
-	}
+	goldenfile.Compare(t, filepath.Join("testdata", name+".golden"), []byte(got))
 }
 
 const ts = 1705312800000000 // 2024-01-15T10:00:00Z in microseconds

@@ -2,7 +2,6 @@ package lint_test
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,25 +10,13 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/lint"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+	goldenfile "github.com/cqlsize/cqlsize/internal/golden"
+)
 
 func golden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (run go test -update after checking):\n--- got\n%s--- want\n%s", path, got, want)
-	}
+	goldenfile.Compare(t, path, got)
 }
 
 func lintFile(t *testing.T, path string) *lint.Report {

@@ -3,7 +3,6 @@ package report_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,9 +15,9 @@ import (
 	"github.com/cqlsize/cqlsize/internal/report"
 	"github.com/cqlsize/cqlsize/sizing"
 	"github.com/cqlsize/cqlsize/tombstone"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+	goldenfile "github.com/cqlsize/cqlsize/internal/golden"
+)
 
 // build makes the report every golden test renders: five tables (a skewed monthly time
 // series, a TTL'd daily one on TWCS, a queue, single-row profiles, an unbounded log), their
@@ -222,32 +221,7 @@ func TestFormatting(t *testing.T) {
 
 func golden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		w, g := strings.Split(string(want), "\n"), strings.Split(got, "\n")
-		for i := 0; i < len(w) || i < len(g); i++ {
-			var wl, gl string
-			if i < len(w) {
-				wl = w[i]
-			}
-			if i < len(g) {
-				gl = g[i]
-			}
-			if wl != gl {
-				t.Errorf("%s differs from line %d (run go test -update and review the diff):\nwant %s\ngot  %s", path, i+1, wl, gl)
-				return
-			}
-		}
-	}
+	goldenfile.Compare(t, path, []byte(got))
 }
 
 // ExampleWriteText sizes one table from a workload given in code and prints the report.
