@@ -471,3 +471,24 @@ func TestStoredValues(t *testing.T) {
 		t.Errorf("issue 9's partition is %s, want about 510 kB", FormatBytes(b))
 	}
 }
+
+// TestNeverWrittenColumnsAssumeNothing: a column no write gives a value needs no avg (its
+// size is never used), so the estimate lists no default for it; and a verdict on a table
+// sized by a row count reads without a gap where the life text would be.
+func TestNeverWrittenColumnsAssumeNothing(t *testing.T) {
+	tbl := mustTable("app.ev", "k int pk", "c int ck", "a text", "b text")
+	e := estimate(t, tbl, Options{}, "rows=200000", "avg.a=8", "nulls.b=1", "nulls_as=unset")
+	for _, a := range e.Assumptions {
+		if strings.HasPrefix(a, "b:") {
+			t.Errorf("assumption for a column never written: %q", a)
+		}
+	}
+	for _, f := range e.Findings {
+		if strings.Contains(f.Message, "  ") || strings.Contains(f.Message, " ,") {
+			t.Errorf("%s: %q", f.Code, f.Message)
+		}
+	}
+	if _, ok := findingCodes(e)["SZ001"]; !ok {
+		t.Errorf("200k rows of one cell: no SZ001 (%v)", e.Findings)
+	}
+}

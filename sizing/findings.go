@@ -66,7 +66,11 @@ func verdicts(est *Estimate, target Target) []Finding {
 			if est.Typical.Activity == est.Largest.Activity {
 				who = "every partition reaches"
 			}
-			msg = fmt.Sprintf("%s %s %s, over the %s", who, formatMeasure(l.Measure, top), est.lifeText(), l.Name)
+			msg = who + " " + formatMeasure(l.Measure, top)
+			if life := est.lifeText(); life != "" { // a row count says no when
+				msg += " " + life
+			}
+			msg += ", over the " + l.Name
 			if !strings.HasPrefix(who, "every") && typ < l.Value {
 				msg += fmt.Sprintf(" (typical: %s)", formatMeasure(l.Measure, typ))
 			}

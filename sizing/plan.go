@@ -146,15 +146,23 @@ func newPlan(tbl *cql.Table, w *TableWorkload, schema *cql.Schema) (*plan, error
 			continue
 		}
 		cp := &colPlan{col: c, missing: w.nullFraction(c.Name), multi: c.Type.MultiCell()}
+		sz := vs
+		if cp.missing >= 1 {
+			// A column no write gives a value (nulls: 1) never stores one: its size is never
+			// used, so a default for it is no assumption of the estimate.
+			quiet := *vs
+			quiet.assumptions, quiet.defaults = new([]string), map[string]bool{}
+			sz = &quiet
+		}
 		if cp.multi {
-			vs.sizeMulti(cp, w)
+			sz.sizeMulti(cp, w)
 		} else {
 			// A frozen collection sized by items needs no avg: asking raw() first would
 			// record a default it never uses as an assumption of the estimate.
 			if it, ok := w.Items[c.Name]; ok && hint(w.Avg, c.Name) < 0 {
-				cp.raw = frozenCollectionRaw(vs, c, it)
+				cp.raw = frozenCollectionRaw(sz, c, it)
 			} else {
-				cp.raw = vs.raw(c.Name, c.Type, hint(w.Avg, c.Name))
+				cp.raw = sz.raw(c.Name, c.Type, hint(w.Avg, c.Name))
 			}
 			cp.value = written(c.Type, cp.raw)
 		}
