@@ -290,10 +290,11 @@ func (r *reader) readStmt(ctx context.Context, stmt string, args []any, need int
 	for empty := 0; len(out.rows) < need; {
 		r.visits.Add(1)
 		// A read is idempotent: the session's retry policy (ConfigureCluster) may send it
-		// to another replica when its coordinator goes away.
+		// to another replica when its coordinator goes away, and SpeculativeReadAfter a
+		// second time when the first attempt is slow.
 		q := r.tl.Session.Query(stmt, args...).WithContext(ctx).Consistency(r.cons).
 			PageSize(need - len(out.rows)).PageState(state).Idempotent(true)
-		iter := q.Iter()
+		iter := readIter(q, r.tl.SpeculativeReadAfter)
 		next := append([]byte(nil), iter.PageState()...)
 		infos, err := r.keyTypes(iter.Columns())
 		n := iter.NumRows()

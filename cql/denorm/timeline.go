@@ -57,6 +57,14 @@ type Timeline struct {
 	Parallel int
 	// Consistency of the reads (default LOCAL_QUORUM).
 	Consistency gocql.Consistency
+	// SpeculativeReadAfter, when positive, sends each partition read of a page a second
+	// time, to another replica, when the first attempt has not answered after this long
+	// (see SpeculativeReads): a page then waits on a slow or frozen replica only when two
+	// are slow. Reads are idempotent, so a read sent twice is only a read. Zero: one
+	// attempt at a time (retries still follow the session's retry policy). Pick a delay
+	// near the reads' p99; on a one-node cluster there is no other replica and it only
+	// costs (see readIter).
+	SpeculativeReadAfter time.Duration
 	// Secret signs page tokens with HMAC-SHA256. Without one, tokens carry a checksum that
 	// catches corruption and casual edits but not a forger who knows this package.
 	Secret []byte
@@ -105,6 +113,8 @@ func (tl *Timeline) settings() (maxBuckets, parallel, shards int, cons gocql.Con
 		err = errors.New("timeline: no session")
 	case tl.Query == "":
 		err = errors.New("timeline: no query")
+	case tl.SpeculativeReadAfter < 0:
+		err = fmt.Errorf("timeline: SpeculativeReadAfter %s: must not be negative", tl.SpeculativeReadAfter)
 	case maxBuckets < 0 || parallel < 0 || tl.Shards < 0:
 		err = fmt.Errorf("timeline: MaxBuckets %d, Parallel %d and Shards %d must not be negative", tl.MaxBuckets, tl.Parallel, tl.Shards)
 	case maxBuckets > 1<<20:

@@ -161,16 +161,19 @@ func TestTimelineBadSettings(t *testing.T) {
 	zeroWidth.Scheme = bucket.Scheme{}
 	noQuery := good
 	noQuery.Query = ""
+	negativeSpeculation := good
+	negativeSpeculation.SpeculativeReadAfter = -time.Millisecond
 	for name, tc := range map[string]struct {
 		tl  Timeline
 		req PageRequest
 	}{
-		"zero bucket width": {zeroWidth, PageRequest{Key: []any{1}, Limit: 1}},
-		"no query":          {noQuery, PageRequest{Key: []any{1}, Limit: 1}},
-		"zero limit":        {good, PageRequest{Key: []any{1}}},
-		"huge limit":        {good, PageRequest{Key: []any{1}, Limit: MaxPageRows + 1}},
-		"key too short":     {good, PageRequest{Limit: 1}},
-		"key too long":      {good, PageRequest{Key: []any{1, 2}, Limit: 1}},
+		"zero bucket width":          {zeroWidth, PageRequest{Key: []any{1}, Limit: 1}},
+		"no query":                   {noQuery, PageRequest{Key: []any{1}, Limit: 1}},
+		"negative speculation delay": {negativeSpeculation, PageRequest{Key: []any{1}, Limit: 1}},
+		"zero limit":                 {good, PageRequest{Key: []any{1}}},
+		"huge limit":                 {good, PageRequest{Key: []any{1}, Limit: MaxPageRows + 1}},
+		"key too short":              {good, PageRequest{Limit: 1}},
+		"key too long":               {good, PageRequest{Key: []any{1, 2}, Limit: 1}},
 	} {
 		if _, err := tc.tl.Page(context.Background(), tc.req); err == nil {
 			t.Errorf("%s: accepted", name)

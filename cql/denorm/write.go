@@ -370,21 +370,20 @@ func (m *Model[E]) Load(ctx context.Context, key ...any) (*E, error) {
 	// A read is idempotent: the driver may retry it on another replica, and send it a
 	// second time when Options.SpeculativeReadAfter passes without an answer.
 	q := m.session.Query(stmt, key...).WithContext(ctx).Consistency(m.opts.Consistency).Idempotent(true)
-	if m.opts.SpeculativeReadAfter > 0 {
-		q.SetSpeculativeExecutionPolicy(SpeculativeReads(m.opts.SpeculativeReadAfter))
-	}
-	var err error
+	iter := readIter(q, m.opts.SpeculativeReadAfter)
+	var found bool
 	if sc != nil {
-		err = q.Scan(dest...)
+		found = iter.Scan(dest...)
 	} else {
-		err = q.MapScan(vals)
+		found = iter.MapScan(vals)
 	}
+	err := iter.Close()
 	q.Release()
-	if errors.Is(err, gocql.ErrNotFound) {
-		return nil, fmt.Errorf("load from %s: %w", t.name, ErrNotFound)
-	}
 	if err != nil {
 		return nil, fmt.Errorf("load from %s: %w", t.name, err)
+	}
+	if !found {
+		return nil, fmt.Errorf("load from %s: %w", t.name, ErrNotFound)
 	}
 	if sc != nil {
 		return e, nil
