@@ -2,7 +2,6 @@ package check
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,9 +13,11 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files from what the code (or the node) produces now")
+// update is -update (internal/golden): it also re-records the node's answers below.
+var update = golden.Update
 
 const (
 	corpusDir     = "testdata/corpus"

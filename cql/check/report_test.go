@@ -2,10 +2,10 @@ package check
 
 import (
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/internal/golden"
 
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -13,19 +13,7 @@ import (
 // checkGolden compares got with the golden file, or rewrites it under -update.
 func checkGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (run with -update to accept):\n%s", path, lineDiff(string(want), string(got)))
-	}
+	golden.Compare(t, path, got)
 }
 
 func corpusResults(t *testing.T) []Result {
