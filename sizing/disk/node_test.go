@@ -63,7 +63,7 @@ var nodeShapes = []nodeShape{
 		columns: "k int PRIMARY KEY, v text, n bigint",
 		insert:  "INSERT INTO %s (k, v, n) VALUES (?, ?, ?)",
 		rows: func(r *rand.Rand, emit func(...any)) {
-			for i := 0; i < 4000; i++ {
+			for i := 0; i < 2000; i++ {
 				emit(i, randomText(r, 80+r.Intn(40)), r.Int63())
 			}
 		},
@@ -73,7 +73,7 @@ var nodeShapes = []nodeShape{
 		columns: "k text PRIMARY KEY, v text, n bigint",
 		insert:  "INSERT INTO %s (k, v, n) VALUES (?, ?, ?)",
 		rows: func(r *rand.Rand, emit func(...any)) {
-			for i := 0; i < 4000; i++ {
+			for i := 0; i < 2000; i++ {
 				emit(fmt.Sprintf("user-%06d", i), sentence(r, 10+r.Intn(20)), int64(i))
 			}
 		},
@@ -85,7 +85,7 @@ var nodeShapes = []nodeShape{
 		rows: func(r *rand.Rand, emit func(...any)) {
 			base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 			for k := 0; k < 10; k++ {
-				for c := 0; c < 600; c++ {
+				for c := 0; c < 300; c++ {
 					emit(k, c, r.Intn(1000), float64(r.Intn(100000))/100, base.Add(time.Duration(c)*time.Minute), int64(k*1000+c))
 				}
 			}
@@ -96,7 +96,7 @@ var nodeShapes = []nodeShape{
 		columns: "k int PRIMARY KEY, tags set<text>, attrs map<text, int>, l list<int>, n bigint",
 		insert:  "INSERT INTO %s (k, tags, attrs, l, n) VALUES (?, ?, ?, ?, ?)",
 		rows: func(r *rand.Rand, emit func(...any)) {
-			for i := 0; i < 2500; i++ {
+			for i := 0; i < 1500; i++ {
 				var tags []string
 				for j := r.Intn(5); j > 0; j-- {
 					tags = append(tags, vocabulary[r.Intn(len(vocabulary))])
@@ -126,7 +126,7 @@ var nodeShapes = []nodeShape{
 		insert:  "INSERT INTO %s (k, c, v1, v2, n) VALUES (?, ?, ?, ?, ?) USING TTL 86400",
 		ttl:     true,
 		rows: func(r *rand.Rand, emit func(...any)) {
-			for k := 0; k < 200; k++ {
+			for k := 0; k < 100; k++ {
 				for c := 0; c < 20; c++ {
 					var v2 any
 					if r.Intn(2) == 0 {
@@ -169,7 +169,7 @@ func TestPredictMatchesNode(t *testing.T) {
 	}
 	s, ks := casstest.Keyspace(t)
 	files := casstest.LocalNode(t, s)
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
 
 	schema := cql.NewSchema()
@@ -215,6 +215,7 @@ func TestPredictMatchesNode(t *testing.T) {
 	}
 
 	var results []nodeResult
+	var dirs []string
 	for _, tr := range tables {
 		var opts map[string]string
 		if err := s.Query(`SELECT compression FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?`, ks, tr.name).
@@ -234,17 +235,26 @@ func TestPredictMatchesNode(t *testing.T) {
 			t.Fatalf("%s: %v", tr.name, err)
 		}
 		dir := files.TableDir(t, s, ks, tr.name)
+		dirs = append(dirs, dir)
 		r := nodeResult{table: tr.name, shape: tr.shape.name, compressor: tr.compr, pred: pred}
 		if r.data, r.files, r.statistics, err = componentSizes(dir); err != nil {
 			t.Fatal(err)
 		}
-		if r.uncompressed, err = partitionBytes(ctx, files, dir); err != nil {
-			t.Fatal(err)
-		}
-		if r.live, err = spaceUsedLive(ctx, files, ks, tr.name); err != nil {
-			t.Fatal(err)
-		}
 		results = append(results, r)
+	}
+	// One JVM for every table: on a busy shared machine each start of a Cassandra tool costs
+	// seconds.
+	unc, err := partitionBytes(ctx, files, dirs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := spaceUsedLive(ctx, files, ks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range results {
+		results[i].uncompressed = unc[results[i].table]
+		results[i].live = live[results[i].table]
 	}
 	t.Logf("\n%s", nodeTable(results))
 	for _, r := range results {
@@ -424,18 +434,40 @@ func componentSizes(dir string) (data, all, stats int64, err error) {
 	return data, all, stats, nil
 }
 
-var liveRE = regexp.MustCompile(`Space used \(live\): (\d+)`)
+var (
+	tableRE = regexp.MustCompile(`(?m)^\s*Table: (\S+)`)
+	liveRE  = regexp.MustCompile(`Space used \(live\): (\d+)`)
+)
 
-func spaceUsedLive(ctx context.Context, files *casstest.NodeFiles, ks, table string) (int64, error) {
-	out, err := nodetool(ctx, files, "tablestats", ks+"."+table)
+// spaceUsedLive reads "Space used (live)" of every table of a keyspace from one nodetool
+// tablestats.
+func spaceUsedLive(ctx context.Context, files *casstest.NodeFiles, ks string) (map[string]int64, error) {
+	out, err := nodetool(ctx, files, "tablestats", ks)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	m := liveRE.FindSubmatch(out)
-	if m == nil {
-		return 0, fmt.Errorf("tablestats %s.%s: no Space used (live) in %q", ks, table, out)
+	got := map[string]int64{}
+	sections := tableRE.FindAllSubmatchIndex(out, -1)
+	for i, m := range sections {
+		end := len(out)
+		if i+1 < len(sections) {
+			end = sections[i+1][0]
+		}
+		name := string(out[m[2]:m[3]])
+		lm := liveRE.FindSubmatch(out[m[1]:end])
+		if lm == nil {
+			return nil, fmt.Errorf("tablestats %s: no Space used (live) for %s", ks, name)
+		}
+		n, err := strconv.ParseInt(string(lm[1]), 10, 64)
+		if err != nil {
+			return nil, err
+		}
+		got[name] = n
 	}
-	return strconv.ParseInt(string(m[1]), 10, 64)
+	if len(got) == 0 {
+		return nil, fmt.Errorf("tablestats %s: no tables in %q", ks, out)
+	}
+	return got, nil
 }
 
 // nodetool runs nodetool on the node, again when a busy shared node says for a moment that it
@@ -452,41 +484,44 @@ func nodetool(ctx context.Context, files *casstest.NodeFiles, args ...string) ([
 	return nil, err
 }
 
-// partitionBytes sums the uncompressed partition sizes sstablepartitions reports for a table
-// directory: the Data.db bytes before compression.
-func partitionBytes(ctx context.Context, files *casstest.NodeFiles, dir string) (int64, error) {
-	out, err := files.Run(ctx, "sstablepartitions", "--csv", "--min-size", "0", dir)
+// partitionBytes sums, per table, the uncompressed partition sizes sstablepartitions reports
+// for table directories: the Data.db bytes before compression.
+func partitionBytes(ctx context.Context, files *casstest.NodeFiles, dirs ...string) (map[string]int64, error) {
+	out, err := files.Run(ctx, append([]string{"sstablepartitions", "--csv", "--min-size", "0"}, dirs...)...)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	r := csv.NewReader(bytes.NewReader(out))
 	r.FieldsPerRecord = -1
 	recs, err := r.ReadAll()
 	if err != nil {
-		return 0, fmt.Errorf("sstablepartitions %s: %w", dir, err)
+		return nil, fmt.Errorf("sstablepartitions: %w", err)
 	}
 	if len(recs) == 0 {
-		return 0, fmt.Errorf("sstablepartitions %s: no output", dir)
+		return nil, fmt.Errorf("sstablepartitions: no output")
 	}
-	col := -1
+	sizeCol, tableCol := -1, -1
 	for i, h := range recs[0] {
-		if h == "size" {
-			col = i
+		switch h {
+		case "size":
+			sizeCol = i
+		case "table":
+			tableCol = i
 		}
 	}
-	if col < 0 {
-		return 0, fmt.Errorf("sstablepartitions %s: no size column in %q", dir, recs[0])
+	if sizeCol < 0 || tableCol < 0 {
+		return nil, fmt.Errorf("sstablepartitions: no size and table columns in %q", recs[0])
 	}
-	var sum int64
+	sum := map[string]int64{}
 	for _, rec := range recs[1:] {
 		if len(rec) != len(recs[0]) {
 			continue
 		}
-		n, err := strconv.ParseInt(rec[col], 10, 64)
+		n, err := strconv.ParseInt(rec[sizeCol], 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("sstablepartitions %s: size %q: %w", dir, rec[col], err)
+			return nil, fmt.Errorf("sstablepartitions: size %q: %w", rec[sizeCol], err)
 		}
-		sum += n
+		sum[rec[tableCol]] += n
 	}
 	return sum, nil
 }

@@ -8,13 +8,18 @@ import (
 	"github.com/cqlsize/cqlsize/cql"
 )
 
-// Sizes of the sstable's small components that do not grow with the data, measured on a
-// Cassandra 5.0.9 node (TestPredictMatchesNode reports them): Statistics.db (the metadata,
-// two histograms and the key cardinality estimate), Digest.crc32 and TOC.txt.
+// Sizes of the sstable's small components, measured on a Cassandra 5.0.9 node
+// (TestPredictMatchesNode reports Statistics.db): Statistics.db is about 5 KB of metadata and
+// histograms plus the key cardinality estimate, a HyperLogLog++ that grows about 2.6 bytes a
+// key while sparse and stays near 5.5 KB once dense; Digest.crc32 is a decimal CRC; TOC.txt
+// lists the components (CRC.db in place of CompressionInfo.db when uncompressed).
 const (
-	statisticsBytes = 5000
-	digestBytes     = 10
-	tocBytes        = 92
+	statisticsBase     = 4990
+	statisticsPerKey   = 2.6
+	statisticsHLLDense = 5500
+	digestBytes        = 10
+	tocBytes           = 92
+	tocBytesNoCompress = 80
 	// columnIndexSize is column_index_size: a partition larger than this carries a row index
 	// in Index.db, one entry per block of this many bytes.
 	columnIndexSize = 64 * 1024
@@ -194,6 +199,11 @@ func summaryBytes(n, keyBytes float64) float64 {
 	return 24 + entries*(4+keyBytes+8) + 2*(4+keyBytes)
 }
 
+// statisticsBytes is Statistics.db for n keys.
+func statisticsBytes(n float64) float64 {
+	return statisticsBase + math.Min(statisticsPerKey*n, statisticsHLLDense)
+}
+
 // compressionInfoBytes is CompressionInfo.db: the compressor's class name and options, chunk
 // length, maximum compressed length, data length, chunk count, and 8 bytes a chunk.
 func compressionInfoBytes(c Compression, chunks float64) float64 {
@@ -215,12 +225,13 @@ func (p *Prediction) components(n, uncompressed, compressed, index float64) Comp
 		Index:   index,
 		Filter:  bloomBytes(n, p.fpChance),
 		Summary: summaryBytes(n, p.keyBytes),
-		Other:   statisticsBytes + digestBytes + tocBytes,
+		Other:   statisticsBytes(n) + digestBytes,
 	}
 	if p.Compression.Enabled {
 		c.CompressionInfo = compressionInfoBytes(p.Compression, math.Ceil(uncompressed/float64(p.Compression.chunkLength())))
+		c.Other += tocBytes
 	} else {
-		c.Other += 4 + 4*math.Ceil(uncompressed/crcChunk) - 12 // CRC.db; TOC names it instead of CompressionInfo.db
+		c.Other += tocBytesNoCompress + 4 + 4*math.Ceil(uncompressed/crcChunk) // CRC.db: chunk size, a CRC a chunk
 	}
 	return c
 }
