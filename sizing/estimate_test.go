@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/severity"
 
 	goldenfile "github.com/cqlsize/cqlsize/internal/golden"
 )
@@ -491,4 +492,38 @@ func TestNeverWrittenColumnsAssumeNothing(t *testing.T) {
 	if _, ok := findingCodes(e)["SZ001"]; !ok {
 		t.Errorf("200k rows of one cell: no SZ001 (%v)", e.Findings)
 	}
+}
+
+// TestVerdictAndBucketName: an Estimate carries its worst finding's severity, and an
+// unbucketed table's Bucket prints "none", not an empty string.
+func TestVerdictAndBucketName(t *testing.T) {
+	tbl := mustTable("app.log", "k int pk", "c int ck", "v int")
+	for _, tc := range []struct {
+		rows string
+		want Severity
+	}{{"10", severity.OK}, {"200000", Fail}} {
+		e := estimate(t, tbl, Options{}, "rows="+tc.rows)
+		worst := severity.OK
+		for _, f := range e.Findings {
+			worst = max(worst, f.Severity)
+		}
+		if e.Verdict != tc.want || e.Verdict != worst {
+			t.Errorf("rows=%s: Verdict %v, worst finding %v, want %v", tc.rows, e.Verdict, worst, tc.want)
+		}
+		if got := fmt.Sprint(e.Bucket); got != "none" {
+			t.Errorf("rows=%s: unbucketed Bucket prints %q", tc.rows, got)
+		}
+	}
+	if got := fmt.Sprint(mustSpan(t, "month")); got != "month" {
+		t.Errorf("month bucket prints %q", got)
+	}
+}
+
+func mustSpan(t *testing.T, s string) Span {
+	t.Helper()
+	w, err := ParseSpan(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
 }
