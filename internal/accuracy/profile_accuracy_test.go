@@ -2,16 +2,20 @@ package accuracy
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/gocql/gocql"
+
 	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/profile"
 )
 
 // loadProfileTables loads ProfileTables into the test's keyspace and reads their truth,
 // checking that Cassandra holds exactly what the loader says it wrote: a harness whose truth
 // is off would make every comparison after it meaningless.
-func loadProfileTables(t *testing.T, ctx context.Context) ([]Loaded, map[string]*Truth, string) {
+func loadProfileTables(t *testing.T, ctx context.Context) (*gocql.Session, string, []Loaded, map[string]*Truth) {
 	t.Helper()
 	s, ks := casstest.Keyspace(t)
 	files := casstest.LocalNode(t, s)
@@ -48,17 +52,57 @@ func loadProfileTables(t *testing.T, ctx context.Context) ([]Loaded, map[string]
 			}
 		}
 	}
-	return loaded, truths, ks
+	return s, ks, loaded, truths
 }
 
-func TestProfileTablesLoad(t *testing.T) {
+// TestProfileMatchesCassandra loads ProfileTables, profiles them as `cqlsize profile` does,
+// estimates them from the workload file it writes as `cqlsize estimate --live --workload`
+// does, and holds the result to issue 11's bounds: the typical and the largest partition
+// within 5% of sstablepartitions, rows per partition at p99 within 10% of what was loaded,
+// the Zipf exponent within 0.1 of the loaded one, and the predicted bytes on disk within 15%
+// of Space used (live). Run with -v to see the table.
+func TestProfileMatchesCassandra(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes data into Cassandra; skipped with -short")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	loaded, truths, _ := loadProfileTables(t, ctx)
+	s, ks, loaded, truths := loadProfileTables(t, ctx)
+	// A sample of 500 partitions a table (half the skewed tables' keys, 2.5% of the narrow
+	// table's). Then the skewed tables read whole (--full), where their heads are measured
+	// rather than extrapolated (SampledZipf).
+	sampled, err := CheckProfile(ctx, s, ks, loaded, truths, profile.Options{Sample: 500, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var skewed []Loaded
 	for _, l := range loaded {
-		t.Logf("%s: %+v", l.Table.Name, *truths[l.Table.Name])
+		if l.Table.Skew > 0 {
+			skewed = append(skewed, l)
+		}
+	}
+	full, err := CheckProfile(ctx, s, ks, skewed, truths, profile.Options{Full: true, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range []*ProfileRun{sampled, full} {
+		var b strings.Builder
+		if err := WriteProfileTable(&b, run); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("\n%s", b.String())
+		if run.Result.Partial {
+			t.Errorf("the profile is partial: %v", run.Result.Problems)
+		}
+		for _, c := range run.Tables {
+			for _, f := range c.Figures() {
+				if !f.OK() {
+					t.Errorf("%s: %s %s, truth %.4g, got %.4g (bound %g)", c.Loaded.Table.Name, f.Name, mark(f), f.Truth, f.Got, f.Bound)
+				}
+			}
+		}
+	}
+	if testing.Verbose() {
+		t.Logf("workload file of the sampled profile:\n%s", sampled.WorkloadYAML)
 	}
 }

@@ -23,12 +23,16 @@ type Truth struct {
 	Partitions int // live partitions sstablepartitions saw
 
 	// Uncompressed partition sizes (sstablepartitions "size": bytes in Data.db before
-	// compression): the median partition and the largest.
-	Typical, Largest float64
+	// compression). Typical is the median partition. Largest is the busiest key's, as the
+	// sizing model defines it: the mean size of the partitions holding the most rows (one
+	// partition under Zipf; every partition of a uniform table, whose sizes differ only by
+	// the values drawn). Max is the single largest partition, which also carries the luck of
+	// its value sizes and nulls.
+	Typical, Largest, Max float64
 
 	// The same partitions on disk: the compressed chunks they span, each chunk shared by the
 	// partitions in it in proportion to their uncompressed bytes (CompressionInfo.db).
-	TypicalDisk, LargestDisk float64
+	TypicalDisk, LargestDisk, MaxDisk float64
 
 	RowsP50, RowsP99, RowsMax float64 // rows per partition, from sstablepartitions rowCount
 
@@ -147,14 +151,24 @@ func truthOf(parts []partition) (*Truth, error) {
 	sort.Slice(live, func(i, j int) bool { return live[i].size < live[j].size })
 	med := live[(len(live)-1)/2]
 	top := live[len(live)-1]
-	tr.Typical, tr.Largest = float64(med.size), float64(top.size)
-	tr.TypicalDisk, tr.LargestDisk = disk[med.key+"\x00"+med.data], disk[top.key+"\x00"+top.data]
+	id := func(p partition) string { return p.key + "\x00" + p.data }
+	tr.Typical, tr.Max = float64(med.size), float64(top.size)
+	tr.TypicalDisk, tr.MaxDisk = disk[id(med)], disk[id(top)]
 	rows := make([]int, len(live))
 	for i, p := range live {
 		rows[i] = int(p.rows)
 	}
 	sort.Sort(sort.Reverse(sort.IntSlice(rows)))
 	tr.RowsP50, tr.RowsP99, tr.RowsMax = rankQuantile(rows, 0.5), rankQuantile(rows, 0.99), float64(rows[0])
+	var n float64
+	for _, p := range live {
+		if p.rows == int64(rows[0]) {
+			n++
+			tr.Largest += float64(p.size)
+			tr.LargestDisk += disk[id(p)]
+		}
+	}
+	tr.Largest, tr.LargestDisk = tr.Largest/n, math.Round(tr.LargestDisk/n)
 	if tr.DataBytes > 0 {
 		tr.CompressedRatio = float64(tr.DataDiskBytes) / float64(tr.DataBytes)
 	}

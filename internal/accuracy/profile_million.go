@@ -1,0 +1,151 @@
+package accuracy
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/profile"
+)
+
+// MillionOptions set the 1M-row run.
+type MillionOptions struct {
+	Scale  float64       // multiplies MillionRowTable's partitions (1: 1,000,000 rows)
+	Rate   float64       // the profile's --rate, rows per second
+	Sample int           // the profile's --sample, partitions
+	Probe  float64       // probe reads per second (default 50)
+	Before time.Duration // how long the probe runs before the profile (default 15 s)
+}
+
+// RunMillion loads MillionRowTable into keyspace, then measures read latency with a steady
+// probe of single-partition reads: first alone, then while the profile runs at opt.Rate.
+func RunMillion(ctx context.Context, s *gocql.Session, keyspace string, node *Node, opt MillionOptions) (*MillionRun, error) {
+	if opt.Probe <= 0 {
+		opt.Probe = 50
+	}
+	if opt.Before <= 0 {
+		opt.Before = 15 * time.Second
+	}
+	start := time.Now()
+	loaded, err := LoadProfileTables(ctx, s, keyspace, node, []ProfileTable{MillionRowTable}, LoadOptions{Scale: opt.Scale})
+	if err != nil {
+		return nil, err
+	}
+	l := loaded[0]
+	m := &MillionRun{Rows: l.Total, Partitions: len(l.Rows), LoadTook: time.Since(start), Rate: opt.Rate, Sample: opt.Sample}
+	keys, err := probeKeys(ctx, s, l.Table.Name, 200)
+	if err != nil {
+		return nil, err
+	}
+
+	pctx, stop := context.WithTimeout(ctx, opt.Before)
+	m.Before = probe(pctx, s, l.Table.Name, keys, opt.Probe)
+	stop()
+	m.Before.Label = "before"
+	if err := coordinatorLatency(ctx, s, keyspace, l.Table.Name, &m.Before); err != nil {
+		return nil, err
+	}
+
+	pctx, stop = context.WithCancel(ctx)
+	var during LatencySample
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		during = probe(pctx, s, l.Table.Name, keys, opt.Probe)
+	}()
+	pstart := time.Now()
+	res, err := profile.Run(ctx, s, profile.Options{Keyspace: keyspace, Tables: []string{l.Table.Name}, Sample: opt.Sample, Rate: opt.Rate, Seed: 1})
+	m.ProfileTook = time.Since(pstart)
+	stop()
+	wg.Wait()
+	if err != nil {
+		return nil, fmt.Errorf("profile %s.%s: %w", keyspace, l.Table.Name, err)
+	}
+	m.RowsRead, m.RateAchieved = res.Rows, res.RateAchieved
+	m.During = during
+	m.During.Label = "during profile"
+	if err := coordinatorLatency(ctx, s, keyspace, l.Table.Name, &m.During); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// probeKeys reads the first n partition keys of the table (device_id).
+func probeKeys(ctx context.Context, s *gocql.Session, table string, n int) ([]gocql.UUID, error) {
+	iter := s.Query(fmt.Sprintf(`SELECT DISTINCT device_id FROM %s LIMIT %d`, table, n)).WithContext(ctx).Iter()
+	var keys []gocql.UUID
+	var k gocql.UUID
+	for iter.Scan(&k) {
+		keys = append(keys, k)
+	}
+	if err := iter.Close(); err != nil {
+		return nil, fmt.Errorf("read probe keys of %s: %w", table, err)
+	}
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("read probe keys of %s: the table is empty", table)
+	}
+	return keys, nil
+}
+
+// probe reads one random partition's first 10 rows perSecond times a second until ctx ends,
+// and summarizes the client-side latencies.
+func probe(ctx context.Context, s *gocql.Session, table string, keys []gocql.UUID, perSecond float64) LatencySample {
+	rng := rand.New(rand.NewPCG(7, 7))
+	tick := time.NewTicker(time.Duration(float64(time.Second) / perSecond))
+	defer tick.Stop()
+	var lat []time.Duration
+	out := LatencySample{}
+	begin := time.Now()
+	q := fmt.Sprintf(`SELECT * FROM %s WHERE device_id = ? LIMIT 10`, table)
+	for {
+		select {
+		case <-ctx.Done():
+			out.Span = time.Since(begin)
+			out.Reads = len(lat)
+			if len(lat) > 0 {
+				sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+				out.ClientP50 = lat[(len(lat)-1)/2]
+				out.ClientP99 = lat[min(len(lat)-1, int(float64(len(lat))*0.99))]
+				out.ClientMax = lat[len(lat)-1]
+			}
+			return out
+		case <-tick.C:
+		}
+		t0 := time.Now()
+		iter := s.Query(q, keys[rng.IntN(len(keys))]).WithContext(ctx).Consistency(gocql.One).Iter()
+		for iter.Scan(new(gocql.UUID), new(int), new(string), new(float64)) {
+		}
+		if err := iter.Close(); err != nil {
+			if ctx.Err() == nil {
+				out.Errors++
+			}
+			continue
+		}
+		lat = append(lat, time.Since(t0))
+	}
+}
+
+// coordinatorLatency fills the coordinator's latency figures for the table from
+// system_views (Cassandra 5.0 virtual tables over its decaying latency histograms).
+func coordinatorLatency(ctx context.Context, s *gocql.Session, keyspace, table string, l *LatencySample) error {
+	var p50, p99, perSec float64
+	read := func(view string) error {
+		return s.Query(`SELECT p50th_ms, p99th_ms, per_second FROM system_views.`+view+` WHERE keyspace_name = ? AND table_name = ?`, keyspace, table).
+			WithContext(ctx).Scan(&p50, &p99, &perSec)
+	}
+	if err := read("coordinator_read_latency"); err != nil {
+		return fmt.Errorf("read system_views.coordinator_read_latency for %s.%s: %w", keyspace, table, err)
+	}
+	l.CoordReadP50, l.CoordReadP99, l.CoordReadCountPerSec = p50, p99, perSec
+	if err := read("coordinator_scan_latency"); err != nil {
+		return fmt.Errorf("read system_views.coordinator_scan_latency for %s.%s: %w", keyspace, table, err)
+	}
+	l.CoordScanP50, l.CoordScanP99, l.CoordScanCountPerSec = p50, p99, perSec
+	return nil
+}
