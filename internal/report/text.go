@@ -180,17 +180,17 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		src = append(src, "workload `"+r.Workload+"`")
 	}
 	fmt.Fprintf(&b, "%s. Limits: %s.\n\n", strings.Join(src, ", "), limitsLine(r))
-	b.WriteString("| Table | Partitions | Bucket | Rows p50 / max | Values max stored / classic | Bytes p50 | Bytes p99 | Bytes max | Classic max | Tombstones / read | Verdict |\n")
-	b.WriteString("|---|--:|---|--:|--:|--:|--:|--:|--:|--:|---|\n")
+	b.WriteString("| Table | Partitions | Bucket | Rows p50 / max | Values max stored / classic | Bytes p50 | Bytes p99 | Bytes max | Classic max | Tombstones / read | Tombstones on disk p50 / max | Verdict |\n")
+	b.WriteString("|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|---|\n")
 	for _, t := range r.Tables {
 		bucket := t.Bucket
 		if bucket == "" {
 			bucket = "–"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			t.Name, Count(t.Partitions), bucket, rowsCell(t), valuesCell(t),
 			Bytes(t.Typical.Bytes), Bytes(t.P99.Bytes), Bytes(t.Largest.Bytes), Bytes(t.Largest.ClassicBytes),
-			tombstoneCell(t), mdVerdict(t.Verdict))
+			tombstoneCell(t), Count(t.Typical.TombstonesOnDisk)+" / "+Count(t.Largest.TombstonesOnDisk), mdVerdict(t.Verdict))
 	}
 	var all []Finding
 	for _, t := range r.Tables {
