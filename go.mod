@@ -4,6 +4,7 @@ go 1.25.0
 
 require (
 	github.com/gocql/gocql v1.7.0
+	github.com/golang/snappy v0.0.4
 	github.com/klauspost/compress v1.18.6
 	github.com/pierrec/lz4/v4 v4.1.22
 	github.com/scylladb/go-reflectx v1.0.1
@@ -34,7 +35,6 @@ require (
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-ole/go-ole v1.3.0 // indirect
-	github.com/golang/snappy v0.0.4 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/hailocab/go-hostpool v0.0.0-20160125115350-e80d13ce29ed // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect

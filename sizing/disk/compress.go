@@ -5,7 +5,7 @@ import (
 	"compress/zlib"
 	"fmt"
 
-	"github.com/klauspost/compress/s2"
+	"github.com/golang/snappy"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 )
@@ -31,7 +31,7 @@ func newCompressor(c Compression) (compressor, error) {
 		}
 		return &zstdC{enc: enc}, nil
 	case "SnappyCompressor":
-		return snappyC{}, nil
+		return &snappyC{}, nil
 	case "DeflateCompressor":
 		return &deflateC{}, nil
 	case "NoopCompressor":
@@ -101,11 +101,15 @@ func (z *zstdC) compressedLen(chunk []byte) (int, error) {
 	return len(z.dst), nil
 }
 
-// snappyC is SnappyCompressor: a raw snappy block (its varint length, then the block).
-type snappyC struct{}
+// snappyC is SnappyCompressor: a raw snappy block (its varint length, then the block), as
+// snappy-java's native snappy writes it. github.com/golang/snappy is the Go port of that
+// same encoder and lands within 1% of the node's chunks; klauspost's snappy-compatible s2
+// encoders came out 4-8% larger (default) or 5-10% smaller ("better") on the same data.
+type snappyC struct{ dst []byte }
 
-func (snappyC) compressedLen(chunk []byte) (int, error) {
-	return len(s2.EncodeSnappy(nil, chunk)), nil
+func (s *snappyC) compressedLen(chunk []byte) (int, error) {
+	s.dst = grow(s.dst, snappy.MaxEncodedLen(len(chunk)))
+	return len(snappy.Encode(s.dst, chunk)), nil
 }
 
 // deflateC is DeflateCompressor: java.util.zip.Deflater with its defaults, level 6 with the
