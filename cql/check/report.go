@@ -144,10 +144,17 @@ func describeAccess(r *Result) string {
 		}
 		return "fan-out over an unknown number of partitions (IN ?)"
 	case Scan:
-		if r.Index != "" && !r.NeedsFiltering && !r.Filters && r.Verdict == OK {
-			return "scan served by index " + r.Index
+		// An index turns the scan into a read of its hits on every node: say which, and
+		// whether ALLOW FILTERING filters them (or would, for a query rejected without it).
+		switch {
+		case r.Index == "" || r.Verdict == Invalid:
+			return "scan"
+		case r.NeedsFiltering:
+			return "scan; with ALLOW FILTERING, served by index " + r.Index + ", filtering its hits"
+		case r.Filters:
+			return "scan served by index " + r.Index + ", filtering its hits"
 		}
-		return "scan"
+		return "scan served by index " + r.Index
 	}
 	return "-"
 }
