@@ -104,21 +104,63 @@ func TestLayoutBytes(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tb := table(t, c.ddl)
-			l, err := newLayout(tb)
-			if err != nil {
-				t.Fatal(err)
-			}
-			reg, st := map[string]bool{}, map[string]bool{}
-			p, err := l.convert(0, c.p, reg, st)
-			if err != nil {
-				t.Fatal(err)
-			}
-			l.regular, l.static = l.headerColumns(reg), l.headerColumns(st)
-			l.collectStats([]partition{p})
-			got := l.writePartition(nil, &p)
+			got := layoutOf(t, tb, c.p)
 			if !bytes.Equal(got, c.want) {
 				t.Errorf("layout\n got % x\nwant % x", got, c.want)
 			}
 		})
 	}
+}
+
+// Once any partition has static data, every partition carries a static row: an empty one
+// says with its subset bitmap that every static column is missing.
+func TestLayoutStatic(t *testing.T) {
+	tb := table(t, "CREATE TABLE ks.t (k int, c int, s int static, v int, PRIMARY KEY (k, c))")
+	row := Row{Clustering: [][]byte{i32(1)}, Cells: map[string]Cell{"v": {Value: i32(5), Timestamp: ts0}}}
+	got := layoutOf(t, tb,
+		Partition{Key: [][]byte{i32(1)}, Static: &Row{Cells: map[string]Cell{"s": {Value: i32(1), Timestamp: ts0}}}, Rows: []Row{row}},
+		Partition{Key: [][]byte{i32(2)}, Rows: []Row{row}})
+	want := []byte{
+		0, 4, 0, 0, 0, 1,
+		0x7F, 0xFF, 0xFF, 0xFF, 0x80, 0, 0, 0, 0, 0, 0, 0,
+		0xA0, 0x01, 7, 0, // static: extension flag, all columns; is-static; size; previous 0
+		0x00, 0, 0, 0, 0, 1, // s: its own timestamp (a static row has no marker)
+		0x24, 0, 0, 0, 0, 1, 7, 28, 0, // row: previous size is the header with the static row
+		0x08, 0, 0, 0, 5,
+		0x01,
+		0, 4, 0, 0, 0, 2,
+		0x7F, 0xFF, 0xFF, 0xFF, 0x80, 0, 0, 0, 0, 0, 0, 0,
+		0x80, 0x01, 2, 0, 0x01, // empty static row: s missing
+		0x24, 0, 0, 0, 0, 1, 7, 23, 0,
+		0x08, 0, 0, 0, 5,
+		0x01,
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("layout\n got % x\nwant % x", got, want)
+	}
+}
+
+// layoutOf lays partitions out as Predict does.
+func layoutOf(t *testing.T, tb *cql.Table, ps ...Partition) []byte {
+	t.Helper()
+	l, err := newLayout(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, st := map[string]bool{}, map[string]bool{}
+	var parts []partition
+	for i, p := range ps {
+		pp, err := l.convert(i, p, reg, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, pp)
+	}
+	l.regular, l.static = l.headerColumns(reg), l.headerColumns(st)
+	l.collectStats(parts)
+	var b []byte
+	for i := range parts {
+		b = l.writePartition(b, &parts[i])
+	}
+	return b
 }
