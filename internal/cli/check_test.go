@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -198,4 +199,91 @@ func TestCheckHelp(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "cqlsize check --schema schema.cql --queries queries.cql") {
 		t.Fatalf("check --help: exit %d\n%s", code, out)
 	}
+}
+
+// TestCheckSuggestionsPassMigrateValidate runs the advice through the next command a user
+// runs: every distinct table `cqlsize check` suggests for the node-verified query corpus
+// goes into a migration after the corpus schema, and `cqlsize migrate validate` must accept
+// the folder (exit 0) with no diagnostic at all on the suggestions' file: no error, no
+// BK101 (a suggested time series carries its bucket), not even IF101.
+func TestCheckSuggestionsPassMigrateValidate(t *testing.T) {
+	corpus := "../../cql/check/testdata/corpus"
+	code, out, errOut := runIn(t, "", "check", "--schema", filepath.Join(corpus, "schema.cql"),
+		"--queries", filepath.Join(corpus, "queries.cql"), "--format", "json", "--fail-on", "never")
+	if code != ExitOK {
+		t.Fatalf("check: exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Queries []struct {
+			Name           string  `json:"name"`
+			SuggestedTable *string `json:"suggested_table"`
+		} `json:"queries"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	// The corpus schema without its keyspace lines: --keyspace stands in for them.
+	schema, err := os.ReadFile(filepath.Join(corpus, "schema.cql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, line := range strings.Split(string(schema), "\n") {
+		if !strings.HasPrefix(line, "CREATE KEYSPACE") && !strings.HasPrefix(line, "USE ") {
+			kept = append(kept, line)
+		}
+	}
+	// One statement per distinct design; two designs with one name get a suffix.
+	const create = "CREATE TABLE IF NOT EXISTS "
+	seen, names := map[string]bool{}, map[string]bool{}
+	var suggested []string
+	for _, q := range rep.Queries {
+		if q.SuggestedTable == nil || seen[*q.SuggestedTable] {
+			continue
+		}
+		ddl := *q.SuggestedTable
+		seen[ddl] = true
+		i := strings.Index(ddl, create)
+		if i < 0 {
+			t.Fatalf("%s: suggestion does not say %q:\n%s", q.Name, create, ddl)
+		}
+		name, _, _ := strings.Cut(ddl[i+len(create):], " ")
+		unique := name
+		for n := 2; names[unique]; n++ {
+			unique = name + "_" + strconv.Itoa(n)
+		}
+		names[unique] = true
+		suggested = append(suggested, strings.Replace(ddl, create+name+" ", create+unique+" ", 1)+";")
+	}
+	if len(suggested) < 20 {
+		t.Fatalf("only %d distinct suggestions: the test proves little", len(suggested))
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "0001_schema.cql"), []byte(strings.Join(kept, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "0002_suggested.cql"), []byte(strings.Join(suggested, "\n\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runIn(t, "", "migrate", "validate", "--offline", "-d", dir, "-k", "corpus", "--format", "json")
+	if code != ExitOK {
+		t.Fatalf("migrate validate: exit %d, want 0\nstderr: %s\nstdout: %s", code, errOut, out)
+	}
+	var val struct {
+		Lint struct {
+			Diagnostics []struct {
+				File, Code, Message string
+				Line                int
+			} `json:"diagnostics"`
+		} `json:"lint"`
+	}
+	if err := json.Unmarshal([]byte(out), &val); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	for _, d := range val.Lint.Diagnostics {
+		if strings.HasSuffix(d.File, "0002_suggested.cql") {
+			t.Errorf("line %d: %s %s", d.Line, d.Code, d.Message)
+		}
+	}
+	t.Logf("%d distinct suggested tables: migrate validate exit 0, no diagnostic on them", len(suggested))
 }
