@@ -3,6 +3,7 @@ package profile
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/sizing/disk"
@@ -27,6 +28,9 @@ func (sm *sampler) diskRow(static bool) (disk.Row, int) {
 				rowTS = max(rowTS, w)
 			}
 		}
+	}
+	if rowTS == 0 {
+		rowTS = sm.curMaxWT // the partition's latest write seen so far, else now
 	}
 	if rowTS == 0 {
 		rowTS = sm.nowMicros
@@ -58,6 +62,11 @@ func (sm *sampler) diskRow(static bool) (disk.Row, int) {
 		}
 		r.Cells[c.col.Name] = cell
 		n += len(v)
+	}
+	if !static && len(r.Cells) == 0 {
+		// A row with no value read back exists by its row marker (an INSERT of the key
+		// alone); WRITETIME cannot read a marker, so it takes the nearest write time known.
+		r.Marker = &disk.Cell{Timestamp: rowTS}
 	}
 	return r, n
 }
@@ -132,8 +141,17 @@ func predictDisk(t *Table, parts []disk.Partition) Disk {
 		d.ChunkKB = 0
 	}
 	if t.Partitions > 0 {
-		e := p.Scale(t.Partitions)
+		// The sample's bytes scale with rows: under a Zipf fit the table's mean rows
+		// (meanRows) is not the sample's, whose head is luck, so scale to the table's rows.
+		scale := t.Partitions
+		sampleRows := float64(p.Rows) / float64(p.Partitions)
+		if t.MeanRows > 0 && sampleRows > 0 && math.Abs(t.MeanRows/sampleRows-1) > 1e-9 {
+			scale = t.Partitions * t.MeanRows / sampleRows
+			d.Note = fmt.Sprintf("scaled to %.4g partitions of %.4g rows (the sample's partitions average %.4g rows)", t.Partitions, t.MeanRows, sampleRows)
+		}
+		e := p.Scale(scale)
 		d.Uncompressed, d.DataBytes, d.Total = e.Uncompressed, e.Components.Data, e.Total
+		d.UncompressedPerPartition, d.PerPartition = e.Uncompressed/t.Partitions, e.Components.Data/t.Partitions
 	}
 	var unc, comp2 []float64
 	for _, s := range p.PerPartition {

@@ -96,6 +96,7 @@ func Run(ctx context.Context, s *gocql.Session, o Options) (*Result, error) {
 			res.Problems = append(res.Problems, err.Error())
 		}
 		partitionCount(tp)
+		meanRows(tp)
 		tp.Disk, tp.diskSample = predictDisk(tp, tp.diskSample), nil
 		project(tp, o.Now())
 		res.Tables = append(res.Tables, tp)

@@ -168,32 +168,39 @@ func profileTable(ctx context.Context, s *gocql.Session, o Options, t *cql.Table
 		k := min(max(1, o.Sample/10), 256)
 		cuts = slices(k, o.Seed)
 	}
-	per := 0
-	if quota > 0 {
-		per = (quota + len(cuts) - 1) / len(cuts)
-	}
 	total := quota
 	var err error
-	for i, sl := range cuts {
-		want := per
-		if quota > 0 {
-			// Slices that ran dry leave their share to the ones after them.
-			want = max(per, (quota-tp.PartitionsSeen+len(cuts)-i-1)/(len(cuts)-i))
-			if tp.PartitionsSeen >= quota {
-				break
+	// Each pass walks every slice not yet walked to its end, from where it stopped, with an
+	// even share of the partitions still wanted: a slice that runs dry leaves its share to
+	// the others, and a table smaller than the sample is read whole.
+	left := cuts
+walk:
+	for len(left) > 0 {
+		var next []slice
+		for i, sl := range left {
+			want := 0
+			if quota > 0 {
+				if tp.PartitionsSeen >= quota {
+					break walk
+				}
+				want = (quota - tp.PartitionsSeen + len(left) - i - 1) / (len(left) - i)
+			}
+			var reached int64
+			reached, err = sm.walk(ctx, s, o, sl, want, b, func() {
+				tp.PartitionsSeen++
+				if o.Progress != nil {
+					o.Progress(t.Name, tp.PartitionsSeen, total)
+				}
+			})
+			tp.RingFraction += width(sl.lo, reached)
+			if err != nil {
+				break walk
+			}
+			if reached < sl.hi {
+				next = append(next, slice{reached, sl.hi})
 			}
 		}
-		var reached int64
-		reached, err = sm.walk(ctx, s, o, sl, want, b, func() {
-			tp.PartitionsSeen++
-			if o.Progress != nil {
-				o.Progress(t.Name, tp.PartitionsSeen, total)
-			}
-		})
-		tp.RingFraction += width(sl.lo, reached)
-		if err != nil {
-			break
-		}
+		left = next
 	}
 	sm.finish(tp, o)
 	tp.Elapsed = Seconds(time.Since(began).Seconds())
@@ -430,7 +437,7 @@ func (sm *sampler) finish(tp *Table, o Options) {
 	for _, p := range sm.rowsList {
 		tp.RowsSeen += int64(p)
 	}
-	tp.Skew = FitSkew(sm.rowsList)
+	tp.Skew = FitSkew(sm.rowsList, tp.RingFraction)
 	tp.TTL = sm.ttl.dist()
 	if sm.metaCells > 0 {
 		tp.TTLFraction = float64(sm.ttlCells) / float64(sm.metaCells)

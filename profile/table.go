@@ -87,6 +87,10 @@ type Table struct {
 	RingFraction       float64 `json:"ring_fraction"` // of the token ring walked, 0..1
 
 	Skew SkewFit `json:"skew"`
+	// MeanRows is the rows of an average partition the workload declares, and
+	// MeanRowsSource how it was found (the sample's mean, or the Zipf fit's: see meanRows).
+	MeanRows       float64 `json:"mean_rows"`
+	MeanRowsSource string  `json:"mean_rows_source"`
 
 	// TTL is the time to live cells were written with (remaining TTL plus the time since
 	// the write), over cells that have one; TTLFraction the share of cells that do.

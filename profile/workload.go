@@ -72,9 +72,9 @@ func writeTable(b *bufio.Writer, t *Table) {
 	}
 	fmt.Fprintf(b, "    partitions: %s   # %s\n", num(math.Round(t.Partitions)), t.PartitionsSource)
 	rp := t.RowsPerPartition
-	rows := math.Max(1, rp.Mean)
-	fmt.Fprintf(b, "    rows_per_partition: %s   # mean of %d partitions read whole (p50 %s, p99 %s, max %s)\n",
-		num(round4(rows)), t.PartitionsSeen, num(rp.P50), num(rp.P99), num(rp.Max))
+	rows := math.Max(1, t.MeanRows)
+	fmt.Fprintf(b, "    rows_per_partition: %s   # %s; %d partitions read whole: p50 %s, p99 %s, max %s\n",
+		num(round4(rows)), t.MeanRowsSource, t.PartitionsSeen, num(rp.P50), num(rp.P99), num(rp.Max))
 	if t.WriteRate > 0 {
 		fmt.Fprintf(b, "    # measured write rate %s rows/s per partition (%s); rows_per_partition above\n    # sizes what is stored now. For growth, replace it with write_rate: %s/day.\n",
 			num(round4(t.WriteRate)), t.WriteRateSource, num(round4(t.WriteRate*86400)))

@@ -15,6 +15,42 @@ type SkewFit struct {
 	R2     float64 `json:"r2"`             // goodness: R² of the log-log rank-size fit (1 is a perfect power law)
 	Points int     `json:"points"`         // partitions the fit used
 	Note   string  `json:"note,omitempty"` // why uniform, or what the fit left out
+
+	// intercept of the regression, the sample size and whether it was a census, for Head.
+	intercept float64
+	n         int
+	census    bool
+}
+
+// Head returns the rows of the busiest key (rank 1) of a table of partitions keys the fit
+// implies, or 0 when the fit is not Zipf. The sample's r-th largest partition has the
+// population rank K_(r) with K_(r)/N ~ Beta(r, n−r+1), so E[log K_(r)] = log N + ψ(r) −
+// ψ(n+1), and the regression's intercept a gives log C = a + s·(log N − ψ(n+1)).
+func (f SkewFit) Head(partitions float64) float64 {
+	if f.Kind != "zipf" || f.n == 0 || !(partitions >= float64(f.n)) {
+		return 0
+	}
+	if f.census {
+		return math.Exp(f.intercept)
+	}
+	return math.Exp(f.intercept + f.Fitted*(math.Log(partitions)-digammaInt(f.n+1)))
+}
+
+// digammaInt is ψ(k) for a whole k ≥ 1: −γ + H(k−1), summed exactly up to 1e6 and by the
+// asymptotic series beyond.
+func digammaInt(k int) float64 {
+	if k < 1 {
+		return math.NaN()
+	}
+	if k > 1_000_000 {
+		x := float64(k)
+		return math.Log(x) - 1/(2*x) - 1/(12*x*x)
+	}
+	h := 0.0
+	for j := k - 1; j >= 1; j-- {
+		h += 1 / float64(j)
+	}
+	return h - eulerGamma
 }
 
 // Below these the fit calls the spread uniform: an exponent under minZipfS moves the largest
@@ -37,7 +73,12 @@ const (
 // keys the sample happened to catch. Each rank is weighted by 1/ψ'(r), the inverse of that
 // log's variance, so the noisy top ranks do not steer the slope. Partitions with fewer than fitFloorRow rows are left out
 // when enough others remain: integer row counts of 1 or 2 flatten the tail.
-func FitSkew(rows []float64) SkewFit {
+//
+// fraction is the share of the table's partitions the sample holds (the share of the token
+// ring walked). A census (fraction ≥ 0.999: every partition read) has exact ranks, so the fit
+// is the plain least squares of log rows on log r.
+func FitSkew(rows []float64, fraction float64) SkewFit {
+	census := fraction >= 0.999
 	xs := make([]float64, 0, len(rows))
 	for _, r := range rows {
 		if r > 0 && !math.IsInf(r, 0) && !math.IsNaN(r) {
@@ -59,19 +100,23 @@ func FitSkew(rows []float64) SkewFit {
 	for r := 1; r <= use; r++ {
 		x := h - eulerGamma               // ψ(r)
 		w := 1 / (math.Pi*math.Pi/6 - h2) // 1/ψ'(r): the variance of log K_(r)
+		if census {
+			x, w = math.Log(float64(r)), 1
+		}
 		y := math.Log(xs[r-1])
 		sw, sx, sy, sxx, sxy, syy = sw+w, sx+w*x, sy+w*y, sxx+w*x*x, sxy+w*x*y, syy+w*y*y
 		h += 1 / float64(r)
 		h2 += 1 / float64(r*r)
 	}
 	vx, vy, cxy := sxx-sx*sx/sw, syy-sy*sy/sw, sxy-sx*sy/sw
-	fit := SkewFit{Points: use, Note: note}
+	fit := SkewFit{Points: use, Note: note, n: len(xs), census: census}
 	if vy <= 1e-12 || vx <= 0 {
 		fit.Kind, fit.R2 = "uniform", 0
 		fit.Note = "every sampled partition holds the same rows"
 		return fit
 	}
 	slope := cxy / vx
+	fit.intercept = (sy - slope*sx) / sw
 	fit.Fitted = round3(-slope)
 	fit.R2 = round3(cxy * cxy / (vx * vy))
 	switch {

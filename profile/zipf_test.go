@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/cqlsize/cqlsize/sizing"
 )
 
 // zipfRows is a synthetic table of n keys whose key of rank k holds round(c·k^-s) rows (at
@@ -44,7 +46,7 @@ func TestFitSkewRecoversZipf(t *testing.T) {
 	} {
 		for seed := uint64(1); seed <= 5; seed++ {
 			rng := rand.New(rand.NewPCG(seed, 7))
-			fit := FitSkew(sample(rng, zipfRows(tc.keys, tc.c, tc.s), tc.sample))
+			fit := FitSkew(sample(rng, zipfRows(tc.keys, tc.c, tc.s), tc.sample), float64(tc.sample)/float64(tc.keys))
 			t.Logf("keys %d sample %d s %.1f seed %d: %+v", tc.keys, tc.sample, tc.s, seed, fit)
 			if fit.Kind != "zipf" || math.Abs(fit.S-tc.s) > 0.1 {
 				t.Errorf("keys %d, s %.1f, seed %d: got %s %.3f (R² %.3f), want zipf within 0.1", tc.keys, tc.s, seed, fit.Kind, fit.S, fit.R2)
@@ -75,7 +77,7 @@ func TestFitSkewUniform(t *testing.T) {
 		}()},
 		{"too few", []float64{1, 100, 1000}},
 	} {
-		fit := FitSkew(tc.rows)
+		fit := FitSkew(tc.rows, 0.5)
 		if fit.Kind != "uniform" {
 			t.Errorf("%s: got %+v, want uniform", tc.name, fit)
 		}
@@ -101,5 +103,40 @@ func TestQuantileNearestRank(t *testing.T) {
 	d := Summarize([]float64{1, 2, 3, 4})
 	if d.N != 4 || d.Mean != 2.5 || d.Min != 1 || d.Max != 4 || math.Abs(d.Std-1.2909944) > 1e-6 {
 		t.Errorf("Summarize(1..4) = %+v", d)
+	}
+}
+
+// TestMeanRowsFromFit holds the workload's mean rows to what it is for: the estimate's
+// typical partition (mean × the activity of rank N/2) against the table's real median, over
+// 40 walks of two skewed tables sampled at 46% and 32%. The Zipf fit's mean must be within 8%
+// rms, and closer than the sample's own mean.
+func TestMeanRowsFromFit(t *testing.T) {
+	for _, tc := range []struct {
+		keys    int
+		s, mean float64
+		frac    float64
+	}{{2000, 1.1, 40, 0.46}, {3000, 0.8, 20, 0.32}} {
+		n := float64(tc.keys)
+		sk := sizing.Skew{Kind: sizing.Zipf, S: tc.s}
+		rows := zipfRows(tc.keys, tc.mean*sk.Activity(n, 1), tc.s)
+		truth := rows[tc.keys/2-1]
+		var fitErr, meanErr float64
+		const walks = 40
+		for seed := uint64(0); seed < walks; seed++ {
+			xs := sample(rand.New(rand.NewPCG(seed, 9)), rows, int(n*tc.frac))
+			tb := &Table{PartitionsSeen: len(xs), RowsPerPartition: Summarize(xs), Skew: FitSkew(xs, tc.frac), Partitions: n, RingFraction: tc.frac}
+			meanRows(tb)
+			typical := func(mean float64) float64 {
+				return mean * sizing.Skew{Kind: sizing.Zipf, S: tb.Skew.Fitted}.Activity(n, math.Ceil(n/2))
+			}
+			e1, e2 := typical(tb.MeanRows)/truth-1, typical(tb.RowsPerPartition.Mean)/truth-1
+			fitErr += e1 * e1 / walks
+			meanErr += e2 * e2 / walks
+		}
+		fitErr, meanErr = math.Sqrt(fitErr), math.Sqrt(meanErr)
+		t.Logf("%d keys, zipf %.1f, %.0f%% sampled: typical partition rms error %.1f%% from the fit's mean, %.1f%% from the sample's", tc.keys, tc.s, 100*tc.frac, 100*fitErr, 100*meanErr)
+		if fitErr > 0.08 || fitErr >= meanErr {
+			t.Errorf("%d keys, zipf %.1f: the fit's mean puts the typical partition %.1f%% off (rms), the sample's %.1f%%", tc.keys, tc.s, 100*fitErr, 100*meanErr)
+		}
 	}
 }
