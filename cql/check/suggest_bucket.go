@@ -37,12 +37,23 @@ func bucketize(orig, nt *cql.Table, sg *suggestion, restStart int) bool {
 	if !ok {
 		return false
 	}
-	var note string
+	// series names what the table is clustered by, for the note: the time column that
+	// leads the new clustering key when the old time column became the bucket.
+	series := func(lead *cql.Column) string {
+		if lead != nil {
+			return lead.Name
+		}
+		return v.Time.Name
+	}
+	var note func(lead *cql.Column) string
 	if col != nil {
-		note = fmt.Sprintf("a time series (clustered by %s): %s moves into the partition key as its time bucket, so a partition stops growing when its %s is over; "+
-			"the query reads one %s per call: walk back %s by %s for older rows", v.Time.Name, col.Name, col.Name, col.Name, col.Name, col.Name)
-		if i, ok := inQuery[col.Name]; ok {
-			note += fmt.Sprintf(" (%s becomes one query per %s)", sg.query.where[i].text, col.Name)
+		note = func(lead *cql.Column) string {
+			n := fmt.Sprintf("a time series (clustered by %s): %s moves into the partition key as its time bucket, so a partition stops growing when its %s is over; "+
+				"the query reads one %s per call: walk back %s by %s for older rows", series(lead), col.Name, col.Name, col.Name, col.Name, col.Name)
+			if i, ok := inQuery[col.Name]; ok {
+				n += fmt.Sprintf(" (%s becomes one query per %s)", sg.query.where[i].text, col.Name)
+			}
+			return n
 		}
 	} else {
 		name, typ, what := "day", cql.Type{Kind: cql.Native, Name: "date"}, "the date (UTC) of "+v.Time.Name
@@ -57,8 +68,10 @@ func bucketize(orig, nt *cql.Table, sg *suggestion, restStart int) bool {
 		}
 		col = &cql.Column{Name: name, Type: typ, Kind: cql.Regular, Position: -1}
 		nt.Columns = append(nt.Columns, col)
-		note = fmt.Sprintf("a time series (clustered by %s): %s is a new partition key column, its time bucket: write %s into it, so a partition stops growing when its %s is over; "+
-			"the query reads one %s per call: walk back %s by %s for older rows", v.Time.Name, name, what, name, name, name, name)
+		note = func(lead *cql.Column) string {
+			return fmt.Sprintf("a time series (clustered by %s): %s is a new partition key column, its time bucket: write %s into it, so a partition stops growing when its %s is over; "+
+				"the query reads one %s per call: walk back %s by %s for older rows", series(lead), name, what, name, name, name, name)
+		}
 	}
 
 	// The new key: the bucket joins the partition key; the time column leads the clustering
@@ -106,7 +119,7 @@ func bucketize(orig, nt *cql.Table, sg *suggestion, restStart int) bool {
 		sg.query.where = append(sg.query.where, rel)
 		sg.where = append(sg.where, rel.text)
 	}
-	sg.notes = append(sg.notes, note)
+	sg.notes = append(sg.notes, note(lead))
 	return !bound.Judge(nt).Unbounded()
 }
 
