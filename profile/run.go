@@ -90,7 +90,10 @@ func Run(ctx context.Context, s *gocql.Session, o Options) (*Result, error) {
 			res.Problems = append(res.Problems, fmt.Sprintf("%s.%s: read %d partitions (%.3g%% of the token ring) before: %v",
 				t.Keyspace, t.Name, tp.PartitionsSeen, 100*tp.RingFraction, err))
 		}
-		if n, err := sizeEstimates(ctx, s, t.Keyspace, t.Name); err == nil {
+		sctx, cancel := context.WithTimeout(ctx, o.Timeout)
+		n, err := sizeEstimates(sctx, s, t.Keyspace, t.Name)
+		cancel()
+		if err == nil {
 			tp.SizeEstimates, tp.SizeEstimatesNodes = n, 1
 		} else {
 			res.Problems = append(res.Problems, err.Error())

@@ -194,3 +194,40 @@ func TestRunRate(t *testing.T) {
 		t.Errorf("the node counted %d range reads, want at least %d (one a page)", after-before, 2000/rate)
 	}
 }
+
+// TestRunSeesTombstones reads a partition of 10 live rows and 1,500 deleted ones, past
+// tombstone_warn_threshold (1,000): the node's warning and the traced reads must both report
+// the 1,500 row tombstones.
+func TestRunSeesTombstones(t *testing.T) {
+	s, ks := casstest.Keyspace(t)
+	if err := s.Query(`CREATE TABLE q (k int, c int, v text, PRIMARY KEY (k, c))`).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	for c := 0; c < 1510; c++ {
+		if err := s.Query(`INSERT INTO q (k, c, v) VALUES (1, ?, 'x')`, c).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for c := 10; c < 1510; c++ {
+		if err := s.Query(`DELETE FROM q WHERE k = 1 AND c = ?`, c).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, s, Options{Keyspace: ks, Full: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := res.Tables[0].Tombstones
+	t.Logf("tombstones: %+v", tb)
+	if tb.WarnResponses == 0 || tb.Max != 1500 {
+		t.Errorf("warnings: %d responses, most %d tombstones; want a warning naming 1500", tb.WarnResponses, tb.Max)
+	}
+	if tb.TracedReads == 0 || tb.TracedMax != 1500 || tb.TraceProblem != "" {
+		t.Errorf("traces: %d reads, most %d tombstones (%s); want 1500", tb.TracedReads, tb.TracedMax, tb.TraceProblem)
+	}
+	if r := res.Tables[0]; r.RowsSeen != 10 || r.PartitionsSeen != 1 {
+		t.Errorf("read %d rows in %d partitions, want 10 in 1", r.RowsSeen, r.PartitionsSeen)
+	}
+}

@@ -170,6 +170,8 @@ func profileTable(ctx context.Context, s *gocql.Session, o Options, t *cql.Table
 	}
 	total := quota
 	var err error
+	tracer := &traceIDs{}
+	walked := 0
 	// Each pass walks every slice not yet walked to its end, from where it stopped, with an
 	// even share of the partitions still wanted: a slice that runs dry leaves its share to
 	// the others, and a table smaller than the sample is read whole.
@@ -186,7 +188,12 @@ walk:
 				want = (quota - tp.PartitionsSeen + len(left) - i - 1) / (len(left) - i)
 			}
 			var reached int64
-			reached, err = sm.walk(ctx, s, o, sl, want, b, func() {
+			var tr gocql.Tracer
+			if !o.NoTrace && walked < traceReads {
+				tr = tracer
+			}
+			walked++
+			reached, err = sm.walk(ctx, s, o, sl, want, b, tr, func() {
 				tp.PartitionsSeen++
 				if o.Progress != nil {
 					o.Progress(t.Name, tp.PartitionsSeen, total)
@@ -203,17 +210,32 @@ walk:
 		left = next
 	}
 	sm.finish(tp, o)
+	if len(tracer.ids) > 0 {
+		tctx, cancel := context.WithTimeout(ctx, o.Timeout)
+		reads, tombs, most, missing, terr := readTraces(tctx, s, tracer.ids)
+		cancel()
+		tp.Tombstones.TracedReads, tp.Tombstones.TracedTombstones, tp.Tombstones.TracedMax = reads, tombs, most
+		switch {
+		case terr != nil:
+			tp.Tombstones.TraceProblem = terr.Error()
+		case missing > 0:
+			tp.Tombstones.TraceProblem = fmt.Sprintf("%d of %d traced requests not written to system_traces within 5 s", missing, len(tracer.ids))
+		}
+	}
 	tp.Elapsed = Seconds(time.Since(began).Seconds())
 	return tp, err
 }
 
 // walk reads slice sl from its start until want partitions are complete (0: all of it) and
 // returns the last token it covered.
-func (sm *sampler) walk(ctx context.Context, s *gocql.Session, o Options, sl slice, want int, b *bucket, done func()) (int64, error) {
+func (sm *sampler) walk(ctx context.Context, s *gocql.Session, o Options, sl slice, want int, b *bucket, tr gocql.Tracer, done func()) (int64, error) {
 	qctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	q := s.Query(sm.stmt, sl.lo, sl.hi).WithContext(qctx).Consistency(o.Consistency).
 		PageSize(o.PageSize).Idempotent(true)
+	if tr != nil {
+		q = q.Trace(tr)
+	}
 	iter := q.Iter()
 	got := 0
 	reached := sl.lo

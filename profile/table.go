@@ -22,14 +22,19 @@ type Options struct {
 	Consistency gocql.Consistency
 	// Full reads every partition instead of a sample.
 	Full     bool
-	PageSize int           // rows per page (default 500, and never more than Rate)
-	Timeout  time.Duration // per page request (default 30s)
+	PageSize int // rows per page (default 500, and never more than Rate)
+	// Timeout bounds Run's side queries (size_estimates, traces; default 30s). Page reads
+	// time out by the session's own timeout (connect.Config.Timeout: the CLI's --timeout).
+	Timeout time.Duration
 	// Progress is called after each partition with the partitions read and the target (the
 	// sample size, or 0 when a full scan does not know the total); nil: none.
 	Progress func(table string, done, total int)
 	Now      func() time.Time // for tests; default time.Now
 	// Seed picks the random start tokens (0: from the clock), so a test can repeat a walk.
 	Seed uint64
+	// NoTrace turns off tracing the first pages of a few slices (system_traces is written
+	// on the node for each traced request).
+	NoTrace bool
 
 	typesOf *cql.Keyspace // the keyspace's user types, set by Run
 }
@@ -148,6 +153,13 @@ type Tombstones struct {
 	WarnResponses int      `json:"warn_responses"`
 	// Max is the most tombstones one warning reported; 0 when none did.
 	Max int `json:"max"`
+	// TracedReads are the replica reads traced (the first pages of a few slices), with the
+	// tombstone cells they scanned in all and the most one scanned: tombstones under the
+	// warning threshold show here. TraceProblem says why tracing saw nothing, when it did not.
+	TracedReads      int    `json:"traced_reads"`
+	TracedTombstones int    `json:"traced_tombstones"`
+	TracedMax        int    `json:"traced_max"`
+	TraceProblem     string `json:"trace_problem,omitempty"`
 }
 
 // Disk is the predicted on-disk size of the table: the sampled partitions laid out as
