@@ -84,8 +84,8 @@ var nodeShapes = []nodeShape{
 		insert:  "INSERT INTO %s (k, c, a, b, t, n) VALUES (?, ?, ?, ?, ?, ?)",
 		rows: func(r *rand.Rand, emit func(...any)) {
 			base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-			for k := 0; k < 10; k++ {
-				for c := 0; c < 300; c++ {
+			for k := 0; k < 5; k++ {
+				for c := 0; c < 1800; c++ {
 					emit(k, c, r.Intn(1000), float64(r.Intn(100000))/100, base.Add(time.Duration(c)*time.Minute), int64(k*1000+c))
 				}
 			}
@@ -157,6 +157,7 @@ type nodeResult struct {
 	files                    int64 // every component file
 	live                     int64 // tablestats Space used (live)
 	statistics               int64 // Statistics.db bytes
+	index, filter            int64 // Index.db, Filter.db bytes
 }
 
 // TestPredictMatchesNode writes each data shape into a table per compressor, flushes and
@@ -237,7 +238,7 @@ func TestPredictMatchesNode(t *testing.T) {
 		dir := files.TableDir(t, s, ks, tr.name)
 		dirs = append(dirs, dir)
 		r := nodeResult{table: tr.name, shape: tr.shape.name, compressor: tr.compr, pred: pred}
-		if r.data, r.files, r.statistics, err = componentSizes(dir); err != nil {
+		if r.data, r.files, r.statistics, r.index, r.filter, err = componentSizes(dir); err != nil {
 			t.Fatal(err)
 		}
 		results = append(results, r)
@@ -274,12 +275,14 @@ func pct(pred, actual float64) float64 { return 100 * (pred - actual) / actual }
 
 func nodeTable(rs []nodeResult) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "| shape | compressor | partitions | uncompressed (node / model) | Data.db node | Data.db model | error | Space used (live) | model total | error | Statistics.db |\n")
-	fmt.Fprintf(&b, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "| shape | compressor | partitions | uncompressed node / model | Data.db node | Data.db model | error | Space used (live) | model total | error | Index.db node / model | Filter.db node / model | Statistics.db node / model |\n")
+	fmt.Fprintf(&b, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rs {
-		fmt.Fprintf(&b, "| %s | %s | %d | %d / %.0f | %d | %.0f | %+.1f%% | %d | %.0f | %+.1f%% | %d |\n",
+		c := r.pred.Components
+		fmt.Fprintf(&b, "| %s | %s | %d | %d / %.0f | %d | %.0f | %+.1f%% | %d | %.0f | %+.1f%% | %d / %.0f | %d / %.0f | %d / %.0f |\n",
 			r.shape, r.compressor, r.pred.Partitions, r.uncompressed, r.pred.Uncompressed, r.data, r.pred.Compressed,
-			pct(r.pred.Compressed, float64(r.data)), r.live, r.pred.Components.Total(), pct(r.pred.Components.Total(), float64(r.live)), r.statistics)
+			pct(r.pred.Compressed, float64(r.data)), r.live, c.Total(), pct(c.Total(), float64(r.live)),
+			r.index, c.Index, r.filter, c.Filter, r.statistics, c.Other)
 	}
 	return b.String()
 }
@@ -397,10 +400,10 @@ func readBack(ctx context.Context, s *gocql.Session, t *cql.Table) ([]disk.Parti
 }
 
 // componentSizes sums the live sstable's files in a table directory.
-func componentSizes(dir string) (data, all, stats int64, err error) {
+func componentSizes(dir string) (data, all, stats, index, filter int64, err error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, 0, 0, err
 	}
 	gens := map[string]bool{}
 	for _, e := range entries {
@@ -409,7 +412,7 @@ func componentSizes(dir string) (data, all, stats int64, err error) {
 		}
 		info, err := e.Info()
 		if err != nil {
-			return 0, 0, 0, err
+			return 0, 0, 0, 0, 0, err
 		}
 		name := e.Name()
 		if i := strings.LastIndex(name, "-"); i > 0 {
@@ -421,6 +424,10 @@ func componentSizes(dir string) (data, all, stats int64, err error) {
 			data += info.Size()
 		case strings.HasSuffix(name, "-Statistics.db"):
 			stats += info.Size()
+		case strings.HasSuffix(name, "-Index.db"):
+			index += info.Size()
+		case strings.HasSuffix(name, "-Filter.db"):
+			filter += info.Size()
 		}
 	}
 	if len(gens) != 1 {
@@ -429,9 +436,9 @@ func componentSizes(dir string) (data, all, stats int64, err error) {
 			keys = append(keys, filepath.Base(g))
 		}
 		sort.Strings(keys)
-		return 0, 0, 0, fmt.Errorf("%s holds %d sstables (%s), want one after compaction", dir, len(gens), strings.Join(keys, ", "))
+		return 0, 0, 0, 0, 0, fmt.Errorf("%s holds %d sstables (%s), want one after compaction", dir, len(gens), strings.Join(keys, ", "))
 	}
-	return data, all, stats, nil
+	return data, all, stats, index, filter, nil
 }
 
 var (

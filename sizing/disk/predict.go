@@ -66,7 +66,7 @@ func Predict(t *cql.Table, sample []Partition, c Compression) (*Prediction, erro
 		starts[i] = len(data)
 		data = l.writePartition(data, &parts[i])
 		size := len(data) - starts[i]
-		index += float64(2+len(parts[i].key)+vintSize(uint64(starts[i]))) + promotedIndex(size, parts[i])
+		index += float64(2+len(parts[i].key)+vintSize(uint64(starts[i]))) + l.promotedIndex(size, parts[i])
 		keyBytes += float64(len(parts[i].key))
 	}
 	starts[len(parts)] = len(data)
@@ -129,20 +129,18 @@ func partitionAt(starts []int, off int) int {
 	return lo
 }
 
-// promotedIndex is the row index Index.db carries for a partition over column_index_size:
-// a header (its deletion time and block count) and per block its first and last clustering,
-// offset, width and open-marker flag, plus a 4-byte offset.
-func promotedIndex(size int, p partition) float64 {
+// promotedIndex is the row index Index.db carries for a partition over column_index_size
+// (RowIndexEntry, IndexInfo): a header (vint size, deletion time, block count) and per block
+// its first and last clustering (a kind byte, then the clustering as rows write it), vint
+// offset, signed vint width less 64 KiB, an open-marker flag, and a 4-byte offset.
+func (l *layout) promotedIndex(size int, p partition) float64 {
 	if size <= columnIndexSize || len(p.rows) == 0 {
 		return 1 // vint 0: no row index
 	}
 	blocks := float64((size + columnIndexSize - 1) / columnIndexSize)
-	ck := 0
-	for _, v := range p.rows[0].clustering {
-		ck += len(v) + 1
-	}
-	perBlock := float64(2*(1+1+ck) + vintSize(uint64(size)) + vintSize(columnIndexSize) + 1 + 4)
-	body := 1 + 12 + float64(vintSize(uint64(blocks))) + blocks*perBlock
+	name := float64(1 + len(l.writeClustering(nil, p.rows[0].clustering)))
+	perBlock := 2*name + float64(vintSize(uint64(size/2))) + 2 + 1 + 4
+	body := 12 + float64(vintSize(uint64(blocks))) + blocks*perBlock
 	return float64(vintSize(uint64(body))) + body
 }
 
