@@ -195,6 +195,19 @@ func readIter(q *gocql.Query, delay time.Duration) *gocql.Iter {
 	return q.SetSpeculativeExecutionPolicy(gocql.NonSpeculativeExecution{}).Iter()
 }
 
+// maxResends bounds how many times a read is sent again after driverCancelled.
+const maxResends = 3
+
+// driverCancelled reports whether err is a cancellation its caller did not make: ctx, the
+// read's own context, is still live. gocql v1.7.0 answers context.Canceled for a request
+// in flight on a connection it closes (as when it hears a node is DOWN and drops its
+// pool), and returns that without asking the retry policy, which would take it for the
+// caller giving up. On the ring, when gossip convicted a paused node, the four page reads
+// waiting on it failed so in two runs of three. A read is idempotent: it is sent again.
+func driverCancelled(ctx context.Context, err error) bool {
+	return errors.Is(err, context.Canceled) && ctx.Err() == nil
+}
+
 // retryPolicy retries idempotent statements on the next host. gocql v1.7.0 consults a
 // retry policy for every failed statement, idempotent or not (query_executor.go, do), so
 // the check is here.

@@ -287,8 +287,9 @@ func (r *reader) read(ctx context.Context, shard int, p position, need int) buck
 func (r *reader) readStmt(ctx context.Context, stmt string, args []any, need int, out *bucketRead) {
 	out.exhausted = false
 	var state []byte
-	for empty := 0; len(out.rows) < need; {
+	for empty, resent := 0, 0; len(out.rows) < need; {
 		r.visits.Add(1)
+		had := len(out.rows)
 		// A read is idempotent: the session's retry policy (ConfigureCluster) may send it
 		// to another replica when its coordinator goes away, and SpeculativeReadAfter a
 		// second time when the first attempt is slow.
@@ -312,6 +313,11 @@ func (r *reader) readStmt(ctx context.Context, stmt string, args []any, need int
 			err = cerr
 		}
 		q.Release()
+		if driverCancelled(ctx, err) && resent < maxResends {
+			resent++
+			out.rows, out.keys = out.rows[:had], out.keys[:had]
+			continue
+		}
 		if err != nil {
 			out.err = err
 			return

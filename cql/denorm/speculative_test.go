@@ -3,6 +3,7 @@ package denorm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -100,5 +101,30 @@ func TestLoadSpeculativeReadsOnOneNode(t *testing.T) {
 	}
 	if _, err := m.Load(ctx, gocql.TimeUUID()); !errors.Is(err, ErrNotFound) {
 		t.Errorf("load of a missing post: %v, want ErrNotFound", err)
+	}
+}
+
+// TestDriverCancelled: a cancellation is the driver's only while the read's own context is
+// live; the caller's own cancellation, and other errors, are not sent again.
+func TestDriverCancelled(t *testing.T) {
+	live := context.Background()
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		err  error
+		want bool
+	}{
+		{"no error", live, nil, false},
+		{"driver's cancellation", live, context.Canceled, true},
+		{"wrapped", live, fmt.Errorf("read: %w", context.Canceled), true},
+		{"caller's cancellation", gone, context.Canceled, false},
+		{"deadline", live, context.DeadlineExceeded, false},
+		{"other error", live, gocql.ErrNoConnections, false},
+	} {
+		if got := driverCancelled(tc.ctx, tc.err); got != tc.want {
+			t.Errorf("%s: driverCancelled = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

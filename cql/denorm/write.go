@@ -369,16 +369,22 @@ func (m *Model[E]) Load(ctx context.Context, key ...any) (*E, error) {
 	}
 	// A read is idempotent: the driver may retry it on another replica, and send it a
 	// second time when Options.SpeculativeReadAfter passes without an answer.
-	q := m.session.Query(stmt, key...).WithContext(ctx).Consistency(m.opts.Consistency).Idempotent(true)
-	iter := readIter(q, m.opts.SpeculativeReadAfter)
 	var found bool
-	if sc != nil {
-		found = iter.Scan(dest...)
-	} else {
-		found = iter.MapScan(vals)
+	var err error
+	for resent := 0; ; resent++ {
+		q := m.session.Query(stmt, key...).WithContext(ctx).Consistency(m.opts.Consistency).Idempotent(true)
+		iter := readIter(q, m.opts.SpeculativeReadAfter)
+		if sc != nil {
+			found = iter.Scan(dest...)
+		} else {
+			found = iter.MapScan(vals)
+		}
+		err = iter.Close()
+		q.Release()
+		if !driverCancelled(ctx, err) || resent == maxResends {
+			break
+		}
 	}
-	err := iter.Close()
-	q.Release()
 	if err != nil {
 		return nil, fmt.Errorf("load from %s: %w", t.name, err)
 	}
