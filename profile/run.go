@@ -182,6 +182,29 @@ func slices(k int, seed uint64) []slice {
 	return out
 }
 
+// fullSlices is how many equal slices a --full scan walks.
+const fullSlices = 64
+
+// maxFailedSlices is how many slices may fail before a table is given up: each failure can
+// cost a read timeout, and when that many fail the rest likely will too.
+const maxFailedSlices = 8
+
+// evenSlices cuts the ring into k equal slices.
+func evenSlices(k int) []slice {
+	step := math.Exp2(64) / float64(k)
+	out := make([]slice, 0, k)
+	lo := int64(minToken)
+	for i := 1; i <= k; i++ {
+		hi := int64(maxToken)
+		if i < k {
+			hi = int64(float64(minToken) + step*float64(i))
+		}
+		out = append(out, slice{lo, hi})
+		lo = hi
+	}
+	return out
+}
+
 // width is the fraction of the ring in (lo, hi].
 func width(lo, hi int64) float64 {
 	return (float64(hi) - float64(lo)) / math.Exp2(64)

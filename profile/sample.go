@@ -163,7 +163,9 @@ func profileTable(ctx context.Context, s *gocql.Session, o Options, t *cql.Table
 	var cuts []slice
 	quota := o.Sample
 	if o.Full {
-		cuts, quota = slices(1, 0), 0
+		// Equal slices rather than one: a range no replica can serve then costs its slice,
+		// not the rest of the scan.
+		cuts, quota = evenSlices(fullSlices), 0
 	} else {
 		k := min(max(1, o.Sample/10), 256)
 		cuts = slices(k, o.Seed)
@@ -172,6 +174,8 @@ func profileTable(ctx context.Context, s *gocql.Session, o Options, t *cql.Table
 	var err error
 	tracer := &traceIDs{}
 	walked := 0
+	failed, failedWidth := 0, 0.0
+	var firstErr error
 	// Each pass walks every slice not yet walked to its end, from where it stopped, with an
 	// even share of the partitions still wanted: a slice that runs dry leaves its share to
 	// the others, and a table smaller than the sample is read whole.
@@ -201,13 +205,34 @@ walk:
 			})
 			tp.RingFraction += width(sl.lo, reached)
 			if err != nil {
-				break walk
+				if ctx.Err() != nil || refused(err) {
+					break walk
+				}
+				// A range no replica answered for (a node down, a timeout): skip the
+				// slice, say so, and go on with the others.
+				failed++
+				failedWidth += width(reached, sl.hi)
+				if firstErr == nil {
+					firstErr = err
+				}
+				err = nil
+				if failed >= maxFailedSlices {
+					for _, rest := range left[i+1:] {
+						failedWidth += width(rest.lo, rest.hi)
+					}
+					firstErr = fmt.Errorf("stopped after %d slices failed: %w", failed, firstErr)
+					break walk
+				}
+				continue
 			}
 			if reached < sl.hi {
 				next = append(next, slice{reached, sl.hi})
 			}
 		}
 		left = next
+	}
+	if err == nil && failed > 0 {
+		err = fmt.Errorf("%d slice(s) of the ring (%.3g%%) could not be read: %w", failed, 100*failedWidth, firstErr)
 	}
 	sm.finish(tp, o)
 	if len(tracer.ids) > 0 {
