@@ -20,8 +20,11 @@ test-ring:
 test-short:
 	$(GO) test -short ./...
 
-# Write the reference workloads into the node and print measured vs model vs classic sizes.
-# make accuracy ARGS="-scale 4" for 4x the rows. Needs CASSANDRA_HOSTS or a running local node.
+# Write the reference workloads into the node and print measured vs model vs classic sizes;
+# then the profile tables (truth vs `cqlsize profile` vs the estimate from its workload file)
+# and the 1M-row run (a rate-limited profile's time and the node's read latency before and
+# during). make accuracy ARGS="-scale 4" for 4x the rows, ARGS="-only profile -rate 2000" for
+# one part. Needs CASSANDRA_HOSTS or a running local node.
 accuracy:
 	CASSANDRA_HOSTS=$${CASSANDRA_HOSTS:-$$(scripts/cassandra hosts)} $(GO) run ./internal/accuracy/cmd $(ARGS)
 

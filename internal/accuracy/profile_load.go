@@ -2,6 +2,7 @@ package accuracy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -45,7 +46,7 @@ func rankQuantile(desc []int, q float64) float64 {
 // LoadOptions tune a load.
 type LoadOptions struct {
 	Scale       float64 // multiplies the count each table's Scales names (default 1)
-	Concurrency int     // batches in flight (default 64)
+	Concurrency int     // batches in flight (default 32)
 	Seed        uint64  // data seed (default 1)
 }
 
@@ -72,7 +73,7 @@ func LoadProfileTables(ctx context.Context, s *gocql.Session, keyspace string, n
 		opt.Scale = 1
 	}
 	if opt.Concurrency <= 0 {
-		opt.Concurrency = 64
+		opt.Concurrency = 32
 	}
 	if opt.Seed == 0 {
 		opt.Seed = 1
@@ -212,6 +213,51 @@ func withTTL(batches [][]stmt, fraction float64, ttl int, seed uint64) int {
 	return n
 }
 
+// writeAttempts bounds the tries of one batch: a busy shared node times writes out now and
+// then, and every row carries its own timestamp (USING TIMESTAMP), so writing it again
+// writes the same cells (docs: faults.md, Retries).
+const writeAttempts = 5
+
+// writeBatch writes one batch (a lone statement as itself), again after a timeout or an
+// overloaded node, with a growing pause.
+func writeBatch(ctx context.Context, s *gocql.Session, b []stmt) error {
+	var err error
+	for attempt := 0; attempt < writeAttempts; attempt++ {
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				return err
+			case <-time.After(time.Duration(attempt) * 500 * time.Millisecond):
+			}
+		}
+		if len(b) == 1 {
+			err = s.Query(b[0].cql, b[0].args...).WithContext(ctx).Exec()
+		} else {
+			batch := s.NewBatch(gocql.UnloggedBatch).WithContext(ctx)
+			for _, st := range b {
+				batch.Query(st.cql, st.args...)
+			}
+			err = s.ExecuteBatch(batch)
+		}
+		if err == nil || !retryable(err) {
+			return err
+		}
+	}
+	return fmt.Errorf("%d attempts: %w", writeAttempts, err)
+}
+
+// retryable reports a write error that writing again can cure: a timeout or an overloaded
+// or unavailable node (not a refusal of the statement).
+func retryable(err error) bool {
+	var wt *gocql.RequestErrWriteTimeout
+	var un *gocql.RequestErrUnavailable
+	if errors.As(err, &wt) || errors.As(err, &un) || errors.Is(err, gocql.ErrTimeoutNoResponse) {
+		return true
+	}
+	var re gocql.RequestError
+	return errors.As(err, &re) && re.Code() == gocql.ErrCodeOverloaded
+}
+
 // writeBatches executes the batches, concurrency at a time; a batch of one statement is sent
 // as that statement.
 func writeBatches(ctx context.Context, s *gocql.Session, table string, batches [][]stmt, concurrency int) error {
@@ -226,16 +272,7 @@ func writeBatches(ctx context.Context, s *gocql.Session, table string, batches [
 		go func() {
 			defer wg.Done()
 			for b := range ch {
-				var err error
-				if len(b) == 1 {
-					err = s.Query(b[0].cql, b[0].args...).WithContext(ctx).Exec()
-				} else {
-					batch := s.NewBatch(gocql.UnloggedBatch).WithContext(ctx)
-					for _, st := range b {
-						batch.Query(st.cql, st.args...)
-					}
-					err = s.ExecuteBatch(batch)
-				}
+				err := writeBatch(ctx, s, b)
 				if err != nil {
 					once.Do(func() {
 						first = fmt.Errorf("load %s: batch of %d rows (%s): %w", table, len(b), b[0].cql, err)

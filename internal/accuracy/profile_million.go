@@ -93,42 +93,70 @@ func probeKeys(ctx context.Context, s *gocql.Session, table string, n int) ([]go
 	return keys, nil
 }
 
-// probe reads one random partition's first 10 rows perSecond times a second until ctx ends,
-// and summarizes the client-side latencies.
+// probe reads one random partition's first 10 rows perSecond times a second until ctx ends
+// (each read in its own goroutine, up to 32 in flight, so a slow read does not lower the
+// offered rate), and summarizes the client-side latencies.
 func probe(ctx context.Context, s *gocql.Session, table string, keys []gocql.UUID, perSecond float64) LatencySample {
 	rng := rand.New(rand.NewPCG(7, 7))
 	tick := time.NewTicker(time.Duration(float64(time.Second) / perSecond))
 	defer tick.Stop()
-	var lat []time.Duration
-	out := LatencySample{}
-	begin := time.Now()
-	q := fmt.Sprintf(`SELECT * FROM %s WHERE device_id = ? LIMIT 10`, table)
+	var (
+		mu     sync.Mutex
+		lat    []time.Duration
+		errs   int
+		wg     sync.WaitGroup
+		slots  = make(chan struct{}, 32)
+		begin  = time.Now()
+		q      = fmt.Sprintf(`SELECT * FROM %s WHERE device_id = ? LIMIT 10`, table)
+		missed int
+	)
+	// Reads already sent finish with a context of their own, so ending the probe does not
+	// count them as errors.
+	rctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+loop:
 	for {
 		select {
 		case <-ctx.Done():
-			out.Span = time.Since(begin)
-			out.Reads = len(lat)
-			if len(lat) > 0 {
-				sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-				out.ClientP50 = lat[(len(lat)-1)/2]
-				out.ClientP99 = lat[min(len(lat)-1, int(float64(len(lat))*0.99))]
-				out.ClientMax = lat[len(lat)-1]
-			}
-			return out
+			break loop
 		case <-tick.C:
 		}
-		t0 := time.Now()
-		iter := s.Query(q, keys[rng.IntN(len(keys))]).WithContext(ctx).Consistency(gocql.One).Iter()
-		for iter.Scan(new(gocql.UUID), new(int), new(string), new(float64)) {
-		}
-		if err := iter.Close(); err != nil {
-			if ctx.Err() == nil {
-				out.Errors++
-			}
+		select {
+		case slots <- struct{}{}:
+		default:
+			missed++ // 32 reads in flight: the node is not keeping up
 			continue
 		}
-		lat = append(lat, time.Since(t0))
+		key := keys[rng.IntN(len(keys))]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			t0 := time.Now()
+			iter := s.Query(q, key).WithContext(rctx).Consistency(gocql.One).Iter()
+			for iter.Scan(new(gocql.UUID), new(int), new(string), new(float64)) {
+			}
+			err := iter.Close()
+			d := time.Since(t0)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs++
+				return
+			}
+			lat = append(lat, d)
+		}()
 	}
+	out := LatencySample{Span: time.Since(begin)}
+	wg.Wait()
+	out.Reads, out.Errors = len(lat), errs+missed
+	if len(lat) > 0 {
+		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+		out.ClientP50 = lat[(len(lat)-1)/2]
+		out.ClientP99 = lat[min(len(lat)-1, int(float64(len(lat))*0.99))]
+		out.ClientMax = lat[len(lat)-1]
+	}
+	return out
 }
 
 // coordinatorLatency fills the coordinator's latency figures for the table from

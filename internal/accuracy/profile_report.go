@@ -146,12 +146,17 @@ func WriteMillion(w io.Writer, m *MillionRun) error {
 	fmt.Fprintf(w, "profile --sample %d --rate %.0f: %s, %d rows read (%.0f rows/s achieved)\n",
 		m.Sample, m.Rate, m.ProfileTook.Round(100*time.Millisecond), m.RowsRead, m.RateAchieved)
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "read latency\tprobe reads\tclient p50\tclient p99\tclient max\tcoordinator read p50/p99 ms\tcoordinator scan p50/p99 ms\tscans/s\t")
+	fmt.Fprintln(tw, "read latency\tspan\tprobe reads/s\tclient p50\tclient p99\tclient max\tcoordinator read p50/p99 µs\tcoordinator scan p50/p99 µs\tscans/s\t")
 	for _, l := range []LatencySample{m.Before, m.During} {
-		fmt.Fprintf(tw, "%s\t%d (%d errors)\t%s\t%s\t%s\t%.3f/%.3f\t%.3f/%.3f\t%.1f\t\n", l.Label, l.Reads, l.Errors,
-			ms(l.ClientP50), ms(l.ClientP99), ms(l.ClientMax), l.CoordReadP50, l.CoordReadP99, l.CoordScanP50, l.CoordScanP99, l.CoordScanCountPerSec)
+		fmt.Fprintf(tw, "%s\t%s\t%.1f (%d errors)\t%s\t%s\t%s\t%.1f/%.1f\t%.1f/%.1f\t%.1f\t\n", l.Label, l.Span.Round(100*time.Millisecond),
+			float64(l.Reads)/l.Span.Seconds(), l.Errors,
+			ms(l.ClientP50), ms(l.ClientP99), ms(l.ClientMax), 1000*l.CoordReadP50, 1000*l.CoordReadP99, 1000*l.CoordScanP50, 1000*l.CoordScanP99, l.CoordScanCountPerSec)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "(client: a steady probe of single-partition reads, LIMIT 10, at ONE, from this machine; coordinator: system_views.coordinator_read_latency and coordinator_scan_latency for the table, Cassandra's decaying histograms)")
+	return err
 }
 
 func ms(d time.Duration) string {

@@ -87,7 +87,7 @@ write_spread: 1h
 	{
 		Reference: Reference{
 			Name:  "users_narrow",
-			About: "narrow rows: one row per key, 20,000 keys (60,000 at -profile-scale 3), Snappy",
+			About: "narrow rows: one row per key, 20,000 keys (100,000 in make accuracy), Snappy",
 			Schema: `CREATE TABLE users_narrow (user_id uuid PRIMARY KEY, name text, email text, country text, age int)
 				WITH compression = {'class': 'SnappyCompressor'}`,
 			Workload: `
@@ -102,13 +102,13 @@ write_spread: 1h
 	{
 		Reference: Reference{
 			Name:  "sessions_ttl",
-			About: "TTLs: default_time_to_live 1 day, 30% of rows with their own TTL of 1 hour, Deflate",
+			About: "TTLs: default_time_to_live 1 day, 30% of rows with their own TTL of 1 hour, 10,000 keys of 2 rows, Deflate",
 			Schema: `CREATE TABLE sessions_ttl (session_id uuid, seq int, data text, PRIMARY KEY (session_id, seq))
 				WITH default_time_to_live = 86400
 				AND compression = {'class': 'DeflateCompressor'}`,
 			Workload: `
-partitions: 4000
-rows_per_partition: 5
+partitions: 10000
+rows_per_partition: 2
 avg: {data: 80}
 write_spread: 1h
 `,

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gocql/gocql"
 )
 
 func TestRankQuantile(t *testing.T) {
@@ -170,5 +172,22 @@ func TestPartitionBatchesAndTTL(t *testing.T) {
 	d.stmts = d.stmts[:4]
 	if _, err := partitionBatches("t", d); err == nil {
 		t.Error("4 statements for 5 rows: no error")
+	}
+}
+
+func TestRetryable(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{&gocql.RequestErrWriteTimeout{}, true},
+		{fmt.Errorf("batch: %w", &gocql.RequestErrUnavailable{}), true},
+		{gocql.ErrTimeoutNoResponse, true},
+		{&gocql.RequestErrReadTimeout{}, false},
+		{fmt.Errorf("syntax"), false},
+	} {
+		if got := retryable(c.err); got != c.want {
+			t.Errorf("retryable(%v) = %v, want %v", c.err, got, c.want)
+		}
 	}
 }

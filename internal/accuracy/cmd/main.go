@@ -1,10 +1,14 @@
 // Command accuracy prints how far the sizing model and the classic formula are from what a
-// real Cassandra 5.0 node writes, for every reference workload (make accuracy).
+// real Cassandra 5.0 node writes, for every reference workload (make accuracy); then how far
+// `cqlsize profile` and the estimate from its workload file are from the truth of the profile
+// tables, and the 1M-row run: the time a rate-limited profile takes and the node's read
+// latency before and during it.
 //
 //	go run ./internal/accuracy/cmd [-hosts 127.0.0.1] [-scale 1] [-run name,name]
+//	    [-profile-scale 5] [-sample 1000] [-million 1] [-rate 5000] [-only model|profile|million]
 //
 // It creates a keyspace of its own, writes each workload, flushes and compacts, measures every
-// partition with sstablepartitions, prints the table and drops the keyspace. It needs the node
+// partition with sstablepartitions, prints the tables and drops the keyspace. It needs the node
 // scripts/cassandra runs on this machine (it reads the node's sstables).
 package main
 
@@ -18,8 +22,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gocql/gocql"
+
 	"github.com/cqlsize/cqlsize/internal/accuracy"
 	"github.com/cqlsize/cqlsize/internal/connect"
+	"github.com/cqlsize/cqlsize/profile"
 )
 
 func main() {
@@ -33,7 +40,17 @@ func run() error {
 	hosts := flag.String("hosts", "", "contact points (default $CASSANDRA_HOSTS, else 127.0.0.1)")
 	scale := flag.Float64("scale", 1, "multiply every reference's rows per partition")
 	only := flag.String("run", "", "comma-separated reference names to run (default all)")
+	pscale := flag.Float64("profile-scale", 5, "multiply the profile tables' keys (or rows, for the wide table)")
+	sample := flag.Int("sample", 1000, "partitions the profile samples per table")
+	million := flag.Float64("million", 1, "the 1M-row run's size in millions of rows (0: skip it)")
+	rate := flag.Float64("rate", 5000, "the 1M-row run's profile --rate, rows per second")
+	part := flag.String("only", "", "run one part: model, profile or million (default all)")
 	flag.Parse()
+	switch *part {
+	case "", "model", "profile", "million":
+	default:
+		return fmt.Errorf("-only %q: want model, profile or million", *part)
+	}
 
 	cfg := connect.Config{Consistency: "ONE", Timeout: 30 * time.Second}
 	if *hosts != "" {
@@ -59,7 +76,7 @@ func run() error {
 		}
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Minute)
 	defer cancel()
 	admin, err := connect.Open(ctx, cfg)
 	if err != nil {
@@ -87,14 +104,72 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	if *part == "" || *part == "model" {
+		start := time.Now()
+		results, err := accuracy.Run(ctx, s, ks, node, refs, accuracy.Options{Scale: *scale})
+		if err != nil {
+			return err
+		}
+		if err := accuracy.WriteTable(os.Stdout, results); err != nil {
+			return err
+		}
+		fmt.Printf("(%s, scale %g, Cassandra at %s)\n", time.Since(start).Round(time.Second), *scale, strings.Join(cfg.Hosts, ","))
+	}
+	if *part == "" || *part == "profile" {
+		if err := profileTables(ctx, s, ks, node, *pscale, *sample); err != nil {
+			return err
+		}
+	}
+	if (*part == "" || *part == "million") && *million > 0 {
+		fmt.Printf("\n1M-row run (Cassandra at %s)\n", strings.Join(cfg.Hosts, ","))
+		m, err := accuracy.RunMillion(ctx, s, ks, node, accuracy.MillionOptions{Scale: *million, Rate: *rate, Sample: *sample})
+		if err != nil {
+			return err
+		}
+		if err := accuracy.WriteMillion(os.Stdout, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// profileTables loads the profile tables, profiles them (sampled; the Zipf tables also read
+// whole) and prints truth, profile and estimate side by side.
+func profileTables(ctx context.Context, s *gocql.Session, ks string, node *accuracy.Node, scale float64, sample int) error {
 	start := time.Now()
-	results, err := accuracy.Run(ctx, s, ks, node, refs, accuracy.Options{Scale: *scale})
+	loaded, err := accuracy.LoadProfileTables(ctx, s, ks, node, accuracy.ProfileTables, accuracy.LoadOptions{Scale: scale})
 	if err != nil {
 		return err
 	}
-	if err := accuracy.WriteTable(os.Stdout, results); err != nil {
+	var names []string
+	rows := 0
+	var skewed []accuracy.Loaded
+	for _, l := range loaded {
+		names = append(names, l.Table.Name)
+		rows += l.Total
+		if l.Table.Skew > 0 {
+			skewed = append(skewed, l)
+		}
+	}
+	fmt.Printf("\nprofile tables: %d rows in %d tables loaded, flushed and compacted in %s (-profile-scale %g)\n",
+		rows, len(loaded), time.Since(start).Round(time.Second), scale)
+	truths, err := accuracy.ReadTruths(ctx, s, node, ks, names)
+	if err != nil {
 		return err
 	}
-	fmt.Printf("(%s, scale %g, Cassandra at %s)\n", time.Since(start).Round(time.Second), *scale, strings.Join(cfg.Hosts, ","))
+	sampled, err := accuracy.CheckProfile(ctx, s, ks, loaded, truths, profile.Options{Sample: sample, Seed: 1})
+	if err != nil {
+		return err
+	}
+	full, err := accuracy.CheckProfile(ctx, s, ks, skewed, truths, profile.Options{Full: true, Seed: 1})
+	if err != nil {
+		return err
+	}
+	for _, run := range []*accuracy.ProfileRun{sampled, full} {
+		fmt.Println()
+		if err := accuracy.WriteProfileTable(os.Stdout, run); err != nil {
+			return err
+		}
+	}
 	return nil
 }

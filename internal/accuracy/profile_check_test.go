@@ -1,0 +1,99 @@
+package accuracy
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cqlsize/cqlsize/profile"
+	"github.com/cqlsize/cqlsize/sizing"
+)
+
+// check builds a ProfileCheck of a table whose truth is 1,000-byte typical and 100,000-byte
+// largest partitions, p99 of 50 rows, 1 MB on disk; got scales every prediction.
+func check(skew float64, full bool, got float64, fitted float64, predicted bool) ProfileCheck {
+	var rows []int
+	for i := 0; i < 100; i++ {
+		rows = append(rows, 50)
+	}
+	c := ProfileCheck{
+		Loaded: Loaded{Table: ProfileTable{Reference: Reference{Name: "t"}, Skew: skew}, Rows: rows},
+		Truth:  &Truth{Partitions: 100, Typical: 1000, Largest: 100000, Max: 120000, SpaceUsedLive: 1e6, DataDiskBytes: 9e5},
+		Profile: &profile.Table{Name: "t", PartitionsSeen: 50,
+			Disk: profile.Disk{Predicted: predicted, Total: 1e6 * got, Note: "no sample"}},
+		Workload: &sizing.TableWorkload{Name: "t"},
+		Estimate: &sizing.Estimate{Typical: sizing.Partition{Bytes: 1000 * got}, Largest: sizing.Partition{Bytes: 100000 * got},
+			P99: sizing.Partition{Rows: 50 * got}},
+		Full: full,
+	}
+	if fitted > 0 {
+		c.Workload.Skew = sizing.Skew{Kind: sizing.Zipf, S: fitted}
+	}
+	return c
+}
+
+func TestFigures(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		c      ProfileCheck
+		missed []string // figures over their bound
+	}{
+		{"uniform, exact", check(0, false, 1, 0, true), nil},
+		{"uniform, 4% off", check(0, false, 1.04, 0, true), nil},
+		{"uniform, 6% off", check(0, false, 1.06, 0, true), []string{"typical partition", "largest partition (busiest key)"}},
+		{"uniform, 12% off", check(0, false, 1.12, 0, true), []string{"typical partition", "largest partition (busiest key)", "rows/partition p99"}},
+		{"uniform, 20% off", check(0, false, 1.2, 0, true), []string{"typical partition", "largest partition (busiest key)", "rows/partition p99", "on disk (Space used live)"}},
+		{"uniform read as zipf", check(0, false, 1, 0.3, true), []string{"skew"}},
+		{"sampled zipf, sizes off, exponent close", check(1.1, false, 1.3, 1.15, true), nil},
+		{"sampled zipf, exponent off", check(1.1, false, 1, 0.95, true), []string{"skew"}},
+		{"full zipf, sizes off", check(1.1, true, 1.3, 1.1, true), []string{"typical partition", "largest partition (busiest key)", "rows/partition p99", "on disk (Space used live)"}},
+		{"zipf read as uniform", check(0.8, true, 1, 0, true), []string{"skew"}},
+		{"no disk prediction", check(0, false, 1, 0, false), nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var missed []string
+			figs := c.c.Figures()
+			for _, f := range figs {
+				if !f.OK() {
+					missed = append(missed, f.Name)
+				}
+			}
+			if strings.Join(missed, ",") != strings.Join(c.missed, ",") {
+				t.Errorf("missed %q, want %q", missed, c.missed)
+			}
+			if figs[FigMax].Shown == "" {
+				t.Error("the single largest partition is held to a bound")
+			}
+			if !c.c.Profile.Disk.Predicted && (figs[FigDisk].Skip == "" || !strings.Contains(figs[FigDisk].Skip, "no sample")) {
+				t.Errorf("no prediction: disk figure %+v", figs[FigDisk])
+			}
+		})
+	}
+}
+
+func TestWriteProfileTableAndMillion(t *testing.T) {
+	run := &ProfileRun{Result: &profile.Result{Rows: 123, RateAchieved: 45}, Sample: 500,
+		Tables: []ProfileCheck{check(1.1, false, 1.3, 1.15, true), check(0, false, 1.06, 0, false)}}
+	var b strings.Builder
+	if err := WriteProfileTable(&b, run); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"(+30.0%)", "+6.0% !", "2 figures over their bound", "sampled (--sample 500)", "not compared: the profile predicted no disk size: no sample"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	b.Reset()
+	m := &MillionRun{Rows: 1000000, Partitions: 10000, Rate: 5000, Sample: 1000, RowsRead: 100000, RateAchieved: 4900,
+		Before: LatencySample{Label: "before", Reads: 750, Span: 15 * time.Second, ClientP50: time.Millisecond, CoordReadP99: 0.05},
+		During: LatencySample{Label: "during profile", Reads: 1000, Span: 20 * time.Second}}
+	if err := WriteMillion(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"1000000 rows in 10000 partitions", "--rate 5000", "50.0 (0 errors)", "1.00 ms", "0.0/50.0"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in\n%s", want, b.String())
+		}
+	}
+}
