@@ -87,7 +87,7 @@ func Run(ctx context.Context, s *gocql.Session, o Options) (*Result, error) {
 			}
 			tp.Partial, tp.Problem = true, err.Error()
 			res.Partial = true
-			res.Problems = append(res.Problems, fmt.Sprintf("%s.%s: read %d partitions (%.3g%% of the token ring) before: %v",
+			res.Problems = append(res.Problems, fmt.Sprintf("%s.%s: read %d partitions (%.3g%% of the token ring); %v",
 				t.Keyspace, t.Name, tp.PartitionsSeen, 100*tp.RingFraction, err))
 		}
 		sctx, cancel := context.WithTimeout(ctx, o.Timeout)
@@ -185,9 +185,11 @@ func slices(k int, seed uint64) []slice {
 // fullSlices is how many equal slices a --full scan walks.
 const fullSlices = 64
 
-// maxFailedSlices is how many slices may fail before a table is given up: each failure can
-// cost a read timeout, and when that many fail the rest likely will too.
-const maxFailedSlices = 8
+// maxFailedTime is how long failing slices may take before a table is given up. A range
+// with no live replica fails at once (Unavailable) and costs nothing, so the walk goes on
+// through all of them; a slow replica costs a read timeout a slice, and after two minutes of
+// those the rest likely time out too.
+const maxFailedTime = 2 * time.Minute
 
 // evenSlices cuts the ring into k equal slices.
 func evenSlices(k int) []slice {

@@ -175,6 +175,7 @@ func profileTable(ctx context.Context, s *gocql.Session, o Options, t *cql.Table
 	tracer := &traceIDs{}
 	walked := 0
 	failed, failedWidth := 0, 0.0
+	var failedTime time.Duration
 	var firstErr error
 	// Each pass walks every slice not yet walked to its end, from where it stopped, with an
 	// even share of the partitions still wanted: a slice that runs dry leaves its share to
@@ -197,6 +198,7 @@ walk:
 				tr = tracer
 			}
 			walked++
+			sliceStart := time.Now()
 			reached, err = sm.walk(ctx, s, o, sl, want, b, tr, func() {
 				tp.PartitionsSeen++
 				if o.Progress != nil {
@@ -216,11 +218,12 @@ walk:
 					firstErr = err
 				}
 				err = nil
-				if failed >= maxFailedSlices {
+				failedTime += time.Since(sliceStart)
+				if failedTime > maxFailedTime {
 					for _, rest := range left[i+1:] {
 						failedWidth += width(rest.lo, rest.hi)
 					}
-					firstErr = fmt.Errorf("stopped after %d slices failed: %w", failed, firstErr)
+					firstErr = fmt.Errorf("gave up after %d slices failed in %s: %w", failed, failedTime.Round(time.Second), firstErr)
 					break walk
 				}
 				continue

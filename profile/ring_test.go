@@ -1,0 +1,61 @@
+package profile
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/internal/ringtest"
+)
+
+// TestRingProfilePartialWithNodeDown profiles a replication-factor-1 table with one of the
+// three nodes stopped: the ranges that node owns have no replica, so part of the ring cannot
+// be read. The profile must still come back, marked partial, saying how much of the ring it
+// could not read and why, with the partitions it did read and an extrapolated count.
+func TestRingProfilePartialWithNodeDown(t *testing.T) {
+	ringtest.Lock(t)
+	s, ks := ringtest.Keyspace(t, 1)
+	if err := s.Query(`CREATE TABLE r (k int, c int, v text, PRIMARY KEY (k, c))`).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if err := s.AwaitSchemaAgreement(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < 600; k++ {
+		b := s.NewBatch(gocql.UnloggedBatch)
+		b.SetConsistency(gocql.One)
+		for c := 0; c < 3; c++ {
+			b.Query(`INSERT INTO r (k, c, v) VALUES (?, ?, 'value')`, k, c)
+		}
+		if err := s.ExecuteBatch(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ringtest.Stop(t, 3)
+	ringtest.WaitSeenDown(t, 3, time.Minute)
+	start := time.Now()
+	res, err := Run(ctx, s, Options{Keyspace: ks, Full: true, Consistency: gocql.One})
+	if err != nil {
+		t.Fatalf("a node down must give a partial profile, not an error: %v", err)
+	}
+	tb := res.Tables[0]
+	t.Logf("in %s: partial %v, %d partitions in %.1f%% of the ring, %s; problems %q",
+		time.Since(start).Round(time.Millisecond), res.Partial, tb.PartitionsSeen, 100*tb.RingFraction, tb.PartitionsSource, res.Problems)
+	if !res.Partial || !tb.Partial || len(res.Problems) != 1 || !strings.Contains(res.Problems[0], "could not be read") {
+		t.Fatalf("want a partial profile naming what it could not read; got partial %v, problems %q", res.Partial, res.Problems)
+	}
+	if tb.PartitionsSeen == 0 || tb.PartitionsSeen >= 600 || tb.RingFraction >= 0.999 {
+		t.Errorf("read %d of 600 partitions in %.3f of the ring; want some, not all", tb.PartitionsSeen, tb.RingFraction)
+	}
+	if tb.RowsPerPartition.Max != 3 || tb.RowsPerPartition.Min != 3 {
+		t.Errorf("rows per partition %+v, want 3 in every partition read (none cut short)", tb.RowsPerPartition)
+	}
+	if !strings.HasPrefix(tb.PartitionsSource, "extrapolated") && !strings.HasPrefix(tb.PartitionsSource, "system.size_estimates") {
+		t.Errorf("partition count from %q: a partial walk cannot claim every partition", tb.PartitionsSource)
+	}
+}
