@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,5 +114,38 @@ func TestProfileFormatsAndErrors(t *testing.T) {
 	code := DoContext(context.Background(), []string{"profile", "--keyspace", "absent_ks"}, strings.NewReader(""), &out, &errOut, getenv)
 	if code != ExitBadInput || !strings.Contains(errOut.String(), "keyspace absent_ks does not exist") || out.Len() != 0 {
 		t.Errorf("missing keyspace: exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
+	}
+}
+
+// unauthorized is the error gocql returns for a node's Unauthorized answer (code 0x2100),
+// built here because the development node runs with AllowAllAuthorizer: no real read is ever
+// refused there.
+type unauthorized struct{}
+
+func (unauthorized) Code() int { return gocql.ErrCodeUnauthorized }
+func (unauthorized) Message() string {
+	return "User app has no SELECT permission on <table shop.orders> or any of its parents"
+}
+func (e unauthorized) Error() string { return e.Message() }
+
+// TestProfileExitStatus: no permission is bad input (2: running it again changes nothing),
+// an unreachable cluster is trouble to retry (3).
+func TestProfileExitStatus(t *testing.T) {
+	err := InputErr(fmt.Errorf("profile shop.orders: %w", unauthorized{}))
+	if code := exitCode(err); code != ExitBadInput || !strings.Contains(err.Error(), "no SELECT permission on <table shop.orders>") {
+		t.Errorf("unauthorized: exit %d, message %q; want 2 naming the table", code, err)
+	}
+	var out, errOut bytes.Buffer
+	code := DoContext(context.Background(), []string{"profile", "--hosts", "127.0.0.9:1", "--keyspace", "app"},
+		strings.NewReader(""), &out, &errOut, func(string) string { return "" })
+	if code != ExitRetry || out.Len() != 0 {
+		t.Errorf("unreachable cluster: exit %d, stdout %q, stderr %q; want 3 and nothing on stdout", code, out.String(), errOut.String())
+	}
+	t.Logf("unreachable: %s", errOut.String())
+	for _, args := range [][]string{{"profile"}, {"profile", "--keyspace", "k", "--sample", "0"}, {"profile", "--keyspace", "k", "--rate", "-1"}} {
+		errOut.Reset()
+		if code := DoContext(context.Background(), args, strings.NewReader(""), &out, &errOut, func(string) string { return "127.0.0.1" }); code != ExitBadInput {
+			t.Errorf("%v: exit %d, want 2; stderr %s", args, code, errOut.String())
+		}
 	}
 }
