@@ -152,12 +152,13 @@ var nodeCompressors = []struct{ name, options string }{
 type nodeResult struct {
 	table, shape, compressor string
 	pred                     *disk.Prediction
-	uncompressed             int64 // sum of sstablepartitions sizes
-	data                     int64 // Data.db bytes
-	files                    int64 // every component file
-	live                     int64 // tablestats Space used (live)
-	statistics               int64 // Statistics.db bytes
-	index, filter            int64 // Index.db, Filter.db bytes
+	uncompressed             int64         // sum of sstablepartitions sizes
+	data                     int64         // Data.db bytes
+	files                    int64         // every component file
+	live                     int64         // tablestats Space used (live)
+	statistics               int64         // Statistics.db bytes
+	index, filter            int64         // Index.db, Filter.db bytes
+	fromPart                 disk.Estimate // scaled from the first fifth of the partitions, as a token-range walk samples
 }
 
 // TestPredictMatchesNode writes each data shape into a table per compressor, flushes and
@@ -235,9 +236,13 @@ func TestPredictMatchesNode(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tr.name, err)
 		}
+		part, err := disk.Predict(tr.schema, sample[:max(1, len(sample)/5)], comp)
+		if err != nil {
+			t.Fatalf("%s: %v", tr.name, err)
+		}
 		dir := files.TableDir(t, s, ks, tr.name)
 		dirs = append(dirs, dir)
-		r := nodeResult{table: tr.name, shape: tr.shape.name, compressor: tr.compr, pred: pred}
+		r := nodeResult{table: tr.name, shape: tr.shape.name, compressor: tr.compr, pred: pred, fromPart: part.Scale(float64(len(sample)))}
 		if r.data, r.files, r.statistics, r.index, r.filter, err = componentSizes(dir); err != nil {
 			t.Fatal(err)
 		}
@@ -268,6 +273,9 @@ func TestPredictMatchesNode(t *testing.T) {
 		if e := pct(r.pred.Components.Total(), float64(r.live)); math.Abs(e) > 100*maxDiskError {
 			t.Errorf("%s: Space used (live) %d bytes, predicted %.0f: %+.1f%%, over %.0f%%", r.table, r.live, r.pred.Components.Total(), e, 100*maxDiskError)
 		}
+		if e := pct(r.fromPart.Total, float64(r.live)); math.Abs(e) > 100*maxDiskError {
+			t.Errorf("%s: Space used (live) %d bytes, predicted from a fifth of the partitions %.0f: %+.1f%%, over %.0f%%", r.table, r.live, r.fromPart.Total, e, 100*maxDiskError)
+		}
 	}
 }
 
@@ -275,14 +283,14 @@ func pct(pred, actual float64) float64 { return 100 * (pred - actual) / actual }
 
 func nodeTable(rs []nodeResult) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "| shape | compressor | partitions | uncompressed node / model | Data.db node | Data.db model | error | Space used (live) | model total | error | Index.db node / model | Filter.db node / model | Statistics.db node / model |\n")
-	fmt.Fprintf(&b, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "| shape | compressor | partitions | uncompressed node / model | Data.db node | Data.db model | error | Space used (live) | model total | error | Index.db node / model | Filter.db node / model | Statistics.db node / model | from a fifth | error |\n")
+	fmt.Fprintf(&b, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rs {
 		c := r.pred.Components
-		fmt.Fprintf(&b, "| %s | %s | %d | %d / %.0f | %d | %.0f | %+.1f%% | %d | %.0f | %+.1f%% | %d / %.0f | %d / %.0f | %d / %.0f |\n",
+		fmt.Fprintf(&b, "| %s | %s | %d | %d / %.0f | %d | %.0f | %+.1f%% | %d | %.0f | %+.1f%% | %d / %.0f | %d / %.0f | %d / %.0f | %.0f | %+.1f%% |\n",
 			r.shape, r.compressor, r.pred.Partitions, r.uncompressed, r.pred.Uncompressed, r.data, r.pred.Compressed,
 			pct(r.pred.Compressed, float64(r.data)), r.live, c.Total(), pct(c.Total(), float64(r.live)),
-			r.index, c.Index, r.filter, c.Filter, r.statistics, c.Other)
+			r.index, c.Index, r.filter, c.Filter, r.statistics, c.Other, r.fromPart.Total, pct(r.fromPart.Total, float64(r.live)))
 	}
 	return b.String()
 }

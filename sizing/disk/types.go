@@ -8,7 +8,10 @@ type Cell struct {
 	Value     []byte
 	Null      bool  // a tombstone cell (null bound in a write); for a collection, a deletion with no elements
 	Timestamp int64 // write time in microseconds (WRITETIME)
-	TTL       int32 // seconds; 0 = no TTL
+	// TTL in seconds, 0 = none: the TTL the write set. TTL() returns what remains; passing
+	// that shifts the cell's expiry time by the time since the write, which moves its delta
+	// by a byte at most.
+	TTL int32
 	// Appended says a non-frozen collection was only ever appended to (col = col + ...), so it
 	// carries no whole-collection deletion. By default a collection is taken to be written whole
 	// (INSERT or SET col = ...), which writes a deletion at timestamp-1 first.
