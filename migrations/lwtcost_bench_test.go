@@ -1,0 +1,180 @@
+package migrations
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/internal/casstest"
+)
+
+// benchStatements are the statements of one benchmark round: n small schema changes (a
+// CREATE TABLE IF NOT EXISTS, then four ALTER TABLE ... ADD on it, over and over) or n
+// INSERTs into one table. prefix keeps each round's tables apart.
+func benchStatements(kind, prefix string, n int) []string {
+	out := make([]string, 0, n)
+	for i := 0; len(out) < n; i++ {
+		if kind == "dml" {
+			out = append(out, fmt.Sprintf("INSERT INTO bench_rows (k, v) VALUES ('%s-%d', %d)", prefix, i, i))
+			continue
+		}
+		table := fmt.Sprintf("%s_t%d", prefix, i/5)
+		if i%5 == 0 {
+			out = append(out, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (k int PRIMARY KEY, v0 int)", table))
+		} else {
+			out = append(out, fmt.Sprintf("ALTER TABLE %s ADD c%d text", table, i%5))
+		}
+	}
+	return out
+}
+
+// BenchmarkBookkeepingPerStatement is what the Migrator's bookkeeping costs each statement:
+// the intent (running = i) and the done record, two lightweight transactions fenced on the
+// lock owner. Each round applies n statements twice, side by side: as one migration file
+// through Migrator.Up (lock, bookkeeping, agreement after each schema change), and bare,
+// one after another through the same session, waiting for schema agreement after each
+// schema change as the Migrator does. Rounds alternate which goes first. The metrics are
+// milliseconds per statement both ways, their difference (what the bookkeeping adds to a
+// statement, the file's begin and finish and the lock included) and their ratio. Each
+// round then times the intent and done writes alone, as the same holder, n times over
+// (ms/stmt-lwts): schema changes on a shared node vary by hundreds of milliseconds from
+// one statement to the next, the LWTs far less. CQLSIZE_BENCH_STATEMENTS sets n
+// (default 50).
+//
+//	CASSANDRA_HOSTS=127.0.0.1 go test -run '^$' -bench BookkeepingPerStatement -benchtime 3x ./migrations
+func BenchmarkBookkeepingPerStatement(b *testing.B) {
+	n := 50
+	if v := os.Getenv("CQLSIZE_BENCH_STATEMENTS"); v != "" {
+		if _, err := fmt.Sscan(v, &n); err != nil || n < 1 || n > 1000 {
+			b.Fatalf("CQLSIZE_BENCH_STATEMENTS=%q: want 1 to 1000", v)
+		}
+	}
+	for _, kind := range []string{"ddl", "dml"} {
+		b.Run(kind, func(b *testing.B) {
+			s, ks := casstest.Keyspace(b)
+			benchBookkeeping(b, s, ks, kind, n)
+		})
+	}
+}
+
+func benchBookkeeping(b *testing.B, s *gocql.Session, ks, kind string, n int) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	if err := s.Query("CREATE TABLE bench_rows (k text PRIMARY KEY, v int)").WithContext(ctx).Exec(); err != nil {
+		b.Fatal(err)
+	}
+	opt := Options{Keyspace: ks, Table: "bench_migrations"}
+	// Version 1 creates the bookkeeping tables, outside the timing: every later round
+	// finds them, as a deploy does.
+	warm, err := Parse("0001_warm.cql", []byte("CREATE TABLE IF NOT EXISTS warm (k int PRIMARY KEY);\n"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	migs := []*Migration{warm}
+	if err := upAll(ctx, s, migs, opt, 1); err != nil {
+		b.Fatal(err)
+	}
+	bare := agreement{timeout: DefaultAgreementTimeout, track: newTracker()}
+	var viaMigrator, viaSession, viaLWT time.Duration
+	b.ResetTimer()
+	for round := range b.N {
+		version := int64(round + 2)
+		mstmts := benchStatements(kind, fmt.Sprintf("m%d", round), n)
+		mg, err := Parse(fmt.Sprintf("%04d_bench.cql", version), []byte(strings.Join(mstmts, ";\n")+";\n"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		migs = append(migs, mg)
+		runMigrator := func() time.Duration {
+			t0 := time.Now()
+			if err := upAll(ctx, s, migs, opt, 1); err != nil {
+				b.Fatalf("round %d through the Migrator: %v", round, err)
+			}
+			return time.Since(t0)
+		}
+		runBare := func() time.Duration {
+			t0 := time.Now()
+			for i, text := range benchStatements(kind, fmt.Sprintf("s%d", round), n) {
+				if err := s.Query(text).WithContext(ctx).Idempotent(false).Exec(); err != nil {
+					b.Fatalf("round %d, bare statement %d: %v", round, i+1, err)
+				}
+				if kind == "ddl" {
+					if err := bare.wait(ctx, s, fmt.Sprintf("bare statement %d", i+1)); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			return time.Since(t0)
+		}
+		var dm, ds time.Duration
+		if round%2 == 0 {
+			dm, ds = runMigrator(), runBare()
+		} else {
+			ds, dm = runBare(), runMigrator()
+		}
+		dl := fencedPairs(ctx, b, s, opt, mg)
+		viaMigrator, viaSession, viaLWT = viaMigrator+dm, viaSession+ds, viaLWT+dl
+		b.Logf("%s round %d of %d: %d statements: Migrator %s (%.1f ms/statement), bare %s (%.1f ms/statement), the intent and done LWTs alone %s (%.1f ms/statement)",
+			kind, round+1, b.N, n, dm.Round(time.Millisecond), perStatement(dm, n), ds.Round(time.Millisecond), perStatement(ds, n),
+			dl.Round(time.Millisecond), perStatement(dl, n))
+	}
+	b.StopTimer()
+	m, bs := perStatement(viaMigrator, b.N*n), perStatement(viaSession, b.N*n)
+	b.ReportMetric(m, "ms/stmt-migrator")
+	b.ReportMetric(bs, "ms/stmt-bare")
+	b.ReportMetric(m-bs, "ms/stmt-bookkeeping")
+	b.ReportMetric(perStatement(viaLWT, b.N*n), "ms/stmt-lwts")
+	b.ReportMetric(m/bs, "ratio")
+}
+
+// fencedPairs times the two fenced writes the Migrator makes for each statement of mg
+// (starting, then done), as the holder that applied it, without sending the statements:
+// the bookkeeping's own cost, measured apart from the statements' noise. The record ends
+// as it was (every statement done).
+func fencedPairs(ctx context.Context, b *testing.B, s *gocql.Session, opt Options, mg *Migration) time.Duration {
+	b.Helper()
+	o, err := opt.withDefaults()
+	if err != nil {
+		b.Fatal(err)
+	}
+	st := newStore(s, o)
+	owner, err := st.fenceOwner(ctx)
+	if err != nil || owner == nil {
+		b.Fatalf("lock_owner after the run: %v, %v", owner, err)
+	}
+	t0 := time.Now()
+	for i := 1; i <= len(mg.Statements); i++ {
+		if err := st.starting(ctx, *owner, mg, i); err != nil {
+			b.Fatal(err)
+		}
+		if err := st.done(ctx, *owner, mg, i); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return time.Since(t0)
+}
+
+// upAll applies migs through a fresh Migrator, which must apply exactly want files.
+func upAll(ctx context.Context, s *gocql.Session, migs []*Migration, opt Options, want int) error {
+	m, err := New(s, migs, opt)
+	if err != nil {
+		return err
+	}
+	res, err := m.Up(ctx)
+	if err != nil {
+		return err
+	}
+	if len(res.Applied) != want {
+		return fmt.Errorf("applied %d files, want %d", len(res.Applied), want)
+	}
+	return nil
+}
+
+func perStatement(d time.Duration, n int) float64 {
+	return float64(d) / float64(time.Millisecond) / float64(n)
+}
