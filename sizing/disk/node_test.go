@@ -25,8 +25,20 @@ import (
 )
 
 // maxDiskError is issue 11's bound: predicted on-disk bytes within 15% of what Cassandra
-// reports.
+// reports. The model does better than that, and the README says by how much, so the test holds
+// it to what was measured (the data are seeded, the sizes deterministic): Data.db within
+// maxDataError of the node per compressor, "Space used (live)" within maxLiveError.
 const maxDiskError = 0.15
+
+// maxDataError is the bound on compressed Data.db per compressor. LZ4 is the loosest because
+// pierrec/lz4 finds different matches from the liblz4 Cassandra runs (-9.4% on repetitive text).
+var maxDataError = map[string]float64{
+	"lz4": 0.10, "lz4high": 0.05, "zstd": 0.055, "snappy": 0.015, "deflate": 0.01, "none": 0.001,
+}
+
+// maxLiveError bounds every table's Space used (live), predicted from all of the sample and
+// from a fifth of it (measured: within 7.1% and 7.5%).
+const maxLiveError = 0.08
 
 // nodeShape is a table design and the rows to write into it.
 type nodeShape struct {
@@ -267,14 +279,18 @@ func TestPredictMatchesNode(t *testing.T) {
 		if r.uncompressed != int64(r.pred.Uncompressed) {
 			t.Errorf("%s: uncompressed Data.db %d bytes, predicted %.0f (%+.2f%%)", r.table, r.uncompressed, r.pred.Uncompressed, pct(r.pred.Uncompressed, float64(r.uncompressed)))
 		}
-		if e := pct(r.pred.Compressed, float64(r.data)); math.Abs(e) > 100*maxDiskError {
-			t.Errorf("%s: Data.db %d bytes, predicted %.0f: %+.1f%%, over %.0f%%", r.table, r.data, r.pred.Compressed, e, 100*maxDiskError)
+		bound, ok := maxDataError[r.compressor]
+		if !ok || bound > maxDiskError {
+			bound = maxDiskError
 		}
-		if e := pct(r.pred.Components.Total(), float64(r.live)); math.Abs(e) > 100*maxDiskError {
-			t.Errorf("%s: Space used (live) %d bytes, predicted %.0f: %+.1f%%, over %.0f%%", r.table, r.live, r.pred.Components.Total(), e, 100*maxDiskError)
+		if e := pct(r.pred.Compressed, float64(r.data)); math.Abs(e) > 100*bound {
+			t.Errorf("%s: Data.db %d bytes, predicted %.0f: %+.1f%%, over %.1f%%", r.table, r.data, r.pred.Compressed, e, 100*bound)
 		}
-		if e := pct(r.fromPart.Total, float64(r.live)); math.Abs(e) > 100*maxDiskError {
-			t.Errorf("%s: Space used (live) %d bytes, predicted from a fifth of the partitions %.0f: %+.1f%%, over %.0f%%", r.table, r.live, r.fromPart.Total, e, 100*maxDiskError)
+		if e := pct(r.pred.Components.Total(), float64(r.live)); math.Abs(e) > 100*maxLiveError {
+			t.Errorf("%s: Space used (live) %d bytes, predicted %.0f: %+.1f%%, over %.0f%%", r.table, r.live, r.pred.Components.Total(), e, 100*maxLiveError)
+		}
+		if e := pct(r.fromPart.Total, float64(r.live)); math.Abs(e) > 100*maxLiveError {
+			t.Errorf("%s: Space used (live) %d bytes, predicted from a fifth of the partitions %.0f: %+.1f%%, over %.0f%%", r.table, r.live, r.fromPart.Total, e, 100*maxLiveError)
 		}
 	}
 }
