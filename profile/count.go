@@ -32,7 +32,7 @@ func partitionCount(t *Table) {
 		}
 	case t.SizeEstimates > 0:
 		t.Partitions = t.SizeEstimates
-		t.PartitionsSource = fmt.Sprintf("system.size_estimates (%d node(s); flushed data only)", max(1, t.SizeEstimatesNodes))
+		t.PartitionsSource = fmt.Sprintf("system.size_estimates summed over %d node(s); flushed data only", max(1, t.SizeEstimatesNodes))
 	default:
 		t.PartitionsSource = "none read"
 	}

@@ -84,8 +84,8 @@ func TestWorkloadRoundTrip(t *testing.T) {
 	r := &Result{Keyspace: "ks", Consistency: "LOCAL_ONE", Rows: 1200, Elapsed: 2, RateAchieved: 600, RateSet: 1000,
 		Partial: true, Problems: []string{"ks.events: 1 slice(s) of the ring (3%) could not be read: timeout"}}
 	tb := &Table{Keyspace: "ks", Name: "events",
-		Schema:           table(t, "CREATE TABLE ks.events (id int, seq int, body text, tags set<text>, attrs map<text, text>, \"Odd\" text, PRIMARY KEY (id, seq));"),
-		PartitionsSeen:   100, Partitions: 2500, PartitionsSource: "extrapolated", RingFraction: 0.04,
+		Schema:         table(t, "CREATE TABLE ks.events (id int, seq int, body text, tags set<text>, attrs map<text, text>, \"Odd\" text, PRIMARY KEY (id, seq));"),
+		PartitionsSeen: 100, Partitions: 2500, PartitionsSource: "extrapolated", RingFraction: 0.04,
 		RowsPerPartition: Dist{N: 100, Mean: 12, P50: 10, P99: 40, Max: 45}, MeanRows: 12.5, MeanRowsSource: "from the fit",
 		Skew: SkewFit{Kind: "zipf", S: 0.9, Fitted: 0.9, R2: 0.97, Points: 100},
 		TTL:  Dist{N: 1200, P50: ttl}, TTLFraction: 1, WriteRate: 0.001,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/internal/connect"
 	"github.com/cqlsize/cqlsize/internal/ringtest"
 )
 
@@ -57,5 +58,38 @@ func TestRingProfilePartialWithNodeDown(t *testing.T) {
 	}
 	if !strings.HasPrefix(tb.PartitionsSource, "extrapolated") && !strings.HasPrefix(tb.PartitionsSource, "system.size_estimates") {
 		t.Errorf("partition count from %q: a partial walk cannot claim every partition", tb.PartitionsSource)
+	}
+}
+
+// TestRingProfileSizeEstimatesEveryNode reads system.size_estimates from each of the three
+// nodes through sessions pinned to one node (what the CLI's --hosts gives profile.PerHost).
+func TestRingProfileSizeEstimatesEveryNode(t *testing.T) {
+	s, ks := ringtest.Keyspace(t, 1)
+	if err := s.Query(`CREATE TABLE e (k int PRIMARY KEY, v text)`).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := s.AwaitSchemaAgreement(ctx); err != nil {
+		t.Fatal(err)
+	}
+	opened := map[string]bool{}
+	cfg := ringtest.Config(t)
+	res, err := Run(ctx, s, Options{Keyspace: ks, Sample: 10, PerHost: func(ctx context.Context, addr string) (*gocql.Session, error) {
+		opened[addr] = true
+		c := cfg
+		c.Hosts = []string{addr}
+		return connect.OpenWith(ctx, c, func(cc *gocql.ClusterConfig) (*gocql.ClusterConfig, error) {
+			cc.HostFilter = gocql.WhiteListHostFilter(addr)
+			cc.DisableInitialHostLookup = true
+			return cc, nil
+		})
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("opened %v; size_estimates from %d nodes; problems %q", opened, res.Tables[0].SizeEstimatesNodes, res.Problems)
+	if len(opened) != ringtest.Nodes(t) || res.Tables[0].SizeEstimatesNodes != ringtest.Nodes(t) {
+		t.Errorf("read size_estimates from %d nodes (opened %v), want all %d", res.Tables[0].SizeEstimatesNodes, opened, ringtest.Nodes(t))
 	}
 }

@@ -76,6 +76,18 @@ func Run(ctx context.Context, s *gocql.Session, o Options) (*Result, error) {
 		tables = append(tables, t)
 	}
 	o.typesOf = ks
+	var est *estimator
+	if o.PerHost != nil {
+		actx, cancel := context.WithTimeout(ctx, o.Timeout)
+		addrs, err := nodeAddrs(actx, s)
+		cancel()
+		if err != nil {
+			res.Problems = append(res.Problems, fmt.Sprintf("size estimates from the answering node only: %v", err))
+		} else if len(addrs) > 1 {
+			est = &estimator{open: o.PerHost, addrs: addrs, sessions: map[string]*gocql.Session{}, failed: map[string]error{}}
+			defer est.close()
+		}
+	}
 	bucket := newBucket(o.Rate, o.Now)
 	start := time.Now()
 	for _, t := range tables {
@@ -91,13 +103,18 @@ func Run(ctx context.Context, s *gocql.Session, o Options) (*Result, error) {
 				t.Keyspace, t.Name, tp.PartitionsSeen, 100*tp.RingFraction, err))
 		}
 		sctx, cancel := context.WithTimeout(ctx, o.Timeout)
-		n, err := sizeEstimates(sctx, s, t.Keyspace, t.Name)
-		cancel()
-		if err == nil {
+		if est != nil {
+			n, nodes, problem := est.sum(sctx, t.Keyspace, t.Name)
+			tp.SizeEstimates, tp.SizeEstimatesNodes = n, nodes
+			if problem != "" {
+				res.Problems = append(res.Problems, problem)
+			}
+		} else if n, err := sizeEstimates(sctx, s, t.Keyspace, t.Name); err == nil {
 			tp.SizeEstimates, tp.SizeEstimatesNodes = n, 1
 		} else {
 			res.Problems = append(res.Problems, err.Error())
 		}
+		cancel()
 		partitionCount(tp)
 		meanRows(tp)
 		tp.Disk, tp.diskSample = predictDisk(tp, tp.diskSample), nil

@@ -32,6 +32,9 @@ type Options struct {
 	Now      func() time.Time // for tests; default time.Now
 	// Seed picks the random start tokens (0: from the clock), so a test can repeat a walk.
 	Seed uint64
+	// PerHost opens a session to one node, to read system.size_estimates from every node
+	// (each records only its own ranges); nil: only the node that answers is read.
+	PerHost HostOpener
 	// NoTrace turns off tracing the first pages of a few slices (system_traces is written
 	// on the node for each traced request).
 	NoTrace bool

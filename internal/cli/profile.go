@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"os"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/gocql/gocql"
 	"github.com/spf13/cobra"
 
 	"github.com/cqlsize/cqlsize/internal/connect"
@@ -130,6 +132,7 @@ func runProfile(env *Env, f *profileFlags) error {
 	res, err := profile.Run(env.Ctx, s, profile.Options{
 		Keyspace: f.keyspace, Tables: f.tables, Sample: f.sample, Rate: f.rate, Consistency: cons,
 		Full: f.full, PageSize: f.pageSize, Timeout: f.timeout, Progress: bar.update, Seed: f.seed,
+		PerHost: perHost(cfg),
 	})
 	bar.finish()
 	if err != nil {
@@ -197,5 +200,30 @@ func (p *profileBar) finish() {
 	if p.bar {
 		fmt.Fprint(p.w, "\r\x1b[K")
 		p.bar = false
+	}
+}
+
+// perHost opens sessions pinned to one node (the driver's host filter, no peer discovery),
+// with the same credentials, TLS and port as the main one, so profile can read each node's
+// own system.size_estimates.
+func perHost(cfg connect.Config) profile.HostOpener {
+	port := ""
+	if len(cfg.Hosts) > 0 {
+		if _, p, err := net.SplitHostPort(cfg.Hosts[0]); err == nil {
+			port = p
+		}
+	}
+	return func(ctx context.Context, addr string) (*gocql.Session, error) {
+		c := cfg
+		c.Hosts = []string{addr}
+		if port != "" {
+			c.Hosts = []string{net.JoinHostPort(addr, port)}
+		}
+		c.ConnectTimeout = 5 * time.Second
+		return connect.OpenWith(ctx, c, func(cc *gocql.ClusterConfig) (*gocql.ClusterConfig, error) {
+			cc.HostFilter = gocql.WhiteListHostFilter(addr)
+			cc.DisableInitialHostLookup = true
+			return cc, nil
+		})
 	}
 }

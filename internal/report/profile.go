@@ -85,9 +85,11 @@ func WriteProfileText(w io.Writer, r *profile.Result) error {
 	fmt.Fprintln(&b, profileHeadline(r))
 	if r.Partial {
 		fmt.Fprintln(&b, "PARTIAL: not everything could be read:")
-		for _, p := range r.Problems {
-			fmt.Fprintf(&b, "  %s\n", p)
-		}
+	} else if len(r.Problems) > 0 {
+		fmt.Fprintln(&b, "notes:")
+	}
+	for _, p := range r.Problems {
+		fmt.Fprintf(&b, "  %s\n", p)
 	}
 	for _, t := range r.Tables {
 		fmt.Fprintf(&b, "\n%s.%s\n", t.Keyspace, t.Name)
