@@ -86,14 +86,34 @@ func TestWriteProfileTableAndMillion(t *testing.T) {
 	}
 	b.Reset()
 	m := &MillionRun{Rows: 1000000, Partitions: 10000, Rate: 5000, Sample: 1000, RowsRead: 100000, RateAchieved: 4900,
-		Before: LatencySample{Label: "before", Reads: 750, Span: 15 * time.Second, ClientP50: time.Millisecond, CoordReadP99: 0.05},
+		Before: LatencySample{Label: "before", Reads: 750, Span: 15 * time.Second, ClientP50: time.Millisecond, CoordReadP99: 50},
 		During: LatencySample{Label: "during profile", Reads: 1000, Span: 20 * time.Second}}
 	if err := WriteMillion(&b, m); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"1000000 rows in 10000 partitions", "--rate 5000", "50.0 (0 errors)", "1.00 ms", "0.0/50.0"} {
+	for _, want := range []string{"1000000 rows in 10000 partitions", "--rate 5000", "50.0 (0 errors)", "1.00 ms", "0/50"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("no %q in\n%s", want, b.String())
 		}
+	}
+}
+
+func TestParseProxyHistograms(t *testing.T) {
+	out := `proxy histograms
+Percentile       Read Latency      Write Latency      Range Latency   CAS Read Latency  CAS Write Latency View Write Latency
+                     (micros)           (micros)           (micros)           (micros)           (micros)           (micros)
+50%                    215.00              42.00             642.00            1109.00            1109.00               0.00
+99%                   6866.00            8239.00           29521.00            3973.00           14237.00               0.00
+Max                 263210.00          219342.00          126934.00            3973.00           24601.00               0.00
+`
+	h, err := parseProxyHistograms(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h["50%"][0] != 215 || h["99%"][2] != 29521 || h["Max"][0] != 263210 {
+		t.Errorf("parseProxyHistograms = %v", h)
+	}
+	if _, err := parseProxyHistograms("nothing"); err == nil {
+		t.Error("no percentile lines: no error")
 	}
 }

@@ -108,22 +108,16 @@ func partial(p bool, problems []string) string {
 }
 
 // LatencySample is the node's read latency over a span: what a steady probe of
-// single-partition reads saw from the client, and the coordinator's own figures for the
-// table (system_views.coordinator_read_latency and coordinator_scan_latency, Cassandra's
-// decaying histograms: about the last minutes).
+// single-partition reads saw from the client, and the coordinator's own figures
+// (nodetool proxyhistograms, node-wide, microseconds).
 type LatencySample struct {
-	Label                string
-	Reads                int
-	ClientP50, ClientP99 time.Duration
-	ClientMax            time.Duration
-	CoordReadP50         float64 // ms
-	CoordReadP99         float64
-	CoordScanP50         float64
-	CoordScanP99         float64
-	CoordScanCountPerSec float64
-	CoordReadCountPerSec float64
-	Errors               int
-	Span                 time.Duration
+	Label                      string
+	Span                       time.Duration
+	Reads, Errors              int
+	ClientP50, ClientP99       time.Duration
+	ClientMax                  time.Duration
+	CoordReadP50, CoordReadP99 float64 // µs: single-partition reads
+	CoordScanP50, CoordScanP99 float64 // µs: range reads (the profile's token-range walk)
 }
 
 // MillionRun is the 1M-row run: how long loading and profiling took and the node's read
@@ -146,16 +140,16 @@ func WriteMillion(w io.Writer, m *MillionRun) error {
 	fmt.Fprintf(w, "profile --sample %d --rate %.0f: %s, %d rows read (%.0f rows/s achieved)\n",
 		m.Sample, m.Rate, m.ProfileTook.Round(100*time.Millisecond), m.RowsRead, m.RateAchieved)
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "read latency\tspan\tprobe reads/s\tclient p50\tclient p99\tclient max\tcoordinator read p50/p99 µs\tcoordinator scan p50/p99 µs\tscans/s\t")
+	fmt.Fprintln(tw, "read latency\tspan\tprobe reads/s\tclient p50\tclient p99\tclient max\tcoordinator read p50/p99 µs\tcoordinator range p50/p99 µs\t")
 	for _, l := range []LatencySample{m.Before, m.During} {
-		fmt.Fprintf(tw, "%s\t%s\t%.1f (%d errors)\t%s\t%s\t%s\t%.1f/%.1f\t%.1f/%.1f\t%.1f\t\n", l.Label, l.Span.Round(100*time.Millisecond),
+		fmt.Fprintf(tw, "%s\t%s\t%.1f (%d errors)\t%s\t%s\t%s\t%.0f/%.0f\t%.0f/%.0f\t\n", l.Label, l.Span.Round(100*time.Millisecond),
 			float64(l.Reads)/l.Span.Seconds(), l.Errors,
-			ms(l.ClientP50), ms(l.ClientP99), ms(l.ClientMax), 1000*l.CoordReadP50, 1000*l.CoordReadP99, 1000*l.CoordScanP50, 1000*l.CoordScanP99, l.CoordScanCountPerSec)
+			ms(l.ClientP50), ms(l.ClientP99), ms(l.ClientMax), l.CoordReadP50, l.CoordReadP99, l.CoordScanP50, l.CoordScanP99)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(w, "(client: a steady probe of single-partition reads, LIMIT 10, at ONE, from this machine; coordinator: system_views.coordinator_read_latency and coordinator_scan_latency for the table, Cassandra's decaying histograms)")
+	_, err := fmt.Fprintln(w, "(client: a steady probe of single-partition reads, LIMIT 10, at ONE, from this machine; coordinator: nodetool proxyhistograms right after each span, node-wide, Cassandra's decaying histograms)")
 	return err
 }
 
