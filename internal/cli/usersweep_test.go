@@ -1,0 +1,417 @@
+package cli
+
+// The user sweep: every command run the way a new user runs it, with typos, nonsense values,
+// missing or misplaced paths, broken CQL and broken workloads, and a cluster that is not
+// there. What the README promises for each is one row: the exit status, words the message
+// must hold (the flag, the setting, the path or file:line:col), and nothing on stdout when
+// the input is refused (2) or the cluster is unreachable (3). No row may panic or print a
+// Go stack. Rows that need the dev node run only with a cluster (casstest); the rest run in
+// `go test -short`.
+//
+// A row with bug set describes what a user expects where cqlsize does something else today:
+// it is reported, and skipped (with the bug and what was seen) until the owner fixes it; once
+// it holds, the row passes and the bug note should go.
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cqlsize/cqlsize/internal/casstest"
+)
+
+// sweepDir holds the sweep's inputs: broken CQL at known positions, broken workloads, an
+// empty folder, a folder of only sub-folders.
+const sweepDir = "testdata/usersweep"
+
+type sweepCase struct {
+	name string
+	args []string
+	// cluster: the row needs the dev node. $KS in args or files is a keyspace created for the
+	// row, $NEWKS a keyspace name nothing has created (dropped at the end if the row made it).
+	cluster bool
+	// files are written to a fresh folder, $TMP in args (their text may hold $KS or $NEWKS).
+	files map[string]string
+	code  int
+	// stderr must hold every one of these (case-sensitive).
+	stderr []string
+	// stdout must hold every one of these; on exit 2 and 3 stdout must be empty.
+	stdout []string
+	// slow: the row waits out a fixed connect timeout (10 s); not in -short.
+	slow bool
+	// bug: what is wrong today (reported); the row is skipped while it does not hold.
+	bug string
+}
+
+func sweepCases() []sweepCase {
+	d := func(p string) string { return filepath.Join(sweepDir, p) }
+	good := d("good/migrations")
+	est := []string{"estimate", "--schema", good, "-k", "app", "--table", "users"}
+	withEst := func(extra ...string) []string { return append(append([]string{}, est...), extra...) }
+	prof := []string{"profile", "--hosts", "127.0.0.1", "-k", "$KS"}
+	withProf := func(extra ...string) []string { return append(append([]string{}, prof...), extra...) }
+	repl := "{'class': 'SimpleStrategy', 'replication_factor': 1}"
+	m1 := d("m1")
+
+	return []sweepCase{
+		// The root command and typos.
+		{name: "root unknown flag", args: []string{"--bogus"}, code: ExitBadInput, stderr: []string{"unknown flag: --bogus", "--help"}},
+		{name: "command typo suggests", args: []string{"estimat"}, code: ExitBadInput, stderr: []string{`unknown command "estimat"`, "Did you mean this?", "estimate"}},
+		{name: "migrate without subcommand", args: []string{"migrate"}, code: ExitBadInput, stderr: []string{"migrate needs a subcommand", "up, status, validate"}},
+		{name: "migrate subcommand typo", args: []string{"migrate", "upp"}, code: ExitBadInput, stderr: []string{`unknown command "upp"`}},
+		{name: "version takes no argument", args: []string{"version", "extra"}, code: ExitBadInput, stderr: []string{`unknown command "extra"`}},
+		{name: "version has no --format", args: []string{"version", "--format", "json"}, code: ExitBadInput, stderr: []string{"unknown flag: --format"}},
+		{name: "completion of an unknown shell", args: []string{"completion", "tcsh"}, code: ExitBadInput, stderr: []string{"tcsh"},
+			bug: "exit 0 and the completion help on stdout: an unknown shell is not refused"},
+		{name: "help of an unknown topic", args: []string{"help", "nosuch"}, code: ExitBadInput, stderr: []string{"nosuch"},
+			bug: "exit 0, `Unknown help topic` and the usage on stdout"},
+
+		// estimate: flags.
+		{name: "estimate flag typo", args: []string{"estimate", "--schmea", good}, code: ExitBadInput, stderr: []string{"unknown flag: --schmea"}},
+		{name: "estimate no workload", args: []string{"estimate", "--schema", good, "-k", "app"}, code: ExitBadInput, stderr: []string{"no workload", "--workload FILE", "--table NAME"}},
+		{name: "estimate empty --schema", args: []string{"estimate", "--schema", "", "-k", "app", "--table", "users", "--rows", "1"}, code: ExitBadInput, stderr: []string{"--schema is required"}},
+		{name: "estimate --rate banana", args: withEst("--rate", "banana"), code: ExitBadInput, stderr: []string{"--rate", `"banana"`, "50/day"}},
+		{name: "estimate --rate negative", args: withEst("--rate", "-5/s"), code: ExitBadInput, stderr: []string{"--rate", "zero or more"}},
+		{name: "estimate --rate huge", args: withEst("--rate", "1e300/s"), code: ExitBadInput, stderr: []string{"--rate", "over the bound of 1e+09"}},
+		{name: "estimate --rate 0/s is a table never written", args: withEst("--rate", "0/s"), code: ExitOK, stdout: []string{"app.users"}},
+		{name: "estimate --rows negative", args: withEst("--rows", "-1"), code: ExitBadInput, stderr: []string{"--rows", `"-1"`}},
+		{name: "estimate --rows over the bound", args: withEst("--rows", "1e13"), code: ExitBadInput, stderr: []string{"--rows", "over the bound of 1e+12"}},
+		{name: "estimate --rows 26 digits", args: withEst("--rows", "99999999999999999999999999"), code: ExitBadInput, stderr: []string{"--rows", "over the bound"}},
+		{name: "estimate --rows empty", args: withEst("--rows", ""), code: ExitBadInput, stderr: []string{"rows_per_partition", "write_rate"}},
+		{name: "estimate --partitions banana", args: withEst("--rows", "1", "--partitions", "banana"), code: ExitBadInput, stderr: []string{"--partitions", `"banana"`}},
+		{name: "estimate --bucket fortnight", args: withEst("--rows", "1", "--bucket", "fortnight"), code: ExitBadInput, stderr: []string{"--bucket", `"fortnight"`, "iso-week"}},
+		{name: "estimate --avg without =", args: withEst("--rows", "1", "--avg", "name"), code: ExitBadInput, stderr: []string{"--avg", "column=bytes"}},
+		{name: "estimate --avg unknown column", args: withEst("--rows", "1", "--avg", "nosuch=10"), code: ExitBadInput, stderr: []string{`no column "nosuch"`, "id, name, email"}},
+		{name: "estimate --avg negative", args: withEst("--rows", "1", "--avg", "name=-3"), code: ExitBadInput, stderr: []string{"--avg", "zero or more"}},
+		{name: "estimate --skew zipf:abc", args: withEst("--rows", "1", "--skew", "zipf:abc"), code: ExitBadInput, stderr: []string{"--skew", "zipf:1.1"}},
+		{name: "estimate --skew pareto", args: withEst("--rows", "1", "--skew", "pareto"), code: ExitBadInput, stderr: []string{"--skew", "uniform or zipf"}},
+		{name: "estimate --fail-on sometimes", args: withEst("--rows", "1", "--fail-on", "sometimes"), code: ExitBadInput, stderr: []string{"--fail-on", "warn, fail or never"}},
+		{name: "estimate --format xml", args: withEst("--rows", "1", "--format", "xml"), code: ExitBadInput, stderr: []string{"--format", `"xml"`}},
+		{name: "estimate --target oracle", args: withEst("--rows", "1", "--target", "oracle"), code: ExitBadInput, stderr: []string{"--target", "cassandra-5.0"}},
+		{name: "estimate --ttl forever", args: withEst("--rows", "1", "--ttl", "forever"), code: ExitBadInput, stderr: []string{"--ttl", `"forever"`}},
+		{name: "estimate --horizon forever", args: withEst("--rows", "1", "--horizon", "forever"), code: ExitBadInput, stderr: []string{"--horizon"}},
+		{name: "estimate --null-fraction 2", args: withEst("--rows", "1", "--null-fraction", "2"), code: ExitBadInput, stderr: []string{"--null-fraction", "0 to 1"}},
+		{name: "estimate --delete row:banana", args: withEst("--rows", "1", "--delete", "row:banana"), code: ExitBadInput, stderr: []string{"--delete", `"banana"`}},
+		{name: "estimate --read-order sideways", args: withEst("--rows", "1", "--read-order", "sideways"), code: ExitBadInput, stderr: []string{"--read-order", "newest-first"}},
+		{name: "estimate --page-size -1", args: withEst("--rows", "1", "--page-size", "-1"), code: ExitBadInput, stderr: []string{"--page-size -1"}},
+		{name: "estimate --read-limit -5", args: withEst("--rows", "1", "--read-limit", "-5"), code: ExitBadInput, stderr: []string{"--read-limit -5"}},
+		{name: "estimate --deletes-at middle", args: withEst("--rows", "1", "--deletes-at", "middle"), code: ExitBadInput, stderr: []string{"--deletes-at", "scattered, head or tail"}},
+		{name: "estimate --writes upsert", args: withEst("--rows", "1", "--writes", "upsert"), code: ExitBadInput, stderr: []string{"--writes", "insert or update"}},
+		{name: "estimate --nulls-as maybe", args: withEst("--rows", "1", "--nulls-as", "maybe"), code: ExitBadInput, stderr: []string{"--nulls-as", "null or unset"}},
+		{name: "estimate --write-spread negative", args: withEst("--rows", "1", "--write-spread", "-1d"), code: ExitBadInput, stderr: []string{"--write-spread"}},
+		{name: "estimate --items on a text column", args: withEst("--rows", "1", "--items", "name=3"), code: ExitBadInput, stderr: []string{"items.name", "not a list, set or map"}},
+		{name: "estimate --max-rate with --rows", args: withEst("--rows", "1", "--max-rate", "10/s"), code: ExitBadInput, stderr: []string{"max_rate", "--rows"}},
+		{name: "estimate --batch unknown table", args: withEst("--rows", "1", "--batch", "users,nosuch"), code: ExitBadInput, stderr: []string{"table nosuch is not in the schema"}},
+		{name: "estimate unknown --table", args: []string{"estimate", "--schema", good, "-k", "app", "--table", "nope", "--rows", "1"}, code: ExitBadInput, stderr: []string{"table nope is not in the schema", "app.users"}},
+
+		// estimate: paths.
+		{name: "estimate missing schema", args: []string{"estimate", "--schema", d("nonexistent"), "-k", "app", "--table", "users", "--rows", "1"}, code: ExitBadInput, stderr: []string{"nonexistent", "no such file or directory"}},
+		{name: "estimate schema file given as a folder", args: []string{"estimate", "--schema", d("good/migrations/0001_init.cql") + "/", "-k", "app", "--table", "users", "--rows", "1"}, code: ExitBadInput, stderr: []string{"0001_init.cql", "not a directory"}},
+		{name: "estimate empty schema folder", args: []string{"estimate", "--schema", d("empty_dir"), "-k", "app", "--table", "users", "--rows", "1"}, code: ExitBadInput, stderr: []string{"empty_dir", "defines no table"}},
+		{name: "estimate schema folder of sub-folders", args: []string{"estimate", "--schema", d("onlysub"), "-k", "app", "--table", "users", "--rows", "1"}, code: ExitBadInput, stderr: []string{"onlysub", "defines no table"}},
+		{name: "estimate empty schema file", args: []string{"estimate", "--schema", os.DevNull, "-k", "app", "--table", "users", "--rows", "1"}, code: ExitBadInput, stderr: []string{os.DevNull, "defines no table"}},
+		{name: "estimate workload is a folder", args: []string{"estimate", "--schema", good, "-k", "app", "--workload", good}, code: ExitBadInput, stderr: []string{"migrations", "is a directory"}},
+		{name: "estimate workload missing", args: []string{"estimate", "--schema", good, "-k", "app", "--workload", d("nope.yaml")}, code: ExitBadInput, stderr: []string{"nope.yaml", "no such file"}},
+		{name: "estimate empty workload", args: []string{"estimate", "--schema", good, "-k", "app", "--workload", os.DevNull}, code: ExitBadInput, stderr: []string{os.DevNull + ":1:1", "workload is empty"}},
+		{name: "estimate queries missing", args: withEst("--rows", "1", "--queries", d("nope.cql")), code: ExitBadInput, stderr: []string{"nope.cql"}},
+		{name: "estimate statements missing", args: withEst("--rows", "1", "--statements", d("nope.cql")), code: ExitBadInput, stderr: []string{"nope.cql"}},
+		{name: "estimate --output in a missing folder", args: withEst("--rows", "1", "--output", d("nope/out.txt")), code: ExitBadInput, stderr: []string{"--output", "nope/out.txt"}},
+		{name: "estimate --output is a folder", args: withEst("--rows", "1", "--output", d("empty_dir")), code: ExitBadInput, stderr: []string{"--output", "is a directory"}},
+		{name: "estimate good workload", args: []string{"estimate", "--schema", good, "-k", "app", "--workload", d("good/workload.yaml")}, code: ExitOK, stdout: []string{"app.users"}},
+
+		// Broken CQL, at its file:line:col, for estimate, check and migrate validate alike.
+		{name: "estimate unterminated string", args: []string{"estimate", "--schema", d("broken_string"), "--table", "users", "--rows", "1"}, code: ExitBadInput, stderr: []string{"broken_string/0001_init.cql:5:21", "unterminated string"}},
+		{name: "validate unterminated string", args: []string{"migrate", "validate", "--offline", "-d", d("broken_string")}, code: ExitBadInput, stderr: []string{"broken_string/0001_init.cql:5:21", "unterminated string"}},
+		{name: "estimate stray semicolon in a table", args: []string{"estimate", "--schema", d("broken_semicolon"), "-k", "app", "--table", "users", "--rows", "1"}, code: ExitBadInput, stderr: []string{"broken_semicolon/0001_init.cql:2:22", "expected ')', found ';'"}},
+		{name: "validate stray semicolon in a table", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", d("broken_semicolon")}, code: ExitBadInput, stderr: []string{"broken_semicolon/0001_init.cql:2:22"}},
+		{name: "check keyword typo", args: []string{"check", "--schema", d("broken_keyword"), "-k", "app", "--queries", d("good/queries.cql")}, code: ExitBadInput, stderr: []string{"broken_keyword/0001_init.cql:6:1", "found CRATE"}},
+		{name: "validate keyword typo", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", d("broken_keyword")}, code: ExitBadInput, stderr: []string{"broken_keyword/0001_init.cql:6:1", "found CRATE"}},
+		{name: "estimate missing paren", args: []string{"estimate", "--schema", d("broken_paren"), "-k", "app", "--table", "users", "--rows", "1"}, code: ExitBadInput, stderr: []string{"broken_paren/0001_init.cql:5:2", "expected ')'"}},
+		{name: "validate missing paren", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", d("broken_paren")}, code: ExitBadInput, stderr: []string{"broken_paren/0001_init.cql:5:2"}},
+		{name: "estimate keyspace used but never created", args: []string{"estimate", "--schema", d("undeclared_ks"), "--table", "journal", "--rows", "1"}, code: ExitBadInput, stderr: []string{"undeclared_ks/0001_init.cql:1:14", "keyspace akka does not exist", "-k/--keyspace akka"}},
+		{name: "validate keyspace used but never created", args: []string{"migrate", "validate", "--offline", "-d", d("undeclared_ks")}, code: ExitBadInput, stderr: []string{"0001_init.cql:1:14", "-k/--keyspace akka", "CREATE KEYSPACE akka"}},
+		{name: "estimate unqualified table without -k", args: []string{"estimate", "--schema", good, "--table", "users", "--rows", "1"}, code: ExitBadInput, stderr: []string{"0001_init.cql:1:14", "no keyspace for users", "--keyspace"}},
+		{name: "validate bad compaction sub-option", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", d("halfway")}, code: ExitBadInput, stderr: []string{"halfway/0003_bad.cql:6:89", "compaction_window_unit", "${unit}"}},
+		{name: "plan offline with a statement up refuses", args: []string{"migrate", "plan", "--offline", "-k", "app", "-d", d("halfway")}, code: ExitBadInput, stderr: []string{"halfway/0003_bad.cql:6:89", "compaction_window_unit"},
+			bug: "exit 0 and the plan printed, bad statement included: plan does not run the model check that validate and up run"},
+
+		// Workload files: wrong types and names at file:line:col.
+		{name: "workload wrong type", args: []string{"estimate", "--schema", good, "-k", "app", "--workload", d("w/wrong_type.yaml")}, code: ExitBadInput, stderr: []string{"w/wrong_type.yaml:4:17", "users.partitions", `"lots"`}},
+		{name: "workload list where a number goes", args: []string{"estimate", "--schema", good, "-k", "app", "--workload", d("w/list_type.yaml")}, code: ExitBadInput, stderr: []string{"w/list_type.yaml:5:25", "got a list"}},
+		{name: "workload unknown table", args: []string{"estimate", "--schema", good, "-k", "app", "--workload", d("w/unknown_table.yaml")}, code: ExitBadInput, stderr: []string{"w/unknown_table.yaml:3:3", "table nosuch is not in the schema"}},
+		{name: "workload field typo", args: []string{"estimate", "--schema", good, "-k", "app", "--workload", d("w/typo_field.yaml")}, code: ExitBadInput, stderr: []string{"w/typo_field.yaml:6:5", `unknown field "rows_per_partiton"`}},
+		{name: "workload unknown column", args: []string{"estimate", "--schema", good, "-k", "app", "--workload", d("w/unknown_col.yaml")}, code: ExitBadInput, stderr: []string{"w/unknown_col.yaml:6:11", `no column "nosuch"`}},
+		{name: "workload version 7", args: []string{"estimate", "--schema", good, "-k", "app", "--workload", d("w/bad_version.yaml")}, code: ExitBadInput, stderr: []string{"w/bad_version.yaml:1:10", "version 1"}},
+		{name: "workload table twice", args: []string{"estimate", "--schema", good, "-k", "app", "--workload", d("w/dup_table.yaml")}, code: ExitBadInput, stderr: []string{"w/dup_table.yaml:6:3", "given twice"}},
+		{name: "workload bad indentation", args: []string{"estimate", "--schema", good, "-k", "app", "--workload", d("w/bad_indent.yaml")}, code: ExitBadInput, stderr: []string{"w/bad_indent.yaml:5:"},
+			bug: "the message says w/bad_indent.yaml:2:1 (`did not find expected key`), the line of `tables:`; the bad indentation is on line 5"},
+		{name: "workload tables as a list", args: []string{"estimate", "--schema", good, "-k", "app", "--workload", d("w/tables_list.yaml")}, code: ExitBadInput, stderr: []string{"w/tables_list.yaml:2:9", "got a list"}},
+		{name: "workload negative zipf", args: []string{"estimate", "--schema", good, "-k", "app", "--workload", d("w/bad_skew.yaml")}, code: ExitBadInput, stderr: []string{"w/bad_skew.yaml:6:18", "users.skew"}},
+		{name: "workload bucket fortnight", args: []string{"estimate", "--schema", good, "-k", "app", "--workload", d("w/bad_bucket.yaml")}, code: ExitBadInput, stderr: []string{"w/bad_bucket.yaml:6:13", "users.bucket"}},
+		{name: "workload max_rate with rows", args: []string{"estimate", "--schema", good, "-k", "app", "--workload", d("w/maxrate_rows.yaml")}, code: ExitBadInput, stderr: []string{"w/maxrate_rows.yaml:6:33", "max_rate"}},
+		{name: "workload negative ttl", args: []string{"estimate", "--schema", good, "-k", "app", "--workload", d("w/neg_ttl.yaml")}, code: ExitBadInput, stderr: []string{"w/neg_ttl.yaml:6:10", "users.ttl"}},
+		{name: "workload that is CQL", args: []string{"estimate", "--schema", good, "-k", "app", "--workload", d("good/queries.cql")}, code: ExitBadInput, stderr: []string{"good/queries.cql:2:1"}},
+		{name: "validate workload wrong type", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", m1, "--workload", d("w/wrong_type.yaml")}, code: ExitBadInput, stderr: []string{"w/wrong_type.yaml:4:17"}},
+
+		// check.
+		{name: "check good", args: []string{"check", "--schema", good, "-k", "app", "--queries", d("good/queries.cql")}, code: ExitOK, stdout: []string{"user_by_id", "single partition"}},
+		{name: "check without --queries", args: []string{"check", "--schema", good, "-k", "app"}, code: ExitBadInput, stderr: []string{"--queries is required"}},
+		{name: "check empty --schema", args: []string{"check", "--schema", "", "--queries", d("good/queries.cql")}, code: ExitBadInput, stderr: []string{"--schema is required"}},
+		{name: "check queries is a folder", args: []string{"check", "--schema", good, "-k", "app", "--queries", d("empty_dir")}, code: ExitBadInput, stderr: []string{"empty_dir", "is a directory"}},
+		{name: "check empty queries", args: []string{"check", "--schema", good, "-k", "app", "--queries", os.DevNull}, code: ExitBadInput, stderr: []string{os.DevNull, "no query in it"}},
+		{name: "check queries missing", args: []string{"check", "--schema", good, "-k", "app", "--queries", d("nope.cql")}, code: ExitBadInput, stderr: []string{"nope.cql", "no such file"}},
+		{name: "check empty schema folder", args: []string{"check", "--schema", d("empty_dir"), "-k", "app", "--queries", d("good/queries.cql")}, code: ExitBadInput, stderr: []string{"empty_dir", "defines no table"}},
+		{name: "check --format xml", args: []string{"check", "--schema", good, "-k", "app", "--queries", d("good/queries.cql"), "--format", "xml"}, code: ExitBadInput, stderr: []string{"--format", `"xml"`}},
+		{name: "check --fail-on banana", args: []string{"check", "--schema", good, "-k", "app", "--queries", d("good/queries.cql"), "--fail-on", "banana"}, code: ExitBadInput, stderr: []string{"--fail-on", `"banana"`}},
+		{name: "check rate=banana", args: []string{"check", "--schema", good, "-k", "app", "--queries", d("q/bad_rate.cql")}, code: ExitBadInput, stderr: []string{"q/bad_rate.cql:1:1", "rate=banana"}},
+		{name: "check query named twice", args: []string{"check", "--schema", good, "-k", "app", "--queries", d("q/dup.cql")}, code: ExitBadInput, stderr: []string{"q/dup.cql:3:1", "already defined at"}},
+		{name: "check an INSERT in queries", args: []string{"check", "--schema", good, "-k", "app", "--queries", d("q/insert.cql")}, code: ExitBadInput, stderr: []string{"q/insert.cql:2:1", "found INSERT"}},
+		{name: "check unterminated string in a query", args: []string{"check", "--schema", good, "-k", "app", "--queries", d("q/unterminated.cql")}, code: ExitBadInput, stderr: []string{"q/unterminated.cql:2:48", "unterminated string"}},
+		{name: "check unknown table is a QF011 finding", args: []string{"check", "--schema", good, "-k", "app", "--queries", d("q/unknown_table.cql")}, code: ExitFindings, stdout: []string{"QF011", "app.nosuch does not exist", "q/unknown_table.cql:2:15"}},
+		{name: "check unknown column is a QF011 finding", args: []string{"check", "--schema", good, "-k", "app", "--queries", d("q/unknown_col.cql")}, code: ExitFindings, stdout: []string{"QF011", "nosuchcol", "q/unknown_col.cql:2:8"}},
+		{name: "check filtering is QF001", args: []string{"check", "--schema", good, "-k", "app", "--queries", d("q/filtering.cql")}, code: ExitFindings, stdout: []string{"QF001"}},
+		{name: "check --list-codes --format xml", args: []string{"check", "--list-codes", "--format", "xml"}, code: ExitBadInput, stderr: []string{"--format", "xml"},
+			bug: "exit 0, the text table on stdout: --format is not checked when --list-codes is given"},
+
+		// explain.
+		{name: "explain a code", args: []string{"explain", "SZ001"}, code: ExitOK, stdout: []string{"SZ001", "values-per-partition"}},
+		{name: "explain lower case", args: []string{"explain", "sz001"}, code: ExitOK, stdout: []string{"SZ001"}},
+		{name: "explain a near miss", args: []string{"explain", "SZ01"}, code: ExitBadInput, stderr: []string{`unknown finding code "SZ01"`, "SZ001"}},
+		{name: "explain nothing", args: []string{"explain"}, code: ExitBadInput, stderr: []string{"explain needs a code"}},
+		{name: "explain two codes", args: []string{"explain", "SZ001", "extra"}, code: ExitBadInput, stderr: []string{"at most 1 arg"}},
+		{name: "explain unknown family", args: []string{"explain", "--list-codes", "XX"}, code: ExitBadInput, stderr: []string{`"XX"`, "families"}},
+		{name: "explain --format xml", args: []string{"explain", "--list-codes", "--format", "xml"}, code: ExitBadInput, stderr: []string{"--format", `"xml"`}},
+
+		// migrate, offline.
+		{name: "validate empty folder", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", d("empty_dir")}, code: ExitBadInput, stderr: []string{"empty_dir", "no migration files", "it is empty"}},
+		{name: "validate folder of sub-folders", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", d("onlysub")}, code: ExitBadInput, stderr: []string{"onlysub", "only 1 sub-folder (a/)"}},
+		{name: "validate missing folder", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", d("nonexistent")}, code: ExitBadInput, stderr: []string{"nonexistent", "no such file"}},
+		{name: "validate a file as the folder", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", d("good/migrations/0001_init.cql")}, code: ExitBadInput, stderr: []string{"0001_init.cql", "not a folder"}},
+		{name: "validate a folder with a stray file", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", d("good")}, code: ExitBadInput, stderr: []string{"queries.cql", "version number"}},
+		{name: "validate --format xml", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", m1, "--format", "xml"}, code: ExitBadInput, stderr: []string{"--format", `"xml"`}},
+		{name: "validate --allow-lint unknown", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", m1, "--allow-lint", "NOPE1"}, code: ExitBadInput, stderr: []string{"--allow-lint", `"NOPE1"`}},
+		{name: "validate missing workload", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", m1, "--workload", d("nope.yaml")}, code: ExitBadInput, stderr: []string{"nope.yaml"}},
+		{name: "validate --list-lints --format xml", args: []string{"migrate", "validate", "--list-lints", "--format", "xml"}, code: ExitBadInput, stderr: []string{"--format", "xml"},
+			bug: "exit 0, the Markdown table on stdout: --format is not checked when --list-lints is given"},
+		{name: "validate good", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", m1}, code: ExitOK, stdout: []string{"validated 2 files, 2 statements"}},
+		{name: "validate a binary file", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", "$TMP"}, files: map[string]string{"0001_bin.cql": "CREATE TABLE t (id int PRIMARY KEY\x93);"},
+			code: ExitBadInput, stderr: []string{"0001_bin.cql:1:", "not valid UTF-8"}},
+		{name: "validate a NUL byte", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", "$TMP"}, files: map[string]string{"0001_nul.cql": "CREATE TABLE t (id int PRIMARY KEY\x00, v text);"},
+			code: ExitBadInput, stderr: []string{"0001_nul.cql:1:35"}},
+		{name: "plan --to banana", args: []string{"migrate", "plan", "--offline", "-k", "app", "-d", m1, "--to", "banana"}, code: ExitBadInput, stderr: []string{`version "banana"`}},
+		{name: "plan --to 0", args: []string{"migrate", "plan", "--offline", "-k", "app", "-d", m1, "--to", "0"}, code: ExitBadInput, stderr: []string{`version "0"`}},
+		{name: "new without a name", args: []string{"migrate", "new", "-d", "$TMP"}, code: ExitBadInput, stderr: []string{"accepts 1 arg"}},
+		{name: "new empty name", args: []string{"migrate", "new", "", "-d", "$TMP"}, code: ExitBadInput, stderr: []string{`migration name ""`}},
+		{name: "new blank name", args: []string{"migrate", "new", "   ", "-d", "$TMP"}, code: ExitBadInput, stderr: []string{`migration name "   "`}},
+		{name: "new in a file", args: []string{"migrate", "new", "x", "-d", "$TMP/afile"}, files: map[string]string{"afile": "x"}, code: ExitBadInput, stderr: []string{"afile", "not a folder"}},
+		{name: "new path in the name stays in the folder", args: []string{"migrate", "new", "../../etc/passwd", "-d", "$TMP"}, code: ExitOK, stdout: []string{"0001_etc_passwd.cql"}},
+		{name: "up without hosts", args: []string{"migrate", "up", "-k", "app", "-d", m1}, code: ExitBadInput, stderr: []string{"no Cassandra hosts", "--hosts", "CASSANDRA_HOSTS"}},
+		{name: "up --hosts comma only", args: []string{"migrate", "up", "-k", "app", "-d", m1, "--hosts", ","}, code: ExitBadInput, stderr: []string{"no Cassandra hosts"}},
+		{name: "up without keyspace", args: []string{"migrate", "up", "-d", m1, "--hosts", "127.0.0.9"}, code: ExitBadInput, stderr: []string{"no target keyspace", "--keyspace"}},
+		{name: "up bad keyspace name", args: []string{"migrate", "up", "-d", m1, "-k", "bad-name", "--hosts", "127.0.0.9"}, code: ExitBadInput, stderr: []string{`keyspace "bad-name"`, "'-'"}},
+		{name: "up --port 99999", args: []string{"migrate", "up", "-d", m1, "-k", "app", "--hosts", "127.0.0.9", "--port", "99999"}, code: ExitBadInput, stderr: []string{"port 99999"}},
+		{name: "up --hosts bad port", args: []string{"migrate", "up", "-d", m1, "-k", "app", "--hosts", "127.0.0.1:notaport"}, code: ExitBadInput, stderr: []string{"--hosts", "notaport"}},
+		{name: "up --consistency BANANA", args: []string{"migrate", "up", "-d", m1, "-k", "app", "--hosts", "127.0.0.9", "--consistency", "BANANA"}, code: ExitBadInput, stderr: []string{`consistency "BANANA"`}},
+		{name: "up --lock-ttl negative", args: []string{"migrate", "up", "-d", m1, "-k", "app", "--hosts", "127.0.0.9", "--lock-ttl", "-5s"}, code: ExitBadInput, stderr: []string{"lock TTL -5s"}},
+		{name: "up --agreement-timeout negative", args: []string{"migrate", "up", "-d", m1, "-k", "app", "--hosts", "127.0.0.9", "--agreement-timeout", "-1s"}, code: ExitBadInput, stderr: []string{"must not be negative"}},
+		{name: "up --replication banana", args: []string{"migrate", "up", "-d", m1, "-k", "app", "--hosts", "127.0.0.9", "--replication", "banana"}, code: ExitBadInput, stderr: []string{`replication "banana"`}},
+		{name: "up --allow-lint unknown", args: []string{"migrate", "up", "-d", m1, "-k", "app", "--hosts", "127.0.0.9", "--allow-lint", "NOPE1"}, code: ExitBadInput, stderr: []string{`"NOPE1"`}},
+		{name: "up --to banana", args: []string{"migrate", "up", "-d", m1, "-k", "app", "--hosts", "127.0.0.9", "--to", "banana"}, code: ExitBadInput, stderr: []string{`version "banana"`}},
+		{name: "resolve without arguments", args: []string{"migrate", "resolve", "-d", m1, "-k", "app"}, code: ExitBadInput, stderr: []string{"accepts 2 arg"}},
+		{name: "resolve without a decision", args: []string{"migrate", "resolve", "1", "1", "-d", m1, "-k", "app"}, code: ExitBadInput, stderr: []string{"exactly one of --applied", "--rerun"}},
+		{name: "resolve both decisions", args: []string{"migrate", "resolve", "1", "1", "--applied", "--rerun", "-d", m1, "-k", "app"}, code: ExitBadInput, stderr: []string{"exactly one of --applied"}},
+		{name: "resolve banana", args: []string{"migrate", "resolve", "banana", "1", "--applied", "-d", m1, "-k", "app"}, code: ExitBadInput, stderr: []string{`version "banana"`}},
+		{name: "baseline without a version", args: []string{"migrate", "baseline", "-d", m1, "-k", "app"}, code: ExitBadInput, stderr: []string{"baseline needs a VERSION", "--from"}},
+		{name: "baseline --from flyway", args: []string{"migrate", "baseline", "--from", "flyway", "-d", m1, "-k", "app"}, code: ExitBadInput, stderr: []string{`--from "flyway"`, "golang-migrate or gocqlx"}},
+		{name: "accept-checksum without a version", args: []string{"migrate", "accept-checksum", "-d", m1, "-k", "app"}, code: ExitBadInput, stderr: []string{"accepts 1 arg"}},
+		{name: "status --format xml", args: []string{"migrate", "status", "-d", m1, "-k", "app", "--hosts", "127.0.0.9", "--format", "xml"}, code: ExitBadInput, stderr: []string{`--format "xml"`}},
+
+		// profile, offline.
+		{name: "profile without keyspace", args: []string{"profile"}, code: ExitBadInput, stderr: []string{"--keyspace is required"}},
+		{name: "profile without a cluster", args: []string{"profile", "-k", "x"}, code: ExitBadInput, stderr: []string{"no cluster", "--hosts"}},
+		{name: "profile --rate banana", args: []string{"profile", "-k", "x", "--hosts", "127.0.0.9", "--rate", "banana"}, code: ExitBadInput, stderr: []string{"--rate", "banana"}},
+		{name: "profile --rate as estimate writes it", args: []string{"profile", "-k", "x", "--hosts", "127.0.0.9", "--rate", "100/s", "--sample", "-1"}, code: ExitBadInput, stderr: []string{"--sample -1"},
+			bug: `--rate 100/s (issue 11's own syntax, and estimate's) is refused: "strconv.ParseFloat: parsing "100/s": invalid syntax"; only a bare number of rows a second is taken`},
+		{name: "profile --rate negative", args: []string{"profile", "-k", "x", "--hosts", "127.0.0.9", "--rate", "-1"}, code: ExitBadInput, stderr: []string{"--rate -1"}},
+		{name: "profile --sample -1", args: []string{"profile", "-k", "x", "--hosts", "127.0.0.9", "--sample", "-1"}, code: ExitBadInput, stderr: []string{"--sample -1"}},
+		{name: "profile --sample 0", args: []string{"profile", "-k", "x", "--hosts", "127.0.0.9", "--sample", "0"}, code: ExitBadInput, stderr: []string{"--sample 0"}},
+		{name: "profile --sample huge", args: []string{"profile", "-k", "x", "--hosts", "127.0.0.9", "--sample", "99999999999999999999"}, code: ExitBadInput, stderr: []string{"--sample", "out of range"}},
+		{name: "profile --page-size 0", args: []string{"profile", "-k", "x", "--hosts", "127.0.0.9", "--page-size", "0"}, code: ExitBadInput, stderr: []string{"--page-size 0"}},
+		{name: "profile --format xml", args: []string{"profile", "-k", "x", "--hosts", "127.0.0.9", "--format", "xml"}, code: ExitBadInput, stderr: []string{"--format", `"xml"`}},
+		{name: "profile --consistency BANANA", args: []string{"profile", "-k", "x", "--hosts", "127.0.0.9", "--consistency", "BANANA"}, code: ExitBadInput, stderr: []string{"--consistency", `"BANANA"`}},
+
+		// Cluster: unreachable is 3 for every command that connects.
+		{name: "up unreachable", args: []string{"migrate", "up", "-d", m1, "-k", "app", "--hosts", "127.0.0.9", "--connect-timeout", "1s"}, code: ExitRetry, stderr: []string{"cannot connect to Cassandra at 127.0.0.9", "--hosts"}},
+		{name: "status unreachable", args: []string{"migrate", "status", "-d", m1, "-k", "app", "--hosts", "127.0.0.9", "--connect-timeout", "1s"}, code: ExitRetry, stderr: []string{"127.0.0.9"}},
+		{name: "plan unreachable", args: []string{"migrate", "plan", "-d", m1, "-k", "app", "--hosts", "127.0.0.9", "--connect-timeout", "1s"}, code: ExitRetry, stderr: []string{"127.0.0.9"}},
+		{name: "resolve unreachable", args: []string{"migrate", "resolve", "1", "1", "--applied", "-d", m1, "-k", "app", "--hosts", "127.0.0.9", "--connect-timeout", "1s"}, code: ExitRetry, stderr: []string{"127.0.0.9"}},
+		{name: "baseline unreachable", args: []string{"migrate", "baseline", "1", "-d", m1, "-k", "app", "--hosts", "127.0.0.9", "--connect-timeout", "1s"}, code: ExitRetry, stderr: []string{"127.0.0.9"}},
+		{name: "repair unreachable", args: []string{"migrate", "repair", "-d", m1, "-k", "app", "--hosts", "127.0.0.9", "--connect-timeout", "1s"}, code: ExitRetry, stderr: []string{"127.0.0.9"}},
+		{name: "validate against an unreachable cluster", args: []string{"migrate", "validate", "-d", m1, "-k", "app", "--hosts", "127.0.0.9", "--connect-timeout", "1s"}, code: ExitRetry, stderr: []string{"127.0.0.9"}},
+		{name: "estimate --hosts unreachable", slow: true, args: []string{"estimate", "--schema", good, "-k", "app", "--workload", d("good/workload.yaml"), "--hosts", "127.0.0.9"}, code: ExitRetry, stderr: []string{"cannot connect to Cassandra at 127.0.0.9"}},
+		{name: "profile unreachable", slow: true, args: []string{"profile", "-k", "x", "--hosts", "127.0.0.9"}, code: ExitRetry, stderr: []string{"cannot connect to Cassandra at 127.0.0.9"}},
+
+		// Cluster: the dev node.
+		{name: "profile missing keyspace", cluster: true, args: []string{"profile", "--hosts", "127.0.0.1", "-k", "$NEWKS"}, code: ExitBadInput, stderr: []string{"keyspace $NEWKS does not exist"}},
+		{name: "profile missing table", cluster: true, args: withProf("--table", "nosuch"), code: ExitBadInput, stderr: []string{"table $KS.nosuch does not exist"}},
+		{name: "profile --output is a folder", cluster: true, args: withProf("--output", "$TMP"), code: ExitBadInput, stderr: []string{"--output", "is a directory"}},
+		{name: "profile a keyspace with no table", cluster: true, args: withProf(), code: ExitBadInput, stderr: []string{"$KS", "no table"},
+			bug: "exit 0 and a workload whose `tables:` is empty, which `estimate --workload` then refuses (exit 2, `tables: ... got nothing`)"},
+		{name: "estimate --live missing keyspace", cluster: true, args: []string{"estimate", "--hosts", "127.0.0.1", "-k", "$NEWKS", "--table", "users", "--rows", "1"}, code: ExitBadInput, stderr: []string{"keyspace $NEWKS does not exist"}},
+		{name: "up missing keyspace without --replication", cluster: true, args: []string{"migrate", "up", "--hosts", "127.0.0.1", "-d", m1, "-k", "$NEWKS"}, code: ExitBadInput, stderr: []string{"keyspace $NEWKS", "does not exist", "--replication"}},
+		{name: "up refuses a bad compaction sub-option before anything runs", cluster: true, args: []string{"migrate", "up", "--hosts", "127.0.0.1", "-d", d("halfway"), "-k", "$KS"}, code: ExitBadInput, stderr: []string{"halfway/0003_bad.cql:6:89", "nothing was applied"}},
+		{name: "up good", cluster: true, args: []string{"migrate", "up", "--hosts", "127.0.0.1", "-d", m1, "-k", "$NEWKS", "--replication", repl}, code: ExitOK, stdout: []string{"applied 2 migrations to keyspace $NEWKS"}},
+		{name: "resolve a version with no file", cluster: true, args: []string{"migrate", "resolve", "99", "1", "--applied", "--hosts", "127.0.0.1", "-d", m1, "-k", "$KS"}, code: ExitBadInput, stderr: []string{"version 99", "no migration file"}},
+		{name: "baseline a version with no file", cluster: true, args: []string{"migrate", "baseline", "99", "--hosts", "127.0.0.1", "-d", m1, "-k", "$KS"}, code: ExitBadInput, stderr: []string{"version 99"}},
+		{name: "baseline --from golang-migrate with no table", cluster: true, args: []string{"migrate", "baseline", "--from", "golang-migrate", "--hosts", "127.0.0.1", "-d", m1, "-k", "$KS"}, code: ExitBadInput, stderr: []string{"schema_migrations", "golang-migrate has not run"}},
+		{name: "status of a keyspace that does not exist", cluster: true, args: []string{"migrate", "status", "--hosts", "127.0.0.1", "-d", m1, "-k", "$NEWKS"}, code: ExitBadInput, stderr: []string{"$NEWKS", "does not exist"},
+			bug: "exit 0, `at version 0, 2 pending`: a mistyped -k looks like a fresh keyspace"},
+	}
+}
+
+func TestUserSweep(t *testing.T) {
+	for _, tc := range sweepCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.cluster && testing.Short() {
+				t.Skip("needs the dev node")
+			}
+			if tc.slow && testing.Short() {
+				t.Skip("waits out a 10 s connect timeout")
+			}
+			runSweepCase(t, tc)
+		})
+	}
+}
+
+func runSweepCase(t *testing.T, tc sweepCase) {
+	t.Helper()
+	vars := map[string]string{}
+	env := map[string]string{}
+	if tc.cluster {
+		hosts := casstest.Hosts(t)
+		env["CASSANDRA_HOSTS"] = strings.Join(hosts, ",")
+		if usesVar(tc, "$KS") {
+			_, ks := casstest.Keyspace(t)
+			vars["$KS"] = ks
+		}
+		if usesVar(tc, "$NEWKS") {
+			name := casstest.KeyspaceName(t.Name())
+			vars["$NEWKS"] = name
+			admin := casstest.Session(t)
+			t.Cleanup(func() {
+				if err := admin.Query("DROP KEYSPACE IF EXISTS " + name).Exec(); err != nil {
+					t.Logf("drop %s: %v", name, err)
+				}
+			})
+		}
+	}
+	if usesVar(tc, "$TMP") || tc.files != nil {
+		dir := t.TempDir()
+		vars["$TMP"] = dir
+		for name, src := range tc.files {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(expand(src, vars)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	args := make([]string, len(tc.args))
+	for i, a := range tc.args {
+		args[i] = expand(a, vars)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out, errb bytes.Buffer
+	code := DoContext(ctx, args, strings.NewReader(""), &out, &errb, func(k string) string { return env[k] })
+	stdout, stderr := out.String(), errb.String()
+
+	var problems []string
+	if code != tc.code {
+		problems = append(problems, "exit "+itoa(code)+", want "+itoa(tc.code))
+	}
+	for _, w := range tc.stderr {
+		if w = expand(w, vars); !strings.Contains(stderr, w) {
+			problems = append(problems, "stderr lacks "+quote(w))
+		}
+	}
+	for _, w := range tc.stdout {
+		if w = expand(w, vars); !strings.Contains(stdout, w) {
+			problems = append(problems, "stdout lacks "+quote(w))
+		}
+	}
+	if (tc.code == ExitBadInput || tc.code == ExitRetry) && stdout != "" {
+		problems = append(problems, "stdout not empty on a refusal: "+quote(clip(stdout)))
+	}
+	if code == ExitBadInput || code == ExitRetry {
+		if !strings.HasPrefix(stderr, "cqlsize: ") {
+			problems = append(problems, "stderr does not start with `cqlsize: `")
+		}
+	}
+	// Never a panic or a Go stack, whatever the row expects.
+	for _, bad := range []string{"internal error", "panic:", "goroutine ", ".go:"} {
+		if strings.Contains(stderr, bad) {
+			t.Errorf("%v: stderr holds %q: %s", args, bad, clip(stderr))
+		}
+	}
+	if len(problems) == 0 {
+		if tc.bug != "" {
+			t.Logf("the reported bug no longer shows (%s): the bug note can go", tc.bug)
+		}
+		return
+	}
+	msg := strings.Join(problems, "; ") + "\nargs: " + strings.Join(args, " ") + "\nstdout: " + clip(stdout) + "\nstderr: " + clip(stderr)
+	if tc.bug != "" {
+		t.Skipf("known bug, reported: %s\n%s", tc.bug, msg)
+	}
+	t.Error(msg)
+}
+
+func usesVar(tc sweepCase, v string) bool {
+	for _, a := range tc.args {
+		if strings.Contains(a, v) {
+			return true
+		}
+	}
+	for _, s := range tc.stderr {
+		if strings.Contains(s, v) {
+			return true
+		}
+	}
+	for _, s := range tc.stdout {
+		if strings.Contains(s, v) {
+			return true
+		}
+	}
+	for _, s := range tc.files {
+		if strings.Contains(s, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// expand replaces $NEWKS before $KS (one is a prefix of the other's name).
+func expand(s string, vars map[string]string) string {
+	for _, k := range []string{"$NEWKS", "$KS", "$TMP"} {
+		if v, ok := vars[k]; ok {
+			s = strings.ReplaceAll(s, k, v)
+		}
+	}
+	return s
+}
+
+func clip(s string) string {
+	if len(s) > 600 {
+		return s[:600] + "..."
+	}
+	return s
+}
+
+func quote(s string) string { return "`" + s + "`" }
+
+func itoa(n int) string { return strconv.Itoa(n) }
