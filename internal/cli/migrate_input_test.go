@@ -48,6 +48,7 @@ func TestEmptyInputIsAnError(t *testing.T) {
 			{"migrate", "validate"}, {"migrate", "plan"}, {"migrate", "up", "--keyspace", "k"},
 			{"migrate", "status", "--keyspace", "k"}, {"migrate", "baseline", "1", "--keyspace", "k"},
 			{"migrate", "resolve", "1", "1", "--applied", "--keyspace", "k"},
+			{"migrate", "accept-checksum", "1", "--keyspace", "k"}, {"migrate", "repair", "--keyspace", "k"},
 		} {
 			cases = append(cases, tc{d.what + ": " + strings.Join(cmd[:2], " "), append(cmd, "--dir", d.dir), []string{"migrations folder " + d.dir, "no migration files", d.want}})
 		}
