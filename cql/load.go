@@ -67,7 +67,10 @@ func loadDir(fsys fs.FS, dir, shown, keyspace string) (*Schema, error) {
 	}
 	var names []string
 	for _, e := range entries {
-		if !e.IsDir() && strings.EqualFold(path.Ext(e.Name()), ".cql") {
+		// golang-migrate's .down.cql files undo their .up.cql; applying them would leave a
+		// model of nothing, so a folder in that layout reads as its up files only (what
+		// `cqlsize migrate` runs).
+		if !e.IsDir() && strings.EqualFold(path.Ext(e.Name()), ".cql") && !strings.HasSuffix(strings.ToLower(e.Name()), ".down.cql") {
 			names = append(names, e.Name())
 		}
 	}

@@ -55,3 +55,24 @@ func TestIfExistsInMissingKeyspace(t *testing.T) {
 		t.Errorf("DROP TABLE IF EXISTS t with no keyspace: %v, want ErrNoKeyspace", err)
 	}
 }
+
+// A golang-migrate folder reads as its up files: the down files undo them, and applying
+// both (in version order, down after up) would leave the table out of the model.
+func TestLoadSchemaSkipsDownFiles(t *testing.T) {
+	dir := t.TempDir()
+	for name, src := range map[string]string{
+		"1_users.up.cql":   "CREATE TABLE users (id uuid PRIMARY KEY, name text);\n",
+		"1_users.down.cql": "DROP TABLE users;\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := LoadSchemaIn(dir, "app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Table("app", "users") == nil {
+		t.Fatalf("users not in the model of a folder with 1_users.up.cql: %v", s.Tables())
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/cqlsize/cqlsize/bucket"
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/denorm"
+	"github.com/cqlsize/cqlsize/migrations"
 )
 
 // Migrations holds the schema as numbered .cql files, so a service carries it in its binary.
@@ -57,9 +59,20 @@ type Store struct {
 	months    bucket.Scheme
 }
 
+// LoadMigrations parses the embedded migrations once per process: the same parse gives
+// migrations.New what to apply and Schema the model denorm plans its writes from, so the
+// service never runs one reading of its files and plans against another.
+var LoadMigrations = sync.OnceValues(func() (*migrations.Set, error) {
+	return migrations.LoadSet(Migrations, "migrations")
+})
+
 // Schema is the model of the migrations deployed to keyspace, for denorm and for checks.
 func Schema(keyspace string) (*cql.Schema, error) {
-	return cql.LoadSchemaFSIn(Migrations, "migrations", keyspace)
+	set, err := LoadMigrations()
+	if err != nil {
+		return nil, err
+	}
+	return set.Schema(keyspace)
 }
 
 // Months is the bucket scheme of posts_by_user and posts_by_hashtag: calendar months, UTC.

@@ -122,11 +122,11 @@ func migrate(ctx context.Context, cfg connect.Config, log *slog.Logger) error {
 		return err
 	}
 	defer s.Close()
-	migs, err := migrations.Load(posts.Migrations, "migrations")
+	set, err := posts.LoadMigrations() // the parse posts.NewStore plans from
 	if err != nil {
 		return err
 	}
-	mig, err := migrations.New(s, migs, migrations.Options{Keyspace: cfg.Keyspace})
+	mig, err := migrations.New(s, set.Migrations, migrations.Options{Keyspace: cfg.Keyspace})
 	if err != nil {
 		return err
 	}
