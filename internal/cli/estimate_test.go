@@ -232,7 +232,9 @@ func TestEstimateMaxRate(t *testing.T) {
 		if code != ExitOK {
 			t.Fatalf("%v: exit %d; stderr %q", extra, code, errOut)
 		}
-		var r struct{ Tables []struct{ Largest struct{ Rows float64 } } }
+		var r struct {
+			Tables []struct{ Largest struct{ Rows float64 } }
+		}
 		if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Tables) != 1 {
 			t.Fatalf("not a one-table report: %v\n%s", err, out)
 		}
