@@ -89,6 +89,7 @@ func TestWorkloadRoundTrip(t *testing.T) {
 		RowsPerPartition: Dist{N: 100, Mean: 12, P50: 10, P99: 40, Max: 45}, MeanRows: 12.5, MeanRowsSource: "from the fit",
 		Skew: SkewFit{Kind: "zipf", S: 0.9, Fitted: 0.9, R2: 0.97, Points: 100},
 		TTL:  Dist{N: 1200, P50: ttl}, TTLFraction: 1, WriteRate: 0.001,
+		Disk: Disk{Predicted: true, Ratio: 0.4213, SamplePartitions: 100, Compressor: "ZstdCompressor", ChunkKB: 16},
 		Columns: []*Column{
 			{Name: "id", Kind: "partition_key", Size: Dist{N: 100, Mean: 4}},
 			{Name: "body", Kind: "regular", Rows: 1200, NullFraction: 0.25, Size: Dist{N: 900, Mean: 120.5}},
@@ -108,7 +109,7 @@ func TestWorkloadRoundTrip(t *testing.T) {
 	tw := w.Table("ks.events")
 	if tw == nil || tw.Partitions != 2500 || tw.RowsPerPartition != 12.5 || tw.Skew.Kind != sizing.Zipf || tw.Skew.S != 0.9 ||
 		tw.TTL == nil || *tw.TTL != 24*time.Hour || tw.Avg["body"] != 120.5 || tw.Avg["Odd"] != 3 || tw.Nulls["body"] != 0.25 ||
-		tw.Items["tags"].Count != 3 || tw.Items["tags"].Size != 6 || tw.Items["attrs"].KeySize != 5 || tw.Items["attrs"].Size != 9 {
+		tw.CompressionRatio != 0.4213 || tw.Items["tags"].Count != 3 || tw.Items["tags"].Size != 6 || tw.Items["attrs"].KeySize != 5 || tw.Items["attrs"].Size != 9 {
 		t.Errorf("read back: %+v\n%s", tw, b.String())
 	}
 	for i, line := range strings.Split(b.String(), "\n") {

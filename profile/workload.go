@@ -91,6 +91,14 @@ func writeTable(b *bufio.Writer, t *Table) {
 	} else if t.Schema != nil && t.Schema.Options.DefaultTTL == 0 {
 		fmt.Fprintf(b, "    ttl: 0   # %.0f%% of %d cells read carry a TTL\n", 100*t.TTLFraction, t.TTL.N)
 	}
+	if t.Disk.Predicted && t.Disk.Ratio > 0 {
+		fmt.Fprintf(b, "    compression_ratio: %s   # Data.db compressed/uncompressed: %d sampled partitions laid out and compressed with %s",
+			num(round4(t.Disk.Ratio)), t.Disk.SamplePartitions, t.Disk.Compressor)
+		if t.Disk.ChunkKB > 0 {
+			fmt.Fprintf(b, ", %d KiB chunks", t.Disk.ChunkKB)
+		}
+		b.WriteString("\n")
+	}
 	if t.WriteSpread.N > 0 && t.WriteSpread.P50 > 0 {
 		fmt.Fprintf(b, "    # write times within a partition span %s at the median (p99 %s) over %d partitions\n",
 			secs(t.WriteSpread.P50), secs(t.WriteSpread.P99), t.WriteSpread.N)

@@ -117,6 +117,11 @@ type TableWorkload struct {
 	// cells carry their own timestamps. Counter tables are always written by UPDATE.
 	Writes WriteKind
 
+	// CompressionRatio is Data.db's compressed size over its uncompressed size
+	// (compression_ratio: 0.42), as `cqlsize profile` measures it with the table's own
+	// compressor; 0 = not known: the estimate shows uncompressed bytes only.
+	CompressionRatio float64
+
 	// Pos is where the table's entry starts in the workload file; Fields maps a field path
 	// ("rows_per_partition", "avg.content", "deletes[0].kind") to where it was written, so a
 	// later check (a column that does not exist) can point at the line.

@@ -232,7 +232,7 @@ func (p *parser) rate(v *yaml.Node, field string) (Rate, bool) {
 // tableFields are the fields of a table entry, for the unknown-field message.
 var tableFields = []string{
 	"partitions", "rows_per_partition", "write_rate", "bucket", "horizon", "avg", "items", "nulls",
-	"nulls_as", "ttl", "deletes", "overwrites", "skew", "write_spread", "writes",
+	"nulls_as", "ttl", "deletes", "overwrites", "skew", "write_spread", "writes", "compression_ratio",
 }
 
 // table reads the fields of one table entry (or of defaults, with prefix "defaults.") into t.
@@ -322,6 +322,14 @@ func (p *parser) table(t *TableWorkload, m *yaml.Node, prefix string) {
 			})
 		case "skew":
 			p.skew(t, v, field)
+		case "compression_ratio":
+			if n, ok := p.count(v, field); ok {
+				if !(n > 0) || n > 2 {
+					p.add(v, "%s: want compressed over uncompressed bytes, above 0 and at most 2, got %s", field, v.Value)
+				} else {
+					t.CompressionRatio = n
+				}
+			}
 		case "write_spread":
 			if d, ok := p.duration(v, field); ok {
 				t.WriteSpread = d

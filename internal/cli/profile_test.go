@@ -75,6 +75,8 @@ func TestProfileThenEstimate(t *testing.T) {
 			Name       string
 			Partitions float64
 			Typical    struct{ Rows float64 }
+			TotalBytes float64 `json:"total_bytes"`
+			DiskBytes  float64 `json:"disk_bytes"`
 		}
 	}
 	if err := json.Unmarshal(est.Bytes(), &r); err != nil {
@@ -84,6 +86,9 @@ func TestProfileThenEstimate(t *testing.T) {
 		t.Fatalf("estimate tables: %+v", r.Tables)
 	}
 	t.Logf("estimate: %+v", r.Tables[0])
+	if tb := r.Tables[0]; !(tb.DiskBytes > 0 && tb.DiskBytes < tb.TotalBytes) {
+		t.Errorf("estimate shows %.0f bytes on disk for %.0f uncompressed: want the profile's compression ratio applied", tb.DiskBytes, tb.TotalBytes)
+	}
 }
 
 func TestProfileFormatsAndErrors(t *testing.T) {

@@ -233,6 +233,9 @@ func buildTable(tbl *cql.Table, est *sizing.Estimate, tw *sizing.TableWorkload, 
 		Findings:    []Finding{},
 		Assumptions: append([]string{}, est.Assumptions...),
 	}
+	if tw != nil && tw.CompressionRatio > 0 { // measured by cqlsize profile (profile.Disk)
+		t.DiskBytes = Num(est.TotalBytes * tw.CompressionRatio)
+	}
 	if est.Pos.IsValid() {
 		t.Position = est.Pos.String()
 	}

@@ -58,7 +58,8 @@ type Table struct {
 	TTLSeconds   Num       `json:"ttl_seconds"`
 	GCGrace      Num       `json:"gc_grace_seconds"`
 	Compaction   string    `json:"compaction"`
-	TotalBytes   Num       `json:"total_bytes"` // all partitions on one replica
+	TotalBytes   Num       `json:"total_bytes"`          // all partitions on one replica
+	DiskBytes    Num       `json:"disk_bytes,omitempty"` // TotalBytes compressed, by the workload's compression_ratio (from cqlsize profile)
 	Typical      Size      `json:"typical"`
 	P99          Size      `json:"p99"`
 	Largest      Size      `json:"largest"`

@@ -50,6 +50,9 @@ func WriteText(w io.Writer, r *Report) error {
 		fmt.Fprintf(&b, "  size: typical %s (%s rows), p99 %s, largest %s; classic formula %s; %s on one replica in %s partitions\n",
 			Bytes(t.Typical.Bytes), Count(t.Typical.Rows), Bytes(t.P99.Bytes), Bytes(t.Largest.Bytes),
 			Bytes(t.Largest.ClassicBytes), Bytes(t.TotalBytes), Count(t.Partitions))
+		if t.DiskBytes > 0 {
+			fmt.Fprintf(&b, "  on disk: %s compressed (the workload's compression_ratio, measured by cqlsize profile), %s uncompressed\n", Bytes(t.DiskBytes), Bytes(t.TotalBytes))
+		}
 		fmt.Fprintf(&b, "  values: typical %s stored (classic %s), largest %s stored (classic %s); the limit counts stored values (cells written; a row with no cell counts its liveness)\n",
 			Count(t.Typical.StoredValues), Count(t.Typical.ClassicValues), Count(t.Largest.StoredValues), Count(t.Largest.ClassicValues))
 		fmt.Fprintf(&b, "  tombstones: %s a read (%s", Count(t.Tombstones.PerRead), t.Tombstones.Read)
