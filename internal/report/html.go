@@ -173,7 +173,7 @@ footer { color: var(--muted); font-size: 12px; padding: 0 32px 30px; }
 <div><b>p99 partition</b>{{bytes .P99.Bytes}} · {{count .P99.Rows}} rows · {{count .P99.StoredValues}} stored values · {{count .P99.TombstonesOnDisk}} tombstones on disk</div>
 <div><b>largest partition</b>{{bytes .Largest.Bytes}} · {{count .Largest.Rows}} rows · {{count .Largest.StoredValues}} stored values (classic {{count .Largest.ClassicValues}}) · {{count .Largest.TombstonesOnDisk}} tombstones on disk</div>
 <div><b>classic formula (largest)</b>{{bytes .Largest.ClassicBytes}}</div>
-<div><b>whole table, one replica</b>{{bytes .TotalBytes}}</div>
+<div><b>whole table, one replica</b>{{bytes .TotalBytes}}</div>{{if .DiskBytes}}<div><b>on disk, compressed</b>{{bytes .DiskBytes}}</div>{{end}}
 <div><b>tombstones a read</b>{{count .Tombstones.PerRead}} ({{.Tombstones.Read}}{{if .Tombstones.Query}}, query {{.Tombstones.Query}}{{end}})</div>
 {{with .Live}}<div><b>cluster reports</b>max {{bytes .MaxPartitionBytes}} · mean {{bytes .MeanPartitionBytes}} · tombstones a read max {{count .TombstonesPerReadMax}}</div>{{end}}
 </div>
