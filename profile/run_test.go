@@ -231,3 +231,58 @@ func TestRunSeesTombstones(t *testing.T) {
 		t.Errorf("read %d rows in %d partitions, want 10 in 1", r.RowsSeen, r.PartitionsSeen)
 	}
 }
+
+// TestRunMeasuresUDTs: a non-frozen UDT is measured field by field (the workload's avg
+// column.field), a frozen one whole (each field's int32 length and bytes), a map's keys and
+// values apart, and a static column once a partition.
+func TestRunMeasuresUDTs(t *testing.T) {
+	s, ks := casstest.Keyspace(t)
+	for _, stmt := range []string{
+		`CREATE TYPE addr (street text, zip int)`,
+		`CREATE TABLE u (k int, c int, s text STATIC, a addr, f frozen<addr>, m map<int, text>, PRIMARY KEY (k, c))`,
+	} {
+		if err := s.Query(stmt).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k := 0; k < 10; k++ {
+		for c := 0; c < 3; c++ {
+			if err := s.Query(`INSERT INTO u (k, c, s, a, f, m) VALUES (?, ?, 'static', {street: 'main st', zip: 12345}, {street: 'elm', zip: 1}, {1: 'one', 2: 'two!'})`, k, c).Exec(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := Run(ctx, s, Options{Keyspace: ks, Full: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]*Column{}
+	for _, c := range res.Tables[0].Columns {
+		col[c.Name] = c
+	}
+	if a := col["a"]; a.Fields["street"].Mean != 7 || a.Fields["zip"].Mean != 4 || a.Size.Mean != 11 || a.TTLRead {
+		t.Errorf("non-frozen UDT: fields %+v, size %+v, TTL read %v; want street 7, zip 4, 11 bytes, no TTL()", a.Fields, a.Size, a.TTLRead)
+	}
+	if f := col["f"]; f.Size.Mean != 4+3+4+4 || !f.TTLRead {
+		t.Errorf("frozen UDT: %+v, TTL read %v; want 15 bytes and TTL()", f.Size, f.TTLRead)
+	}
+	if m := col["m"]; m.Items.Mean != 2 || m.KeySize.Mean != 4 || m.ItemSize.Mean != 3.5 {
+		t.Errorf("map: items %+v keys %+v values %+v", m.Items, m.KeySize, m.ItemSize)
+	}
+	if st := col["s"]; st.Rows != 10 || st.Size.Mean != 6 {
+		t.Errorf("static: %d values of %+v, want 10 (one a partition) of 6 bytes", st.Rows, st.Size)
+	}
+	var w bytes.Buffer
+	if err := res.WriteWorkload(&w); err != nil {
+		t.Fatal(err)
+	}
+	wl, err := sizing.ParseWorkload("w.yaml", w.Bytes())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, w.String())
+	}
+	if tw := wl.Table(ks + ".u"); tw.Avg["a.street"] != 7 || tw.Avg["f"] != 15 || tw.Items["m"].KeySize != 4 {
+		t.Errorf("workload: avg %v items %v\n%s", tw.Avg, tw.Items, w.String())
+	}
+}
