@@ -40,6 +40,8 @@ type sweepCase struct {
 	code  int
 	// stderr must hold every one of these (case-sensitive).
 	stderr []string
+	// stderr must not hold any of these.
+	notStderr []string
 	// stdout must hold every one of these; on exit 2 and 3 stdout must be empty.
 	stdout []string
 	// slow: the row waits out a fixed connect timeout (10 s); not in -short.
@@ -280,6 +282,9 @@ func sweepCases() []sweepCase {
 		// Cluster: the dev node.
 		{name: "profile missing keyspace", cluster: true, args: []string{"profile", "--hosts", "127.0.0.1", "-k", "$NEWKS"}, code: ExitBadInput, stderr: []string{"keyspace $NEWKS does not exist"}},
 		{name: "profile missing table", cluster: true, args: withProf("--table", "nosuch"), code: ExitBadInput, stderr: []string{"table $KS.nosuch does not exist"}},
+		{name: "profile --table qualified with the keyspace", cluster: true, args: withProf("--table", "$KS.nosuch"), code: ExitBadInput,
+			stderr: []string{"table $KS.nosuch does not exist"}, notStderr: []string{"$KS.$KS."},
+			bug: "`table KS.KS.nosuch does not exist (the keyspace has ...)`: a qualified --table is glued to -k instead of taken as keyspace.table (or refused as such)"},
 		{name: "profile --output is a folder", cluster: true, args: withProf("--output", "$TMP"), code: ExitBadInput, stderr: []string{"--output", "is a directory"}},
 		{name: "profile a keyspace with no table", cluster: true, args: withProf(), code: ExitBadInput, stderr: []string{"$KS", "no table"},
 			bug: "exit 0 and a workload whose `tables:` is empty, which `estimate --workload` then refuses (exit 2, `tables: ... got nothing`)"},
@@ -358,6 +363,11 @@ func runSweepCase(t *testing.T, tc sweepCase) {
 	for _, w := range tc.stderr {
 		if w = expand(w, vars); !strings.Contains(stderr, w) {
 			problems = append(problems, "stderr lacks "+quote(w))
+		}
+	}
+	for _, w := range tc.notStderr {
+		if w = expand(w, vars); strings.Contains(stderr, w) {
+			problems = append(problems, "stderr holds "+quote(w))
 		}
 	}
 	for _, w := range tc.stdout {
