@@ -47,8 +47,11 @@ func partitionCount(t *Table) {
 // partition within 4-6% (rms) where the sample mean is 13-17% off (zipf_test.go). A full
 // read, or a uniform table, keeps the exact mean.
 func meanRows(t *Table) {
+	// fitMeanR2 is how well the power law must fit before its line is trusted over the
+	// sample's mean.
+	const fitMeanR2 = 0.95
 	t.MeanRows, t.MeanRowsSource = t.RowsPerPartition.Mean, fmt.Sprintf("mean of %d partitions read whole", t.PartitionsSeen)
-	if t.Skew.Kind != "zipf" || t.RingFraction >= 0.999999 || !(t.Partitions > 1) {
+	if t.Skew.Kind != "zipf" || t.Skew.R2 < fitMeanR2 || t.RingFraction >= 0.999999 || !(t.Partitions > 1) {
 		return
 	}
 	head := t.Skew.Head(t.Partitions)

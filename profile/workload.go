@@ -20,7 +20,7 @@ import (
 func (r *Result) WriteWorkload(w io.Writer) error {
 	b := bufio.NewWriter(w)
 	fmt.Fprintf(b, "# Workload measured by `cqlsize profile` on keyspace %s, %s.\n", r.Keyspace, r.Started.UTC().Format(time.RFC3339))
-	fmt.Fprintf(b, "# Read at %s, %s rows in %.1fs (%.0f rows/s", r.Consistency, strconv.FormatInt(r.Rows, 10), float64(r.Elapsed), r.RateAchieved)
+	fmt.Fprintf(b, "# Read at %s, %s rows in %.3gs (%.0f rows/s", r.Consistency, strconv.FormatInt(r.Rows, 10), float64(r.Elapsed), r.RateAchieved)
 	if r.RateSet > 0 {
 		fmt.Fprintf(b, "; --rate %g", r.RateSet)
 	}
