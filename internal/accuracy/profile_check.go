@@ -152,6 +152,7 @@ const (
 	FigSkew
 	FigDisk
 	FigDiskData
+	FigEstimateDisk
 )
 
 // Figures are the comparisons of a table, in the order of the Fig constants.
@@ -175,7 +176,19 @@ func (c ProfileCheck) Figures() []Figure {
 		disk.Skip = "the profile predicted no disk size: " + c.Profile.Disk.Note
 		data.Skip = disk.Skip
 	}
-	figs = append(figs, disk, data)
+	// What estimate itself shows on disk: its table total (Data.db, uncompressed) times the
+	// compression_ratio the profile wrote into the workload file (internal/report's
+	// disk_bytes). It projects the table to the end of its partitions' life, which for a
+	// bucketed table is every bucket its retention keeps, not the buckets loaded so far.
+	est := Figure{Name: "estimate on disk (Data.db)", Truth: float64(c.Truth.DataDiskBytes),
+		Got: c.Estimate.TotalBytes * c.Workload.CompressionRatio, Bound: DiskBound}
+	switch {
+	case c.Workload.CompressionRatio <= 0:
+		est.Skip = "the workload file has no compression_ratio"
+	case c.Estimate.Partitions > c.Estimate.Keys*1.0001:
+		est.Shown = fmt.Sprintf("estimate projects %.0f partitions (%.0f keys times the buckets kept), the node holds the buckets loaded", c.Estimate.Partitions, c.Estimate.Keys)
+	}
+	figs = append(figs, disk, data, est)
 	if c.Loaded.Table.Skew > 0 && !c.Full {
 		// Under Zipf, the sizes estimate projects rest on the sample's mean rows per partition
 		// and on the fitted exponent (SampledZipf): shown, and held to the bounds only when

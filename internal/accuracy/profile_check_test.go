@@ -21,9 +21,9 @@ func check(skew float64, full bool, got float64, fitted float64, predicted bool)
 		Truth:  &Truth{Partitions: 100, Typical: 1000, Largest: 100000, Max: 120000, SpaceUsedLive: 1e6, DataDiskBytes: 9e5},
 		Profile: &profile.Table{Name: "t", PartitionsSeen: 50,
 			Disk: profile.Disk{Predicted: predicted, Total: 1e6 * got, Note: "no sample"}},
-		Workload: &sizing.TableWorkload{Name: "t"},
+		Workload: &sizing.TableWorkload{Name: "t", CompressionRatio: 0.9},
 		Estimate: &sizing.Estimate{Typical: sizing.Partition{Bytes: 1000 * got}, Largest: sizing.Partition{Bytes: 100000 * got},
-			P99: sizing.Partition{Rows: 50 * got}},
+			P99: sizing.Partition{Rows: 50 * got}, TotalBytes: 1e6 * got, Keys: 100, Partitions: 100},
 		Full: full,
 	}
 	if fitted > 0 {
@@ -42,13 +42,18 @@ func TestFigures(t *testing.T) {
 		{"uniform, 4% off", check(0, false, 1.04, 0, true), nil},
 		{"uniform, 6% off", check(0, false, 1.06, 0, true), []string{"typical partition", "largest partition (busiest key)"}},
 		{"uniform, 12% off", check(0, false, 1.12, 0, true), []string{"typical partition", "largest partition (busiest key)", "rows/partition p99"}},
-		{"uniform, 20% off", check(0, false, 1.2, 0, true), []string{"typical partition", "largest partition (busiest key)", "rows/partition p99", "on disk (Space used live)"}},
+		{"uniform, 20% off", check(0, false, 1.2, 0, true), []string{"typical partition", "largest partition (busiest key)", "rows/partition p99", "on disk (Space used live)", "estimate on disk (Data.db)"}},
 		{"uniform read as zipf", check(0, false, 1, 0.3, true), []string{"skew"}},
 		{"sampled zipf, sizes off, exponent close", check(1.1, false, 1.3, 1.15, true), nil},
 		{"sampled zipf, exponent off", check(1.1, false, 1, 0.95, true), []string{"skew"}},
-		{"full zipf, sizes off", check(1.1, true, 1.3, 1.1, true), []string{"typical partition", "largest partition (busiest key)", "rows/partition p99", "on disk (Space used live)"}},
+		{"full zipf, sizes off", check(1.1, true, 1.3, 1.1, true), []string{"typical partition", "largest partition (busiest key)", "rows/partition p99", "on disk (Space used live)", "estimate on disk (Data.db)"}},
 		{"zipf read as uniform", check(0.8, true, 1, 0, true), []string{"skew"}},
 		{"no disk prediction", check(0, false, 1, 0, false), nil},
+		{"bucketed, estimate projects more buckets", func() ProfileCheck {
+			c := check(0, false, 1, 0, true)
+			c.Estimate.Partitions, c.Estimate.TotalBytes = 36500, 365e6
+			return c
+		}(), nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var missed []string

@@ -14,7 +14,7 @@ import (
 func WriteProfileTable(w io.Writer, run *ProfileRun) error {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "table\tpartitions true/profile\trows p99 loaded/profile/estimate\tskew loaded/fitted (R²)\t"+
-		"typical true/estimate\tlargest (busiest key) true/estimate\tlargest single\ton disk live/predicted\tmean partition on disk true/predicted\t")
+		"typical true/estimate\tlargest (busiest key) true/estimate\tlargest single\ton disk live/profile\tData.db true/estimate\tmean partition on disk true/profile\t")
 	for _, c := range run.Tables {
 		f := c.Figures()
 		p := c.Profile
@@ -24,7 +24,7 @@ func WriteProfileTable(w io.Writer, run *ProfileRun) error {
 			mean := float64(c.Truth.DataDiskBytes) / float64(c.Truth.Partitions)
 			perDisk = fmt.Sprintf("%.0f/%.0f %s", mean, p.Disk.PerPartition, pct(rel(p.Disk.PerPartition, mean)))
 		}
-		fmt.Fprintf(tw, "%s\t%d/%.0f\t%.0f/%.0f/%.0f %s\t%s %s\t%.0f/%.0f %s\t%.0f/%.0f %s\t%.0f %s\t%d/%.0f %s\t%s\t\n",
+		fmt.Fprintf(tw, "%s\t%d/%.0f\t%.0f/%.0f/%.0f %s\t%s %s\t%.0f/%.0f %s\t%.0f/%.0f %s\t%.0f %s\t%d/%.0f %s\t%d/%.0f %s\t%s\t\n",
 			c.Loaded.Table.Name, c.Truth.Partitions, p.Partitions,
 			c.Loaded.RowsP99(), p.RowsPerPartition.P99, c.Estimate.P99.Rows, mark(f[FigRowsP99]),
 			skew, mark(f[FigSkew]),
@@ -32,6 +32,7 @@ func WriteProfileTable(w io.Writer, run *ProfileRun) error {
 			f[FigLargest].Truth, f[FigLargest].Got, mark(f[FigLargest]),
 			f[FigMax].Truth, mark(f[FigMax]),
 			c.Truth.SpaceUsedLive, f[FigDisk].Got, mark(f[FigDisk]),
+			c.Truth.DataDiskBytes, f[FigEstimateDisk].Got, mark(f[FigEstimateDisk]),
 			perDisk)
 	}
 	if err := tw.Flush(); err != nil {
