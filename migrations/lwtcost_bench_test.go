@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,14 +38,16 @@ func benchStatements(kind, prefix string, n int) []string {
 // the intent (running = i) and the done record, two lightweight transactions fenced on the
 // lock owner. Each round applies n statements twice, side by side: as one migration file
 // through Migrator.Up (lock, bookkeeping, agreement after each schema change), and bare,
-// one after another through the same session, waiting for schema agreement after each
+// one after another through a second session configured the same way (the driver's own
+// agreement wait off, as `cqlsize migrate` sets it), waiting for schema agreement after each
 // schema change as the Migrator does. Rounds alternate which goes first. The metrics are
 // milliseconds per statement both ways, their difference (what the bookkeeping adds to a
 // statement, the file's begin and finish and the lock included) and their ratio. Each
 // round then times the intent and done writes alone, as the same holder, n times over
 // (ms/stmt-lwts): schema changes on a shared node vary by hundreds of milliseconds from
-// one statement to the next, the LWTs far less. CQLSIZE_BENCH_STATEMENTS sets n
-// (default 50).
+// one statement to the next, the LWTs far less. A log line per round splits each side's
+// request time by kind: the statements, the LWTs, the agreement's reads, the rest.
+// CQLSIZE_BENCH_STATEMENTS sets n (default 50).
 //
 //	CASSANDRA_HOSTS=127.0.0.1 go test -run '^$' -bench BookkeepingPerStatement -benchtime 3x ./migrations
 func BenchmarkBookkeepingPerStatement(b *testing.B) {
@@ -56,13 +59,74 @@ func BenchmarkBookkeepingPerStatement(b *testing.B) {
 	}
 	for _, kind := range []string{"ddl", "dml"} {
 		b.Run(kind, func(b *testing.B) {
-			s, ks := casstest.Keyspace(b)
-			benchBookkeeping(b, s, ks, kind, n)
+			_, ks := casstest.Keyspace(b)
+			benchBookkeeping(b, ks, kind, n)
 		})
 	}
 }
 
-func benchBookkeeping(b *testing.B, s *gocql.Session, ks, kind string, n int) {
+// timeByKind sums the time of a session's requests by what they are: the statements
+// themselves, the bookkeeping's LWTs, the agreement's reads of gossip and peers, the rest.
+type timeByKind struct {
+	mu sync.Mutex
+	d  map[string]time.Duration
+}
+
+func (o *timeByKind) ObserveQuery(_ context.Context, q gocql.ObservedQuery) {
+	kind := "other"
+	switch text := strings.ToUpper(q.Statement); {
+	case strings.Contains(text, " IF "):
+		kind = "lwt"
+	case strings.Contains(text, "SYSTEM_VIEWS.GOSSIP_INFO"), strings.Contains(text, "SYSTEM.PEERS"), strings.Contains(text, "SYSTEM.LOCAL"):
+		kind = "agreement"
+	case strings.HasPrefix(text, "CREATE TABLE IF NOT EXISTS M"), strings.HasPrefix(text, "CREATE TABLE IF NOT EXISTS S"),
+		strings.HasPrefix(text, "ALTER TABLE M"), strings.HasPrefix(text, "ALTER TABLE S"), strings.HasPrefix(text, "INSERT INTO BENCH_ROWS"):
+		kind = "statement"
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.d == nil {
+		o.d = map[string]time.Duration{}
+	}
+	o.d[kind] += q.End.Sub(q.Start)
+}
+
+// take returns the sums so far, per statement of n, and starts again.
+func (o *timeByKind) take(n int) string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var parts []string
+	for _, k := range []string{"statement", "lwt", "agreement", "other"} {
+		if d, ok := o.d[k]; ok {
+			parts = append(parts, fmt.Sprintf("%s %.1f", k, perStatement(d, n)))
+		}
+	}
+	o.d = nil
+	return strings.Join(parts, ", ")
+}
+
+// observedSession connects to keyspace ks as the CLI's migrate does (the driver's own
+// agreement wait off: the Migrator waits itself, counting the nodes that are up).
+func observedSession(b *testing.B, ks string, o gocql.QueryObserver) *gocql.Session {
+	cfg := casstest.Config(b)
+	cfg.Keyspace = ks
+	cfg.DriverAgreementWait = -1
+	cc, err := cfg.ClusterConfig()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cc.QueryObserver = o
+	s, err := cc.CreateSession()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(s.Close)
+	return s
+}
+
+func benchBookkeeping(b *testing.B, ks, kind string, n int) {
+	var mobs, sobs timeByKind
+	s, ms := observedSession(b, ks, &sobs), observedSession(b, ks, &mobs)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	if err := s.Query("CREATE TABLE bench_rows (k text PRIMARY KEY, v int)").WithContext(ctx).Exec(); err != nil {
@@ -76,9 +140,10 @@ func benchBookkeeping(b *testing.B, s *gocql.Session, ks, kind string, n int) {
 		b.Fatal(err)
 	}
 	migs := []*Migration{warm}
-	if err := upAll(ctx, s, migs, opt, 1); err != nil {
+	if err := upAll(ctx, ms, migs, opt, 1); err != nil {
 		b.Fatal(err)
 	}
+	mobs.take(1)
 	bare := agreement{timeout: DefaultAgreementTimeout, track: newTracker()}
 	var viaMigrator, viaSession, viaLWT time.Duration
 	b.ResetTimer()
@@ -92,7 +157,7 @@ func benchBookkeeping(b *testing.B, s *gocql.Session, ks, kind string, n int) {
 		migs = append(migs, mg)
 		runMigrator := func() time.Duration {
 			t0 := time.Now()
-			if err := upAll(ctx, s, migs, opt, 1); err != nil {
+			if err := upAll(ctx, ms, migs, opt, 1); err != nil {
 				b.Fatalf("round %d through the Migrator: %v", round, err)
 			}
 			return time.Since(t0)
@@ -117,11 +182,14 @@ func benchBookkeeping(b *testing.B, s *gocql.Session, ks, kind string, n int) {
 		} else {
 			ds, dm = runBare(), runMigrator()
 		}
-		dl := fencedPairs(ctx, b, s, opt, mg)
+		mt, st := mobs.take(n), sobs.take(n)
+		dl := fencedPairs(ctx, b, ms, opt, mg)
+		mobs.take(n)
 		viaMigrator, viaSession, viaLWT = viaMigrator+dm, viaSession+ds, viaLWT+dl
 		b.Logf("%s round %d of %d: %d statements: Migrator %s (%.1f ms/statement), bare %s (%.1f ms/statement), the intent and done LWTs alone %s (%.1f ms/statement)",
 			kind, round+1, b.N, n, dm.Round(time.Millisecond), perStatement(dm, n), ds.Round(time.Millisecond), perStatement(ds, n),
 			dl.Round(time.Millisecond), perStatement(dl, n))
+		b.Logf("%s round %d of %d: request time, ms per statement: Migrator %s; bare %s", kind, round+1, b.N, mt, st)
 	}
 	b.StopTimer()
 	m, bs := perStatement(viaMigrator, b.N*n), perStatement(viaSession, b.N*n)
