@@ -34,8 +34,7 @@ type killSample struct {
 // succeed both ways, and every acknowledged post must be in posts_by_id and posts_by_user
 // at QUORUM afterwards. The latencies (clean, the fault window from the kill until the node
 // answers CQL again, counting every write in flight at some moment of it, after) are
-// logged per mode, not asserted. CQLSIZE_KILL_RUNS sets the
-// runs (default 3).
+// logged per mode, not asserted. CQLSIZE_KILL_RUNS sets the runs (default 3).
 func TestRingWriteModesUnderNodeKill(t *testing.T) {
 	ringtest.Hosts(t)
 	ringtest.Lock(t)
