@@ -44,6 +44,12 @@ func (g *lintGate) check() error {
 // the destructive lints judge against: a drop of what exists there reports, a drop of what
 // the pending files create does not. Error-level findings stop the run with exit 1.
 func (g *lintGate) run(env *Env, keyspace string, all, pending []*migrations.Migration, live *cql.Schema) error {
+	return g.runAs(env, keyspace, all, pending, live, false)
+}
+
+// runAs is run; dry says the caller is plan, which applies nothing either way and says what
+// up would do. A nil live lints from the schema the files before pending produce.
+func (g *lintGate) runAs(env *Env, keyspace string, all, pending []*migrations.Migration, live *cql.Schema, dry bool) error {
 	if g.noLint || len(pending) == 0 {
 		return nil
 	}
@@ -56,6 +62,12 @@ func (g *lintGate) run(env *Env, keyspace string, all, pending []*migrations.Mig
 	}
 	if err := rep.WriteText(env.Stderr, false); err != nil {
 		return err
+	}
+	if rep.Errors() > 0 && dry {
+		fmt.Fprintf(env.Stderr, "up would refuse to apply this plan: %s in the pending migrations.\n"+
+			"Fix them, silence one with a `-- cqlsize:nolint CODE` comment above the statement, or pass --allow-lint CODE (or --no-lint) to up and plan.\n",
+			plural(rep.Errors(), "lint error", "lint errors"))
+		return Findings()
 	}
 	if rep.Errors() > 0 {
 		fmt.Fprintf(env.Stderr, "refusing to apply: %s in the pending migrations; nothing was applied.\n"+

@@ -1,17 +1,22 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/internal/liveschema"
 	"github.com/cqlsize/cqlsize/migrations"
 )
 
 type migratePlanFlags struct {
 	to      string
 	offline bool
+	lint    lintGate
 }
 
 func newMigratePlanCmd(env *Env, mf *migrateFlags) *cobra.Command {
@@ -22,7 +27,17 @@ func newMigratePlanCmd(env *Env, mf *migrateFlags) *cobra.Command {
 		Long: `Print the statements ` + "`migrate up`" + ` would run, in order, each under a comment naming
 its file:line:col, so the output is itself a CQL script to review. With a cluster it reads
 the bookkeeping (a partly applied file continues from its next statement); without one
-(no --hosts and no CASSANDRA_HOSTS, or --offline) it assumes nothing is applied.`,
+(no --hosts and no CASSANDRA_HOSTS, or --offline) it assumes nothing is applied.
+
+Plan is up's dry run: it checks the pending statements against a model of the live
+schema (offline: of the schema the files before them produce) and lints them as up does,
+the destructive lints (DS1xx) judging against that same schema: a drop of a table on the
+cluster reports, a drop of one an earlier pending file creates does not. The plan goes to
+stdout, the findings to stderr.
+
+Exit status: 0 up would apply the plan; 1 up would refuse it on an error-level lint (the
+plan is still printed; --allow-lint and --no-lint act as on up); 2 bad input or a
+statement the model refuses (file:line:col, nothing printed); 3 cluster trouble.`,
 		Example: `  cqlsize migrate plan --keyspace app
   cqlsize migrate plan --offline --to 12`,
 		Args: cobra.NoArgs,
@@ -32,10 +47,14 @@ the bookkeeping (a partly applied file continues from its next statement); witho
 	}
 	cmd.Flags().StringVar(&f.to, "to", "", "plan up to and including this version")
 	cmd.Flags().BoolVar(&f.offline, "offline", false, "do not read the cluster: plan every file")
+	f.lint.bind(cmd)
 	return cmd
 }
 
 func runMigratePlan(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFlags, f *migratePlanFlags) error {
+	if err := f.lint.check(); err != nil {
+		return err
+	}
 	migs, err := mf.loadMigrations(env)
 	if err != nil {
 		return err
@@ -46,7 +65,13 @@ func runMigratePlan(ctx context.Context, env *Env, cmd *cobra.Command, mf *migra
 			return err
 		}
 	}
-	var steps []migrations.Step
+	var (
+		steps  []migrations.Step
+		base   *cql.Schema // the schema the pending statements start from
+		header string
+		// unchecked: offline with no keyspace for unqualified names, so no model check or lint.
+		unchecked bool
+	)
 	_, hosts, err := mf.conn.config(env, cmd, false)
 	if err != nil {
 		return err
@@ -65,7 +90,23 @@ func runMigratePlan(ctx context.Context, env *Env, cmd *cobra.Command, mf *migra
 		if to > 0 && !known {
 			return InputErr(fmt.Errorf("--to %d: %w", to, migrations.ErrUnknownVersion))
 		}
-		fmt.Fprintf(env.Stdout, "-- offline plan: assumes no migration is applied\n")
+		// Nothing applied: the files up to --to must build a schema, as validate checks;
+		// the lints then start from the target keyspace alone (base stays nil).
+		var upTo []*migrations.Migration
+		for _, m := range migs {
+			if to == 0 || m.Version <= to {
+				upTo = append(upTo, m)
+			}
+		}
+		if _, err := baseSchema(mf.conn.keyspace, upTo, nil); err != nil {
+			if mf.conn.keyspace != "" || !errors.Is(err, cql.ErrNoKeyspace) {
+				return InputErr(err)
+			}
+			// Unqualified names and no --keyspace: the plan is still worth printing.
+			fmt.Fprintf(env.Stderr, "cqlsize: plan not checked or linted: %v\n", err)
+			unchecked = true
+		}
+		header = "-- offline plan: assumes no migration is applied\n"
 	} else {
 		sess, err := mf.open(ctx, env, cmd, false)
 		if err != nil {
@@ -79,8 +120,33 @@ func runMigratePlan(ctx context.Context, env *Env, cmd *cobra.Command, mf *migra
 		if steps, err = m.Plan(ctx, to); err != nil {
 			return migrateErr(err)
 		}
-		fmt.Fprintf(env.Stdout, "-- plan for keyspace %s\n", mf.conn.keyspace)
+		if len(steps) > 0 {
+			if base, err = liveschema.Read(ctx, sess.s); err != nil {
+				return migrateErr(err)
+			}
+			base.Current = mf.conn.keyspace
+		}
+		header = fmt.Sprintf("-- plan for keyspace %s\n", mf.conn.keyspace)
 	}
+	// As up does before anything runs: the model check (exit 2, nothing printed), then the
+	// lints against the same starting schema, whose findings go to stderr after the plan.
+	var lintErr error
+	if len(steps) > 0 && !unchecked {
+		if base != nil {
+			if err := applySteps(base.Clone(), steps); err != nil {
+				return err
+			}
+		}
+		var lintOut bytes.Buffer
+		lintEnv := *env
+		lintEnv.Stderr = &lintOut
+		lintErr = f.lint.runAs(&lintEnv, mf.conn.keyspace, migs, pendingOf(steps), base, true)
+		if lintErr != nil && exitCode(lintErr) != ExitFindings {
+			return lintErr
+		}
+		defer func() { _, _ = env.Stderr.Write(lintOut.Bytes()) }()
+	}
+	fmt.Fprint(env.Stdout, header)
 	if len(steps) == 0 {
 		fmt.Fprintf(env.Stdout, "-- nothing to apply\n")
 		return nil
@@ -100,5 +166,5 @@ func runMigratePlan(ctx context.Context, env *Env, cmd *cobra.Command, mf *migra
 		fmt.Fprintf(env.Stdout, "-- %s (statement %d/%d)\n%s;\n", s.Statement.Pos, s.Index, len(cur.Statements), s.Statement.Text)
 	}
 	fmt.Fprintf(env.Stdout, "\n-- %s in %s\n", plural(len(steps), "statement", "statements"), plural(files, "file", "files"))
-	return nil
+	return lintErr
 }
