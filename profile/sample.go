@@ -12,8 +12,12 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/sizing"
 	"github.com/cqlsize/cqlsize/sizing/disk"
 )
+
+// maxBuckets bounds the distinct time buckets counted per table.
+const maxBuckets = 1 << 20
 
 // colReader reads one column of the SELECT: its value (several for a tuple, which the driver
 // hands over element by element), and its TTL and WRITETIME when Cassandra allows them.
@@ -74,13 +78,22 @@ type sampler struct {
 	nowMicros                                 int64
 
 	hasStatic bool
+	bucketCol int             // index in cols of the partition key column naming a time bucket, -1: none
+	buckets   map[string]bool // its distinct values seen (bounded by maxBuckets)
 	diskCur   *disk.Partition
 	diskParts []disk.Partition
 	diskBytes int
 }
 
 func newSampler(ks *cql.Keyspace, t *cql.Table, now time.Time) *sampler {
-	sm := &sampler{t: t, ks: ks, warn: map[string]int{}, nowMicros: now.UnixMicro()}
+	sm := &sampler{t: t, ks: ks, warn: map[string]int{}, nowMicros: now.UnixMicro(), bucketCol: -1}
+	if _, col, ok := sizing.TableBucket(t); ok {
+		for i, c := range t.PartitionKey {
+			if c.Name == col {
+				sm.bucketCol, sm.buckets = i, map[string]bool{}
+			}
+		}
+	}
 	var pk []string
 	for _, c := range t.PartitionKey {
 		pk = append(pk, cql.QuoteName(c.Name))
@@ -348,6 +361,9 @@ func (sm *sampler) row() {
 		sm.curKey = sm.keyBytes()
 		sm.curRows, sm.curBytes = 0, 0
 		sm.curMinWT, sm.curMaxWT = 0, 0
+		if sm.bucketCol >= 0 && len(sm.buckets) < maxBuckets {
+			sm.buckets[string(sm.cols[sm.bucketCol].vals[0].data)] = true
+		}
 	}
 	// A partition with only a static row (or nothing but its key) reads as one row with
 	// null clustering columns: it holds no rows.
@@ -481,6 +497,7 @@ func (r *colReader) observe() int {
 // finish turns the accumulators into the table's figures.
 func (sm *sampler) finish(tp *Table, o Options) {
 	tp.diskSample = sm.diskParts
+	tp.BucketsSeen = len(sm.buckets)
 	tp.RowsPerPartition = sm.rowsPer.dist()
 	tp.PartitionBytes = sm.partBytes.dist()
 	tp.RowBytes = sm.rowBytes.dist()

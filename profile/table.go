@@ -94,6 +94,10 @@ type Table struct {
 	Extrapolated       float64 `json:"extrapolated_partitions"`
 	RingFraction       float64 `json:"ring_fraction"` // of the token ring walked, 0..1
 
+	// BucketsSeen is how many distinct values the partition key's time bucket column took
+	// (a table TableBucket finds a bucket in): the workload's partitions are per bucket.
+	BucketsSeen int `json:"buckets_seen,omitempty"`
+
 	Skew SkewFit `json:"skew"`
 	// MeanRows is the rows of an average partition the workload declares, and
 	// MeanRowsSource how it was found (the sample's mean, or the Zipf fit's: see meanRows).

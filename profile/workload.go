@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/sizing"
 )
 
 // WriteWorkload writes the profile as a workload file that `cqlsize estimate --workload`
@@ -70,7 +71,14 @@ func writeTable(b *bufio.Writer, t *Table) {
 		fmt.Fprintf(b, "    # no partition was read: the table is empty or could not be read\n    rows_per_partition: 1\n")
 		return
 	}
-	fmt.Fprintf(b, "    partitions: %s   # %s\n", num(math.Round(t.Partitions)), t.PartitionsSource)
+	if span, col, ok := sizing.TableBucket(t.Schema); ok && t.BucketsSeen > 0 && !(t.TTL.N > 0 && t.TTLFraction > 0.5) {
+		// estimate reads partitions as keys per bucket, and keeps horizon / bucket of them.
+		fmt.Fprintf(b, "    partitions: %s   # keys a bucket: %s partitions (%s) over the %d values of %s seen\n",
+			num(math.Max(1, math.Round(t.Partitions/float64(t.BucketsSeen)))), num(math.Round(t.Partitions)), t.PartitionsSource, t.BucketsSeen, col)
+		fmt.Fprintf(b, "    horizon: %ds   # the %d %s buckets seen are kept\n", int64((time.Duration(t.BucketsSeen) * span.Avg).Seconds()), t.BucketsSeen, span.Name)
+	} else {
+		fmt.Fprintf(b, "    partitions: %s   # %s\n", num(math.Round(t.Partitions)), t.PartitionsSource)
+	}
 	rp := t.RowsPerPartition
 	rows := math.Max(1, t.MeanRows)
 	fmt.Fprintf(b, "    rows_per_partition: %s   # %s; %d partitions read whole: p50 %s, p99 %s, max %s\n",
