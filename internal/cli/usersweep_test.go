@@ -36,6 +36,8 @@ type sweepCase struct {
 	// cluster: the row needs the dev node. $KS in args or files is a keyspace created for the
 	// row, $NEWKS a keyspace name nothing has created (dropped at the end if the row made it).
 	cluster bool
+	// setup: CQL run in $KS before the command (unqualified names are in $KS).
+	setup []string
 	// files are written to a fresh folder, $TMP in args (their text may hold $KS or $NEWKS).
 	files map[string]string
 	code  int
@@ -286,6 +288,12 @@ func sweepCases() []sweepCase {
 		{name: "profile --table qualified with the keyspace", cluster: true, args: withProf("--table", "$KS.nosuch"), code: ExitBadInput,
 			stderr: []string{"table $KS.nosuch does not exist"}, notStderr: []string{"$KS.$KS."},
 			bug: "`table KS.KS.nosuch does not exist (the keyspace has ...)`: a qualified --table is glued to -k instead of taken as keyspace.table (or refused as such)"},
+		{name: "profile --consistency ANY", cluster: true, args: withProf("--consistency", "ANY"), setup: []string{"CREATE TABLE t (id int PRIMARY KEY, v text)", "INSERT INTO t (id, v) VALUES (1, 'x')"},
+			code: ExitBadInput, stderr: []string{"--consistency", "ANY"},
+			bug: "exit 0, and the profile says `Read at LOCAL_ONE`: ANY (a write-only level) is replaced without a word"},
+		{name: "profile at a level the replication cannot reach", cluster: true, args: withProf("--consistency", "THREE"), setup: []string{"CREATE TABLE t (id int PRIMARY KEY, v text)", "INSERT INTO t (id, v) VALUES (1, 'x')"},
+			code: ExitRetry, stderr: []string{"Cannot achieve consistency level THREE"},
+			bug: "exit 3 as wanted, but a partial workload (0 partitions) is written on stdout, where the README promises nothing on 2 or 3: `profile > workload.yaml` leaves a workload of nothing"},
 		{name: "profile --output is a folder", cluster: true, args: withProf("--output", "$TMP"), code: ExitBadInput, stderr: []string{"--output", "is a directory"}},
 		{name: "profile a keyspace with no table", cluster: true, args: withProf(), code: ExitBadInput, stderr: []string{"$KS", "no table"},
 			bug: "exit 0 and a workload whose `tables:` is empty, which `estimate --workload` then refuses (exit 2, `tables: ... got nothing`)"},
@@ -323,8 +331,13 @@ func runSweepCase(t *testing.T, tc sweepCase) {
 		hosts := casstest.Hosts(t)
 		env["CASSANDRA_HOSTS"] = strings.Join(hosts, ",")
 		if usesVar(tc, "$KS") {
-			_, ks := casstest.Keyspace(t)
+			sess, ks := casstest.Keyspace(t)
 			vars["$KS"] = ks
+			for _, stmt := range tc.setup {
+				if err := sess.Query(stmt).Exec(); err != nil {
+					t.Fatalf("setup %q: %v", stmt, err)
+				}
+			}
 		}
 		if usesVar(tc, "$NEWKS") {
 			name := casstest.KeyspaceName(t.Name())
