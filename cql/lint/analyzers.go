@@ -65,7 +65,7 @@ func analyzers() []*Analyzer {
 		},
 		{
 			Code: "TT101", Name: "delete-instead-of-ttl", Severity: Warning,
-			What: "rows deleted by age (a DELETE on a time-ordered table or by a time range, in the migrations or the workload) from a table with no default_time_to_live",
+			What: "rows deleted by age (a DELETE on a table clustered by event time, as BK101 judges it, or by a range of time, in the migrations or the workload) from a table with no default_time_to_live",
 			Why:  "each delete writes tombstones that reads must skip until gc_grace_seconds pass; expiring data with a TTL (and TimeWindowCompactionStrategy) drops whole sstables instead",
 			Fix:  "set default_time_to_live on the table (ALTER TABLE ... WITH default_time_to_live = N) or write with USING TTL, and stop deleting",
 			run:  runDeleteWithoutTTL,
@@ -308,7 +308,7 @@ func runDeleteWithoutTTL(p *pass) {
 	if w := p.in.Workload; w != nil {
 		for _, name := range w.Deletes {
 			t, ok := p.lookup(name)
-			if !ok || t.Options.DefaultTTL > 0 || timeClustering(t) == nil {
+			if !ok || t.Options.DefaultTTL > 0 || eventTime(t) == nil {
 				continue
 			}
 			// Report at the table's CREATE when it is among the linted statements.
@@ -330,15 +330,18 @@ func runDeleteWithoutTTL(p *pass) {
 
 // byAge says why a DELETE looks like it removes rows by age, or "" if it does not.
 func byAge(t *cql.Table, d *cql.Delete) string {
+	et := eventTime(t)
 	for _, r := range d.Where {
 		if r.Kind != cql.RelColumn || !r.Op.IsSlice() {
 			continue
 		}
-		if c := t.Column(r.Column().Name); c != nil && (isTimeType(c.Type) || c.Type.Name == "date") {
+		// A range of event time (the shared rule's, bigint included) or of a timestamp or
+		// date column; a range of an entity's id timeuuid is not a range of age.
+		if c := t.Column(r.Column().Name); c != nil && ((et != nil && c.Name == et.Name) || native(c, "timestamp", "date")) {
 			return fmt.Sprintf("DELETE by a range of %s", c.Name)
 		}
 	}
-	if tc := timeClustering(t); tc != nil {
+	if tc := et; tc != nil {
 		return fmt.Sprintf("DELETE from a table ordered by %s", tc.Name)
 	}
 	return ""

@@ -5,16 +5,25 @@ import (
 	"github.com/cqlsize/cqlsize/cql/bound"
 )
 
-func isTimeType(t cql.Type) bool {
-	return t.Kind == cql.Native && (t.Name == "timeuuid" || t.Name == "timestamp")
+// native reports whether c is of one of the named native types.
+func native(c *cql.Column, names ...string) bool {
+	if c.Type.Kind != cql.Native {
+		return false
+	}
+	for _, n := range names {
+		if c.Type.Name == n {
+			return true
+		}
+	}
+	return false
 }
 
-// timeClustering returns the first clustering column of a time type, or nil.
-func timeClustering(t *cql.Table) *cql.Column {
-	for _, c := range t.Clustering {
-		if isTimeType(c.Type) {
-			return c
-		}
+// eventTime returns the clustering column that holds event time by the shared rule (package
+// bound: a timestamp, an event's timeuuid, a bigint named like a moment; not an entity's id
+// timeuuid), or nil when the table is not ordered by time.
+func eventTime(t *cql.Table) *cql.Column {
+	if v := bound.Judge(t); v.TimeSeries {
+		return v.Time
 	}
 	return nil
 }
