@@ -323,6 +323,24 @@ func clusterCases() []clusterCase {
 			reads: []clusterRead{{after: 5 * time.Second, cql: "SELECT * FROM %s WHERE p = 1"}},
 		},
 		{
+			// Rows written by UPDATE ... USING TTL 2 that set one of four regular columns (the
+			// other three unset: they write no cell). Read at 3.5 s: each row has one expired
+			// cell and no row marker, so one tombstone a row (exact: 16), not four. Counting
+			// unset columns as live cells predicted 64.
+			name: "update_ttl_unset_columns",
+			ddl:  "(p int, c int, a text, b text, d text, e text, PRIMARY KEY (p, c)) WITH gc_grace_seconds = 3600",
+			rows: 16,
+			write: func(t *testing.T, w *writer) {
+				w.all(t, "UPDATE %s USING TTL 2 SET a = 'x' WHERE p = 1 AND c = ?", rangeArgs(0, 16, func(i int) []any { return []any{i} }))
+			},
+			in: tombstone.Input{
+				Table:  tbl(4, 0, 1, 3600),
+				Writes: tombstone.Writes{TTLSeconds: 2, ByUpdate: true, UnsetFraction: 0.75},
+			},
+			reads:    []clusterRead{{after: 3500 * time.Millisecond, cql: "SELECT * FROM %s WHERE p = 1"}},
+			wantDisk: []string{"cellTtlExpired"},
+		},
+		{
 			// 1001 row tombstones: over tombstone_warn_threshold (1000), so Cassandra warns.
 			name: "over_warn_threshold",
 			ddl:  "(p int, c int, v text, PRIMARY KEY (p, c))",

@@ -98,7 +98,7 @@ type model struct {
 	ttl       float64 // seconds; 0 = none
 	gc        float64 // gc_grace_seconds
 	linger    float64 // seconds past gc_grace before compaction drops a tombstone
-	cells     float64 // live cells per row that expire with a TTL (non-null regular cells + elements)
+	cells     float64 // live cells per row that expire with a TTL (regular cells written, neither null nor unset, + elements)
 	nulls     float64 // null cells per row
 	liveness  bool    // rows carry row liveness (INSERT)
 	whole     float64 // complex deletions per row (collections written whole)
@@ -123,7 +123,10 @@ func newModel(in Input) model {
 	m.ttl = float64(ttl)
 	m.linger = in.Table.Compaction.Linger().Seconds()
 	m.nulls = in.Writes.NullFraction * float64(in.Table.RegularColumns)
-	m.cells = float64(in.Table.RegularColumns) - m.nulls + float64(in.Table.CollectionColumns)*in.Writes.ElementsPerCollection
+	// Only the cells a write sets expire with its TTL: nulls are tombstones already, unset
+	// columns write nothing.
+	unset := in.Writes.UnsetFraction * float64(in.Table.RegularColumns)
+	m.cells = math.Max(0, float64(in.Table.RegularColumns)-m.nulls-unset) + float64(in.Table.CollectionColumns)*in.Writes.ElementsPerCollection
 	m.liveness = !in.Writes.ByUpdate
 	if in.Writes.CollectionsWhole {
 		m.whole = float64(in.Table.CollectionColumns)

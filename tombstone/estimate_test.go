@@ -192,6 +192,8 @@ func TestValidate(t *testing.T) {
 		{"negative rows", func(in *tombstone.Input) { in.Writes.RowsPerDay = -1 }, "Writes.RowsPerDay"},
 		{"NaN rows", func(in *tombstone.Input) { in.Writes.RowsPerDay = math.NaN() }, "Writes.RowsPerDay"},
 		{"null fraction over 1", func(in *tombstone.Input) { in.Writes.NullFraction = 1.5 }, "Writes.NullFraction"},
+		{"negative unset fraction", func(in *tombstone.Input) { in.Writes.UnsetFraction = -0.1 }, "Writes.UnsetFraction"},
+		{"null and unset over every column", func(in *tombstone.Input) { in.Writes.NullFraction, in.Writes.UnsetFraction = 0.5, 0.75 }, "Writes.UnsetFraction"},
 		{"read fraction over 1", func(in *tombstone.Input) { in.Read.Fraction = 2 }, "Read.Fraction"},
 		{"negative limit", func(in *tombstone.Input) { in.Read.Limit = -5 }, "Read.Limit"},
 		{"negative gc_grace", func(in *tombstone.Input) { in.Table.GCGraceSeconds = -1 }, "Table.GCGraceSeconds"},

@@ -120,6 +120,11 @@ type Writes struct {
 	// NullFraction is the share of the regular columns each write sets to null (binding
 	// null, a literal NULL, or JSON without DEFAULT UNSET): each null is a cell tombstone.
 	NullFraction float64
+	// UnsetFraction is the share of the regular (non-collection) columns each write leaves
+	// unset (an UPDATE that does not name them, a bound value left UNSET, JSON with DEFAULT
+	// UNSET): an unset column writes no cell, so it is neither a null tombstone nor a cell
+	// that expires with the write's TTL. NullFraction + UnsetFraction is at most 1.
+	UnsetFraction float64
 	// CollectionsWhole says the non-frozen collections are written whole (INSERT, or
 	// SET c = {...}) rather than element by element (SET c = c + {...}); each whole write
 	// starts with a complex deletion of the collection.
@@ -340,6 +345,7 @@ func (in Input) Validate() error {
 		{"Writes.Bucket", float64(in.Writes.Bucket)},
 		{"Writes.TTLSeconds", float64(in.Writes.TTLSeconds)},
 		{"Writes.NullFraction", in.Writes.NullFraction},
+		{"Writes.UnsetFraction", in.Writes.UnsetFraction},
 		{"Writes.ElementsPerCollection", in.Writes.ElementsPerCollection},
 		{"Read.Limit", float64(in.Read.Limit)},
 		{"Read.PageSize", float64(in.Read.PageSize)},
@@ -354,6 +360,13 @@ func (in Input) Validate() error {
 	}
 	if in.Writes.NullFraction > 1 {
 		return &FieldError{"Writes.NullFraction", fmt.Sprintf("is a share of the columns: between 0 and 1, got %v", in.Writes.NullFraction)}
+	}
+	if in.Writes.UnsetFraction > 1 {
+		return &FieldError{"Writes.UnsetFraction", fmt.Sprintf("is a share of the columns: between 0 and 1, got %v", in.Writes.UnsetFraction)}
+	}
+	if sum := in.Writes.NullFraction + in.Writes.UnsetFraction; sum > 1+1e-9 {
+		return &FieldError{"Writes.UnsetFraction", fmt.Sprintf("with Writes.NullFraction %v, %v leaves more than every column without a value (the two add up to %v, at most 1)",
+			in.Writes.NullFraction, in.Writes.UnsetFraction, sum)}
 	}
 	if in.Read.Fraction > 1 {
 		return &FieldError{"Read.Fraction", fmt.Sprintf("is a share of the partition: between 0 and 1, got %v", in.Read.Fraction)}

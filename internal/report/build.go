@@ -500,22 +500,26 @@ func tombstoneInput(tbl *cql.Table, est *sizing.Estimate, w *sizing.TableWorkloa
 	}
 	in.Writes.TTLSeconds = int(math.Round(est.TTL.Seconds()))
 	in.Writes.ByUpdate = w.Writes == sizing.Update
-	if w.NullsAs == sizing.NullTombstone {
-		var sum float64
-		var n int
-		for _, c := range tbl.ColumnsOf(cql.Regular) {
-			if c.Type.MultiCell() {
-				continue
-			}
-			f, ok := w.Nulls[c.Name]
-			if !ok {
-				f = w.Nulls["*"]
-			}
-			sum += f
-			n++
+	// The missing values: nulls are cell tombstones; unset columns write no cell, so they
+	// neither count as tombstones nor expire as cells with a TTL.
+	var sum float64
+	var n int
+	for _, c := range tbl.ColumnsOf(cql.Regular) {
+		if c.Type.MultiCell() {
+			continue
 		}
-		if n > 0 {
+		f, ok := w.Nulls[c.Name]
+		if !ok {
+			f = w.Nulls["*"]
+		}
+		sum += f
+		n++
+	}
+	if n > 0 {
+		if w.NullsAs == sizing.NullTombstone {
 			in.Writes.NullFraction = sum / float64(n)
+		} else {
+			in.Writes.UnsetFraction = sum / float64(n)
 		}
 	}
 	var elems float64
