@@ -87,14 +87,15 @@ func TestFitSkewUniform(t *testing.T) {
 	}
 }
 
-func TestQuantileNearestRank(t *testing.T) {
-	s := make([]float64, 100)
+// Quantile ranks as sizing does: p99 of 1,000 values is the 10th largest (rank ⌈n/100⌉).
+func TestQuantileRanksAsSizing(t *testing.T) {
+	s := make([]float64, 1000)
 	for i := range s {
 		s[i] = float64(i + 1)
 	}
-	for _, tc := range []struct{ q, want float64 }{{0.5, 50}, {0.99, 99}, {1, 100}, {0, 1}} {
+	for _, tc := range []struct{ q, want float64 }{{0.5, 501}, {0.99, 991}, {0.999, 1000}, {1, 1000}, {0, 1}} {
 		if got := Quantile(s, tc.q); got != tc.want {
-			t.Errorf("Quantile(1..100, %v) = %v, want %v", tc.q, got, tc.want)
+			t.Errorf("Quantile(1..1000, %v) = %v, want %v", tc.q, got, tc.want)
 		}
 	}
 	if Quantile(nil, 0.5) != 0 {
