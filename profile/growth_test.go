@@ -124,4 +124,7 @@ func TestWorkloadRoundTrip(t *testing.T) {
 	if !strings.Contains(b.String(), "# PARTIAL") {
 		t.Errorf("a partial profile's workload does not say so:\n%s", b.String())
 	}
+	if !strings.Contains(b.String(), "the largest read had 45 rows") || !strings.Contains(b.String(), "--full") {
+		t.Errorf("a sampled Zipf table's workload does not say its head is extrapolated:\n%s", b.String())
+	}
 }
