@@ -2,7 +2,6 @@ package lint_test
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/lint"
@@ -53,8 +52,4 @@ SELECT * FROM readings WHERE value > 3 ALLOW FILTERING;
 	// 0007_readings.cql:6:27: DS103 error: ALTER TABLE readings DROP value deletes the column's data (silenced)
 	// 0007_readings.cql:7:1: AF101 error: SELECT from readings with ALLOW FILTERING scans rows across partitions
 	// 1 errors
-}
-
-func ExampleWriteCodes() {
-	_ = lint.WriteCodes(os.Stdout) // the Markdown table in codes.md
 }
