@@ -51,7 +51,7 @@ type GrowthCrossing struct {
 	Limit   string    `json:"limit"` // "100 MB" or "100,000 values"
 	Already bool      `json:"already"`
 	Never   bool      `json:"never"` // no writes measured, or beyond a century
-	At      time.Time `json:"at,omitempty"`
+	At      time.Time `json:"at,omitzero"`
 	Seconds float64   `json:"seconds_from_now,omitempty"`
 }
 

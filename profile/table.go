@@ -114,8 +114,8 @@ type Table struct {
 	// (Σ(rows−1) / Σ spread over partitions with two rows or more); 0 when unknown.
 	WriteRate       float64   `json:"write_rate_per_second"`
 	WriteRateSource string    `json:"write_rate_source"`
-	LastWrite       time.Time `json:"last_write,omitempty"`
-	FirstWrite      time.Time `json:"first_write,omitempty"`
+	LastWrite       time.Time `json:"last_write,omitzero"`
+	FirstWrite      time.Time `json:"first_write,omitzero"`
 
 	Tombstones Tombstones `json:"tombstones"`
 	Disk       Disk       `json:"disk"`
