@@ -29,14 +29,18 @@ func ProfileWriterFor(format string) (func(io.Writer, *profile.Result) error, er
 	return nil, fmt.Errorf("unknown format %q (want workload, text, json, markdown or html)", format)
 }
 
-// WriteProfileJSON writes the result as one JSON document (the profile package's field
-// names; durations in seconds, times in RFC 3339).
+// ProfileVersion is the version of the profile JSON contract (docs/profile-json.md). Like
+// Version it changes only when a field is removed or changes meaning.
+const ProfileVersion = 1
+
+// WriteProfileJSON writes the result as one JSON document, the contract docs/profile-json.md
+// describes (the profile package's field names; durations in seconds, times in RFC 3339).
 func WriteProfileJSON(w io.Writer, r *profile.Result) error {
 	b, err := json.MarshalIndent(struct {
 		Version int    `json:"version"`
 		Kind    string `json:"kind"`
 		*profile.Result
-	}{1, "profile", r}, "", "  ")
+	}{ProfileVersion, "profile", r}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("render profile as JSON: %w", err)
 	}
