@@ -122,8 +122,8 @@ func analyzers() []*Analyzer {
 		{
 			Code: "CS101", Name: "compact-storage", Severity: Error,
 			What: "WITH COMPACT STORAGE",
-			Why:  "Cassandra 4.0 and later refuse to create COMPACT STORAGE tables",
-			Fix:  "remove WITH COMPACT STORAGE; existing ones need ALTER TABLE ... DROP COMPACT STORAGE before an upgrade",
+			Why:  "Cassandra 5.0 still creates it (the compact_tables_enabled guardrail, on by default), but as a Thrift-era table: hidden column1/value columns, no non-frozen collections, no columns added later, at most one regular column beside clustering columns; and leaving the format takes ALTER TABLE ... DROP COMPACT STORAGE, which 5.0 refuses unless cassandra.yaml sets drop_compact_storage_enabled: true",
+			Fix:  "remove WITH COMPACT STORAGE: since 3.0 a plain table is stored as compactly; an existing compact table leaves the format with ALTER TABLE ... DROP COMPACT STORAGE after setting drop_compact_storage_enabled: true",
 			run:  runCompactStorage,
 		},
 	}
@@ -413,7 +413,7 @@ func runView(p *pass) {
 func runCompactStorage(p *pass) {
 	for _, st := range p.stmts {
 		if s, ok := st.s.(*cql.CreateTable); ok && s.CompactStorage {
-			p.report(s.Pos, "CREATE TABLE %s WITH COMPACT STORAGE is refused by Cassandra 4.0 and later", s.Name)
+			p.report(s.Pos, "CREATE TABLE %s WITH COMPACT STORAGE creates a legacy Thrift-era table that 5.0 only lets you leave with drop_compact_storage_enabled: true in cassandra.yaml", s.Name)
 		}
 	}
 }
