@@ -80,3 +80,37 @@ func TestMigratePlanOfflineModelCheck(t *testing.T) {
 		t.Fatalf("offline plan --to 1: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// up with --replication and a target keyspace that does not exist yet: a lint error or a
+// statement the model refuses stops the run before the keyspace is created, so a refused run
+// leaves nothing on the node (it used to leave an empty keyspace behind).
+func TestMigrateUpRefusalCreatesNoKeyspace(t *testing.T) {
+	admin := casstest.Session(t)
+	env := clusterEnv(t)
+	ks := casstest.KeyspaceName(t.Name())
+	t.Cleanup(func() { _ = admin.Query("DROP KEYSPACE IF EXISTS " + ks).Exec() })
+	repl := "{'class': 'SimpleStrategy', 'replication_factor': 1}"
+	for _, tc := range []struct {
+		name, file string
+		code       int
+		want       string
+	}{
+		{"lint error", "CREATE TABLE IF NOT EXISTS kv (k int, c int, v text, PRIMARY KEY (k, c)) WITH COMPACT STORAGE;\n", ExitFindings, "CS101 error"},
+		{"model refusal", "CREATE TABLE IF NOT EXISTS t (k int PRIMARY KEY) WITH compaction = {'class': 'LeveledCompactionStrategy', 'foo': 'bar'};\n", ExitBadInput, "foo"},
+	} {
+		dir := migDir(t, map[string]string{"0001_a.cql": "CREATE TABLE IF NOT EXISTS ok (k int PRIMARY KEY);\n", "0002_b.cql": tc.file})
+		code, out, errOut := runEnv(t, env, "migrate", "up", "--dir", dir, "--keyspace", ks, "--replication", repl)
+		if code != tc.code || !strings.Contains(errOut, "0002_b.cql:1:") || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "nothing was applied") {
+			t.Fatalf("%s: exit %d, want %d\nstdout: %s\nstderr: %s", tc.name, code, tc.code, out, errOut)
+		}
+		var n int
+		if err := admin.Query(`SELECT count(*) FROM system_schema.keyspaces WHERE keyspace_name = ?`, ks).Scan(&n); err != nil || n != 0 {
+			t.Fatalf("%s: keyspace %s exists after a refused run (%v)", tc.name, ks, err)
+		}
+	}
+	// Without the bad file the same run creates the keyspace and applies.
+	dir := migDir(t, map[string]string{"0001_a.cql": "CREATE TABLE IF NOT EXISTS ok (k int PRIMARY KEY);\n"})
+	if code, out, errOut := runEnv(t, env, "migrate", "up", "--dir", dir, "--keyspace", ks, "--replication", repl); code != ExitOK {
+		t.Fatalf("good run: exit %d\n%s%s", code, out, errOut)
+	}
+}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -98,6 +99,9 @@ func runMigrateUp(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrate
 
 func migrateUp(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFlags, f *migrateUpFlags, migs []*migrations.Migration, to int64) error {
 	mf.createsTarget = migrations.CreatesKeyspace(migs, mf.conn.keyspace)
+	if err := precheckNewKeyspace(ctx, env, cmd, mf, f, migs, to); err != nil {
+		return err
+	}
 	sess, err := mf.open(ctx, env, cmd, true)
 	if err != nil {
 		return err
@@ -158,6 +162,56 @@ func migrateUp(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFla
 	fmt.Fprintf(env.Stdout, "applied %s to keyspace %s in %s; now at version %d\n",
 		plural(len(res.Applied), "migration", "migrations"), mf.conn.keyspace, time.Since(start).Round(time.Millisecond), at)
 	return nil
+}
+
+// precheckNewKeyspace runs the model check and the lints before --replication creates a
+// missing target keyspace, so a run they refuse leaves nothing on the node, not even an
+// empty keyspace. Nothing can be applied yet when the keyspace (which holds the
+// bookkeeping) is missing, so every file up to --to is pending. With a separate
+// --bookkeeping-keyspace, or a keyspace that exists, the checks run later as usual.
+func precheckNewKeyspace(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFlags, f *migrateUpFlags, migs []*migrations.Migration, to int64) error {
+	if mf.replication == "" || mf.createsTarget || (mf.bookkeepingKeyspace != "" && mf.bookkeepingKeyspace != mf.conn.keyspace) {
+		return nil
+	}
+	if f.skipModelCheck && f.lint.noLint {
+		return nil
+	}
+	sess, err := mf.open(ctx, env, cmd, false)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	live, err := liveschema.Read(ctx, sess.s)
+	if err != nil {
+		return migrateErr(err)
+	}
+	if live.Keyspaces[mf.conn.keyspace] != nil || live.Keyspaces[strings.ToLower(mf.conn.keyspace)] != nil {
+		return nil
+	}
+	// The keyspace --replication will create, then every statement up to --to.
+	mk, err := cql.Parse("--replication", []byte(fmt.Sprintf("CREATE KEYSPACE %s WITH replication = %s", cql.QuoteName(mf.conn.keyspace), mf.replication)))
+	if err != nil {
+		return Usagef("--replication %q: %v", mf.replication, err)
+	}
+	if err := live.Apply(mk); err != nil {
+		return Usagef("--replication %q: %v", mf.replication, err)
+	}
+	live.Current = mf.conn.keyspace
+	var steps []migrations.Step
+	for _, m := range migs {
+		if to > 0 && m.Version > to {
+			break
+		}
+		for i, st := range m.Statements {
+			steps = append(steps, migrations.Step{Migration: m, Index: i + 1, Statement: st})
+		}
+	}
+	if !f.skipModelCheck {
+		if err := applySteps(live.Clone(), steps); err != nil {
+			return err
+		}
+	}
+	return f.lint.run(env, mf.conn.keyspace, migs, pendingOf(steps), live)
 }
 
 // checkAgainstLive applies the statements about to run to a model of the schema the
