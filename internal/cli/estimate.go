@@ -86,7 +86,9 @@ partition (--read-limit to change it). --statements classifies the application's
 
 With a cluster (--hosts, or --live with $CASSANDRA_HOSTS) the schema may come from
 system_schema, and what the cluster reports (system_views.max_partition_size,
-system_views.tombstones_per_read, system.size_estimates) is shown beside the estimate.
+system_views.tombstones_per_read, system.size_estimates) is shown beside the estimate. A
+role that may read system_schema but not those tables gets the estimate without the
+cluster's figures, and a note naming the permission the node refused.
 
 Formats: text (default), json (the contract in docs/estimate-json.md), markdown (for a pull
 request comment) and html (one self-contained page with a growth chart per table).
@@ -97,7 +99,8 @@ delete), 10^9 writes, deletes or overwrites a second to one key, 2 GiB a value, 
 elements a collection.
 
 Exit status: 0 when no finding reaches --fail-on, 1 when one does, 2 for bad flags or an
-unreadable or invalid schema or workload, 3 for an unreachable cluster (safe to retry);
+unreadable or invalid schema or workload, or a login the cluster refuses (wrong or missing
+CASSANDRA_USERNAME / CASSANDRA_PASSWORD), 3 for an unreachable cluster (safe to retry);
 nothing on stdout on 2 or 3.`,
 		Example: `  cqlsize estimate --schema examples/posts/migrations --keyspace posts --workload examples/posts/workload.yaml --queries examples/posts/queries.cql
   cqlsize estimate --schema s.cql --table posts_by_user --rate 50/day --bucket month --avg content=280

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -110,6 +111,16 @@ func (c *liveConn) fill(env *Env, r *report.Report) error {
 			continue
 		}
 		live, err := tableFigures(ctx, c.s, ks, name)
+		if err != nil && notPermitted(err) {
+			// The figures are extras beside the estimate: a role that may read the schema but
+			// not the node's views still gets the estimate, with a note saying what is missing.
+			for j := range r.Tables {
+				r.Tables[j].Live = nil
+			}
+			r.Notes = append(r.Notes, fmt.Sprintf("no cluster figures from %s: %v (they need SELECT on "+
+				"system_views.max_partition_size, system_views.tombstones_per_read and system.size_estimates)", r.Live.Hosts, err))
+			return nil
+		}
 		if err != nil {
 			return fmt.Errorf("read what %s reports for %s: %w", r.Live.Hosts, t.Name, err)
 		}
@@ -117,6 +128,12 @@ func (c *liveConn) fill(env *Env, r *report.Report) error {
 	}
 	r.Notes = append(r.Notes, "cluster figures are the answering node's: system_views are per node, and system.size_estimates covers the ranges that node holds; flush first, memtables are not counted")
 	return nil
+}
+
+// notPermitted reports the node's Unauthorized answer: the role lacks a permission.
+func notPermitted(err error) bool {
+	var req gocql.RequestError
+	return errors.As(err, &req) && req.Code() == gocql.ErrCodeUnauthorized
 }
 
 // tableFigures reads one table's max partition size, tombstones per read and size

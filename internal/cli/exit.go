@@ -85,9 +85,10 @@ func classify(err error) int {
 	switch {
 	case errors.Is(err, migrations.ErrInDoubt):
 		return ExitInDoubt
-	case refusedByNode(err):
+	case refusedByNode(err), loginRefused(err):
 		// A run that stopped partway because the node refused a statement is not fixed by
-		// running it again: the file must change.
+		// running it again: the file must change. Nor is a login the node refused: the
+		// credentials (or TLS settings) must.
 		return ExitBadInput
 	case retryable(err):
 		return ExitRetry
@@ -108,6 +109,14 @@ func refusedByNode(err error) bool {
 		return true
 	}
 	return false
+}
+
+// loginRefused reports a session the cluster refused: wrong or missing credentials, a
+// failed TLS handshake. connect.Open wraps it in an UnreachableError, which alone would
+// read as an unreachable cluster (3).
+func loginRefused(err error) bool {
+	var unreachable *connect.UnreachableError
+	return errors.As(err, &unreachable) && unreachable.Refused()
 }
 
 // retryable reports cluster trouble that a later run can get past without any change:

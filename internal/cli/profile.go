@@ -60,8 +60,8 @@ commented with its source and sample size:
 The cluster is --hosts, or $CASSANDRA_HOSTS; credentials and TLS come from the environment as
 for estimate. A progress bar is drawn on stderr when it is a terminal.
 
-Exit status: 0 done; 2 bad flags, a keyspace or table that does not exist, or a refusal (no
-permission); 3 the cluster was unreachable or a read timed out or found replicas down: the
+Exit status: 0 done; 2 bad flags, a keyspace or table that does not exist, a refusal (no
+SELECT permission on a table: nothing is printed), or a login the cluster refuses; 3 the cluster was unreachable or a read timed out or found replicas down: the
 profile printed is partial and says what it covers (safe to run again).`,
 		Example: `  cqlsize profile --hosts 10.0.0.1 --keyspace app > workload.yaml
   cqlsize profile --keyspace app --table events --sample 5000 --rate 2000

@@ -256,6 +256,11 @@ func (e *UnreachableError) Error() string {
 
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
+// Refused reports whether the cluster answered and refused the login (wrong or missing
+// credentials) or the TLS handshake failed: Open stopped at once, and running again
+// unchanged meets the same refusal, so a caller must not count it as trouble to retry.
+func (e *UnreachableError) Refused() bool { return e.Err != nil && !worthRetrying(e.Err) }
+
 // attemptTimeout bounds one connection's dial and handshake. A session attempt can spend
 // it twice on a frozen node: once for the control connection, once filling its pool.
 const attemptTimeout = 5 * time.Second
