@@ -1,6 +1,8 @@
 package profile
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
 	"math"
 	"time"
@@ -10,13 +12,16 @@ import (
 )
 
 // The limits a partition is projected against: Cassandra's guidance of 100 MB and 100,000
-// values a partition.
+// values a partition (sizing's SZ002 and SZ001, measured as estimate measures them).
 const (
 	LimitBytes  = 100e6
 	LimitValues = 100000
 )
 
-// Growth projects the table's partitions forward at the measured write rate.
+// Growth projects the table's partitions forward at the measured write rate. Sizes are
+// sizing's Data.db byte model and its stored values (cells written), computed on the workload
+// the profile writes, so a date here is the date `cqlsize estimate` gives for that workload
+// with write_rate set to the measured rate.
 type Growth struct {
 	// Bucket is the span that bounds a partition ("" when none does), and BucketSource why.
 	Bucket       string `json:"bucket,omitempty"`
@@ -24,8 +29,10 @@ type Growth struct {
 	// RowsPerSecond is the write rate of an average partition; busier partitions grow in
 	// proportion to their rows (the skew the sample shows).
 	RowsPerSecond float64 `json:"rows_per_second"`
-	BytesPerRow   float64 `json:"value_bytes_per_row"`
-	ValuesPerRow  float64 `json:"values_per_row"`
+	// BytesPerRow and ValuesPerRow are what one more row adds to a partition in the model:
+	// Data.db bytes (row header, clustering, timestamps, cells) and stored values.
+	BytesPerRow  float64 `json:"bytes_per_row"`
+	ValuesPerRow float64 `json:"values_per_row"`
 	// Partitions are the typical, p99 and largest sampled partitions: now, and either when
 	// they cross each limit (unbucketed) or how large they are at the end of their bucket.
 	Partitions []GrowthPartition `json:"partitions"`
@@ -34,9 +41,10 @@ type Growth struct {
 
 // GrowthPartition is one partition's projection.
 type GrowthPartition struct {
-	Which  string  `json:"which"` // typical, p99, largest
-	Rows   float64 `json:"rows"`
-	Bytes  float64 `json:"value_bytes"`
+	Which string  `json:"which"` // typical, p99, largest
+	Rows  float64 `json:"rows"`
+	// Bytes and Values are its Data.db bytes and stored values now, by sizing's model.
+	Bytes  float64 `json:"bytes"`
 	Values float64 `json:"values"`
 	// RowsPerSecond is this partition's projected rate (the table's × rows / average rows).
 	RowsPerSecond float64 `json:"rows_per_second"`
@@ -50,7 +58,7 @@ type GrowthPartition struct {
 type GrowthCrossing struct {
 	Limit   string    `json:"limit"` // "100 MB" or "100,000 values"
 	Already bool      `json:"already"`
-	Never   bool      `json:"never"` // no writes measured, or beyond a century
+	Never   bool      `json:"never"` // no writes measured, a TTL caps it, or beyond a century
 	At      time.Time `json:"at,omitzero"`
 	Seconds float64   `json:"seconds_from_now,omitempty"`
 }
@@ -58,55 +66,60 @@ type GrowthCrossing struct {
 // GrowthSize is a projected partition size.
 type GrowthSize struct {
 	Rows   float64 `json:"rows"`
-	Bytes  float64 `json:"value_bytes"`
+	Bytes  float64 `json:"bytes"`
 	Values float64 `json:"values"`
 }
 
-const century = 100 * 365.25 * 24 * time.Hour
+// limitNames are the crossings a profile reports, keyed by sizing's limit codes.
+var limitNames = []struct{ code, name string }{{"SZ002", "100 MB"}, {"SZ001", "100,000 values"}}
 
 // project fills t.Growth at time now.
 func project(t *Table, now time.Time) {
 	g := Growth{RowsPerSecond: t.WriteRate, Partitions: []GrowthPartition{}}
-	if t.RowBytes.N > 0 {
-		g.BytesPerRow = t.RowBytes.Mean
-	}
 	var span time.Duration
 	if t.Schema != nil {
-		g.ValuesPerRow = float64(len(t.Schema.ColumnsOf(cql.Regular)))
 		if w, col, ok := sizing.TableBucket(t.Schema); ok {
 			g.Bucket, g.BucketSource = w.String(), "partition key column "+col
 			span = w.Avg
 		}
 	}
+	m, err := newModel(t)
+	if err != nil {
+		g.Note = "not projected: " + err.Error()
+		t.Growth = g
+		return
+	}
+	g.BytesPerRow, g.ValuesPerRow = m.perRow()
 	mean := t.RowsPerPartition.Mean
-	statics := 0.0
-	if t.Schema != nil && len(t.Schema.ColumnsOf(cql.Static)) > 0 {
-		statics = float64(len(t.Schema.ColumnsOf(cql.Static)))
-	}
-	perPartition := 0.0 // key and static bytes
-	if t.RowsPerPartition.Mean > 0 {
-		perPartition = math.Max(0, t.PartitionBytes.Mean-g.BytesPerRow*t.RowsPerPartition.Mean)
-	}
 	for _, w := range []struct {
 		which string
 		rows  float64
 	}{{"typical", t.RowsPerPartition.P50}, {"p99", t.RowsPerPartition.P99}, {"largest", t.RowsPerPartition.Max}} {
-		p := GrowthPartition{Which: w.which, Rows: w.rows, Bytes: perPartition + w.rows*g.BytesPerRow,
-			Values: w.rows*g.ValuesPerRow + statics}
+		p := GrowthPartition{Which: w.which, Rows: w.rows}
 		if mean > 0 {
 			p.RowsPerSecond = g.RowsPerSecond * w.rows / mean
 		}
+		nowSize, err := m.withRows(w.rows)
+		if err != nil {
+			g.Note = "not projected: " + err.Error()
+			t.Growth = g
+			return
+		}
+		p.Bytes, p.Values = nowSize.Bytes, nowSize.StoredValues
 		if span > 0 {
-			r := p.RowsPerSecond * span.Seconds()
-			if r == 0 {
-				r = w.rows // no rate measured: a bucket holds what it holds now
+			end := nowSize // no rate measured: a bucket holds what it holds now
+			if p.RowsPerSecond > 0 {
+				est, err := m.written(p.RowsPerSecond, true)
+				if err != nil {
+					g.Note = "not projected: " + err.Error()
+					t.Growth = g
+					return
+				}
+				end = est.Typical
 			}
-			p.AtBucketEnd = &GrowthSize{Rows: r, Bytes: perPartition + r*g.BytesPerRow, Values: r*g.ValuesPerRow + statics}
+			p.AtBucketEnd = &GrowthSize{Rows: end.Rows, Bytes: end.Bytes, Values: end.StoredValues}
 		} else {
-			p.Crossings = []GrowthCrossing{
-				cross("100 MB", p.Bytes, LimitBytes, p.RowsPerSecond*g.BytesPerRow, now),
-				cross("100,000 values", p.Values, LimitValues, p.RowsPerSecond*g.ValuesPerRow, now),
-			}
+			p.Crossings = m.crossings(p, now)
 		}
 		g.Partitions = append(g.Partitions, p)
 	}
@@ -125,22 +138,127 @@ func project(t *Table, now time.Time) {
 	t.Growth = g
 }
 
-// cross is when a quantity now at cur, growing by perSec, reaches limit.
-func cross(limit string, cur, lim, perSec float64, now time.Time) GrowthCrossing {
-	c := GrowthCrossing{Limit: limit}
-	switch {
-	case cur >= lim:
-		c.Already = true
-	case perSec <= 0:
-		c.Never = true
-	default:
-		secs := (lim - cur) / perSec
-		if secs > century.Seconds() {
-			c.Never = true
-			break
-		}
-		c.Seconds = secs
-		c.At = now.Add(time.Duration(secs * float64(time.Second))).UTC()
+// model sizes one partition of the table with sizing's byte model, on the workload the
+// profile writes for it.
+type model struct {
+	tbl    *cql.Table
+	w      *sizing.TableWorkload
+	schema *cql.Schema
+}
+
+// newModel reads back the workload WriteWorkload writes for t: the same text `cqlsize
+// estimate --workload` would read, so the two size a partition alike.
+func newModel(t *Table) (*model, error) {
+	if t.Schema == nil {
+		return nil, fmt.Errorf("no schema for %s.%s", t.Keyspace, t.Name)
 	}
-	return c
+	var b bytes.Buffer
+	bw := bufio.NewWriter(&b)
+	bw.WriteString("version: 1\ntables:\n")
+	writeTable(bw, t)
+	if err := bw.Flush(); err != nil {
+		return nil, fmt.Errorf("write the workload of %s.%s: %w", t.Keyspace, t.Name, err)
+	}
+	w, err := sizing.ParseWorkload(t.Keyspace+"."+t.Name+" (profile)", b.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("read back the workload of %s.%s: %w", t.Keyspace, t.Name, err)
+	}
+	if len(w.Tables) != 1 {
+		return nil, fmt.Errorf("the workload of %s.%s has %d tables", t.Keyspace, t.Name, len(w.Tables))
+	}
+	s := cql.NewSchema()
+	ks := t.types
+	if ks == nil {
+		ks = cql.NewKeyspace(t.Keyspace)
+	}
+	s.Keyspaces[t.Keyspace] = ks
+	return &model{tbl: t.Schema, w: w.Tables[0], schema: s}, nil
+}
+
+// one is the workload of a single key written as the average one: the partition the
+// estimate calls typical is then exactly the one asked about.
+func (m *model) one() sizing.TableWorkload {
+	w := *m.w
+	w.Partitions, w.Skew = 1, sizing.Skew{}
+	w.RowsPerPartition, w.WriteRate = 0, sizing.Rate{}
+	w.Fields = map[string]cql.Pos{} // the file's rows_per_partition is replaced, not kept beside a rate
+	for k, v := range m.w.Fields {
+		if k != "rows_per_partition" && k != "rows" && k != "write_rate" {
+			w.Fields[k] = v
+		}
+	}
+	return w
+}
+
+// withRows sizes a partition holding rows rows (no time: no TTL expiry).
+func (m *model) withRows(rows float64) (sizing.Partition, error) {
+	w := m.one()
+	w.RowsPerPartition = rows
+	if rows <= 0 {
+		w.RowsPerPartition = 1e-9 // zero reads as "not declared"
+	}
+	est, err := sizing.EstimateTable(m.tbl, &w, sizing.Options{Schema: m.schema})
+	if err != nil {
+		return sizing.Partition{}, fmt.Errorf("size a partition of %s: %w", m.tbl.QualifiedName(), err)
+	}
+	return est.Typical, nil
+}
+
+// written estimates a partition written at perSec rows a second; bucketed keeps the table's
+// bucket (its Typical is then the partition at the end of its bucket).
+func (m *model) written(perSec float64, bucketed bool) (*sizing.Estimate, error) {
+	w := m.one()
+	w.WriteRate = sizing.Rate{Count: perSec * 86400, Per: sizing.Day}
+	if !bucketed {
+		w.Bucket = sizing.Span{}
+	}
+	est, err := sizing.EstimateTable(m.tbl, &w, sizing.Options{Schema: m.schema})
+	if err != nil {
+		return nil, fmt.Errorf("project a partition of %s: %w", m.tbl.QualifiedName(), err)
+	}
+	return est, nil
+}
+
+// perRow is what a thousand more rows add, per row: Data.db bytes and stored values.
+func (m *model) perRow() (bytesPerRow, valuesPerRow float64) {
+	a, errA := m.withRows(1)
+	b, errB := m.withRows(1001)
+	if errA != nil || errB != nil {
+		return 0, 0
+	}
+	return (b.Bytes - a.Bytes) / 1000, (b.StoredValues - a.StoredValues) / 1000
+}
+
+// crossings is when p, written at its rate from its size now, crosses each limit: the
+// estimate's age at which a partition written at that rate from empty crosses it, less the
+// age at which it holds p's rows now.
+func (m *model) crossings(p GrowthPartition, now time.Time) []GrowthCrossing {
+	cur := map[string]float64{"SZ002": p.Bytes, "SZ001": p.Values}
+	lim := map[string]float64{"SZ002": LimitBytes, "SZ001": LimitValues}
+	var est *sizing.Estimate
+	if p.RowsPerSecond > 0 {
+		est, _ = m.written(p.RowsPerSecond, false)
+	}
+	out := make([]GrowthCrossing, 0, len(limitNames))
+	for _, l := range limitNames {
+		c := GrowthCrossing{Limit: l.name}
+		switch {
+		case cur[l.code] >= lim[l.code]:
+			c.Already = true
+		case est == nil:
+			c.Never = true
+		default:
+			c.Never = true
+			for _, x := range est.Crossings {
+				if x.Limit.Code != l.code || x.TypicalNever {
+					continue
+				}
+				secs := math.Max(0, x.Typical.Seconds()-p.Rows/p.RowsPerSecond)
+				c.Never, c.Seconds = false, secs
+				c.At = now.Add(time.Duration(secs * float64(time.Second))).UTC()
+			}
+		}
+		out = append(out, c)
+	}
+	return out
 }

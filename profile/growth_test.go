@@ -24,33 +24,108 @@ func table(t *testing.T, ddl string) *cql.Table {
 	return nil
 }
 
-func TestProjectUnbucketed(t *testing.T) {
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	tb := &Table{
-		Schema:           table(t, "CREATE TABLE ks.inbox (user int, at timeuuid, a text, b text, PRIMARY KEY (user, at));"),
-		RowsPerPartition: Dist{N: 100, Mean: 100, P50: 50, P99: 900, Max: 1000},
-		PartitionBytes:   Dist{N: 100, Mean: 100*1000 + 4},
-		RowBytes:         Dist{N: 10000, Mean: 1000},
-		WriteRate:        0.01, // rows a second in the average partition
+// growthTable is a profiled table with sparse columns: the model counts the values a row
+// stores (cells written), not its columns.
+func growthTable(t *testing.T, ddl string, rows Dist, rate float64) (*Result, *Table) {
+	t.Helper()
+	tb := &Table{Keyspace: "ks", Schema: table(t, ddl),
+		PartitionsSeen: rows.N, Partitions: 5000, PartitionsSource: "extrapolated",
+		RowsPerPartition: rows, MeanRows: rows.Mean, MeanRowsSource: "the sample's mean",
+		Skew:      SkewFit{Kind: "uniform", Note: "R² 0.2 < 0.9"},
+		WriteRate: rate, WriteRateSource: "WRITETIME over 100 partitions",
 	}
+	tb.Name = tb.Schema.Name
+	for _, c := range tb.Schema.Columns {
+		col := &Column{Name: c.Name, Kind: kindName(c.Kind), Rows: 1000, Size: Dist{N: 1000, Mean: 4}}
+		if c.Name == "body" {
+			col.Size, col.NullFraction = Dist{N: 500, Mean: 300}, 0.5
+		}
+		if c.Name == "title" {
+			col.Size = Dist{N: 1000, Mean: 40}
+		}
+		tb.Columns = append(tb.Columns, col)
+	}
+	return &Result{Keyspace: "ks", Consistency: "LOCAL_ONE", Tables: []*Table{tb}}, tb
+}
+
+// estimateOf is what `cqlsize estimate` says of the workload r writes, with write_rate set to
+// perSec rows a second, as the workload's comment tells the reader to do.
+func estimateOf(t *testing.T, r *Result, tb *Table, perSec float64) *sizing.Estimate {
+	t.Helper()
+	var b bytes.Buffer
+	if err := r.WriteWorkload(&b); err != nil {
+		t.Fatal(err)
+	}
+	w, err := sizing.ParseWorkload("w.yaml", b.Bytes())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	tw := w.Table(tb.Keyspace + "." + tb.Name)
+	delete(tw.Fields, "rows_per_partition") // replaced by write_rate, as the file's comment says
+	tw.RowsPerPartition, tw.WriteRate = 0, sizing.Rate{Count: perSec * 86400, Per: sizing.Day}
+	est, err := sizing.EstimateTable(tb.Schema, tw, sizing.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return est
+}
+
+// TestGrowthAgreesWithEstimate: a profile's crossing dates are estimate's on the workload the
+// profile writes with the measured write rate: the same Data.db bytes and stored values. A
+// partition the profile finds with R rows at r rows/s is, in the estimate, R/r into its
+// life, so the profile's time from now plus R/r is the estimate's age at the crossing.
+func TestGrowthAgreesWithEstimate(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	const rate = 0.01 // rows a second in the average partition
+	r, tb := growthTable(t, "CREATE TABLE ks.inbox (user int, at timeuuid, title text, body text, n int, PRIMARY KEY (user, at));",
+		Dist{N: 100, Mean: 200, P50: 200, P99: 900, Max: 1000}, rate)
 	project(tb, now)
 	g := tb.Growth
-	if g.Bucket != "" || g.ValuesPerRow != 2 || len(g.Partitions) != 3 {
+	if g.Bucket != "" || len(g.Partitions) != 3 || strings.HasPrefix(g.Note, "not projected") {
 		t.Fatalf("growth: %+v", g)
 	}
-	largest := g.Partitions[2]
-	// 1,000 rows of 1,000 bytes: 1 MB now, growing 10× the average rate (0.1 row/s, 100 B/s):
-	// 99 MB more takes 990,000 s; 100,000 values at 2 a row is 50,000 rows, 49,000 more at
-	// 0.1 row/s is 490,000 s.
-	if largest.Which != "largest" || math.Abs(largest.RowsPerSecond-0.1) > 1e-12 {
-		t.Fatalf("largest: %+v", largest)
+	// Data.db bytes exceed the value bytes (row header, timestamps, cell flags), and a row
+	// whose body is unset half the time stores 2.5 values of its 3 regular columns.
+	if g.BytesPerRow <= 16+4+40+150+4 || g.ValuesPerRow >= 3 || g.ValuesPerRow < 2 {
+		t.Errorf("per row: %.4g bytes, %.4g values", g.BytesPerRow, g.ValuesPerRow)
 	}
-	for _, c := range largest.Crossings {
-		want := map[string]float64{"100 MB": (100e6 - (4 + 1000*1000)) / 100, "100,000 values": 490000}[c.Limit]
-		if math.Abs(c.Seconds-want) > 1 || !c.At.Equal(now.Add(time.Duration(want*float64(time.Second)))) {
-			t.Errorf("%s: crosses in %.0f s at %s, want %.0f s", c.Limit, c.Seconds, c.At, want)
+	for _, p := range g.Partitions {
+		est := estimateOf(t, r, tb, p.RowsPerSecond)
+		if len(est.Crossings) == 0 {
+			t.Fatalf("%s: estimate gives no crossing", p.Which)
+		}
+		if p.Which == "typical" && p.RowsPerSecond != rate {
+			t.Errorf("the typical partition (p50 = mean) grows at %g rows/s, want the measured %g", p.RowsPerSecond, rate)
+		}
+		checked := 0
+		for _, c := range p.Crossings {
+			for _, x := range est.Crossings {
+				if x.Limit.Name != map[string]string{"100 MB": "100 MB per partition", "100,000 values": "100,000 values per partition"}[c.Limit] {
+					continue
+				}
+				checked++
+				if c.Never || c.Already || x.TypicalNever {
+					t.Errorf("%s %s: profile %+v, estimate %+v", p.Which, c.Limit, c, x)
+					continue
+				}
+				age := now.Add(-time.Duration(p.Rows / p.RowsPerSecond * float64(time.Second)))
+				if d := c.At.Sub(age.Add(x.Typical)); d < -time.Minute || d > time.Minute {
+					t.Errorf("%s reaches %s on %s; estimate says %s after its first row (%s): %s apart",
+						p.Which, c.Limit, c.At, x.Typical, age.Add(x.Typical), d)
+				}
+			}
+		}
+		if checked != 2 {
+			t.Errorf("%s: %d crossings compared, want 2: %+v", p.Which, checked, p.Crossings)
 		}
 	}
+	// The estimate's own typical partition, on the workload with the measured rate, is the
+	// profile's typical one.
+	est := estimateOf(t, r, tb, rate)
+	if est.Typical.Activity != 1 {
+		t.Fatalf("estimate's typical partition is %g × the average", est.Typical.Activity)
+	}
+
 	tb.WriteRate = 0
 	project(tb, now)
 	if c := tb.Growth.Partitions[0].Crossings[0]; !c.Never || !strings.Contains(tb.Growth.Note, "no write rate") {
@@ -58,22 +133,38 @@ func TestProjectUnbucketed(t *testing.T) {
 	}
 }
 
-func TestProjectBucketed(t *testing.T) {
-	tb := &Table{
-		Schema:           table(t, "CREATE TABLE ks.readings (sensor int, day date, at timestamp, v double, PRIMARY KEY ((sensor, day), at));"),
-		RowsPerPartition: Dist{N: 10, Mean: 10, P50: 10, P99: 10, Max: 10},
-		RowBytes:         Dist{N: 100, Mean: 20},
-		PartitionBytes:   Dist{N: 10, Mean: 208},
-		WriteRate:        1.0 / 60, // a reading a minute
+// TestGrowthAlreadyOver: a partition already past a limit says so, by the model's bytes.
+func TestGrowthAlreadyOver(t *testing.T) {
+	_, tb := growthTable(t, "CREATE TABLE ks.log (id int, seq int, title text, PRIMARY KEY (id, seq));",
+		Dist{N: 10, Mean: 100000, P50: 100000, P99: 150000, Max: 150000}, 0.001)
+	project(tb, time.Now())
+	for _, p := range tb.Growth.Partitions {
+		for _, c := range p.Crossings {
+			if c.Limit == "100,000 values" && !c.Already {
+				t.Errorf("%s with %g rows of one value is not over 100,000 values: %+v", p.Which, p.Rows, c)
+			}
+		}
 	}
+}
+
+func TestProjectBucketed(t *testing.T) {
+	const rate = 1.0 / 60 // a reading a minute
+	r, tb := growthTable(t, "CREATE TABLE ks.readings (sensor int, day date, at timestamp, v double, PRIMARY KEY ((sensor, day), at));",
+		Dist{N: 10, Mean: 10, P50: 10, P99: 10, Max: 10}, rate)
 	project(tb, time.Now())
 	g := tb.Growth
+	if len(g.Partitions) != 3 {
+		t.Fatalf("growth: %+v", g)
+	}
 	if g.Bucket != "day" || !strings.Contains(g.BucketSource, "day") {
-		t.Fatalf("bucket: %q from %q", g.Bucket, g.BucketSource)
+		t.Fatalf("bucket: %q from %q (%s)", g.Bucket, g.BucketSource, g.Note)
 	}
 	end := g.Partitions[0].AtBucketEnd
-	if end == nil || math.Abs(end.Rows-1440) > 1e-6 || math.Abs(end.Bytes-(8+1440*20)) > 1e-6 || len(g.Partitions[0].Crossings) != 0 {
-		t.Errorf("a day at one row a minute: %+v, crossings %v", end, g.Partitions[0].Crossings)
+	est := estimateOf(t, r, tb, rate)
+	if end == nil || math.Abs(end.Rows-1440) > 1e-6 || end.Bytes != est.Typical.Bytes || end.Values != est.Typical.StoredValues ||
+		len(g.Partitions[0].Crossings) != 0 {
+		t.Errorf("a day at one row a minute: %+v, estimate %.6g bytes %.6g values, crossings %v",
+			end, est.Typical.Bytes, est.Typical.StoredValues, g.Partitions[0].Crossings)
 	}
 }
 

@@ -497,6 +497,7 @@ func (r *colReader) observe() int {
 // finish turns the accumulators into the table's figures.
 func (sm *sampler) finish(tp *Table, o Options) {
 	tp.diskSample = sm.diskParts
+	tp.types = o.typesOf
 	tp.BucketsSeen = len(sm.buckets)
 	tp.RowsPerPartition = sm.rowsPer.dist()
 	tp.PartitionBytes = sm.partBytes.dist()
@@ -514,6 +515,8 @@ func (sm *sampler) finish(tp *Table, o Options) {
 	case sm.rateSpan > 0:
 		tp.WriteRate = sm.rateRows / sm.rateSpan
 		tp.WriteRateSource = fmt.Sprintf("WRITETIME over %d partitions: rows after the first / the span of their write times", sm.spread.n)
+	case tp.RowsSeen == 0:
+		tp.WriteRateSource = "unknown: no rows were read"
 	case sm.metaCells == 0:
 		tp.WriteRateSource = "unknown: the table has no column WRITETIME can be read from"
 	default:

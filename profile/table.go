@@ -126,6 +126,7 @@ type Table struct {
 	Problem string  `json:"problem,omitempty"`
 
 	diskSample []disk.Partition // the partitions kept for the disk prediction, until it is made
+	types      *cql.Keyspace    // the keyspace's user types, for sizing's model of a row (growth)
 }
 
 // Column is what the sample found in one column.
