@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/cqlsize/cqlsize/profile"
@@ -34,18 +35,61 @@ func ProfileWriterFor(format string) (func(io.Writer, *profile.Result) error, er
 const ProfileVersion = 1
 
 // WriteProfileJSON writes the result as one JSON document, the contract docs/profile-json.md
-// describes (the profile package's field names; durations in seconds, times in RFC 3339).
+// describes (the profile package's field names; durations in seconds, times in RFC 3339 UTC,
+// numbers rounded as estimate's Num rounds them).
 func WriteProfileJSON(w io.Writer, r *profile.Result) error {
+	utc := *r
+	utc.Started = r.Started.UTC() // every other time of the document is UTC already
 	b, err := json.MarshalIndent(struct {
 		Version int    `json:"version"`
 		Kind    string `json:"kind"`
 		*profile.Result
-	}{ProfileVersion, "profile", r}, "", "  ")
+	}{ProfileVersion, "profile", &utc}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("render profile as JSON: %w", err)
 	}
-	_, err = w.Write(append(b, '\n'))
+	_, err = w.Write(append(roundJSONNumbers(b), '\n'))
 	return err
+}
+
+// roundJSONNumbers rewrites every number of a JSON document outside its strings as Num writes
+// it (six significant digits, whole numbers from a million up), so a profile does not print
+// 143.99999999999997 or change with the last bits of a float. The profile's types stay plain
+// float64 for the library's users; only the rendering rounds.
+func roundJSONNumbers(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	inString, escaped := false, false
+	for i := 0; i < len(b); {
+		c := b[i]
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '-' || c >= '0' && c <= '9':
+			j := i
+			for j < len(b) && strings.IndexByte("+-0123456789.eE", b[j]) >= 0 {
+				j++
+			}
+			if v, err := strconv.ParseFloat(string(b[i:j]), 64); err == nil {
+				out = append(out, formatNum(v)...)
+			} else {
+				out = append(out, b[i:j]...)
+			}
+			i = j
+			continue
+		}
+		out = append(out, c)
+		i++
+	}
+	return out
 }
 
 func profileHeadline(r *profile.Result) string {
@@ -78,8 +122,12 @@ func diskText(d profile.Disk) string {
 	if !d.Predicted {
 		return "not predicted" + strings.TrimPrefix(d.Note, "not predicted")
 	}
-	return fmt.Sprintf("%s on disk (Data.db %s compressed from %s: %s, %d KiB chunks, ratio %.2f); a partition %s compressed, %s uncompressed",
-		Bytes(Num(d.Total)), Bytes(Num(d.DataBytes)), Bytes(Num(d.Uncompressed)), d.Compressor, d.ChunkKB, d.Ratio,
+	chunks := "" // an uncompressed table has no chunks
+	if d.ChunkKB > 0 {
+		chunks = fmt.Sprintf(", %d KiB chunks", d.ChunkKB)
+	}
+	return fmt.Sprintf("%s on disk (Data.db %s compressed from %s: %s%s, ratio %.2f); a partition %s compressed, %s uncompressed",
+		Bytes(Num(d.Total)), Bytes(Num(d.DataBytes)), Bytes(Num(d.Uncompressed)), d.Compressor, chunks, d.Ratio,
 		Bytes(Num(d.PerPartition)), Bytes(Num(d.UncompressedPerPartition)))
 }
 
@@ -118,7 +166,7 @@ func WriteProfileText(w io.Writer, r *profile.Result) error {
 			cols = append(cols, []string{"    " + c.Name, c.Type, columnSize(c), fmt.Sprintf("null %.3g", c.NullFraction)})
 		}
 		writeColumns(&b, cols)
-		fmt.Fprintf(&b, "  growth: %s\n", t.Growth.Note)
+		fmt.Fprintf(&b, "  growth (Data.db bytes and stored values, as estimate sizes them): %s\n", t.Growth.Note)
 		for _, p := range t.Growth.Partitions {
 			fmt.Fprintf(&b, "    %-8s %s rows, %s: %s\n", p.Which, Count(Num(p.Rows)), Bytes(Num(p.Bytes)), growthLine(p))
 		}
@@ -256,7 +304,7 @@ func WriteProfileHTML(w io.Writer, r *profile.Result) error {
 
 const profileCSS = `body{font:14px system-ui,sans-serif;margin:2em;color:#111}table{border-collapse:collapse;margin:.5em 0}th,td{text-align:left;padding:2px 10px;border-bottom:1px solid #e5e7eb}th{font-weight:600}.partial{color:#b91c1c}.ct{font-weight:600}.yl{text-anchor:end;font-size:11px;fill:#6b7280}.xl{text-anchor:middle;font-size:11px;fill:#6b7280}.xt{text-anchor:middle;font-size:12px}.ll{text-anchor:end;font-size:11px;fill:#dc2626}.lg{font-size:11px}`
 
-// profileChart draws the three partitions' value bytes from now to the horizon: the end of
+// profileChart draws the three partitions' Data.db bytes (estimate's model) from now to the horizon: the end of
 // the bucket, or the latest crossing of 100 MB (at least a day, at most ten years).
 func profileChart(t *profile.Table) string {
 	horizon := 0.0
@@ -282,6 +330,6 @@ func profileChart(t *profile.Table) string {
 		}
 		ss = append(ss, s)
 	}
-	return lineChart("Value bytes a partition from now, at the measured write rate", ss, horizon, profile.LimitBytes, "100 MB",
+	return lineChart("Data.db bytes a partition from now, at the measured write rate", ss, horizon, profile.LimitBytes, "100 MB",
 		func(v float64) string { return Bytes(Num(v)) })
 }
