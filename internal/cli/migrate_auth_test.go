@@ -82,7 +82,8 @@ func TestAuthMigrateStatusNoSelect(t *testing.T) {
 // events runs a file that creates a table and then alters events. The node refuses the
 // ALTER: exit 2 naming ALTER and the table, the file's first statement stays applied (DDL
 // cannot be rolled back) and the bookkeeping says the file stopped partway, so nothing is
-// recorded as applied that is not; events is unchanged.
+// recorded as applied that is not; events is unchanged. Once ALTER is granted, the next run
+// applies statement 2 only.
 //
 // The role also gets SELECT on system_views.gossip_info: the migrator reads it to wait for
 // schema agreement, and today a role without it waits --agreement-timeout and exits 3
@@ -104,11 +105,18 @@ func TestAuthMigrateUpNoAlter(t *testing.T) {
 	if got, want := schemaColumns(t, admin, ks), append([]string{"a.k"}, eventsColumns...); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("after the refused ALTER the keyspace holds %v; want %v (the CREATE ran, events unchanged)", got, want)
 	}
+	upErr := errOut
 	code, out, errOut = runAuth(t, env, "migrate", "status", "--keyspace", ks, "--dir", dir)
 	if code != ExitFindings || !strings.Contains(out, "1/2") {
 		t.Errorf("status after the refused ALTER: exit %d\nstdout: %s\nstderr: %s\nwant 1 and the file partial at statement 1/2", code, out, errOut)
 	}
-	t.Logf("up: %s\nstatus: %s", errOut, out)
+	t.Logf("up: %s\nstatus: %s", upErr, out)
+	// Granted ALTER, the next run continues from statement 2 and the file is applied once.
+	authtest.Grant(t, admin, "ALTER", "TABLE "+ks+".events", deployer)
+	code, out, errOut = runAuth(t, env, "migrate", "up", "--keyspace", ks, "--dir", dir, "--agreement-timeout", "20s")
+	if got, want := schemaColumns(t, admin, ks), []string{"a.k", "events.body", "events.extra", "events.id", "events.seq"}; code != ExitOK || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("up after GRANT ALTER: exit %d, keyspace %v; want 0 and %v\nstdout: %s\nstderr: %s", code, got, want, out, errOut)
+	}
 }
 
 // TestAuthMigrateUpNoGossipInfo: the same deployer without SELECT on
