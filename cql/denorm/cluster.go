@@ -199,11 +199,13 @@ func readIter(q *gocql.Query, delay time.Duration) *gocql.Iter {
 const maxResends = 3
 
 // driverCancelled reports whether err is a cancellation its caller did not make: ctx, the
-// read's own context, is still live. gocql v1.7.0 answers context.Canceled for a request
-// in flight on a connection it closes (as when it hears a node is DOWN and drops its
-// pool), and returns that without asking the retry policy, which would take it for the
-// caller giving up. On the ring, when gossip convicted a paused node, the four page reads
-// waiting on it failed so in two runs of three. A read is idempotent: it is sent again.
+// read's own context, is still live. gocql v1.7.0 prepares a statement on each connection
+// under the connection's own context (conn.go, prepareStatement), and every request waiting
+// for that prepare gets its error; when gocql closes the connection (it heard the node is
+// DOWN and drops its pool) that error can be context.Canceled, which the driver returns
+// without asking the retry policy, and which the policy would take for the caller giving
+// up. On the ring, when gossip convicted a paused node, the four page reads waiting on it
+// failed so in two runs of three. A read is idempotent: it is sent again.
 func driverCancelled(ctx context.Context, err error) bool {
 	return errors.Is(err, context.Canceled) && ctx.Err() == nil
 }
