@@ -18,6 +18,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -134,8 +135,18 @@ func Keyspace(t testing.TB) (*gocql.Session, string) {
 	if rf > 3 {
 		rf = 3
 	}
-	stmt := fmt.Sprintf("CREATE KEYSPACE %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': %d}", name, rf)
-	if err := admin.Query(stmt).Exec(); err != nil {
+	// IF NOT EXISTS makes the statement safe to send again: on a loaded machine a node can
+	// apply the schema change and still miss the client's 30 s timeout (seen with 2 cores at a
+	// load average of 14), and the name is unique to this test, so an existing keyspace is ours.
+	stmt := fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': %d}", name, rf)
+	var err error
+	for attempt := 1; attempt <= 3; attempt++ {
+		if err = admin.Query(stmt).Exec(); err == nil || !isTimeout(err) {
+			break
+		}
+		t.Logf("create test keyspace %s: attempt %d: %v; sending it again", name, attempt, err)
+	}
+	if err != nil {
 		t.Fatalf("create test keyspace: %v", err)
 	}
 	t.Cleanup(func() {
@@ -166,4 +177,10 @@ func KeyspaceName(testName string) string {
 		base = base[:36]
 	}
 	return "t_" + base + "_" + hex.EncodeToString(b[:])
+}
+
+// isTimeout reports whether err is the driver giving up waiting, not the node refusing.
+func isTimeout(err error) bool {
+	var rte *gocql.RequestErrWriteTimeout
+	return errors.Is(err, gocql.ErrTimeoutNoResponse) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &rte)
 }
