@@ -79,7 +79,8 @@ applies versioned migrations safely from every deploy at once.
 Exit status, the same for every command:
   0  fine
   1  findings or lints at or over --fail-on
-  2  bad usage or bad input (a file, a flag, a statement the node refuses): fix it first
+  2  bad usage or bad input (a file, a flag, a statement the node refuses, a permission or a
+     login it refuses): fix it first
   3  cluster trouble that is safe to retry as is: unreachable, lock wait timed out, lease lost,
      schema agreement timed out, a migration run stopped partway (the next run continues)
   4  in doubt: a statement may or may not have been applied; a person decides
