@@ -45,7 +45,7 @@ func Run(ctx context.Context, s *gocql.Session, o Options) (*Result, error) {
 		return nil, errors.New("profile: no session")
 	}
 	o = o.withDefaults()
-	res := &Result{Keyspace: o.Keyspace, Started: o.Now(), Problems: []string{}, Tables: []*Table{},
+	res := &Result{Keyspace: o.Keyspace, Started: o.Now().UTC(), Problems: []string{}, Tables: []*Table{},
 		RateSet: o.Rate, Consistency: o.Consistency.String()}
 	schema, err := liveschema.Read(ctx, s, o.Keyspace)
 	if err != nil {

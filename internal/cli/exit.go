@@ -133,6 +133,9 @@ func retryable(err error) bool {
 		errors.Is(err, migrations.ErrLockLost),
 		errors.Is(err, migrations.ErrSchemaDisagreement),
 		errors.Is(err, context.DeadlineExceeded),
+		// Ctrl-C, or the SIGTERM an orchestrator sends a deploy it replaces: the run stopped
+		// between statements with its progress recorded, and the next run continues.
+		errors.Is(err, context.Canceled),
 		errors.Is(err, gocql.ErrNoConnections),
 		errors.Is(err, gocql.ErrTimeoutNoResponse),
 		errors.Is(err, gocql.ErrConnectionClosed),

@@ -40,6 +40,7 @@ func TestClassify(t *testing.T) {
 		{"lease lost", wrap(migrations.ErrLockLost), ExitRetry},
 		{"agreement timeout", &migrations.DisagreementError{Err: context.DeadlineExceeded}, ExitRetry},
 		{"deadline", wrap(context.DeadlineExceeded), ExitRetry},
+		{"interrupted (Ctrl-C, SIGTERM)", wrap(context.Canceled), ExitRetry},
 		{"no connections", wrap(gocql.ErrNoConnections), ExitRetry},
 		{"connection closed", wrap(gocql.ErrConnectionClosed), ExitRetry},
 		{"write timeout", wrap(requestErr{gocql.ErrCodeWriteTimeout, "Operation timed out"}), ExitRetry},
