@@ -117,8 +117,11 @@ func (c *liveConn) fill(env *Env, r *report.Report) error {
 			for j := range r.Tables {
 				r.Tables[j].Live = nil
 			}
-			r.Notes = append(r.Notes, fmt.Sprintf("no cluster figures from %s: %v (they need SELECT on "+
-				"system_views.max_partition_size, system_views.tombstones_per_read and system.size_estimates)", r.Live.Hosts, err))
+			note := fmt.Sprintf("no cluster figures from %s: %v (they need SELECT on "+
+				"system_views.max_partition_size, system_views.tombstones_per_read and system.size_estimates)", r.Live.Hosts, err)
+			r.Notes = append(r.Notes, note)
+			// On stderr too: not every format prints the report's notes (markdown does not).
+			fmt.Fprintf(env.Stderr, "cqlsize: %s\n", note)
 			return nil
 		}
 		if err != nil {

@@ -140,6 +140,11 @@ func runProfile(env *Env, f *profileFlags) error {
 		if errors.As(err, &nf) {
 			return Usagef("%v on %s", err, strings.Join(cfg.Hosts, ","))
 		}
+		if notPermitted(err) {
+			return &ExitError{Code: ExitBadInput, Err: fmt.Errorf("%w; profile reads the rows it samples, so the role needs SELECT "+
+				"on every table it profiles: GRANT SELECT ON KEYSPACE %s TO %s, or name the tables it may read with --table",
+				err, f.keyspace, orUnnamed(cfg.Username))}
+		}
 		return InputErr(err)
 	}
 	var out bytes.Buffer
@@ -157,6 +162,14 @@ func runProfile(env *Env, f *profileFlags) error {
 		return &ExitError{Code: ExitRetry, Err: fmt.Errorf("partial profile: %s", strings.Join(res.Problems, "; "))}
 	}
 	return nil
+}
+
+// orUnnamed is the role to name in a GRANT hint.
+func orUnnamed(user string) string {
+	if user == "" {
+		return "<role>"
+	}
+	return user
 }
 
 // profileBar draws `[#####.....] 412/1000 partitions  events` on stderr when it is a

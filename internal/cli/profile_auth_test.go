@@ -37,16 +37,19 @@ func authEvents(t *testing.T) (admin *gocql.Session, ks string) {
 }
 
 // TestAuthProfileNoSelect: a role that may log in and read the schema but not the table gets
-// exit 2 and the node's own words naming the role, the permission and the table, with
-// nothing on stdout in any format; granted SELECT, the same command profiles the table.
+// exit 2 and the node's own words naming the role, the permission and the table, the GRANT
+// that would allow it, and nothing on stdout in any format; granted SELECT, the same command
+// profiles the table.
 func TestAuthProfileNoSelect(t *testing.T) {
 	admin, ks := authEvents(t)
 	reader, pw := authtest.Role(t, admin, "reader")
 	env := authtest.Env(t, reader, pw)
 	want := fmt.Sprintf("User %s has no SELECT permission on <table %s.events>", reader, ks)
+	hint := fmt.Sprintf("GRANT SELECT ON KEYSPACE %s TO %s", ks, reader)
 	for _, format := range []string{"workload", "json", "markdown"} {
 		code, out, errOut := runAuth(t, env, "profile", "--keyspace", ks, "--format", format, "--sample", "10")
-		if code != ExitBadInput || !strings.Contains(errOut, want) || !strings.Contains(errOut, "profile "+ks+".events") || out != "" {
+		if code != ExitBadInput || !strings.Contains(errOut, want) || !strings.Contains(errOut, "profile "+ks+".events") ||
+			!strings.Contains(errOut, hint) || out != "" {
 			t.Errorf("--format %s without SELECT: exit %d, stdout %q, stderr %q; want 2, nothing on stdout, %q", format, code, out, errOut, want)
 		}
 	}
@@ -66,8 +69,8 @@ func TestAuthEstimateLiveNoViews(t *testing.T) {
 	code, out, errOut := runAuth(t, authtest.Env(t, reader, pw), "estimate", "--live", "--keyspace", ks, "--table", "events", "--rows", "10")
 	want := fmt.Sprintf("no cluster figures from %s: system_views.max_partition_size: User %s has no SELECT permission on <table system_views.max_partition_size>",
 		strings.Join(authtest.Hosts(t), ","), reader)
-	if code != ExitOK || !strings.Contains(out, ks+".events") || !strings.Contains(out, want) {
-		t.Errorf("estimate --live without the views: exit %d\nstdout: %s\nstderr: %s\nwant 0, the estimate and a note %q", code, out, errOut, want)
+	if code != ExitOK || !strings.Contains(out, ks+".events") || !strings.Contains(out, want) || !strings.Contains(errOut, want) {
+		t.Errorf("estimate --live without the views: exit %d\nstdout: %s\nstderr: %s\nwant 0, the estimate and a note %q (in the report and on stderr)", code, out, errOut, want)
 	}
 	code, out, _ = runAuth(t, authtest.Env(t, reader, pw), "estimate", "--live", "--keyspace", ks, "--table", "events", "--rows", "10", "--format", "json")
 	if code != ExitOK || !strings.Contains(out, `"notes"`) || !strings.Contains(out, "no cluster figures from") {
