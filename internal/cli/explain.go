@@ -100,8 +100,12 @@ func listCodes(env *Env, format string, keep func(finding.Doc) bool) error {
 		return codes.WriteJSON(env.Stdout, docs)
 	case "markdown", "md":
 		return codes.WriteTable(env.Stdout, docs)
+	case "text", "":
+		return codes.WriteList(env.Stdout, docs)
 	}
-	return codes.WriteList(env.Stdout, docs)
+	// A format the listing cannot write is a usage error, not a silent fallback: a script
+	// asking for --format xml must not parse text it did not ask for.
+	return Usagef("--format %q: the code list is text, json or markdown", format)
 }
 
 // isLint reports whether a code is a migration lint's (not SZ, TS or QF).

@@ -71,9 +71,9 @@ type validateJSON struct {
 func runMigrateValidate(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFlags, f *migrateValidateFlags) error {
 	if f.listLints {
 		// The lint listing has always been the Markdown table (what, why, fix); JSON on request.
-		format := "markdown"
-		if f.format == "json" {
-			format = "json"
+		format := f.format
+		if format == "text" {
+			format = "markdown"
 		}
 		return listCodes(env, format, isLint)
 	}
