@@ -179,7 +179,7 @@ func sweepCases() []sweepCase {
 		{name: "check unknown table is a QF011 finding", args: []string{"check", "--schema", good, "-k", "app", "--queries", d("q/unknown_table.cql")}, code: ExitFindings, stdout: []string{"QF011", "app.nosuch does not exist", "q/unknown_table.cql:2:15"}},
 		{name: "check unknown column is a QF011 finding", args: []string{"check", "--schema", good, "-k", "app", "--queries", d("q/unknown_col.cql")}, code: ExitFindings, stdout: []string{"QF011", "nosuchcol", "q/unknown_col.cql:2:8"}},
 		{name: "check filtering is QF001", args: []string{"check", "--schema", good, "-k", "app", "--queries", d("q/filtering.cql")}, code: ExitFindings, stdout: []string{"QF001"}},
-		{name: "check --list-codes --format xml", args: []string{"check", "--list-codes", "--format", "xml"}, code: ExitBadInput, stderr: []string{"--format", "xml"},},
+		{name: "check --list-codes --format xml", args: []string{"check", "--list-codes", "--format", "xml"}, code: ExitBadInput, stderr: []string{"--format", "xml"}},
 
 		// explain.
 		{name: "explain a code", args: []string{"explain", "SZ001"}, code: ExitOK, stdout: []string{"SZ001", "values-per-partition"}},
@@ -199,7 +199,7 @@ func sweepCases() []sweepCase {
 		{name: "validate --format xml", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", m1, "--format", "xml"}, code: ExitBadInput, stderr: []string{"--format", `"xml"`}},
 		{name: "validate --allow-lint unknown", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", m1, "--allow-lint", "NOPE1"}, code: ExitBadInput, stderr: []string{"--allow-lint", `"NOPE1"`}},
 		{name: "validate missing workload", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", m1, "--workload", d("nope.yaml")}, code: ExitBadInput, stderr: []string{"nope.yaml"}},
-		{name: "validate --list-lints --format xml", args: []string{"migrate", "validate", "--list-lints", "--format", "xml"}, code: ExitBadInput, stderr: []string{"--format", "xml"},},
+		{name: "validate --list-lints --format xml", args: []string{"migrate", "validate", "--list-lints", "--format", "xml"}, code: ExitBadInput, stderr: []string{"--format", "xml"}},
 		{name: "validate good", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", m1}, code: ExitOK, stdout: []string{"validated 2 files, 2 statements"}},
 		{name: "validate a binary file", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", "$TMP"}, files: map[string]string{"0001_bin.cql": "CREATE TABLE t (id int PRIMARY KEY\x93);"},
 			code: ExitBadInput, stderr: []string{"0001_bin.cql:1:", "not valid UTF-8"}},
