@@ -431,8 +431,11 @@ func readView(ctx context.Context, s *gocql.Session) ([]nodeView, error) {
 	}
 	if err := iter.Close(); err != nil {
 		var req gocql.RequestError
-		if errors.As(err, &req) && req.Code() == gocql.ErrCodeInvalid {
-			return readPeers(ctx, s) // no gossip_info: a cluster before 4.1
+		if errors.As(err, &req) && (req.Code() == gocql.ErrCodeInvalid || req.Code() == gocql.ErrCodeUnauthorized) {
+			// No gossip_info (a cluster before 4.1), or a deploy role that may not read it:
+			// every role may read system.local and system.peers_v2. Without this, such a role
+			// waited out --agreement-timeout and exited 3, and retrying never helped.
+			return readPeers(ctx, s)
 		}
 		return nil, fmt.Errorf("read system_views.gossip_info: %w", err)
 	}
