@@ -147,12 +147,18 @@ func (s *Schema) Apply(stmt Statement) error {
 		}
 		return checkVectorLiterals(t, st)
 	case *Insert, *Update, *Delete:
-		_, t, err := s.findTable(dmlTable(st))
+		ks, t, err := s.findTable(dmlTable(st))
 		if err != nil {
 			return err
 		}
-		return checkVectorLiterals(t, st)
+		if err := checkVectorLiterals(t, st); err != nil {
+			return err
+		}
+		return checkDML(ks, t, st)
 	case *Batch:
+		if err := checkUsing(&Table{}, st.Using, true); err != nil {
+			return err
+		}
 		for _, b := range st.Statements {
 			if err := s.Apply(b); err != nil {
 				return err

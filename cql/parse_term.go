@@ -1,6 +1,9 @@
 package cql
 
-import "strconv"
+import (
+	"math"
+	"strconv"
+)
 
 // term parses a value: additions of multiplications of (possibly negated) simple terms.
 // As in Cassandra, "1 -1" is not a subtraction: the lexer reads -1 as one integer.
@@ -283,7 +286,11 @@ func (p *parser) typ(depth int) Type {
 			p.next()
 			p.expectPunct(">")
 			n, err := strconv.Atoi(d.Val)
-			if err != nil || n <= 0 {
+			if err != nil || n > math.MaxInt32 {
+				// 5.0 reads the dimension as a Java int: "NumberFormatException For input string".
+				p.fail(d.Pos, "vector dimension %s is over 2147483647: NumberFormatException For input string: %q", d.Val, d.Val)
+			}
+			if n <= 0 {
 				p.fail(d.Pos, "vectors may only have positive dimensions; given %s", d.Val)
 			}
 			return Type{Kind: Vector, Name: "vector", Params: []Type{elem}, Dim: n, Frozen: true}
