@@ -62,7 +62,20 @@ func Run(ctx context.Context, s *gocql.Session, o Options) (*Result, error) {
 	sort.Strings(have)
 	names := o.Tables
 	if len(names) == 0 {
-		names = have
+		// Every table but cqlsize's own bookkeeping, which --table can still name.
+		for _, n := range have {
+			if Bookkeeping(ks.Tables[n]) {
+				res.Skipped = append(res.Skipped, n)
+			} else {
+				names = append(names, n)
+			}
+		}
+		if len(names) == 0 {
+			return nil, &NoTableError{Keyspace: o.Keyspace, Skipped: res.Skipped}
+		}
+		if len(res.Skipped) > 0 {
+			res.Problems = append(res.Problems, SkippedNote(o.Keyspace, res.Skipped))
+		}
 	}
 	var tables []*cql.Table
 	for _, n := range names {

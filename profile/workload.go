@@ -31,6 +31,11 @@ func (r *Result) WriteWorkload(w io.Writer) error {
 		for _, p := range r.Problems {
 			fmt.Fprintf(b, "#   %s\n", oneLine(p))
 		}
+	} else if len(r.Problems) > 0 {
+		fmt.Fprintf(b, "# Notes:\n")
+		for _, p := range r.Problems {
+			fmt.Fprintf(b, "#   %s\n", oneLine(p))
+		}
 	}
 	fmt.Fprintf(b, "# Sizes are the serialized bytes the driver received; rows per partition are exact for\n# the partitions read (whole partitions).\nversion: 1\ntables:\n")
 	for _, t := range r.Tables {

@@ -65,6 +65,14 @@ func (c *liveConn) Close() { c.s.Close() }
 // schema estimated and the differences are reported; without, the cluster's is used.
 func (c *liveConn) schema(env *Env, files *cql.Schema, keyspace string) (*cql.Schema, error) {
 	var keyspaces []string
+	if keyspace != "" {
+		// CQL folds an unquoted name: -k App reads the keyspace `CREATE KEYSPACE App` made (app).
+		k, err := foldCQLName(keyspace)
+		if err != nil {
+			return nil, Usagef("--keyspace: %v", err)
+		}
+		keyspace = k
+	}
 	switch {
 	case keyspace != "":
 		keyspaces = []string{keyspace}

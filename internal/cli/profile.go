@@ -26,7 +26,7 @@ type profileFlags struct {
 	hosts, keyspace string
 	tables          []string
 	sample          int
-	rate            float64
+	rate            string
 	consistency     string
 	full            bool
 	pageSize        int
@@ -71,11 +71,11 @@ profile printed is partial and says what it covers (safe to run again).`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.hosts, "hosts", "", "the cluster, host[:port],... (default $CASSANDRA_HOSTS)")
-	fl.StringVarP(&f.keyspace, "keyspace", "k", "", "the keyspace to profile (required)")
-	fl.StringSliceVar(&f.tables, "table", nil, "a table to profile (repeatable, or comma-separated; default every table)")
+	fl.StringVarP(&f.keyspace, "keyspace", "k", "", "the keyspace to profile (required unless --table is keyspace.table); unquoted it is folded to lower case as CQL does, '\"MixedCase\"' keeps case")
+	fl.StringSliceVar(&f.tables, "table", nil, "a table to profile, table or keyspace.table (repeatable, or comma-separated; default every table but cqlsize migrate's bookkeeping)")
 	fl.IntVar(&f.sample, "sample", profile.DefaultSample, "partitions to read per table")
-	fl.Float64Var(&f.rate, "rate", 0, "at most this many rows read a second, over the whole run (0: no limit)")
-	fl.StringVar(&f.consistency, "consistency", "LOCAL_ONE", "consistency of the reads")
+	fl.StringVar(&f.rate, "rate", "0", "at most this many rows read, over the whole run: a second (2000), or per unit (2000/s, 100k/m, 5M/h); 0: no limit")
+	fl.StringVar(&f.consistency, "consistency", "LOCAL_ONE", "consistency of the reads: ONE, LOCAL_ONE, TWO, THREE, QUORUM, LOCAL_QUORUM, EACH_QUORUM or ALL")
 	fl.BoolVar(&f.full, "full", false, "read every partition instead of a sample")
 	fl.IntVar(&f.pageSize, "page-size", 500, "rows a page (never more than --rate)")
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "timeout of each page read")
@@ -86,21 +86,29 @@ profile printed is partial and says what it covers (safe to run again).`,
 }
 
 func runProfile(env *Env, f *profileFlags) error {
-	if f.keyspace == "" {
-		return Usagef("--keyspace is required: the keyspace to profile")
+	keyspace, tables, err := profileTargets(f.keyspace, f.tables)
+	if err != nil {
+		return err
 	}
 	if f.sample <= 0 {
 		return Usagef("--sample %d: want at least 1 partition", f.sample)
 	}
-	if f.rate < 0 {
-		return Usagef("--rate %g: want rows a second, 0 for no limit", f.rate)
+	rate, err := parseProfileRate(f.rate)
+	if err != nil {
+		return err
 	}
 	if f.pageSize <= 0 {
 		return Usagef("--page-size %d: want at least 1 row", f.pageSize)
 	}
-	cons, err := connect.ParseConsistency(f.consistency)
+	cons, err := parseReadConsistency(f.consistency)
 	if err != nil {
-		return Usagef("--consistency: %v", err)
+		return err
+	}
+	if f.output != "" {
+		// Before the reads, which may take minutes: the file is written after them.
+		if fi, err := os.Stat(f.output); err == nil && fi.IsDir() {
+			return Usagef("--output %s: is a directory", f.output)
+		}
 	}
 	var render func(io.Writer, *profile.Result) error
 	if f.format == "workload" || f.format == "yaml" {
@@ -130,22 +138,31 @@ func runProfile(env *Env, f *profileFlags) error {
 
 	bar := newProfileBar(env)
 	res, err := profile.Run(env.Ctx, s, profile.Options{
-		Keyspace: f.keyspace, Tables: f.tables, Sample: f.sample, Rate: f.rate, Consistency: cons,
+		Keyspace: keyspace, Tables: tables, Sample: f.sample, Rate: rate, Consistency: cons,
 		Full: f.full, PageSize: f.pageSize, Timeout: f.timeout, Progress: bar.update, Seed: f.seed,
 		PerHost: perHost(cfg),
 	})
 	bar.finish()
 	if err != nil {
 		var nf *profile.NotFoundError
-		if errors.As(err, &nf) {
+		var nt *profile.NoTableError
+		if errors.As(err, &nf) || errors.As(err, &nt) {
 			return Usagef("%v on %s", err, strings.Join(cfg.Hosts, ","))
 		}
 		if notPermitted(err) {
 			return &ExitError{Code: ExitBadInput, Err: fmt.Errorf("%w; profile reads the rows it samples, so the role needs SELECT "+
 				"on every table it profiles: GRANT SELECT ON KEYSPACE %s TO %s, or name the tables it may read with --table",
-				err, f.keyspace, orUnnamed(cfg.Username))}
+				err, keyspace, orUnnamed(cfg.Username))}
 		}
 		return InputErr(err)
+	}
+	if res.ReadNothing() {
+		// A workload of nothing would stand in for tables that were not read: print none.
+		return &ExitError{Code: ExitRetry, Err: fmt.Errorf("nothing could be read, so no profile is printed: %s",
+			strings.Join(res.Problems, "; "))}
+	}
+	if len(res.Skipped) > 0 {
+		fmt.Fprintf(env.Stderr, "cqlsize: note: %s\n", profile.SkippedNote(keyspace, res.Skipped))
 	}
 	var out bytes.Buffer
 	if err := render(&out, res); err != nil {
