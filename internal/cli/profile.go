@@ -41,7 +41,8 @@ func newProfileCmd(env *Env) *cobra.Command {
 		Use:   "profile --keyspace K [--hosts H] [--table T] [--sample N] [--rate R]",
 		Short: "Measure tables that already hold data and write the workload `estimate` reads",
 		Long: `Profile samples each table of a keyspace across the token ring: whole partitions from
-random start tokens, paged, at LOCAL_ONE, no faster than --rate rows a second. Per table it
+random start tokens, paged, at LOCAL_ONE (--consistency: any level a read takes, not ANY),
+no faster than --rate (rows a second, or 2000/s, 100k/m, 5M/h). Per table it
 measures rows per partition (p50, p99, max), each column's serialized size, null fraction and
 collection items, TTLs and write times, the partition count (the whole table when the walk
 covered it, else system.size_estimates, else the sample scaled by the share of the ring
@@ -49,6 +50,11 @@ walked), key skew (a Zipf exponent fitted to rows per partition, or uniform) and
 warnings the reads met; then projects each table's typical, p99 and largest partition at the
 measured write rate: when it crosses 100 MB and 100,000 values, or its size when its bucket
 ends.
+
+Every table means every table but cqlsize migrate's own bookkeeping (cqlsize_migrations
+and its _lock table), which a note names; --table profiles it when asked. The keyspace is
+-k, folded to lower case as CQL folds an unquoted name (-k '"MixedCase"' keeps case), or
+the keyspace of a --table given as keyspace.table.
 
 By default it prints a workload file that cqlsize estimate takes unchanged, every field
 commented with its source and sample size:
@@ -60,11 +66,14 @@ commented with its source and sample size:
 The cluster is --hosts, or $CASSANDRA_HOSTS; credentials and TLS come from the environment as
 for estimate. A progress bar is drawn on stderr when it is a terminal.
 
-Exit status: 0 done; 2 bad flags, a keyspace or table that does not exist, a refusal (no
-SELECT permission on a table: nothing is printed), or a login the cluster refuses; 3 the cluster was unreachable or a read timed out or found replicas down: the
-profile printed is partial and says what it covers (safe to run again).`,
+Exit status: 0 done; 2 bad flags, a keyspace or table that does not exist, a keyspace with
+no table, a refusal (no SELECT permission on a table), or a login the cluster refuses:
+nothing is printed; 3 the cluster was unreachable or a read timed out or found replicas
+down: the profile printed is partial and says what it covers (safe to run again), and when
+nothing at all could be read nothing is printed.`,
 		Example: `  cqlsize profile --hosts 10.0.0.1 --keyspace app > workload.yaml
-  cqlsize profile --keyspace app --table events --sample 5000 --rate 2000
+  cqlsize profile --keyspace app --table events --sample 5000 --rate 2000/s
+  cqlsize profile --table app.events --consistency QUORUM --format text
   cqlsize profile --keyspace app --full --format html -o profile.html`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runProfile(env, f) },
@@ -147,7 +156,13 @@ func runProfile(env *Env, f *profileFlags) error {
 		var nf *profile.NotFoundError
 		var nt *profile.NoTableError
 		if errors.As(err, &nf) || errors.As(err, &nt) {
-			return Usagef("%v on %s", err, strings.Join(cfg.Hosts, ","))
+			hint := ""
+			if nf != nil && nf.What == "keyspace" && f.keyspace != "" && !strings.HasPrefix(strings.TrimSpace(f.keyspace), `"`) &&
+				strings.TrimSpace(f.keyspace) != keyspace {
+				hint = fmt.Sprintf(" (-k %s is folded to %s, as CQL folds an unquoted name; a keyspace created with quotes is -k '\"%s\"')",
+					strings.TrimSpace(f.keyspace), keyspace, strings.TrimSpace(f.keyspace))
+			}
+			return Usagef("%v on %s%s", err, strings.Join(cfg.Hosts, ","), hint)
 		}
 		if notPermitted(err) {
 			return &ExitError{Code: ExitBadInput, Err: fmt.Errorf("%w; profile reads the rows it samples, so the role needs SELECT "+

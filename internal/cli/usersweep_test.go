@@ -277,6 +277,11 @@ func sweepCases() []sweepCase {
 		{name: "profile --page-size 0", args: []string{"profile", "-k", "x", "--hosts", "127.0.0.9", "--page-size", "0"}, code: ExitBadInput, stderr: []string{"--page-size 0"}},
 		{name: "profile --format xml", args: []string{"profile", "-k", "x", "--hosts", "127.0.0.9", "--format", "xml"}, code: ExitBadInput, stderr: []string{"--format", `"xml"`}},
 		{name: "profile --consistency BANANA", args: []string{"profile", "-k", "x", "--hosts", "127.0.0.9", "--consistency", "BANANA"}, code: ExitBadInput, stderr: []string{"--consistency", `"BANANA"`}},
+		{name: "profile --consistency SERIAL", args: []string{"profile", "-k", "x", "--hosts", "127.0.0.9", "--consistency", "SERIAL"}, code: ExitBadInput, stderr: []string{"--consistency", `"SERIAL"`, "LOCAL_ONE"}},
+		{name: "profile --rate of an unknown unit", args: []string{"profile", "-k", "x", "--hosts", "127.0.0.9", "--rate", "5/fortnight"}, code: ExitBadInput, stderr: []string{"--rate 5/fortnight", "2000/s"}},
+		{name: "profile --rate per minute", args: []string{"profile", "-k", "x", "--hosts", "127.0.0.9", "--rate", "100k/m", "--sample", "-1"}, code: ExitBadInput, stderr: []string{"--sample -1"}},
+		{name: "profile --table in another keyspace than -k", args: []string{"profile", "-k", "x", "--hosts", "127.0.0.9", "--table", "y.t"}, code: ExitBadInput, stderr: []string{"--table y.t is in keyspace y, but --keyspace is x"}},
+		{name: "profile --table keyspace.table without -k", args: []string{"profile", "--hosts", "127.0.0.9", "--table", "x.t", "--sample", "-1"}, code: ExitBadInput, stderr: []string{"--sample -1"}},
 
 		// Cluster: unreachable is 3 for every command that connects.
 		{name: "up unreachable", args: []string{"migrate", "up", "-d", m1, "-k", "app", "--hosts", "127.0.0.9", "--connect-timeout", "1s"}, code: ExitRetry, stderr: []string{"cannot connect to Cassandra at 127.0.0.9", "--hosts"}},
