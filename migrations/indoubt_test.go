@@ -141,6 +141,7 @@ func counter(t *testing.T, s *gocql.Session, k string) int64 {
 func TestInDoubtStopsUntilResolved(t *testing.T) {
 	for _, applied := range []bool{true, false} {
 		t.Run(fmt.Sprintf("applied=%t", applied), func(t *testing.T) {
+			t.Parallel() // each in its own keyspace; most of it is waiting for agreement and a lease
 			s, ks := casstest.Keyspace(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
