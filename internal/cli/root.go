@@ -54,6 +54,8 @@ func DoContext(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	// After SetOut: cobra's completion commands take their writer when they are built.
+	strictHelpAndCompletion(root)
 	err := root.ExecuteContext(ctx)
 	if err != nil {
 		var e *ExitError
@@ -101,6 +103,35 @@ Exit status, the same for every command:
 		newVersionCmd(env),
 	)
 	return root
+}
+
+// strictHelpAndCompletion makes cobra's built-in `help` and `completion` commands refuse what
+// they do not know (exit 2) instead of printing usage with exit 0: `cqlsize help nosuch` and
+// `cqlsize completion tcsh` in a script must fail, like every other typo.
+func strictHelpAndCompletion(root *cobra.Command) {
+	root.SetHelpCommand(&cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		RunE: func(_ *cobra.Command, args []string) error {
+			cmd, rest, err := root.Find(args)
+			if err != nil || cmd == nil || len(rest) > 0 {
+				return Usagef("unknown help topic %q: the commands are listed by `cqlsize --help`", strings.Join(args, " "))
+			}
+			return cmd.Help()
+		},
+	})
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return Usagef("completion %q: want bash, zsh, fish or powershell", args[0])
+			}
+			return cmd.Help()
+		}
+	}
 }
 
 // isUsageError reports whether cobra rejected the command line itself.

@@ -71,10 +71,8 @@ func sweepCases() []sweepCase {
 		{name: "migrate subcommand typo", args: []string{"migrate", "upp"}, code: ExitBadInput, stderr: []string{`unknown command "upp"`}},
 		{name: "version takes no argument", args: []string{"version", "extra"}, code: ExitBadInput, stderr: []string{`unknown command "extra"`}},
 		{name: "version has no --format", args: []string{"version", "--format", "json"}, code: ExitBadInput, stderr: []string{"unknown flag: --format"}},
-		{name: "completion of an unknown shell", args: []string{"completion", "tcsh"}, code: ExitBadInput, stderr: []string{"tcsh"},
-			bug: "exit 0 and the completion help on stdout: an unknown shell is not refused"},
-		{name: "help of an unknown topic", args: []string{"help", "nosuch"}, code: ExitBadInput, stderr: []string{"nosuch"},
-			bug: "exit 0, `Unknown help topic` and the usage on stdout"},
+		{name: "completion of an unknown shell", args: []string{"completion", "tcsh"}, code: ExitBadInput, stderr: []string{"tcsh"}},
+		{name: "help of an unknown topic", args: []string{"help", "nosuch"}, code: ExitBadInput, stderr: []string{"nosuch"}},
 
 		// estimate: flags.
 		{name: "estimate flag typo", args: []string{"estimate", "--schmea", good}, code: ExitBadInput, stderr: []string{"unknown flag: --schmea"}},
