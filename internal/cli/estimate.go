@@ -177,6 +177,14 @@ func runEstimate(env *Env, cmd *cobra.Command, f *estimateFlags) error {
 	}
 	quickSet := f.quickFlagsSet(cmd)
 	switch {
+	case f.schema == "-" || f.workload == "-":
+		// A schema is a file or a folder of migrations (its positions name them), and a
+		// workload's errors name file:line:col: stdin would leave both without a name.
+		flag := "--schema"
+		if f.workload == "-" {
+			flag = "--workload"
+		}
+		return Usagef("%s -: estimate reads a file, not stdin (pass the path; only check --queries - reads stdin)", flag)
 	case f.workload != "" && len(quickSet) > 0:
 		return Usagef("--%s describes a workload from flags: use it with --table and without --workload", quickSet[0])
 	case f.workload == "" && f.table == "":
