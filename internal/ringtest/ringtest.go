@@ -184,8 +184,13 @@ func Lock(t testing.TB) {
 }
 
 // heal resumes and starts every node, then waits until `scripts/cassandra status` says
-// every node answers CQL and sees every other UP.
+// every node answers CQL and sees every other UP. A ring that is whole already (most
+// tests fault nothing, or bring their node back themselves) is left alone: one status
+// call instead of a resume and a start per node, at every Lock and at its cleanup.
 func heal(n int) error {
+	if _, err := script(n, "status"); err == nil {
+		return nil
+	}
 	var errs []string
 	for i := 1; i <= n; i++ {
 		if _, err := script(n, "resume", strconv.Itoa(i)); err != nil && !strings.Contains(err.Error(), "is not running") {

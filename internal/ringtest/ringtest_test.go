@@ -3,6 +3,7 @@ package ringtest
 import (
 	"net"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -90,5 +91,26 @@ node 3: paused (SIGSTOP), pid 3`
 	}
 	if seenDownByAll("node 1: up, but does not see node(s) 13 UP\nnode 2: up, but does not see node(s) 13 UP", 3, 3) {
 		t.Error("13 is not 3")
+	}
+}
+
+// CQLSIZE_RING_RUNS and the like: unset is the default; 1 to 100 is taken; anything else is
+// refused, naming the variable.
+func TestParseCount(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int
+		ok   bool
+	}{{"", 1, true}, {"1", 1, true}, {"3", 3, true}, {"100", 100, true}, {"0", 0, false}, {"101", 0, false}, {"-2", 0, false}, {"three", 0, false}, {" 3", 0, false}} {
+		got, err := parseCount(EnvRuns, c.in, 1)
+		if (err == nil) != c.ok || got != c.want {
+			t.Errorf("parseCount(%q) = %d, %v; want %d, ok %v", c.in, got, err, c.want, c.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), EnvRuns) {
+			t.Errorf("parseCount(%q): %v does not name %s", c.in, err, EnvRuns)
+		}
+	}
+	if got, err := parseCount("X", "", 3); got != 3 || err != nil {
+		t.Errorf("unset with default 3: %d, %v", got, err)
 	}
 }
