@@ -3,9 +3,6 @@ package lint_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
 	"testing"
 	"time"
 
@@ -40,52 +37,7 @@ const (
 // the shapes corpus's header reader. Every holdout file is a shape: one CREATE TABLE.
 func loadHoldout(t *testing.T) []*shape {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(holdoutDir, "*.cql"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(paths)
-	var out []*shape
-	tables := map[string]string{}
-	for _, p := range paths {
-		src, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := &shape{path: p, src: src, expect: map[string]bool{}}
-		if s.stmts, err = cql.ParseFile(p, src); err != nil {
-			t.Errorf("%v", err)
-			continue
-		}
-		if err := s.readHeader(); err != nil {
-			t.Errorf("%s: header: %v", p, err)
-			continue
-		}
-		if s.step {
-			t.Errorf("%s: the holdout holds shapes only, not steps", p)
-			continue
-		}
-		var creates []*cql.CreateTable
-		for _, st := range s.stmts {
-			if c, ok := st.(*cql.CreateTable); ok {
-				creates = append(creates, c)
-			}
-		}
-		if len(creates) != 1 {
-			t.Errorf("%s: a shape has exactly one CREATE TABLE, this one has %d", p, len(creates))
-			continue
-		}
-		if !creates[0].Name.Keyspace.IsZero() {
-			t.Errorf("%s: qualify nothing: the holdout runs in whatever keyspace the test gets", creates[0].Pos)
-		}
-		s.table = creates[0].Name.Name.Name
-		if prev, dup := tables[s.table]; dup {
-			t.Errorf("%s: table %s is already created by %s", p, s.table, prev)
-		}
-		tables[s.table] = p
-		out = append(out, s)
-	}
-	return out
+	return loadShapesIn(t, holdoutDir, false)
 }
 
 // TestHoldoutParse: every holdout shape parses, has a well-formed header, the labels are

@@ -58,7 +58,13 @@ var (
 // loadShapes reads, parses and checks the header of every file of the corpus, in order.
 func loadShapes(t *testing.T) []*shape {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(shapesDir, "*.cql"))
+	return loadShapesIn(t, shapesDir, true)
+}
+
+// loadShapesIn reads the shapes of dir (the corpus, or the holdout, which holds no steps).
+func loadShapesIn(t *testing.T, dir string, steps bool) []*shape {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(dir, "*.cql"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,6 +93,8 @@ func loadShapes(t *testing.T) []*shape {
 			}
 		}
 		switch {
+		case s.step && !steps:
+			t.Errorf("%s: %s holds shapes only, not steps", p, dir)
 		case s.step && len(creates) != 0:
 			t.Errorf("%s: a step creates no table, this one has %d CREATE TABLE", p, len(creates))
 		case !s.step && len(creates) != 1:
