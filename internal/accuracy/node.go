@@ -185,6 +185,7 @@ type PartitionStats struct {
 	Key        string // as sstablepartitions prints it
 	Table      string // the table directory's table name
 	Live       bool   // no partition-level deletion
+	Offset     int64  // where the partition starts in Data.db, uncompressed
 	Size       int64  // bytes in Data.db, uncompressed, from the partition's first byte to the next partition's
 	Rows       int64  // rows, deleted rows included; range markers and the static row excluded
 	Cells      int64  // cells of those rows, tombstones included
@@ -218,7 +219,7 @@ func ParseSSTablePartitionsCSV(r io.Reader) ([]PartitionStats, error) {
 	for i, h := range header {
 		col[h] = i
 	}
-	for _, want := range []string{"key", "live", "size", "rowCount", "cellCount", "tombstoneCount", "rowTombstoneCount",
+	for _, want := range []string{"key", "live", "offset", "size", "rowCount", "cellCount", "tombstoneCount", "rowTombstoneCount",
 		"rangeTombstoneCount", "complexTombstoneCount", "cellTombstoneCount", "directory", "table"} {
 		if _, ok := col[want]; !ok {
 			return nil, fmt.Errorf("read sstablepartitions output: no %q column in header %q", want, strings.Join(header, ","))
@@ -246,7 +247,7 @@ func ParseSSTablePartitionsCSV(r io.Reader) ([]PartitionStats, error) {
 		}
 		p := PartitionStats{
 			Key: rec[col["key"]], Table: rec[col["table"]], Live: rec[col["live"]] == "true", Data: rec[col["directory"]],
-			Size: num("size"), Rows: num("rowCount"), Cells: num("cellCount"), Tombstones: num("tombstoneCount"),
+			Offset: num("offset"), Size: num("size"), Rows: num("rowCount"), Cells: num("cellCount"), Tombstones: num("tombstoneCount"),
 			RowTombs: num("rowTombstoneCount"), RangeTombs: num("rangeTombstoneCount"), Complex: num("complexTombstoneCount"),
 			CellTombs: num("cellTombstoneCount"),
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -175,47 +174,18 @@ func truthOf(parts []partition) (*Truth, error) {
 	return tr, nil
 }
 
-// parsePartitionOffsets reads sstablepartitions --csv keeping each partition's Data.db and
-// offset, which ParseSSTablePartitionsCSV leaves out.
+// parsePartitionOffsets reads sstablepartitions --csv keeping what the profile truth needs:
+// each partition's Data.db, offset, size and rows.
 func parsePartitionOffsets(r io.Reader) ([]partition, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
-	header, err := cr.Read()
+	stats, err := ParseSSTablePartitionsCSV(r)
 	if err != nil {
-		return nil, fmt.Errorf("read sstablepartitions output: %w", err)
+		return nil, err
 	}
-	col := map[string]int{}
-	for i, h := range header {
-		col[h] = i
+	out := make([]partition, len(stats))
+	for i, p := range stats {
+		out[i] = partition{key: p.Key, data: p.Data, offset: p.Offset, size: p.Size, rows: p.Rows, live: p.Live}
 	}
-	for _, want := range []string{"key", "live", "offset", "size", "rowCount", "directory"} {
-		if _, ok := col[want]; !ok {
-			return nil, fmt.Errorf("read sstablepartitions output: no %q column in header %q", want, strings.Join(header, ","))
-		}
-	}
-	var out []partition
-	for line := 2; ; line++ {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read sstablepartitions output line %d: %w", line, err)
-		}
-		if len(rec) < len(header) {
-			continue
-		}
-		p := partition{key: rec[col["key"]], data: rec[col["directory"]], live: rec[col["live"]] == "true"}
-		for _, f := range []struct {
-			name string
-			dst  *int64
-		}{{"offset", &p.offset}, {"size", &p.size}, {"rowCount", &p.rows}} {
-			if *f.dst, err = strconv.ParseInt(rec[col[f.name]], 10, 64); err != nil {
-				return nil, fmt.Errorf("read sstablepartitions output line %d: %s: %w", line, f.name, err)
-			}
-		}
-		out = append(out, p)
-	}
+	return out, nil
 }
 
 // parseSpaceUsedLive reads each table's "Space used (live): N" from nodetool tablestats of
