@@ -2,7 +2,9 @@ package profile
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,15 +29,37 @@ func TestRingProfilePartialWithNodeDown(t *testing.T) {
 	if err := s.AwaitSchemaAgreement(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// 600 partitions of 3 rows, written 8 at a time (one by one, writing was most of the test).
+	keys := make(chan int)
+	errs := make(chan error, 8)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range keys {
+				b := s.NewBatch(gocql.UnloggedBatch).WithContext(ctx)
+				b.SetConsistency(gocql.One)
+				for c := 0; c < 3; c++ {
+					b.Query(`INSERT INTO r (k, c, v) VALUES (?, ?, 'value')`, k, c)
+				}
+				if err := s.ExecuteBatch(b); err != nil {
+					errs <- fmt.Errorf("partition %d: %w", k, err)
+					for range keys { // let the sender finish; the first error fails the test
+					}
+					return
+				}
+			}
+		}()
+	}
 	for k := 0; k < 600; k++ {
-		b := s.NewBatch(gocql.UnloggedBatch)
-		b.SetConsistency(gocql.One)
-		for c := 0; c < 3; c++ {
-			b.Query(`INSERT INTO r (k, c, v) VALUES (?, ?, 'value')`, k, c)
-		}
-		if err := s.ExecuteBatch(b); err != nil {
-			t.Fatal(err)
-		}
+		keys <- k
+	}
+	close(keys)
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		t.Fatal(err)
 	}
 	ringtest.Stop(t, 3)
 	ringtest.WaitSeenDown(t, 3, time.Minute)
