@@ -125,7 +125,14 @@ func parseHeader(lines *lineIndex, base int, region string, q *Query) error {
 		body := strings.TrimSpace(t[2:])
 		if rest, ok := cutPrefixFold(body, "cqlsize:nolint"); ok {
 			for _, code := range strings.FieldsFunc(rest, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
-				q.NoLint = append(q.NoLint, strings.ToUpper(code))
+				code = strings.ToUpper(code)
+				if code != "ALL" && !knownCode(code) {
+					// A silenced typo would silence nothing and leave the finding failing CI
+					// with the directive right above it: say so where it is written.
+					at := lines.pos(lineOff + strings.Index(line, t))
+					return cql.Errorf(at, "cqlsize:nolint %s: no such check code (QF001-QF015, or all; cqlsize check --list-codes)", code)
+				}
+				q.NoLint = append(q.NoLint, code)
 			}
 			continue
 		}
@@ -250,4 +257,14 @@ func newLineIndex(file string, src []byte) *lineIndex {
 func (li *lineIndex) pos(off int) cql.Pos {
 	line := sort.Search(len(li.starts), func(i int) bool { return li.starts[i] > off }) - 1
 	return cql.Pos{File: li.file, Line: line + 1, Col: off - li.starts[line] + 1, Offset: off}
+}
+
+// knownCode reports whether code is one of the checker's finding codes.
+func knownCode(code string) bool {
+	for _, c := range Codes() {
+		if c.Code == code {
+			return true
+		}
+	}
+	return false
 }

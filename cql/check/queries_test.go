@@ -84,6 +84,7 @@ func TestParseQueriesErrors(t *testing.T) {
 		{"not a select", "-- query: w\nINSERT INTO t (a) VALUES (1);", "q.cql:2:1: expected SELECT, found INSERT (a queries file holds SELECT statements only)"},
 		{"syntax", "SELECT * FROM t WHERE a = 1 OR b = 2;", "q.cql:1:29: expected"},
 		{"unterminated string", "SELECT * FROM t WHERE a = 'x;", "q.cql:1:27:"},
+		{"unknown nolint code", "-- query: a\n  -- cqlsize:nolint QF002, QF999\nSELECT * FROM t;", "q.cql:2:3: cqlsize:nolint QF999: no such check code"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseQueries("q.cql", []byte(tc.src))

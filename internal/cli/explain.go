@@ -71,7 +71,7 @@ func runExplain(env *Env, f *explainFlags, args []string) error {
 		}
 		return codes.WriteList(env.Stdout, docs)
 	}
-	if len(args) == 0 {
+	if len(args) == 0 || strings.TrimSpace(args[0]) == "" {
 		return Usagef("explain needs a code (cqlsize explain SZ001) or --list-codes")
 	}
 	d, ok := codes.Lookup(args[0])
