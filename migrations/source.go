@@ -21,6 +21,21 @@ var ErrDuplicateVersion = errors.New("two migration files have the same version"
 // ErrBadName: a .cql file in the folder does not start with a version number.
 var ErrBadName = errors.New("migration file name does not start with a version number")
 
+// ErrVersionZero: a file is numbered 0 (0000_init.cql). Versions start at 1: 0 is the
+// version of a keyspace with nothing applied. It is also an ErrBadName (errors.Is), which
+// it was before it had its own message.
+var ErrVersionZero error = versionZero{}
+
+type versionZero struct{}
+
+func (versionZero) Error() string        { return "version 0 is not a migration version" }
+func (versionZero) Is(target error) bool { return target == ErrBadName }
+
+// ErrNoStatement: a migration file holds no statement (an unfilled `migrate new` template,
+// or only comments). Applied, it would be recorded as done with nothing run, and once
+// filled in refused as changed; `cqlsize migrate up` refuses it instead (Set.Empty).
+var ErrNoStatement = errors.New("has no statement")
+
 // ErrNoMigrations: the folder holds no migration file. A deploy or CI job pointed at the
 // wrong folder would otherwise "apply 0 files" and pass.
 var ErrNoMigrations = errors.New("no migration files")
@@ -68,6 +83,10 @@ func ParseName(base string) (version int64, name string, err error) {
 		return 0, "", fmt.Errorf("%s: %w: want NNNN_name.cql, e.g. 0001_create_users.cql", base, ErrBadName)
 	}
 	v, err := strconv.ParseInt(m[1], 10, 64)
+	if err == nil && v == 0 {
+		// The name does start with a number; what is refused is the number.
+		return 0, "", fmt.Errorf("%s: %w: versions start at 1 (0 is a keyspace with nothing applied); renumber it from 1", base, ErrVersionZero)
+	}
 	if err != nil || v <= 0 {
 		return 0, "", fmt.Errorf("%s: %w: the version must be a number from 1 to %d", base, ErrBadName, int64(1<<63-1))
 	}
@@ -77,6 +96,15 @@ func ParseName(base string) (version int64, name string, err error) {
 	}
 	return v, name, nil
 }
+
+// nameError is a ParseName error naming the file by its path rather than its base name.
+type nameError struct {
+	msg string
+	err error
+}
+
+func (e *nameError) Error() string { return e.msg }
+func (e *nameError) Unwrap() error { return e.err }
 
 func fileBase(file string) string { return path.Base(filepath.ToSlash(file)) }
 
@@ -90,7 +118,41 @@ type Set struct {
 	// Ignored lists the files that look like migrations but are not run: golang-migrate's
 	// .down.cql files.
 	Ignored []string
+	// Skipped lists the numbered files that are not .cql files (0002_b.sql): probably meant
+	// as migrations, never run, so the load names them (Notes).
+	Skipped []string
 }
+
+// Notes says, one line each, what Load left out and why: the .down.cql files (Note) and
+// each numbered file that is not a .cql file ("ignoring 0002_b.sql: migrations are .cql
+// files"), so a migration saved with the wrong extension is not skipped without a word.
+func (s *Set) Notes() []string {
+	var out []string
+	if n := s.Note(); n != "" {
+		out = append(out, n)
+	}
+	for _, f := range s.Skipped {
+		out = append(out, fmt.Sprintf("ignoring %s: migrations are .cql files", fileBase(f)))
+	}
+	return out
+}
+
+// Empty returns an error naming every migration with no statement (ErrNoStatement), or
+// nil. The loader accepts such files (`migrate new` adds its template beside an unfilled
+// one); whatever applies or validates the set refuses them.
+func Empty(migs []*Migration) error {
+	var errs []error
+	for _, m := range migs {
+		if len(m.Statements) == 0 {
+			errs = append(errs, fmt.Errorf("%s %w: fill it in or delete it", m.File, ErrNoStatement))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// numbered matches a file name that starts with a version number and has an extension:
+// with .cql it would be a migration.
+var numbered = regexp.MustCompile(`^[Vv]?[0-9]+(?:[_-][^.]*)?\.[A-Za-z]+$`)
 
 // Note says what Load left out and why, or "" when it left out nothing worth saying:
 // "ignoring 3 .down.cql files: cqlsize does not run down migrations".
@@ -205,6 +267,9 @@ func load(fsys fs.FS, dir, display string) (*Set, error) {
 			continue
 		case !hasSuffixFold(base, ".cql"):
 			others = append(others, base)
+			if hasSuffixFold(base, ".sql") && numbered.MatchString(base) {
+				set.Skipped = append(set.Skipped, show(base))
+			}
 			continue
 		case hasSuffixFold(base, upSuffix):
 			up = append(up, base)
@@ -214,7 +279,9 @@ func load(fsys fs.FS, dir, display string) (*Set, error) {
 		file := show(base)
 		v, name, err := ParseName(base)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", file, errors.Unwrap(err)))
+			// The message names the file as messages show it (with its folder), and keeps
+			// what is wrong with the name and what is wanted.
+			errs = append(errs, &nameError{msg: file + strings.TrimPrefix(err.Error(), base), err: err})
 			continue
 		}
 		src, err := fs.ReadFile(fsys, path.Join(dir, base))
