@@ -56,7 +56,7 @@ func (c *connFlags) bind(cmd *cobra.Command) {
 	f := cmd.PersistentFlags()
 	f.StringVar(&c.hosts, "hosts", "", "contact points, host[:port],... (default $"+connect.EnvHosts+")")
 	f.IntVar(&c.port, "port", 9042, "CQL native port for hosts given without one")
-	f.StringVarP(&c.keyspace, "keyspace", "k", "", "target keyspace: unqualified names in the files resolve to it, and its history is kept")
+	f.VarP((*cqlNameValue)(&c.keyspace), "keyspace", "k", "target keyspace: unqualified names in the files resolve to it, and its history is kept; unquoted it is folded to lower case as CQL does, '\"MixedCase\"' keeps case")
 	f.StringVar(&c.consistency, "consistency", "LOCAL_QUORUM", "consistency of the statements in the files")
 	f.DurationVar(&c.timeout, "timeout", 30*time.Second, "per-request timeout (DDL on a busy cluster takes seconds)")
 	f.DurationVar(&c.connectTimeout, "connect-timeout", 10*time.Second, "how long to keep trying to reach the cluster (attempts are repeated with backoff); then exit 3")
@@ -65,6 +65,27 @@ func (c *connFlags) bind(cmd *cobra.Command) {
 	f.StringVar(&c.tlsCert, "tls-cert", "", "TLS: client certificate (PEM), with --tls-key")
 	f.StringVar(&c.tlsKey, "tls-key", "", "TLS: client key (PEM), with --tls-cert")
 	f.StringVar(&c.localDC, "local-dc", "", "route requests to this datacenter first")
+}
+
+// cqlNameValue is a flag naming a keyspace as CQL does (foldCQLName): -k MixedCase is the
+// keyspace `CREATE KEYSPACE MixedCase` made (mixedcase), -k '"MixedCase"' the one made with
+// quotes. Folded once, when the flag is set, so every migrate command means the same one.
+type cqlNameValue string
+
+func (v *cqlNameValue) String() string { return string(*v) }
+func (v *cqlNameValue) Type() string   { return "name" }
+
+func (v *cqlNameValue) Set(s string) error {
+	if strings.TrimSpace(s) == "" {
+		*v = ""
+		return nil
+	}
+	name, err := foldCQLName(s)
+	if err != nil {
+		return err
+	}
+	*v = cqlNameValue(name)
+	return nil
 }
 
 // config builds the connection configuration; hosts is false when none is given (for
@@ -163,10 +184,41 @@ func (f *migrateFlags) loadMigrations(env *Env) ([]*migrations.Migration, error)
 	if err != nil {
 		return nil, InputErr(err)
 	}
-	if note := set.Note(); note != "" {
+	for _, note := range set.Notes() {
 		fmt.Fprintf(env.Stderr, "%s: %s\n", f.dir, note)
 	}
 	return set.Migrations, nil
+}
+
+// loadRunnable is loadMigrations for the commands that apply or judge the files (up,
+// validate, plan): a file with no statement (an unfilled `migrate new` template) is bad
+// input, named, rather than applied as nothing and recorded as done.
+func (f *migrateFlags) loadRunnable(env *Env) ([]*migrations.Migration, error) {
+	migs, err := f.loadMigrations(env)
+	if err != nil {
+		return nil, err
+	}
+	if err := migrations.Empty(migs); err != nil {
+		return nil, InputErr(err)
+	}
+	return migs, nil
+}
+
+// checkDurations refuses a negative duration flag by its name, before the library's and
+// the driver's own checks, which do not know the flags' names.
+func (f *migrateFlags) checkDurations() error {
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{
+		{"--timeout", f.conn.timeout}, {"--connect-timeout", f.conn.connectTimeout},
+		{"--lock-timeout", f.lockTimeout}, {"--agreement-timeout", f.agreementTimeout},
+	} {
+		if d.v < 0 {
+			return Usagef("%s %s: must not be negative", d.flag, d.v)
+		}
+	}
+	return nil
 }
 
 func (f *migrateFlags) options(env *Env, onEvent func(migrations.Event)) migrations.Options {
@@ -195,6 +247,9 @@ func (s *session) Close() {
 func (f *migrateFlags) open(ctx context.Context, env *Env, cmd *cobra.Command, bound bool) (*session, error) {
 	if f.conn.keyspace == "" {
 		return nil, Usagef("no target keyspace: pass --keyspace")
+	}
+	if err := f.checkDurations(); err != nil {
+		return nil, err
 	}
 	if err := f.options(env, nil).Validate(); err != nil {
 		return nil, Usagef("%v", err)

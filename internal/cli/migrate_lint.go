@@ -27,8 +27,15 @@ func (g *lintGate) bind(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&g.workload, "workload", "", "workload file (workload.yaml): turns on the lints that need one")
 }
 
-// check rejects unknown codes before anything connects.
+// check rejects unknown codes and an unreadable --workload before anything connects: a
+// mistyped --workload in a deploy script fails on the first run, not on the first run
+// that has a migration pending.
 func (g *lintGate) check() error {
+	if g.workload != "" {
+		if _, err := sizing.LoadWorkload(g.workload); err != nil {
+			return InputErr(fmt.Errorf("--workload: %w", err))
+		}
+	}
 	for _, c := range g.allow {
 		for _, code := range strings.Split(c, ",") {
 			if lint.Lookup(strings.TrimSpace(code)) == nil {

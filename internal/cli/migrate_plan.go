@@ -55,7 +55,7 @@ func runMigratePlan(ctx context.Context, env *Env, cmd *cobra.Command, mf *migra
 	if err := f.lint.check(); err != nil {
 		return err
 	}
-	migs, err := mf.loadMigrations(env)
+	migs, err := mf.loadRunnable(env)
 	if err != nil {
 		return err
 	}

@@ -72,6 +72,9 @@ func runMigrateStatus(ctx context.Context, env *Env, cmd *cobra.Command, mf *mig
 		return err
 	}
 	defer sess.Close()
+	if err := targetExists(ctx, env, sess, mf, migs); err != nil {
+		return err
+	}
 	m, err := migrations.New(sess.s, migs, mf.options(env, nil))
 	if err != nil {
 		return Usagef("%v", err)
@@ -128,6 +131,26 @@ func runMigrateStatus(ctx context.Context, env *Env, cmd *cobra.Command, mf *mig
 		return Findings()
 	}
 	return nil
+}
+
+// targetExists refuses a target keyspace that is not on the cluster (a mistyped -k would
+// otherwise read as a fresh keyspace, "at version 0, N pending", exit 0), unless the first
+// file creates it: then it says so and status goes on (everything is pending).
+func targetExists(ctx context.Context, env *Env, sess *session, mf *migrateFlags, migs []*migrations.Migration) error {
+	ks := mf.conn.keyspace
+	var n int
+	if err := sess.s.Query("SELECT count(*) FROM system_schema.keyspaces WHERE keyspace_name = ?", ks).WithContext(ctx).Scan(&n); err != nil {
+		return migrateErr(fmt.Errorf("read system_schema.keyspaces for keyspace %s: %w", ks, err))
+	}
+	if n > 0 {
+		return nil
+	}
+	if migrations.CreatesKeyspace(migs, ks) {
+		fmt.Fprintf(env.Stderr, "keyspace %s does not exist yet: the first file creates it\n", ks)
+		return nil
+	}
+	return Usagef("keyspace %s does not exist: check -k/--keyspace (an unquoted name is folded to lower case as CQL does; -k '\"Name\"' keeps case), "+
+		"or create it with `cqlsize migrate up -k %s --replication \"{...}\"`", ks, ks)
 }
 
 func summarize(st []migrations.Status) string {

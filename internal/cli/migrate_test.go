@@ -174,9 +174,22 @@ func TestMigrateNew(t *testing.T) {
 	if code, _, errOut := runEnv(t, nil, "migrate", "new", "!!!", "--dir", dir); code != ExitBadInput || !strings.Contains(errOut, "!!!") {
 		t.Errorf("new !!!: exit %d %q", code, errOut)
 	}
-	// The created files are valid (comments only) migrations.
-	if code, out, errOut := runEnv(t, nil, "migrate", "validate", "--dir", dir, "--keyspace", "app"); code != ExitOK {
+	// The created files are templates (comments only): validate, plan and up refuse them,
+	// each named, until they are filled in (applied, one would be recorded as done).
+	code, out, errOut = runEnv(t, nil, "migrate", "validate", "--dir", dir, "--keyspace", "app")
+	if code != ExitBadInput || out != "" || !strings.Contains(errOut, "0001_create_users.cql has no statement: fill it in or delete it") ||
+		!strings.Contains(errOut, "00011_add_tags.cql has no statement") {
 		t.Errorf("validate after new: exit %d %s %s", code, out, errOut)
+	}
+	for _, name := range []string{"0001_create_users.cql", "00011_add_tags.cql"} {
+		p := filepath.Join(dir, name)
+		src, _ := os.ReadFile(p)
+		if err := os.WriteFile(p, append(src, "CREATE TABLE IF NOT EXISTS t"+name[:4]+" (k int PRIMARY KEY);\n"...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, out, errOut := runEnv(t, nil, "migrate", "validate", "--dir", dir, "--keyspace", "app"); code != ExitOK {
+		t.Errorf("validate after filling in: exit %d %s %s", code, out, errOut)
 	}
 }
 

@@ -81,7 +81,7 @@ func runMigrateUp(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrate
 	if err := f.lint.check(); err != nil {
 		return err
 	}
-	migs, err := mf.loadMigrations(env)
+	migs, err := mf.loadRunnable(env)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/lint"
+	"github.com/cqlsize/cqlsize/internal/liveschema"
 	"github.com/cqlsize/cqlsize/migrations"
 )
 
@@ -83,18 +85,14 @@ func runMigrateValidate(ctx context.Context, env *Env, cmd *cobra.Command, mf *m
 	if err := (&lintGate{allow: f.allow}).check(); err != nil {
 		return err
 	}
-	migs, err := mf.loadMigrations(env)
+	migs, err := mf.loadRunnable(env)
 	if err != nil {
 		return err
 	}
 	if _, err := baseSchema(mf.conn.keyspace, migs, nil); err != nil {
 		return InputErr(err)
 	}
-	rep, err := lintMigrations(mf.conn.keyspace, migs, migs, f.workload, f.allow)
-	if err != nil {
-		return err
-	}
-	out := validateJSON{Files: len(migs), Lint: rep.JSON(), Checksums: []checksumJSON{}}
+	out := validateJSON{Files: len(migs), Checksums: []checksumJSON{}}
 	for _, m := range migs {
 		out.Statements += len(m.Statements)
 	}
@@ -103,6 +101,8 @@ func runMigrateValidate(ctx context.Context, env *Env, cmd *cobra.Command, mf *m
 	if err != nil {
 		return err
 	}
+	var rep *lint.Report
+	pending := -1 // files linted against the cluster; -1: offline
 	if hosts && !f.offline && mf.conn.keyspace != "" {
 		sess, err := mf.open(ctx, env, cmd, false)
 		if err != nil {
@@ -124,7 +124,22 @@ func runMigrateValidate(ctx context.Context, env *Env, cmd *cobra.Command, mf *m
 				out.Checksums = append(out.Checksums, checksumJSON{File: ce.File, Version: ce.Version, Recorded: ce.Recorded, Current: ce.Current, Message: ce.Error()})
 			}
 		}
+		// With a cluster, validate says what up will: the pending files are checked against
+		// the model of the live schema and linted against it, so a drop of a table the
+		// cluster holds is DS102 here as it is for up (offline it is judged against the
+		// schema the earlier files produce, where the same drop may be harmless).
+		if len(out.Checksums) == 0 {
+			if rep, pending, err = validateAgainstLive(ctx, sess, mf, m, migs, f); err != nil {
+				return err
+			}
+		}
 	}
+	if rep == nil {
+		if rep, err = lintMigrations(mf.conn.keyspace, migs, migs, f.workload, f.allow); err != nil {
+			return err
+		}
+	}
+	out.Lint = rep.JSON()
 
 	if f.format == "json" {
 		enc := json.NewEncoder(env.Stdout)
@@ -142,6 +157,9 @@ func runMigrateValidate(ctx context.Context, env *Env, cmd *cobra.Command, mf *m
 		where := "offline: checksums not compared"
 		if out.Cluster {
 			where = fmt.Sprintf("checksums compared with keyspace %s: %d changed", mf.conn.keyspace, len(out.Checksums))
+			if pending >= 0 {
+				where += fmt.Sprintf("; %s linted against its live schema", plural(pending, "pending file", "pending files"))
+			}
 		}
 		fmt.Fprintf(env.Stdout, "validated %s, %s (%s)\n", plural(out.Files, "file", "files"), plural(out.Statements, "statement", "statements"), where)
 	}
@@ -149,4 +167,40 @@ func runMigrateValidate(ctx context.Context, env *Env, cmd *cobra.Command, mf *m
 		return Findings()
 	}
 	return nil
+}
+
+// validateAgainstLive checks and lints the pending files as up does before it runs them:
+// against a model of the schema the cluster has now. It returns the lint report and how
+// many files were pending (0: nothing to lint, an empty report).
+func validateAgainstLive(ctx context.Context, sess *session, mf *migrateFlags, m *migrations.Migrator, migs []*migrations.Migration, f *migrateValidateFlags) (*lint.Report, int, error) {
+	steps, err := m.Plan(ctx, 0)
+	if err != nil {
+		return nil, 0, migrateErr(err)
+	}
+	pending := pendingOf(steps)
+	if len(pending) == 0 {
+		rep, err := lint.Run(lint.Input{Keyspace: mf.conn.keyspace, Schema: cql.NewSchemaIn(mf.conn.keyspace)}, lint.Config{Allow: f.allow})
+		if err != nil {
+			return nil, 0, Usagef("%v", err)
+		}
+		return rep, 0, nil
+	}
+	live, err := liveschema.Read(ctx, sess.s)
+	if err != nil {
+		return nil, 0, migrateErr(err)
+	}
+	live.Current = mf.conn.keyspace
+	if live.Keyspaces[mf.conn.keyspace] == nil && !migrations.CreatesKeyspace(migs, mf.conn.keyspace) {
+		// Not there yet and not created by the first file: up creates it empty with
+		// --replication (or refuses without it), so the files are judged from an empty one.
+		live.Keyspaces[mf.conn.keyspace] = cql.NewKeyspace(mf.conn.keyspace)
+	}
+	if err := applySteps(live.Clone(), steps); err != nil {
+		return nil, 0, err
+	}
+	rep, err := lintMigrationsOn(mf.conn.keyspace, migs, pending, f.workload, f.allow, live)
+	if err != nil {
+		return nil, 0, err
+	}
+	return rep, len(pending), nil
 }

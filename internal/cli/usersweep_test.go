@@ -233,8 +233,7 @@ func sweepCases() []sweepCase {
 
 		{name: "validate a numbered .sql file beside .cql files", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", "$TMP"},
 			files: map[string]string{"0001_a.cql": "CREATE TABLE IF NOT EXISTS a (id int PRIMARY KEY);\n", "0002_b.sql": "CREATE TABLE IF NOT EXISTS b (id int PRIMARY KEY);\n"},
-			code:  ExitBadInput, stderr: []string{"0002_b.sql"},
-			bug: "exit 0, `validated 1 file`: 0002_b.sql (a numbered migration with the wrong extension) is skipped without a word, by up and estimate too"},
+			code:  ExitOK, stderr: []string{"ignoring 0002_b.sql: migrations are .cql files"}, stdout: []string{"validated 1 file"}},
 		{name: "validate a folder of .sql files", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", "$TMP"},
 			files: map[string]string{"0001_a.sql": "CREATE TABLE IF NOT EXISTS a (id int PRIMARY KEY);\n"},
 			code:  ExitBadInput, stderr: []string{"no migration files", "0001_a.sql"}},
@@ -247,14 +246,17 @@ func sweepCases() []sweepCase {
 		{name: "validate only .down.cql files", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", "$TMP"},
 			files: map[string]string{"1_a.down.cql": "DROP TABLE a;\n"},
 			code:  ExitBadInput, stderr: []string{"no migration files", "1_a.down.cql"}},
-		{name: "up --connect-timeout negative names the flag", args: []string{"migrate", "up", "-d", m1, "-k", "app", "--hosts", "127.0.0.9", "--connect-timeout", "-1s"}, code: ExitBadInput, stderr: []string{"--connect-timeout"},
-			bug: "the message is `timeouts must not be negative`: it does not say which of --connect-timeout, --agreement-timeout, --lock-timeout"},
+		{name: "up --connect-timeout negative names the flag", args: []string{"migrate", "up", "-d", m1, "-k", "app", "--hosts", "127.0.0.9", "--connect-timeout", "-1s"}, code: ExitBadInput, stderr: []string{"--connect-timeout -1s", "must not be negative"}},
+		{name: "up --agreement-timeout negative names the flag", args: []string{"migrate", "up", "-d", m1, "-k", "app", "--hosts", "127.0.0.9", "--agreement-timeout", "-1s"}, code: ExitBadInput, stderr: []string{"--agreement-timeout -1s"}},
+		{name: "status --lock-timeout negative names the flag", args: []string{"migrate", "status", "-d", m1, "-k", "app", "--hosts", "127.0.0.9", "--lock-timeout", "-1s"}, code: ExitBadInput, stderr: []string{"--lock-timeout -1s"}},
 		{name: "estimate --schema - reads stdin as check --queries - does", args: []string{"estimate", "--schema", "-", "-k", "app", "--table", "users", "--rows", "1"}, code: ExitBadInput, stderr: []string{"--schema", "-"}},
 
 		{name: "validate a file numbered 0000", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", "$TMP"},
 			files: map[string]string{"0000_init.cql": "CREATE TABLE IF NOT EXISTS a (id int PRIMARY KEY);\n"},
-			code:  ExitBadInput, stderr: []string{"0000_init.cql", "version 0"},
-			bug: "`0000_init.cql: migration file name does not start with a version number`: it does; what is refused is version 0 (and `estimate --schema` loads the same folder without a word)"},
+			code:  ExitBadInput, stderr: []string{"0000_init.cql", "version 0", "versions start at 1"}, notStderr: []string{"does not start with a version number"}},
+		{name: "estimate a folder with a file numbered 0000", args: []string{"estimate", "--schema", "$TMP", "-k", "app", "--table", "a", "--rows", "1"},
+			files: map[string]string{"0000_init.cql": "CREATE TABLE IF NOT EXISTS a (id int PRIMARY KEY);\n"},
+			code:  ExitBadInput, stderr: []string{"0000_init.cql", "version 0", "versions start at 1"}},
 		{name: "check a query nested 200,000 deep", args: []string{"check", "--schema", good, "-k", "app", "--queries", "$TMP/q.cql"},
 			files: map[string]string{"q.cql": "-- query: a\nSELECT name FROM users WHERE id = " + strings.Repeat("(", 200000) + "1" + strings.Repeat(")", 200000) + ";\n"},
 			code:  ExitBadInput, stderr: []string{"q.cql:2:", "nested more than 200 levels"}},
@@ -309,8 +311,16 @@ func sweepCases() []sweepCase {
 		{name: "resolve a version with no file", cluster: true, args: []string{"migrate", "resolve", "99", "1", "--applied", "--hosts", "127.0.0.1", "-d", m1, "-k", "$KS"}, code: ExitBadInput, stderr: []string{"version 99", "no migration file"}},
 		{name: "baseline a version with no file", cluster: true, args: []string{"migrate", "baseline", "99", "--hosts", "127.0.0.1", "-d", m1, "-k", "$KS"}, code: ExitBadInput, stderr: []string{"version 99"}},
 		{name: "baseline --from golang-migrate with no table", cluster: true, args: []string{"migrate", "baseline", "--from", "golang-migrate", "--hosts", "127.0.0.1", "-d", m1, "-k", "$KS"}, code: ExitBadInput, stderr: []string{"schema_migrations", "golang-migrate has not run"}},
-		{name: "status of a keyspace that does not exist", cluster: true, args: []string{"migrate", "status", "--hosts", "127.0.0.1", "-d", m1, "-k", "$NEWKS"}, code: ExitBadInput, stderr: []string{"$NEWKS", "does not exist"},
-			bug: "exit 0, `at version 0, 2 pending`: a mistyped -k looks like a fresh keyspace"},
+		{name: "status of a keyspace that does not exist", cluster: true, args: []string{"migrate", "status", "--hosts", "127.0.0.1", "-d", m1, "-k", "$NEWKS"}, code: ExitBadInput, stderr: []string{"keyspace $NEWKS does not exist", "-k/--keyspace"}},
+		{name: "status of a keyspace the first file creates", cluster: true, args: []string{"migrate", "status", "--hosts", "127.0.0.1", "-d", "$TMP", "-k", "$NEWKS"},
+			files: map[string]string{"0001_ks.cql": "CREATE KEYSPACE IF NOT EXISTS $NEWKS WITH replication = " + repl + ";\n", "0002_t.cql": "CREATE TABLE IF NOT EXISTS t (id int PRIMARY KEY);\n"},
+			code:  ExitOK, stderr: []string{"keyspace $NEWKS does not exist yet: the first file creates it"}, stdout: []string{"at version 0, 2 pending"}},
+		{name: "up of an unfilled template", cluster: true, args: []string{"migrate", "up", "--hosts", "127.0.0.1", "-d", "$TMP", "-k", "$KS"},
+			files: map[string]string{"0001_a.cql": "CREATE TABLE IF NOT EXISTS a (id int PRIMARY KEY);\n", "0002_x.cql": "-- x\n-- Created 2026-11-23.\n"},
+			code:  ExitBadInput, stderr: []string{"0002_x.cql has no statement: fill it in or delete it"}},
+		{name: "plan of an unfilled template", args: []string{"migrate", "plan", "--offline", "-d", "$TMP", "-k", "app"},
+			files: map[string]string{"0001_x.cql": "-- x\n"}, code: ExitBadInput, stderr: []string{"0001_x.cql has no statement"}},
+		{name: "up --workload missing, offline checks first", args: []string{"migrate", "up", "-d", m1, "-k", "app", "--hosts", "127.0.0.9", "--workload", d("nope.yaml")}, code: ExitBadInput, stderr: []string{"--workload", "nope.yaml"}},
 	}
 }
 
@@ -553,9 +563,7 @@ func TestUserSweepValidateAndPlanAgreeWithUp(t *testing.T) {
 		seen = append(seen, "plan: exit "+itoa(pCode)+": "+pOut+pErr)
 	}
 	if len(seen) > 0 {
-		knownBug(t, "`migrate validate` with a cluster (it compares checksums there) lints as if offline: a DROP TABLE of a table "+
-			"the live keyspace holds passes it (exit 0), then `up` refuses it with DS102 (exit 1): CI green, deploy red (plan agrees with up since 5e7c7a6)",
-			strings.Join(seen, "\n"))
+		t.Errorf("validate and plan against the cluster must say what up says (DS102, exit 1):\n%s", strings.Join(seen, "\n"))
 	}
 }
 
@@ -572,11 +580,6 @@ func TestUserSweepUnfilledTemplateIsNotApplied(t *testing.T) {
 		t.Fatalf("new: exit %d %s %s", code, out, errOut)
 	}
 	code, out, errOut := sweepStep(t, "migrate", "up", "-d", dir, "-k", ks)
-	if code == ExitOK {
-		knownBug(t, "`migrate up` applies and records a migration file with no statement (an unfilled `migrate new` template); "+
-			"once the author fills it in, up refuses it as changed (exit 2) and accept-checksum records the new text without running it",
-			out+errOut)
-	}
 	if code != ExitBadInput || out != "" || !strings.Contains(errOut, "0001_create_users.cql") {
 		t.Errorf("up of an unfilled template: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
@@ -600,10 +603,7 @@ func TestUserSweepKeyspaceFlagFoldsCaseAsCQL(t *testing.T) {
 		t.Fatalf("validate: exit %d %s %s", code, out, errOut)
 	}
 	code, out, errOut := sweepStep(t, "migrate", "up", "-d", dir, "-k", mixed)
-	if code != ExitOK {
-		knownBug(t, "-k is taken case-sensitively while CQL folds unquoted names: validate -k "+mixed+" passes, up refuses "+
-			"(exit 2) with advice to do what the first file does (`start the first migration with CREATE KEYSPACE ...`)", errOut)
-	}
+
 	if !strings.Contains(out, "applied 2 migrations") {
 		t.Errorf("up -k %s: exit %d\nstdout: %s\nstderr: %s", mixed, code, out, errOut)
 	}
@@ -648,9 +648,7 @@ func TestUserSweepUpReadsWorkloadWhenUpToDate(t *testing.T) {
 	}
 	missing := filepath.Join(sweepDir, "nope.yaml")
 	code, out, errOut := sweepStep(t, "migrate", "up", "-d", dir, "-k", ks, "--workload", missing)
-	if code == ExitOK {
-		knownBug(t, "`migrate up --workload MISSING` exits 0 (`up to date`) when nothing is pending; validate refuses the same flag (exit 2)", out+errOut)
-	}
+
 	if code != ExitBadInput || out != "" || !strings.Contains(errOut, "nope.yaml") {
 		t.Errorf("up --workload missing: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
