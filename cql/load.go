@@ -102,6 +102,28 @@ func loadDir(fsys fs.FS, dir, shown, keyspace string) (*Schema, error) {
 	return s, nil
 }
 
+// MigrationNotes says, one line each, which files of the folder p look like migrations but
+// are not read: a numbered file that is not a .cql file ("ignoring 0002_b.sql: migrations
+// are .cql files"), as `cqlsize migrate` says of the same folder. A file, or a folder it
+// cannot read, has no notes (the load reports the error).
+func MigrationNotes(p string) []string {
+	entries, err := os.ReadDir(p)
+	if err != nil {
+		return nil
+	}
+	var notes []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || !strings.EqualFold(path.Ext(n), ".sql") {
+			continue
+		}
+		if _, ok := migrationVersion(n); ok {
+			notes = append(notes, fmt.Sprintf("ignoring %s: migrations are .cql files", n))
+		}
+	}
+	return notes
+}
+
 // MigrationOrder sorts migration file names into the order they are applied: by their
 // leading version number (compared as a number, so 2_x comes before 10_x), then by name.
 // The version is the digits a name starts with, after an optional V or v: 0001_init.cql,

@@ -150,9 +150,9 @@ func Empty(migs []*Migration) error {
 	return errors.Join(errs...)
 }
 
-// numbered matches a file name that starts with a version number and has an extension:
-// with .cql it would be a migration.
-var numbered = regexp.MustCompile(`^[Vv]?[0-9]+(?:[_-][^.]*)?\.[A-Za-z]+$`)
+// numbered matches a .sql file name that starts with a version number: with .cql it
+// would be a migration.
+var numbered = regexp.MustCompile(`^[Vv]?[0-9]+(?:[_-].*)?\.(?i:sql)$`)
 
 // Note says what Load left out and why, or "" when it left out nothing worth saying:
 // "ignoring 3 .down.cql files: cqlsize does not run down migrations".
@@ -267,7 +267,7 @@ func load(fsys fs.FS, dir, display string) (*Set, error) {
 			continue
 		case !hasSuffixFold(base, ".cql"):
 			others = append(others, base)
-			if hasSuffixFold(base, ".sql") && numbered.MatchString(base) {
+			if numbered.MatchString(base) {
 				set.Skipped = append(set.Skipped, show(base))
 			}
 			continue

@@ -99,6 +99,7 @@ func runCheck(env *Env, f *checkFlags) error {
 	if err != nil {
 		return err
 	}
+	schemaNotes(env, f.schema)
 	queries, err := readQueries(env, f.queries)
 	if err != nil {
 		return InputErr(err)

@@ -206,6 +206,7 @@ func runEstimate(env *Env, cmd *cobra.Command, f *estimateFlags) error {
 		if schema, err = loadSchema(f.schema, f.keyspace); err != nil {
 			return err
 		}
+		schemaNotes(env, f.schema)
 	}
 	var conn *liveConn
 	if live != nil {
