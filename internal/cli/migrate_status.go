@@ -29,7 +29,8 @@ it, then record the answer with migrate resolve), or missing (recorded as applie
 file has its version).
 
 Exit status 1 when a file is changed, partial or missing, so a CI step can catch it; 4
-when a statement is in doubt.`,
+when a statement is in doubt; 2 when the target keyspace does not exist (a mistyped -k),
+unless the first file creates it (then everything is pending, and stderr says so).`,
 		Example: `  cqlsize migrate status --keyspace app
   cqlsize migrate status --keyspace app --format json`,
 		Args: cobra.NoArgs,

@@ -31,10 +31,14 @@ func newMigrateValidateCmd(env *Env, mf *migrateFlags) *cobra.Command {
 		Long: `Check the migration folder without changing anything: every file name and statement
 parses, the statements build a consistent schema, and the lints pass (--list-lints shows
 them). With a cluster (--hosts or CASSANDRA_HOSTS, and --keyspace) it also compares each
-applied file's checksum with the recorded one; --offline skips that.
+applied file's checksum with the recorded one, and checks and lints the pending files
+against the live schema, as up and plan do: a drop of a table the cluster holds is DS102
+here as it is for up. --offline skips the cluster: the lints then judge against what the
+earlier files create. A file with no statement (an unfilled ` + "`migrate new`" + ` template) is
+refused, named.
 
 Exit status: 0 clean (warnings allowed), 1 an error-level lint or a changed file,
-2 a file that does not parse (file:line:col) or bad flags.`,
+2 a file that does not parse (file:line:col), a file with no statement, or bad flags.`,
 		Example: `  cqlsize migrate validate --dir db/migrations
   cqlsize migrate validate --keyspace app --format json
   cqlsize migrate validate --list-lints`,
