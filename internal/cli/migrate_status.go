@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/migrations"
 )
 
@@ -151,7 +152,16 @@ func targetExists(ctx context.Context, env *Env, sess *session, mf *migrateFlags
 		return nil
 	}
 	return Usagef("keyspace %s does not exist: check -k/--keyspace (an unquoted name is folded to lower case as CQL does; -k '\"Name\"' keeps case), "+
-		"or create it with `cqlsize migrate up -k %s --replication \"{...}\"`", ks, ks)
+		"or create it with `cqlsize migrate up -k %s --replication \"{...}\"`", ks, kFlag(ks))
+}
+
+// kFlag writes a keyspace name as -k takes it in a shell: a name CQL would fold (mixed
+// case) quoted twice, '"MixedCase"', so the command given back means the same keyspace.
+func kFlag(ks string) string {
+	if q := cql.QuoteName(ks); q != ks {
+		return "'" + q + "'"
+	}
+	return ks
 }
 
 func summarize(st []migrations.Status) string {
