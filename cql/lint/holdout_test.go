@@ -2,12 +2,10 @@ package lint_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
 	"github.com/cqlsize/cqlsize/cql"
-	"github.com/cqlsize/cqlsize/cql/lint"
 )
 
 // The holdout corpus (testdata/holdout) measures BK101 out of sample. BK101's bound rule
@@ -129,37 +127,7 @@ func TestHoldoutBK101(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
-	in := lint.Input{Keyspace: "holdout"}
-	byPath := map[string]*shape{}
-	for _, s := range shapes {
-		in.Files = append(in.Files, lint.File{Name: s.path, Source: s.src, Statements: s.stmts})
-		byPath[s.path] = s
-	}
-	rep, err := lint.Run(in, lint.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[*shape]map[string]lint.Severity{}
-	said := map[*shape]string{} // BK101's message, for the disagreement list
-	for _, d := range rep.Diagnostics {
-		s := byPath[d.Pos.File]
-		if s == nil {
-			t.Errorf("%s: %s reported outside the holdout", d.Pos, d.Code)
-			continue
-		}
-		if d.Silenced {
-			continue
-		}
-		if got[s] == nil {
-			got[s] = map[string]lint.Severity{}
-		}
-		if sev, ok := got[s][d.Code]; !ok || d.Severity > sev {
-			got[s][d.Code] = d.Severity
-		}
-		if d.Code == "BK101" {
-			said[s] = fmt.Sprintf("%s: %s", d.Severity, d.Message)
-		}
-	}
+	rep, got, said := lintShapes(t, shapes, "holdout")
 	f := measure(shapes, got)
 	t.Logf("holdout: BK101 on %d shapes (%d labelled warn, %d none): TP %d, FP %d, FN %d, TN %d; precision %s, recall %s",
 		f.shapes, f.expectWarn, f.shapes-f.expectWarn, f.tp, f.fp, f.fn, f.tn, pct(f.tp, f.tp+f.fp), pct(f.tp, f.tp+f.fn))

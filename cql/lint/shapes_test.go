@@ -334,33 +334,7 @@ func TestShapesLintFigures(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
-	in := lint.Input{Keyspace: "shapes"}
-	byPath := map[string]*shape{}
-	for _, s := range shapes {
-		in.Files = append(in.Files, lint.File{Name: s.path, Source: s.src, Statements: s.stmts})
-		byPath[s.path] = s
-	}
-	rep, err := lint.Run(in, lint.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[*shape]map[string]lint.Severity{}
-	for _, d := range rep.Diagnostics {
-		s := byPath[d.Pos.File]
-		if s == nil {
-			t.Errorf("%s: %s reported outside the corpus", d.Pos, d.Code)
-			continue
-		}
-		if d.Silenced {
-			continue
-		}
-		if got[s] == nil {
-			got[s] = map[string]lint.Severity{}
-		}
-		if sev, ok := got[s][d.Code]; !ok || d.Severity > sev {
-			got[s][d.Code] = d.Severity
-		}
-	}
+	rep, got, _ := lintShapes(t, shapes, "shapes")
 	f := measure(shapes, got)
 	t.Logf("raw diagnostics: %d errors, %d warnings", rep.Errors(), rep.Warnings())
 	for _, line := range f.lines() {
@@ -661,4 +635,43 @@ func lintFires(t *testing.T, c *refusedCase, code string) bool {
 		}
 	}
 	return false
+}
+
+// lintShapes lints shapes as one fresh history in keyspace ks and returns the report, the
+// worst severity of each code that fired on each shape (silenced ones left out), and
+// BK101's message on each shape it fired on.
+func lintShapes(t *testing.T, shapes []*shape, ks string) (*lint.Report, map[*shape]map[string]lint.Severity, map[*shape]string) {
+	t.Helper()
+	in := lint.Input{Keyspace: ks}
+	byPath := map[string]*shape{}
+	for _, s := range shapes {
+		in.Files = append(in.Files, lint.File{Name: s.path, Source: s.src, Statements: s.stmts})
+		byPath[s.path] = s
+	}
+	rep, err := lint.Run(in, lint.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[*shape]map[string]lint.Severity{}
+	said := map[*shape]string{}
+	for _, d := range rep.Diagnostics {
+		s := byPath[d.Pos.File]
+		if s == nil {
+			t.Errorf("%s: %s reported outside the shapes of %s", d.Pos, d.Code, ks)
+			continue
+		}
+		if d.Silenced {
+			continue
+		}
+		if got[s] == nil {
+			got[s] = map[string]lint.Severity{}
+		}
+		if sev, ok := got[s][d.Code]; !ok || d.Severity > sev {
+			got[s][d.Code] = d.Severity
+		}
+		if d.Code == "BK101" {
+			said[s] = fmt.Sprintf("%s: %s", d.Severity, d.Message)
+		}
+	}
+	return rep, got, said
 }
