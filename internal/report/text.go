@@ -47,8 +47,12 @@ func WriteText(w io.Writer, r *Report) error {
 			fmt.Fprintf(&b, " (%s)", t.Position)
 		}
 		fmt.Fprintf(&b, ": %s\n", severityWord(t.Verdict))
-		fmt.Fprintf(&b, "  size: typical %s (%s rows), p99 %s, largest %s; classic formula %s; %s on one replica in %s partitions\n",
-			Bytes(t.Typical.Bytes), Count(t.Typical.Rows), Bytes(t.P99.Bytes), Bytes(t.Largest.Bytes),
+		rows := "rows"
+		if t.Typical.Rows == 1 {
+			rows = "row"
+		}
+		fmt.Fprintf(&b, "  size: typical %s (%s %s), p99 %s, largest %s; classic formula %s; %s on one replica in %s partitions\n",
+			Bytes(t.Typical.Bytes), Count(t.Typical.Rows), rows, Bytes(t.P99.Bytes), Bytes(t.Largest.Bytes),
 			Bytes(t.Largest.ClassicBytes), Bytes(t.TotalBytes), Count(t.Partitions))
 		if t.DiskBytes > 0 {
 			fmt.Fprintf(&b, "  on disk: %s compressed (the workload's compression_ratio, measured by cqlsize profile), %s uncompressed\n", Bytes(t.DiskBytes), Bytes(t.TotalBytes))
