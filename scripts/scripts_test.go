@@ -187,6 +187,11 @@ func TestRingKillStart(t *testing.T) {
 	if fds := jvmFiles(t, 2); strings.Contains(fds, held.Name()) {
 		t.Errorf("node 2's JVM inherited the caller's descriptor %s:\n%s", held.Name(), fds)
 	}
+	// The JVM leads a session of its own: a signal to the caller's process group (`timeout
+	// go test ...` giving up, a Ctrl-C) must not take down a node a test restarted.
+	if pid, sid := jvmSession(t, 2); pid != sid {
+		t.Errorf("node 2's JVM (pid %d) is in session %d: it shares its caller's process group", pid, sid)
+	}
 	if !ringtest.Answers(addr, 5*time.Second) {
 		t.Error("node 2 does not answer CQL after start")
 	}
@@ -195,8 +200,8 @@ func TestRingKillStart(t *testing.T) {
 	}
 }
 
-// jvmFiles lists what ring node n's JVM has open (from /proc), one path a line.
-func jvmFiles(t *testing.T, n int) string {
+// jvmPid reads ring node n's pid file.
+func jvmPid(t *testing.T, n int) string {
 	t.Helper()
 	home, _ := os.UserHomeDir()
 	cache := filepath.Join(home, ".cache", "cqlsize")
@@ -207,7 +212,36 @@ func jvmFiles(t *testing.T, n int) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join("/proc", strings.TrimSpace(string(pid)), "fd")
+	return strings.TrimSpace(string(pid))
+}
+
+// jvmSession returns ring node n's pid and its session id (field 6 of /proc/PID/stat).
+func jvmSession(t *testing.T, n int) (pid, sid int) {
+	t.Helper()
+	p := jvmPid(t, n)
+	stat, err := os.ReadFile(filepath.Join("/proc", p, "stat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The command name (field 2) is in parentheses and may hold spaces: count after it.
+	rest := string(stat[strings.LastIndexByte(string(stat), ')')+1:])
+	f := strings.Fields(rest) // state, ppid, pgrp, session, ...
+	if len(f) < 4 {
+		t.Fatalf("/proc/%s/stat: %q", p, stat)
+	}
+	if _, err := fmt.Sscan(p, &pid); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fmt.Sscan(f[3], &sid); err != nil {
+		t.Fatal(err)
+	}
+	return pid, sid
+}
+
+// jvmFiles lists what ring node n's JVM has open (from /proc), one path a line.
+func jvmFiles(t *testing.T, n int) string {
+	t.Helper()
+	dir := filepath.Join("/proc", jvmPid(t, n), "fd")
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
