@@ -1,9 +1,7 @@
 package cql_test
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -12,65 +10,15 @@ import (
 
 const dmlCorpus = "testdata/dml/corpus.cql"
 
-type dmlCase struct {
-	stmt   cql.Statement
-	accept bool
-	note   string
-}
-
-// readDMLCorpus reads the DML corpus: every statement has a "-- ok: ..." or
-// "-- refused: ..." comment right above it saying what a 5.0 node does with it.
-func readDMLCorpus(t *testing.T) []dmlCase {
-	t.Helper()
-	src, err := os.ReadFile(dmlCorpus)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stmts, err := cql.ParseFile(dmlCorpus, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []dmlCase
-	for _, st := range stmts {
-		lines := strings.Split(strings.TrimSpace(st.Info().Doc), "\n")
-		last := strings.TrimSpace(strings.TrimPrefix(lines[len(lines)-1], "--"))
-		switch {
-		case strings.HasPrefix(last, "ok:"):
-			out = append(out, dmlCase{st, true, strings.TrimSpace(last[3:])})
-		case strings.HasPrefix(last, "refused:"):
-			out = append(out, dmlCase{st, false, strings.TrimSpace(last[8:])})
-		default:
-			t.Fatalf("%s: the statement needs a comment \"-- ok: ...\" or \"-- refused: ...\" right above it", st.Info().Pos)
-		}
-	}
-	return out
-}
+// readDMLCorpus reads the DML corpus (see readCorpus).
+func readDMLCorpus(t *testing.T) []corpusCase { return readCorpus(t, dmlCorpus) }
 
 // TestDMLCorpus checks the model against what the corpus says a 5.0 node does
 // (TestDMLCorpusAgainstCassandra checks that on a node): accepted statements apply,
 // refused ones are refused at a position inside the statement.
 func TestDMLCorpus(t *testing.T) {
 	cases := readDMLCorpus(t)
-	model := newOptionsModel(t, "dml")
-	ok, refused := 0, 0
-	for _, c := range cases {
-		info := c.stmt.Info()
-		err := model.Apply(c.stmt)
-		switch {
-		case c.accept && err != nil:
-			t.Errorf("%s (%s): the model refuses what 5.0 accepts: %v", info.Pos, c.note, err)
-		case !c.accept && err == nil:
-			t.Errorf("%s (%s): the model accepts what 5.0 refuses:\n%s", info.Pos, c.note, info.Text)
-		case !c.accept:
-			refused++
-			var e *cql.Error
-			if !errors.As(err, &e) || e.Pos.Line < info.Pos.Line || e.Pos.Line > info.End.Line {
-				t.Errorf("%s: the refusal %v is not placed inside the statement", info.Pos, err)
-			}
-		default:
-			ok++
-		}
-	}
+	ok, refused := modelAgrees(t, newOptionsModel(t, "dml"), cases, dmlCorpus)
 	if ok < 20 || refused < 20 {
 		t.Errorf("the DML corpus has %d accepted and %d refused statements, want at least 20 of each", ok, refused)
 	}

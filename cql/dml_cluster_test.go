@@ -16,30 +16,7 @@ func TestDMLCorpusAgainstCassandra(t *testing.T) {
 		t.Skip("needs a Cassandra node")
 	}
 	cases := readDMLCorpus(t)
-	session, ks := casstest.Keyspace(t)
-	model := newOptionsModel(t, ks)
-	agree, refused := 0, 0
-	for _, c := range cases {
-		info := c.stmt.Info()
-		nodeErr := exec(session, info.Text)
-		modelErr := model.Apply(c.stmt)
-		if (nodeErr == nil) != c.accept {
-			t.Errorf("%s (%s): the corpus says accepted=%v, the node says %v", info.Pos, c.note, c.accept, nodeErr)
-		}
-		switch {
-		case nodeErr == nil && modelErr != nil:
-			t.Errorf("%s (%s): false refusal: the node accepts, the model says %v", info.Pos, c.note, modelErr)
-		case nodeErr != nil && modelErr == nil:
-			t.Errorf("%s (%s): false acceptance: the node refuses (%v), the model accepts", info.Pos, c.note, nodeErr)
-		default:
-			agree++
-		}
-		if nodeErr != nil {
-			refused++
-		}
-	}
-	t.Logf("%d statements (%d accepted, %d refused by the node): the model agrees with the node on %d",
-		len(cases), len(cases)-refused, refused, agree)
+	nodeAgrees(t, cases)
 }
 
 // TestVectorDimensionsAgainstCassandra: the node reads a vector dimension as a Java int

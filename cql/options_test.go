@@ -12,40 +12,73 @@ import (
 
 const optionsCorpus = "testdata/options/corpus.cql"
 
-// optionCase is one statement of the options corpus with what a 5.0 node does with it.
-type optionCase struct {
+// corpusCase is one statement of a node-checked corpus (options, DML) with what a 5.0 node
+// does with it.
+type corpusCase struct {
 	stmt   cql.Statement
 	accept bool
 	note   string
 }
 
-// readOptionsCorpus parses the corpus; each statement's doc comment says "ok: ..." or
-// "refused: ...".
-func readOptionsCorpus(t *testing.T) []optionCase {
+// readOptionsCorpus parses the options corpus.
+func readOptionsCorpus(t *testing.T) []corpusCase { return readCorpus(t, optionsCorpus) }
+
+// readCorpus parses a corpus file: every statement has a "-- ok: ..." or "-- refused: ..."
+// comment right above it saying what a 5.0 node does with it.
+func readCorpus(t *testing.T, path string) []corpusCase {
 	t.Helper()
-	src, err := os.ReadFile(optionsCorpus)
+	src, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	stmts, err := cql.ParseFile(optionsCorpus, src)
+	stmts, err := cql.ParseFile(path, src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []optionCase
+	var out []corpusCase
 	for _, st := range stmts {
-		doc := st.Info().Doc
-		lines := strings.Split(strings.TrimSpace(doc), "\n")
+		lines := strings.Split(strings.TrimSpace(st.Info().Doc), "\n")
 		last := strings.TrimSpace(strings.TrimPrefix(lines[len(lines)-1], "--"))
 		switch {
 		case strings.HasPrefix(last, "ok:"):
-			out = append(out, optionCase{st, true, strings.TrimSpace(last[3:])})
+			out = append(out, corpusCase{st, true, strings.TrimSpace(last[3:])})
 		case strings.HasPrefix(last, "refused:"):
-			out = append(out, optionCase{st, false, strings.TrimSpace(last[8:])})
+			out = append(out, corpusCase{st, false, strings.TrimSpace(last[8:])})
 		default:
 			t.Fatalf("%s: the statement needs a comment \"-- ok: ...\" or \"-- refused: ...\" right above it", st.Info().Pos)
 		}
 	}
 	return out
+}
+
+// modelAgrees applies the cases in order to model and holds it to the corpus: accepted
+// statements apply, refused ones are refused with a *cql.Error placed inside the statement
+// in file. It returns how many were accepted and refused.
+func modelAgrees(t *testing.T, model *cql.Schema, cases []corpusCase, file string) (accepted, refused int) {
+	t.Helper()
+	for _, c := range cases {
+		info := c.stmt.Info()
+		err := model.Apply(c.stmt)
+		switch {
+		case c.accept && err != nil:
+			t.Errorf("%s (%s): the model refuses what 5.0 accepts: %v", info.Pos, c.note, err)
+		case !c.accept && err == nil:
+			t.Errorf("%s (%s): the model accepts what 5.0 refuses:\n%s", info.Pos, c.note, info.Text)
+		case !c.accept:
+			refused++
+			var e *cql.Error
+			if !errors.As(err, &e) {
+				t.Errorf("%s: error %v is not a *cql.Error with a position", info.Pos, err)
+				continue
+			}
+			if e.Pos.File != file || e.Pos.Line < info.Pos.Line || e.Pos.Line > info.End.Line {
+				t.Errorf("%s: error at %s, outside the statement: %v", info.Pos, e.Pos, err)
+			}
+		default:
+			accepted++
+		}
+	}
+	return accepted, refused
 }
 
 // newOptionsModel is a schema with the keyspace the corpus runs in.
@@ -67,28 +100,7 @@ func TestOptionsCorpus(t *testing.T) {
 	if len(cases) < 60 {
 		t.Fatalf("the options corpus has %d statements, want at least 60", len(cases))
 	}
-	model := newOptionsModel(t, "opts")
-	refused := 0
-	for _, c := range cases {
-		info := c.stmt.Info()
-		err := model.Apply(c.stmt)
-		switch {
-		case c.accept && err != nil:
-			t.Errorf("%s (%s): the model refuses what 5.0 accepts: %v", info.Pos, c.note, err)
-		case !c.accept && err == nil:
-			t.Errorf("%s (%s): the model accepts what 5.0 refuses:\n%s", info.Pos, c.note, info.Text)
-		case !c.accept:
-			refused++
-			var e *cql.Error
-			if !errors.As(err, &e) {
-				t.Errorf("%s: error %v is not a *cql.Error with a position", info.Pos, err)
-				continue
-			}
-			if e.Pos.File != optionsCorpus || e.Pos.Line < info.Pos.Line || e.Pos.Line > info.End.Line {
-				t.Errorf("%s: error at %s, outside the statement: %v", info.Pos, e.Pos, err)
-			}
-		}
-	}
+	_, refused := modelAgrees(t, newOptionsModel(t, "opts"), cases, optionsCorpus)
 	t.Logf("%d statements: %d accepted, %d refused", len(cases), len(cases)-refused, refused)
 }
 
