@@ -13,7 +13,6 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlsize/cqlsize/internal/liveschema"
 	"github.com/cqlsize/cqlsize/sizing"
 )
 
@@ -78,17 +77,11 @@ func LoadProfileTables(ctx context.Context, s *gocql.Session, keyspace string, n
 	if opt.Seed == 0 {
 		opt.Seed = 1
 	}
-	for _, t := range tables {
-		for _, st := range splitCQL(t.Schema) {
-			if err := s.Query(st).WithContext(ctx).Exec(); err != nil {
-				return nil, fmt.Errorf("create %s: %w", t.Name, err)
-			}
-		}
+	ddl := make([]tableDDL, len(tables))
+	for i, t := range tables {
+		ddl[i] = tableDDL{t.Name, t.Schema}
 	}
-	if err := s.AwaitSchemaAgreement(ctx); err != nil {
-		return nil, fmt.Errorf("await schema agreement: %w", err)
-	}
-	schema, err := liveschema.Read(ctx, s, keyspace)
+	schema, err := createTables(ctx, s, keyspace, ddl)
 	if err != nil {
 		return nil, err
 	}

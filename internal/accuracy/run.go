@@ -96,16 +96,12 @@ func Run(ctx context.Context, s *gocql.Session, keyspace string, node *Node, ref
 			}
 		}
 		workloads[i] = w
-		for _, st := range splitCQL(ref.Schema) {
-			if err := s.Query(st).WithContext(ctx).Exec(); err != nil {
-				return nil, fmt.Errorf("create %s: %w", ref.Name, err)
-			}
-		}
 	}
-	if err := s.AwaitSchemaAgreement(ctx); err != nil {
-		return nil, fmt.Errorf("await schema agreement: %w", err)
+	ddl := make([]tableDDL, len(refs))
+	for i, ref := range refs {
+		ddl[i] = tableDDL{ref.Name, ref.Schema}
 	}
-	schema, err := liveschema.Read(ctx, s, keyspace)
+	schema, err := createTables(ctx, s, keyspace, ddl)
 	if err != nil {
 		return nil, err
 	}
@@ -233,6 +229,25 @@ func ParseReferenceWorkload(ref Reference) (*sizing.TableWorkload, error) {
 }
 
 // splitCQL splits the reference's schema at semicolons (it holds no strings with one).
+// tableDDL is a table's name and the CQL that creates it.
+type tableDDL struct{ name, cql string }
+
+// createTables runs each table's CQL, waits for schema agreement and reads the keyspace's
+// schema back from the node, so sizes are computed on what the node holds.
+func createTables(ctx context.Context, s *gocql.Session, keyspace string, tables []tableDDL) (*cql.Schema, error) {
+	for _, t := range tables {
+		for _, st := range splitCQL(t.cql) {
+			if err := s.Query(st).WithContext(ctx).Exec(); err != nil {
+				return nil, fmt.Errorf("create %s: %w", t.name, err)
+			}
+		}
+	}
+	if err := s.AwaitSchemaAgreement(ctx); err != nil {
+		return nil, fmt.Errorf("await schema agreement: %w", err)
+	}
+	return liveschema.Read(ctx, s, keyspace)
+}
+
 func splitCQL(src string) []string {
 	var out []string
 	for _, st := range strings.Split(src, ";") {
