@@ -11,7 +11,6 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/internal/ringtest"
 )
 
@@ -28,22 +27,9 @@ import (
 func TestRingTimelineSpeculativeReadsUnderPause(t *testing.T) {
 	ringtest.Hosts(t)
 	ringtest.Lock(t)
-	admin, ks := ringtest.Keyspace(t, 3)
-	stmts, err := cql.SplitStatements("posts.cql", []byte(postsCQL))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, st := range stmts {
-		if err := admin.Query(st.Text).Exec(); err != nil {
-			t.Fatalf("%s: %v", st.Pos, err)
-		}
-	}
+	s, _ := ringPosts(t, 3)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	if err := admin.AwaitSchemaAgreement(ctx); err != nil {
-		t.Fatal(err)
-	}
-	s := configuredSession(t, ringtest.Config(t), ks)
 
 	const users, perUser, limit = 24, 8, 5
 	newest := time.Date(2024, 8, 20, 12, 0, 0, 0, time.UTC)

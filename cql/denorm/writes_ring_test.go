@@ -22,22 +22,10 @@ import (
 func TestRingPartialWriteRetryAt(t *testing.T) {
 	ringtest.Hosts(t)
 	ringtest.Lock(t)
-	admin, ks := ringtest.Keyspace(t, 2)
-	stmts, err := cql.SplitStatements("posts.cql", []byte(postsCQL))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, st := range stmts {
-		if err := admin.Query(st.Text).Exec(); err != nil {
-			t.Fatalf("%s: %v", st.Pos, err)
-		}
-	}
+	s, ks := ringPosts(t, 2)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	if err := admin.AwaitSchemaAgreement(ctx); err != nil {
-		t.Fatal(err)
-	}
-	s := configuredSession(t, ringtest.Config(t), ks)
+	var err error
 	m := newPostModel(t, s, postsSchema(ks), Options{Mode: Concurrent, Consistency: gocql.Quorum})
 
 	ringtest.Stop(t, 3)
@@ -117,4 +105,27 @@ func TestRingPartialWriteRetryAt(t *testing.T) {
 			t.Errorf("after the retry, statement %d (%s) at ALL: writetime %d, %v; want %d", i, m.keyOf(&plan.Statements[i]), wt, err, pe.Timestamp)
 		}
 	}
+}
+
+// ringPosts creates the posts tables in a fresh ring keyspace at replication factor rf and
+// waits for schema agreement; it returns a session configured as a service's
+// (ConfigureCluster) and the keyspace.
+func ringPosts(t *testing.T, rf int) (*gocql.Session, string) {
+	t.Helper()
+	admin, ks := ringtest.Keyspace(t, rf)
+	stmts, err := cql.SplitStatements("posts.cql", []byte(postsCQL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range stmts {
+		if err := admin.Query(st.Text).Exec(); err != nil {
+			t.Fatalf("%s: %v", st.Pos, err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	if err := admin.AwaitSchemaAgreement(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return configuredSession(t, ringtest.Config(t), ks), ks
 }
