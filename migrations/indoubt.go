@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/cqlsize/cqlsize/cql"
-	"github.com/cqlsize/cqlsize/internal/liveschema"
+	"github.com/cqlsize/cqlsize/cql/liveschema"
 )
 
 // InDoubt is the record state of a file stopped at a statement that a run recorded as

@@ -13,7 +13,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/cql"
-	"github.com/cqlsize/cqlsize/internal/liveschema"
+	"github.com/cqlsize/cqlsize/cql/liveschema"
 )
 
 // NotFoundError is a keyspace or table the cluster does not have: bad input, not trouble.

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/cql/liveschema"
 	"github.com/cqlsize/cqlsize/internal/casstest"
-	"github.com/cqlsize/cqlsize/internal/liveschema"
 )
 
 // TestReadRealCluster creates one of everything on the real node and checks that Read

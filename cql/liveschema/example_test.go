@@ -8,7 +8,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/cql"
-	"github.com/cqlsize/cqlsize/internal/liveschema"
+	"github.com/cqlsize/cqlsize/cql/liveschema"
 )
 
 // Compare what a folder of migrations says with what the cluster has. Needs a cluster:
