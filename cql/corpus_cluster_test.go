@@ -11,8 +11,8 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 )
 
 // TestCorpusAgainstCassandra is the acceptance test of the parser and of Schema.Apply: the
@@ -22,7 +22,7 @@ func TestCorpusAgainstCassandra(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs a Cassandra node")
 	}
-	session, ks := casstest.Keyspace(t)
+	session, ks := cassandratest.Keyspace(t)
 	src, err := os.ReadFile("testdata/corpus/schema.cql")
 	if err != nil {
 		t.Fatal(err)

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 )
 
 // TestDMLCorpusAgainstCassandra runs every statement of the DML corpus on a real
@@ -25,7 +25,7 @@ func TestVectorDimensionsAgainstCassandra(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs a Cassandra node")
 	}
-	session, _ := casstest.Keyspace(t)
+	session, _ := cassandratest.Keyspace(t)
 	if err := exec(session, "CREATE TABLE base (id int PRIMARY KEY)"); err != nil {
 		t.Fatal(err)
 	}

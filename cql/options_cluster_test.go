@@ -3,7 +3,7 @@ package cql_test
 import (
 	"testing"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 )
 
 // TestOptionsCorpusAgainstCassandra runs every statement of the options corpus on a real
@@ -22,7 +22,7 @@ func TestOptionsCorpusAgainstCassandra(t *testing.T) {
 // acceptance).
 func nodeAgrees(t *testing.T, cases []corpusCase) {
 	t.Helper()
-	session, ks := casstest.Keyspace(t)
+	session, ks := cassandratest.Keyspace(t)
 	model := newOptionsModel(t, ks)
 	agree, refused := 0, 0
 	for _, c := range cases {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/migrations"
 )
 
@@ -13,7 +13,7 @@ import (
 //
 //	CASSANDRA_HOSTS=127.0.0.1 go test -run '^$' -bench UpToDate ./migrations
 func BenchmarkUpToDate(b *testing.B) {
-	s, ks := casstest.Keyspace(b)
+	s, ks := cassandratest.Keyspace(b)
 	ctx := context.Background()
 	migs, err := migrations.LoadDir("testdata/set")
 	if err != nil {
@@ -41,7 +41,7 @@ func BenchmarkUpToDate(b *testing.B) {
 //
 //	CASSANDRA_HOSTS=127.0.0.1 go test -run '^$' -bench LockCycle ./migrations
 func BenchmarkLockCycle(b *testing.B) {
-	s, ks := casstest.Keyspace(b)
+	s, ks := cassandratest.Keyspace(b)
 	ctx := context.Background()
 	migs, err := migrations.LoadDir("testdata/set")
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/migrations"
 )
 
@@ -17,8 +17,8 @@ import (
 // reaches the node first, the others' "already exists" is the keyspace being there, and the
 // statement is recorded as done once, never sent from inside the locked run.
 func TestFirstFileCreatesTheTargetKeyspace(t *testing.T) {
-	admin := casstest.Session(t)
-	ks := casstest.KeyspaceName(t.Name())
+	admin := cassandratest.Session(t)
+	ks := cassandratest.KeyspaceName(t.Name())
 	t.Cleanup(func() { _ = admin.Query("DROP KEYSPACE IF EXISTS " + ks).Exec() })
 	fsys := fstest.MapFS{
 		"m/0001_keyspace.cql": {Data: []byte("CREATE KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};\n")},
@@ -40,7 +40,7 @@ func TestFirstFileCreatesTheTargetKeyspace(t *testing.T) {
 			defer wg.Done()
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			m, err := migrations.New(casstest.Session(t), set.Migrations, migrations.Options{Keyspace: ks, LockTimeout: 2 * time.Minute})
+			m, err := migrations.New(cassandratest.Session(t), set.Migrations, migrations.Options{Keyspace: ks, LockTimeout: 2 * time.Minute})
 			if err == nil {
 				_, err = m.Up(ctx)
 			}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/migrations"
 )
 
@@ -69,7 +69,7 @@ UPDATE hits SET n = n + 1 WHERE k = 'applied';`,
 }
 
 func TestUpAppliesOnceAndRecords(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	ctx := ctxT(t)
 	migs := load(t, basic)
 	m, rec := newMigrator(t, s, ks, migs, migrations.Options{})
@@ -112,7 +112,7 @@ func TestUpAppliesOnceAndRecords(t *testing.T) {
 }
 
 func TestChecksumMismatchAndAccept(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	ctx := ctxT(t)
 	m, _ := newMigrator(t, s, ks, load(t, basic), migrations.Options{})
 	if _, err := m.Up(ctx); err != nil {
@@ -147,7 +147,7 @@ func TestChecksumMismatchAndAccept(t *testing.T) {
 }
 
 func TestFailedStatementResumesAfterFix(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	ctx := ctxT(t)
 	broken := map[string]string{
 		"0001_hits.cql": `CREATE TABLE hits (k text PRIMARY KEY, n counter);
@@ -199,7 +199,7 @@ CREATE TABLE after (k int PRIMARY KEY);`,
 }
 
 func TestBaselineAndOutOfOrder(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	ctx := ctxT(t)
 	files := map[string]string{
 		"0001_a.cql": "CREATE TABLE a (k int PRIMARY KEY);",
@@ -232,7 +232,7 @@ func TestBaselineAndOutOfOrder(t *testing.T) {
 }
 
 func TestOutOfOrderFileIsRefusedUnlessAllowed(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	ctx := ctxT(t)
 	files := map[string]string{
 		"0001_a.cql": "CREATE TABLE a (k int PRIMARY KEY);",
@@ -259,7 +259,7 @@ func TestOutOfOrderFileIsRefusedUnlessAllowed(t *testing.T) {
 // IF NOT EXISTS) was running, after Cassandra had applied it. The next run runs it again,
 // recognises "already exists" as the earlier attempt's success, and continues.
 func TestInFlightStatementIsRecognised(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	ctx := ctxT(t)
 	files := map[string]string{"0001_three.cql": `CREATE TABLE IF NOT EXISTS a (k int PRIMARY KEY);
 CREATE TABLE b (k int PRIMARY KEY);
@@ -313,7 +313,7 @@ CREATE TABLE c (k int PRIMARY KEY);`}
 }
 
 func TestStatusReadsWithoutCreating(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	m, _ := newMigrator(t, s, ks, load(t, basic), migrations.Options{})
 	st, err := m.Status(ctxT(t))
 	if err != nil || len(st) != 2 || st[0].State != migrations.StatusPending {
@@ -328,7 +328,7 @@ func TestStatusReadsWithoutCreating(t *testing.T) {
 // The bookkeeping can live in a keyspace of its own, created on first use when a
 // replication is given; the history is kept per target keyspace.
 func TestBookkeepingInItsOwnKeyspace(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	bk := ks + "_bk"
 	t.Cleanup(func() { _ = s.Query("DROP KEYSPACE IF EXISTS " + bk).Exec() })
 	ctx := ctxT(t)

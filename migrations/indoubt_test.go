@@ -10,8 +10,8 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 )
 
 // liveModel is a schema as liveschema.Read would return it for keyspace ks, built from DDL.
@@ -142,7 +142,7 @@ func TestInDoubtStopsUntilResolved(t *testing.T) {
 	for _, applied := range []bool{true, false} {
 		t.Run(fmt.Sprintf("applied=%t", applied), func(t *testing.T) {
 			t.Parallel() // each in its own keyspace; most of it is waiting for agreement and a lease
-			s, ks := casstest.Keyspace(t)
+			s, ks := cassandratest.Keyspace(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			if err := s.Query(`CREATE TABLE hits (k text PRIMARY KEY, n counter)`).Exec(); err != nil {
@@ -213,7 +213,7 @@ func TestInDoubtStopsUntilResolved(t *testing.T) {
 
 // An idempotent statement (an INSERT) recorded as being sent is simply sent again.
 func TestIdempotentInFlightIsSentAgain(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if err := s.Query(`CREATE TABLE items (k int PRIMARY KEY, v text)`).Exec(); err != nil {

@@ -9,15 +9,15 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
-	"github.com/cqlsize/cqlsize/internal/connect"
+	"github.com/cqlsize/cqlsize/cassandratest"
+	"github.com/cqlsize/cqlsize/connect"
 	"github.com/cqlsize/cqlsize/migrations"
 )
 
 // A session bound to keyspace A with Options.Keyspace B is refused before anything is
 // created: the files would go to A and the history to B.
 func TestSessionBoundToAnotherKeyspaceIsRefused(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	other := "other_" + ks[len(ks)-8:]
 	_, err := migrations.New(s, load(t, basic), migrations.Options{Keyspace: other,
 		Replication: "{'class': 'SimpleStrategy', 'replication_factor': 1}"})
@@ -58,8 +58,8 @@ DROP INDEX users_by_name;`,
 // An unbound session with Options.Replication: the keyspace is created, every statement of
 // the files runs in it, and the history is recorded there.
 func TestUnboundSessionRunsInTheTargetKeyspace(t *testing.T) {
-	s := casstest.Session(t)
-	ks := casstest.KeyspaceName(t.Name())
+	s := cassandratest.Session(t)
+	ks := cassandratest.KeyspaceName(t.Name())
 	t.Cleanup(func() { _ = s.Query("DROP KEYSPACE IF EXISTS " + ks).Exec() })
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -103,7 +103,7 @@ func TestUnboundSessionRunsInTheTargetKeyspace(t *testing.T) {
 		t.Fatalf("status: %+v, %v", st, err)
 	}
 	// A session bound to the keyspace sees the same history: nothing left to apply.
-	cfg := casstest.Config(t)
+	cfg := cassandratest.Config(t)
 	cfg.Keyspace = ks
 	bound, err := connect.Open(ctx, cfg)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 )
 
 // The lease is valid from the moment its request was sent, minus the margin, and check
@@ -51,7 +51,7 @@ func TestLeaseDeadlineCountsFromSend(t *testing.T) {
 // refused, so a holder that wakes up late records nothing, and its intent for the next
 // statement is never written.
 func TestFenceRefusesThePreviousHolder(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	a := testStore(t, s, ks, 3001, 3*time.Second, time.Second)
@@ -96,7 +96,7 @@ func TestFenceRefusesThePreviousHolder(t *testing.T) {
 // A bookkeeping table made by an earlier cqlsize (without the fence columns) keeps its
 // history and gets the columns added under the lock on the next run.
 func TestOldBookkeepingTableGetsFenceColumns(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	// The table as cqlsize created it before fencing.

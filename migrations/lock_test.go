@@ -8,7 +8,7 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 )
 
 func testStore(t *testing.T, s *gocql.Session, ks string, pid int, ttl, timeout time.Duration) *store {
@@ -27,7 +27,7 @@ func testStore(t *testing.T, s *gocql.Session, ks string, pid int, ttl, timeout 
 func noEvents(Event) {}
 
 func TestLeaseExcludesRenewsAndExpires(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	// 4s, not 2s: the holder trusts its lease for ttl - (1s + ttl/10), 0.8s at 2s, which a
@@ -81,7 +81,7 @@ func TestLeaseExcludesRenewsAndExpires(t *testing.T) {
 }
 
 func TestLeaseLostIsNoticed(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	const ttl = 3 * time.Second

@@ -9,7 +9,7 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 )
 
 // A statement this run sent whose answer was lost (the coordinator timed out, the connection
@@ -19,7 +19,7 @@ import (
 // the next run sends it again. The statements really reach the node; only the answer of
 // statement 2 is replaced by the driver's timeout, as when the coordinator's reply is lost.
 func TestLostAnswerOfACounterUpdateIsInDoubtAtOnce(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if err := s.Query(`CREATE TABLE hits (k text PRIMARY KEY, n counter)`).Exec(); err != nil {

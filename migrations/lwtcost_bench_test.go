@@ -11,7 +11,7 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 )
 
 // benchStatements are the statements of one benchmark round: n small schema changes (a
@@ -59,7 +59,7 @@ func BenchmarkBookkeepingPerStatement(b *testing.B) {
 	}
 	for _, kind := range []string{"ddl", "dml"} {
 		b.Run(kind, func(b *testing.B) {
-			_, ks := casstest.Keyspace(b)
+			_, ks := cassandratest.Keyspace(b)
 			benchBookkeeping(b, ks, kind, n)
 		})
 	}
@@ -108,7 +108,7 @@ func (o *timeByKind) take(n int) string {
 // observedSession connects to keyspace ks as the CLI's migrate does (the driver's own
 // agreement wait off: the Migrator waits itself, counting the nodes that are up).
 func observedSession(b *testing.B, ks string, o gocql.QueryObserver) *gocql.Session {
-	cfg := casstest.Config(b)
+	cfg := cassandratest.Config(b)
 	cfg.Keyspace = ks
 	cfg.DriverAgreementWait = -1
 	cc, err := cfg.ClusterConfig()

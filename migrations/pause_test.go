@@ -18,7 +18,7 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/internal/ringtest"
 )
 
@@ -275,8 +275,8 @@ func TestPausedHolderNeverAppliesTwice(t *testing.T) {
 	if testing.Short() {
 		t.Skip("10 rounds of real processes, each waiting out a lease")
 	}
-	hosts := casstest.Hosts(t)
-	pauseExperiment(t, hosts, func(t *testing.T) (*gocql.Session, string) { return casstest.Keyspace(t) }, pauseRounds())
+	hosts := cassandratest.Hosts(t)
+	pauseExperiment(t, hosts, func(t *testing.T) (*gocql.Session, string) { return cassandratest.Keyspace(t) }, pauseRounds())
 }
 
 // TestRingPausedHolderNeverAppliesTwice is the pause experiment on the 3-node ring at RF 3

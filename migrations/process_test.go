@@ -16,9 +16,9 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/liveschema"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 	"github.com/cqlsize/cqlsize/migrations"
 )
 
@@ -73,7 +73,7 @@ func writeFiles(t *testing.T, files map[string]string) string {
 
 func cqlsizeCmd(t *testing.T, ctx context.Context, env []string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, cqlsizeBinary(t), args...)
-	cmd.Env = append(os.Environ(), "CASSANDRA_HOSTS="+strings.Join(casstest.Hosts(t), ","))
+	cmd.Env = append(os.Environ(), "CASSANDRA_HOSTS="+strings.Join(cassandratest.Hosts(t), ","))
 	cmd.Env = append(cmd.Env, env...)
 	return cmd
 }
@@ -145,7 +145,7 @@ func TestConcurrentProcesses(t *testing.T) {
 	dir := writeFiles(t, concurrentSet)
 	for rep := 1; rep <= reps; rep++ {
 		t.Run(fmt.Sprintf("rep%02d", rep), func(t *testing.T) {
-			s, ks := casstest.Keyspace(t)
+			s, ks := cassandratest.Keyspace(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			cmds := make([]*exec.Cmd, procs)
@@ -235,7 +235,7 @@ func checkAppliedOnce(t *testing.T, s *gocql.Session, ks string, want map[string
 // second of four statements of a file; the next run waits for the dead holder's lease to
 // expire, says where the dead run stopped, and applies statements 3 and 4 only.
 func TestKilledMidFileIsFinishedByNextRun(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	dir := writeFiles(t, map[string]string{
 		"0001_runs.cql": `CREATE TABLE IF NOT EXISTS runs (k text PRIMARY KEY, n counter);`,
 		"0002_two_halves.cql": `CREATE TABLE IF NOT EXISTS a (k int PRIMARY KEY);

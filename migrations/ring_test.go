@@ -12,8 +12,8 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
-	"github.com/cqlsize/cqlsize/internal/connect"
+	"github.com/cqlsize/cqlsize/cassandratest"
+	"github.com/cqlsize/cqlsize/connect"
 	"github.com/cqlsize/cqlsize/internal/ringtest"
 )
 
@@ -43,7 +43,7 @@ func ringKeyspace(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(admin.Close)
-	name := casstest.KeyspaceName(t.Name())
+	name := cassandratest.KeyspaceName(t.Name())
 	t.Cleanup(func() {
 		if err := admin.Query("DROP KEYSPACE IF EXISTS " + name).Exec(); err != nil {
 			t.Logf("drop keyspace %s: %v", name, err)

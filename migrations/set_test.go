@@ -12,9 +12,9 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/liveschema"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 	"github.com/cqlsize/cqlsize/migrations"
 )
 
@@ -78,7 +78,7 @@ func assertLiveMatchesFiles(t *testing.T, s *gocql.Session, dir string, keyspace
 }
 
 func TestSetFromScratchMatchesModel(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	dir, keyspaces := copySet(t, s)
 	migs, err := migrations.LoadDir(dir)
 	if err != nil {
@@ -114,7 +114,7 @@ func TestSetFromScratchMatchesModel(t *testing.T) {
 }
 
 func TestSetOnTopOfBaseline(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	dir, keyspaces := copySet(t, s)
 	migs, err := migrations.LoadDir(dir)
 	if err != nil {

@@ -6,13 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 )
 
 // TestRunEmptyTable: a table with no row says no row was read, not that it lacks a column
 // WRITETIME can be read from, and its growth says no rate was measured.
 func TestRunEmptyTable(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	if err := s.Query(`CREATE TABLE nothing (id int, seq int, body text, PRIMARY KEY (id, seq))`).Exec(); err != nil {
 		t.Fatal(err)
 	}

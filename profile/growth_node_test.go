@@ -10,8 +10,8 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 	"github.com/cqlsize/cqlsize/sizing"
 )
 
@@ -20,7 +20,7 @@ import (
 // estimate says of the workload the profile wrote, with write_rate set to that partition's
 // rate. It logs the dates the value bytes alone would give, for comparison.
 func TestRunGrowthAgreesWithEstimate(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	if err := s.Query(`CREATE TABLE feed (user int, at timestamp, title text, body text, PRIMARY KEY (user, at))`).Exec(); err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 )
 
 // TestProfileImpact1M measures what profiling costs the node (the README's figure): it loads
@@ -23,7 +23,7 @@ func TestProfileImpact1M(t *testing.T) {
 	if os.Getenv("CQLSIZE_PROFILE_IMPACT") != "1" {
 		t.Skip("set CQLSIZE_PROFILE_IMPACT=1 to load 1M rows and measure the profile's impact")
 	}
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	if err := s.Query(`CREATE TABLE big (k int, c int, v text, n bigint, PRIMARY KEY (k, c))`).Exec(); err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/sizing"
 )
 
@@ -52,7 +52,7 @@ func loadEvents(t *testing.T, s *gocql.Session, keys int, rowsOf func(k int) int
 }
 
 func TestRunMeasuresTable(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	rowsOf := func(k int) int { return 1 + k%7 } // 1..7 rows, mean 4
 	loadEvents(t, s, 300, rowsOf, 40)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -115,7 +115,7 @@ func TestRunMeasuresTable(t *testing.T) {
 }
 
 func TestRunSampleExtrapolates(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	loadEvents(t, s, 2000, func(int) int { return 1 }, 10)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -136,7 +136,7 @@ func TestRunSampleExtrapolates(t *testing.T) {
 }
 
 func TestRunMissingTable(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	if err := s.Query(`CREATE TABLE present (k int PRIMARY KEY)`).Exec(); err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestRunMissingTable(t *testing.T) {
 // take about 4 s, and the node must have served the scans (system_views.local_scan_latency
 // counts the range reads it ran for the table). The figures are printed for the README.
 func TestRunRate(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	loadEvents(t, s, 200, func(int) int { return 10 }, 20)
 	scans := func() int64 {
 		var n int64
@@ -199,7 +199,7 @@ func TestRunRate(t *testing.T) {
 // tombstone_warn_threshold (1,000): the node's warning and the traced reads must both report
 // the 1,500 row tombstones.
 func TestRunSeesTombstones(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	if err := s.Query(`CREATE TABLE q (k int, c int, v text, PRIMARY KEY (k, c))`).Exec(); err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func TestRunSeesTombstones(t *testing.T) {
 // column.field), a frozen one whole (each field's int32 length and bytes), a map's keys and
 // values apart, and a static column once a partition.
 func TestRunMeasuresUDTs(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	for _, stmt := range []string{
 		`CREATE TYPE addr (street text, zip int)`,
 		`CREATE TABLE u (k int, c int, s text STATIC, a addr, f frozen<addr>, m map<int, text>, PRIMARY KEY (k, c))`,

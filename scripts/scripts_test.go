@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/internal/ringtest"
 	"github.com/cqlsize/cqlsize/internal/version"
 )
@@ -83,7 +83,7 @@ func TestUpRefusesTakenPort(t *testing.T) {
 
 // `up` on a node that is already running does nothing and succeeds.
 func TestUpOnRunningNodeIsNoop(t *testing.T) {
-	hosts := casstest.Hosts(t)
+	hosts := cassandratest.Hosts(t)
 	if _, code := script(t, nil, "status"); code != 0 {
 		t.Skipf("the cluster at %v is not the local scripts/cassandra node", hosts)
 	}

@@ -15,8 +15,8 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 	"github.com/cqlsize/cqlsize/tombstone"
 )
 
@@ -398,8 +398,8 @@ func modelInput(c clusterCase, span time.Duration) tombstone.Input {
 // model is over 1000, and after a flush sstablepartitions must count on disk what the model
 // says is on disk.
 func TestModelAgainstCassandra(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
-	single := len(casstest.Hosts(t)) == 1
+	s, ks := cassandratest.Keyspace(t)
+	single := len(cassandratest.Hosts(t)) == 1
 	cases := clusterCases()
 	type outcome struct {
 		table string
@@ -620,10 +620,10 @@ func TestHistogramBucket(t *testing.T) {
 
 // flushAndCount flushes the keyspace on the local node and sums sstablepartitions' counts
 // per table (and per "table/key" for each partition key). It reads the node's data files, so
-// it follows casstest.LocalNode's policy: on a remote cluster it skips saying why.
+// it follows cassandratest.LocalNode's policy: on a remote cluster it skips saying why.
 func flushAndCount(t *testing.T, s *gocql.Session, ks string) map[string]map[string]int {
 	t.Helper()
-	node := casstest.LocalNode(t, s)
+	node := cassandratest.LocalNode(t, s)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	if out, err := node.Run(ctx, "nodetool", "flush", ks); err != nil {
@@ -681,7 +681,7 @@ func flushAndCount(t *testing.T, s *gocql.Session, ks string) map[string]map[str
 // deletion, cell tombstones for nulls and removed elements, complex deletions for whole
 // collections, and a partition deletion that is not counted as a tombstone at all.
 func TestStatementEffectsOnCassandra(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	if err := s.Query(fmt.Sprintf("CREATE TABLE %s.inbox %s", ks, inboxDDL)).Exec(); err != nil {
 		t.Fatalf("create table: %v", err)
 	}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 	"github.com/cqlsize/cqlsize/internal/golden"
 )
 
@@ -46,7 +46,7 @@ func TestCorpusAgainstCassandra(t *testing.T) {
 		t.Skip("cluster test")
 	}
 	start := time.Now()
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	schema, err := os.ReadFile(filepath.Join(corpusDir, "schema.cql"))
 	if err != nil {
 		t.Fatal(err)

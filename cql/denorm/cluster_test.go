@@ -13,14 +13,14 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 )
 
 // postsKeyspace gives t a fresh keyspace with the posts tables, and their schema model.
 func postsKeyspace(t *testing.T) (*gocql.Session, *cql.Schema, string) {
 	t.Helper()
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	stmts, err := cql.SplitStatements("posts.cql", []byte(postsCQL))
 	if err != nil {
 		t.Fatal(err)
@@ -348,7 +348,7 @@ func TestWritesNoTombstones(t *testing.T) {
 	// On the node's files, flush and count what sstablepartitions finds on disk: a subtest,
 	// so that on a remote cluster it alone is skipped, saying why.
 	t.Run("on disk", func(t *testing.T) {
-		node := casstest.LocalNode(t, s)
+		node := cassandratest.LocalNode(t, s)
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
 		if out, err := node.Run(ctx, "nodetool", "flush", ks, "posts_by_user"); err != nil {

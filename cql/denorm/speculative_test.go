@@ -11,7 +11,7 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 )
 
 // attemptCounter counts the attempts a session sends, speculative ones included (gocql
@@ -24,7 +24,7 @@ func (c *attemptCounter) ObserveQuery(context.Context, gocql.ObservedQuery) { c.
 // attempts c counts.
 func observedSession(t *testing.T, ks string, c *attemptCounter) *gocql.Session {
 	t.Helper()
-	cfg := casstest.Config(t)
+	cfg := cassandratest.Config(t)
 	cfg.Keyspace = ks
 	cc, err := cfg.ClusterConfig()
 	if err != nil {

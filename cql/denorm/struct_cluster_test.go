@@ -8,8 +8,8 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 )
 
 // TestMapStructOnCassandra writes a post to its three tables with MapStruct mappings, reads
@@ -66,7 +66,7 @@ func TestMapStructOnCassandra(t *testing.T) {
 
 // TestMapStructUDTOnCassandra round-trips gocqlx-style user type fields through the node.
 func TestMapStructUDTOnCassandra(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	stmts, err := cql.SplitStatements("customers.cql", []byte(customersCQL))
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/bucket"
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 )
 
 // timelineFixture writes one user's posts over several months (some empty) and returns
@@ -155,7 +155,7 @@ func TestTimelineRefusesBadTokens(t *testing.T) {
 }
 
 func TestTimelineBadSettings(t *testing.T) {
-	s := casstest.Session(t)
+	s := cassandratest.Session(t)
 	good := Timeline{Session: s, Query: "SELECT * FROM t WHERE k = ? AND b = ?", Scheme: months}
 	zeroWidth := good
 	zeroWidth.Scheme = bucket.Scheme{}

@@ -11,16 +11,16 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
+	"github.com/cqlsize/cqlsize/connect"
 	"github.com/cqlsize/cqlsize/cql"
-	"github.com/cqlsize/cqlsize/internal/casstest"
-	"github.com/cqlsize/cqlsize/internal/connect"
 )
 
 // TestListReplayAppends is the fact behind Model.Idempotent: the same INSERT of a whole
 // non-frozen list, sent twice with the same timestamp, stores every element twice, while a
 // set, a map and a frozen list come out as written once.
 func TestListReplayAppends(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	if err := s.Query("CREATE TABLE l (k int PRIMARY KEY, xs list<text>, fl frozen<list<text>>, st set<text>, m map<text, int>)").Exec(); err != nil {
 		t.Fatal(err)
 	}
@@ -92,9 +92,9 @@ func TestListReplayAppends(t *testing.T) {
 // keyspace's name and the schema of both.
 func splitKeyspaces(t *testing.T) (*gocql.Session, string, *cql.Schema) {
 	t.Helper()
-	s, ks := casstest.Keyspace(t)
-	admin := casstest.Session(t)
-	other := casstest.KeyspaceName(t.Name() + "_tags")
+	s, ks := cassandratest.Keyspace(t)
+	admin := cassandratest.Session(t)
+	other := cassandratest.KeyspaceName(t.Name() + "_tags")
 	if err := admin.Query("CREATE KEYSPACE " + other + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 2}").Exec(); err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestTransientOnCassandra(t *testing.T) {
 // through it, Logged and Concurrent, so the configuration is one a node accepts.
 func TestConfiguredSessionWrites(t *testing.T) {
 	_, schema, ks := postsKeyspace(t)
-	s := configuredSession(t, casstest.Config(t), ks)
+	s := configuredSession(t, cassandratest.Config(t), ks)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	for _, mode := range []Mode{Logged, Concurrent} {

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql/lint"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 )
 
 // TestCompactStorageOnCassandra holds CS101's why to the node: 5.0 creates a COMPACT STORAGE
@@ -14,7 +14,7 @@ import (
 // leaves drop_compact_storage_enabled at its default, false. If either changes, the lint's
 // why and fix must change with it.
 func TestCompactStorageOnCassandra(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	var enabled string
 	if err := s.Query(`SELECT value FROM system_views.settings WHERE name = 'drop_compact_storage_enabled'`).Scan(&enabled); err != nil {
 		t.Fatalf("read drop_compact_storage_enabled: %v", err)

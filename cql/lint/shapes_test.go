@@ -14,10 +14,10 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
+	"github.com/cqlsize/cqlsize/connect"
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/lint"
-	"github.com/cqlsize/cqlsize/internal/casstest"
-	"github.com/cqlsize/cqlsize/internal/connect"
 )
 
 // The shapes corpus (testdata/shapes) is a history of table shapes of the kinds public
@@ -288,8 +288,8 @@ const ddlTimeout = 2 * time.Minute
 // shapesSession is a session in a fresh test keyspace whose requests wait ddlTimeout.
 func shapesSession(t *testing.T) (*gocql.Session, string) {
 	t.Helper()
-	_, ks := casstest.Keyspace(t)
-	cfg := casstest.Config(t)
+	_, ks := cassandratest.Keyspace(t)
+	cfg := cassandratest.Config(t)
 	cfg.Keyspace, cfg.Timeout = ks, ddlTimeout
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

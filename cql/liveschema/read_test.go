@@ -6,15 +6,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/liveschema"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 )
 
 // TestReadRealCluster creates one of everything on the real node and checks that Read
 // brings back each detail the sizer and Diff depend on.
 func TestReadRealCluster(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	for _, stmt := range []string{
 		`CREATE TYPE addr (street text, zip int, tags frozen<set<text>>)`,
 		`CREATE TABLE events (

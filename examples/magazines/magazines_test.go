@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql/denorm"
 	"github.com/cqlsize/cqlsize/examples/internal/extest"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 )
 
 type magazine struct {
@@ -28,7 +28,7 @@ func mappings() []denorm.Mapping[magazine] {
 }
 
 func TestMagazines(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	extest.Migrate(t, s, "migrations")
 	schema := extest.Schema(t, "migrations", ks)
 	model, err := denorm.New(s, schema, denorm.Options{Keyspace: ks}, mappings()...)

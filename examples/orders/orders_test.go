@@ -10,9 +10,9 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql/denorm"
 	"github.com/cqlsize/cqlsize/examples/internal/extest"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 )
 
 type address struct {
@@ -116,7 +116,7 @@ func rowCount(t *testing.T, s *gocql.Session, q string, args ...any) int {
 }
 
 func TestOrders(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	extest.Migrate(t, s, "migrations")
 	schema := extest.Schema(t, "migrations", ks)
 	orders, err := denorm.New(s, schema, denorm.Options{Keyspace: ks}, orderMappings()...)

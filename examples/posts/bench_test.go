@@ -11,10 +11,10 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql/denorm"
 	"github.com/cqlsize/cqlsize/examples/internal/extest"
 	"github.com/cqlsize/cqlsize/examples/posts"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 )
 
 // writer writes one post one way.
@@ -27,7 +27,7 @@ type writer struct {
 // (b) the same statements in a logged batch written by hand with gocql, (c) the same
 // statements sent one after another, (d) the library in Concurrent mode.
 func writers(b *testing.B) []writer {
-	s, ks := casstest.Keyspace(b)
+	s, ks := cassandratest.Keyspace(b)
 	extest.Migrate(b, s, "migrations")
 	lib, err := posts.NewStore(s, ks, denorm.Options{}, nil)
 	if err != nil {

@@ -5,8 +5,8 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/connect"
 	"github.com/cqlsize/cqlsize/cql/denorm"
-	"github.com/cqlsize/cqlsize/internal/connect"
 )
 
 // Open connects the service to its cluster: cfg says where and how (hosts, keyspace,

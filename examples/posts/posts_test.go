@@ -17,15 +17,15 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql/denorm"
 	"github.com/cqlsize/cqlsize/examples/internal/extest"
 	"github.com/cqlsize/cqlsize/examples/posts"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 )
 
 func setup(t *testing.T) (*gocql.Session, string, *posts.Store) {
 	t.Helper()
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	extest.Migrate(t, s, "migrations")
 	st, err := posts.NewStore(s, ks, denorm.Options{}, []byte("test secret"))
 	if err != nil {
@@ -135,7 +135,7 @@ func TestIndependentClientReadsBack(t *testing.T) {
 		req.Posts = append(req.Posts, reqPost{p.ID.String(), p.UserID.String(), month, p.Hashtags})
 	}
 	in, _ := json.Marshal(req)
-	cmd := exec.Command(python, "testdata/readback.py", strings.Join(casstest.Hosts(t), ","), ks)
+	cmd := exec.Command(python, "testdata/readback.py", strings.Join(cassandratest.Hosts(t), ","), ks)
 	cmd.Stdin = bytes.NewReader(in)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -20,7 +20,6 @@ import (
 	"github.com/cqlsize/cqlsize/cql/denorm"
 	"github.com/cqlsize/cqlsize/examples/internal/extest"
 	"github.com/cqlsize/cqlsize/examples/posts"
-	"github.com/cqlsize/cqlsize/internal/ringtest"
 )
 
 // The experiment's shape: 8 clients, 3,000 posts while a node dies and comes back, after a
@@ -60,17 +59,10 @@ const (
 // after) are logged per mode, not asserted. (This was TestRingWriteModesUnderNodeKill in
 // ./cql/denorm, with a kill of its own: one kill observed by both saves a node restart.)
 func TestRingPostsSurviveNodeKill(t *testing.T) {
-	ringtest.Hosts(t)
-	ringtest.Lock(t)
-	admin, ks := ringtest.Keyspace(t, 3)
-	extest.Migrate(t, admin, "migrations")
+	admin, ks, cfg := extest.RingKeyspace(t, 3, "migrations")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	if err := admin.AwaitSchemaAgreement(ctx); err != nil {
-		t.Fatal(err)
-	}
 
-	cfg := ringtest.Config(t)
 	cfg.Keyspace = ks
 	cfg.Consistency = "LOCAL_QUORUM"
 	cc, err := posts.ClusterConfig(cfg, denorm.ClusterOptions{})
@@ -103,11 +95,7 @@ func TestRingPostsSurviveNodeKill(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	killAt := time.Now()
-	ringtest.Kill(t, ringVictim)
-	time.Sleep(ringDownFor)
-	ringtest.Start(t, ringVictim)
-	upAt := time.Now()
+	killAt, upAt := extest.RingKillFor(t, ringVictim, ringDownFor)
 	close(gate)
 	fault := run.wait()
 	direct := modes.stop()

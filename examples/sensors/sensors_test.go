@@ -10,9 +10,9 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/bucket"
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql/denorm"
 	"github.com/cqlsize/cqlsize/examples/internal/extest"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 )
 
 type reading struct {
@@ -43,7 +43,7 @@ func mappings() []denorm.Mapping[reading] {
 }
 
 func TestSensors(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	extest.Migrate(t, s, "migrations")
 	schema := extest.Schema(t, "migrations", ks)
 	model, err := denorm.New(s, schema, denorm.Options{Keyspace: ks, Mode: denorm.Concurrent}, mappings()...)

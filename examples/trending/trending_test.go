@@ -10,9 +10,9 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/bucket"
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql/denorm"
 	"github.com/cqlsize/cqlsize/examples/internal/extest"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 )
 
 // newestFirst orders timeuuids as the table does: by time, newest first (the ids here
@@ -20,7 +20,7 @@ import (
 func newestFirst(a, b gocql.UUID) int { return b.Time().Compare(a.Time()) }
 
 func TestTrending(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	extest.Migrate(t, s, "migrations")
 	schema := extest.Schema(t, "migrations", ks)
 	model, err := NewModel(s, ks)

@@ -9,9 +9,9 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/bucket"
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql/denorm"
 	"github.com/cqlsize/cqlsize/examples/internal/extest"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 )
 
 type play struct {
@@ -43,7 +43,7 @@ func mappings() []denorm.Mapping[play] {
 }
 
 func TestViewingHistory(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	extest.Migrate(t, s, "migrations")
 	schema := extest.Schema(t, "migrations", ks)
 	if tb := schema.Table(ks, "viewing_history"); tb.Options.CompactionClass() != "TimeWindowCompactionStrategy" || tb.Options.DefaultTTL != 63072000 {

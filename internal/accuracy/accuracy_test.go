@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/sizing"
 )
 
@@ -21,12 +21,12 @@ func TestModelMatchesCassandra(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes data into Cassandra; skipped with -short")
 	}
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	// The test reads the node's sstables: casstest.LocalNode's policy decides whether they
+	// The test reads the node's sstables: cassandratest.LocalNode's policy decides whether they
 	// are this machine's to read, and skips saying why when the cluster is remote.
-	files := casstest.LocalNode(t, s)
+	files := cassandratest.LocalNode(t, s)
 	node := &Node{Script: files.Script, DataDir: files.DataDirs}
 	results, err := Run(ctx, s, ks, node, References, Options{})
 	if err != nil {

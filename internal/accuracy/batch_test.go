@@ -10,8 +10,8 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql/liveschema"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 	"github.com/cqlsize/cqlsize/sizing"
 )
 
@@ -22,7 +22,7 @@ func TestBatchSizeMatchesCassandra(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes to Cassandra; skipped with -short")
 	}
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for _, st := range []string{

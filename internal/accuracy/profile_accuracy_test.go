@@ -8,7 +8,7 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/profile"
 )
 
@@ -17,8 +17,8 @@ import (
 // is off would make every comparison after it meaningless.
 func loadProfileTables(t *testing.T, ctx context.Context) (*gocql.Session, string, []Loaded, map[string]*Truth) {
 	t.Helper()
-	s, ks := casstest.Keyspace(t)
-	files := casstest.LocalNode(t, s)
+	s, ks := cassandratest.Keyspace(t)
+	files := cassandratest.LocalNode(t, s)
 	node := &Node{Script: files.Script, DataDir: files.DataDirs}
 	start := time.Now()
 	loaded, err := LoadProfileTables(ctx, s, ks, node, ProfileTables, LoadOptions{})

@@ -68,7 +68,7 @@ func rel(got, want float64) float64 {
 
 // Run writes every reference workload into its own table of keyspace, flushes and compacts
 // them, measures every partition with sstablepartitions and estimates each table with the
-// model. The keyspace must exist and be the caller's (casstest.Keyspace makes one).
+// model. The keyspace must exist and be the caller's (cassandratest.Keyspace makes one).
 func Run(ctx context.Context, s *gocql.Session, keyspace string, node *Node, refs []Reference, opt Options) ([]Result, error) {
 	if opt.Scale <= 0 {
 		opt.Scale = 1

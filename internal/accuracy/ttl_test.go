@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/sizing"
 )
 
@@ -16,7 +16,7 @@ func TestTTLLimitMatchesCassandra(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes to Cassandra; skipped with -short")
 	}
-	s, _ := casstest.Keyspace(t)
+	s, _ := cassandratest.Keyspace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := s.Query(`CREATE TABLE t (id int PRIMARY KEY, v int)`).WithContext(ctx).Exec(); err != nil {

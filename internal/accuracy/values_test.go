@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 )
 
 // valueReferences exercise what SZ001 counts (sizing.Partition.StoredValues): columns never
@@ -46,10 +46,10 @@ func TestStoredValuesMatchCassandra(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes data into Cassandra; skipped with -short")
 	}
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	files := casstest.LocalNode(t, s)
+	files := cassandratest.LocalNode(t, s)
 	node := &Node{Script: files.Script, DataDir: files.DataDirs}
 	refs := append([]Reference{}, valueReferences...)
 	for _, r := range References {

@@ -21,8 +21,8 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
-	"github.com/cqlsize/cqlsize/internal/connect"
+	"github.com/cqlsize/cqlsize/cassandratest"
+	"github.com/cqlsize/cqlsize/connect"
 )
 
 // Environment read by Hosts.
@@ -81,7 +81,7 @@ func Open(t testing.TB, user, password, keyspace string) *gocql.Session {
 func Keyspace(t testing.TB) (*gocql.Session, string) {
 	t.Helper()
 	admin := Open(t, SuperUser, SuperPassword, "")
-	name := casstest.KeyspaceName(t.Name())
+	name := cassandratest.KeyspaceName(t.Name())
 	if err := admin.Query("CREATE KEYSPACE " + name +
 		" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}").Exec(); err != nil {
 		t.Fatalf("create test keyspace on the authentication node: %v", err)

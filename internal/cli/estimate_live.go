@@ -12,9 +12,9 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/connect"
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/liveschema"
-	"github.com/cqlsize/cqlsize/internal/connect"
 	"github.com/cqlsize/cqlsize/internal/report"
 )
 

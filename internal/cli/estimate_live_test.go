@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
-	"github.com/cqlsize/cqlsize/internal/connect"
+	"github.com/cqlsize/cqlsize/cassandratest"
+	"github.com/cqlsize/cqlsize/connect"
 )
 
 // TestEstimateLive runs `cqlsize estimate --live` against the real node: the schema comes
@@ -19,8 +19,8 @@ import (
 // The table holds one partition of 100 rows, 20 of them deleted; one whole-partition read
 // has run, so the node's tombstones_per_read has seen exactly the read the model predicts.
 func TestEstimateLive(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
-	hosts := strings.Join(casstest.Hosts(t), ",")
+	s, ks := cassandratest.Keyspace(t)
+	hosts := strings.Join(cassandratest.Hosts(t), ",")
 	if err := s.Query(`CREATE TABLE events (id int, at int, v text, PRIMARY KEY (id, at))`).Exec(); err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/cqlsize/cqlsize/internal/connect"
+	"github.com/cqlsize/cqlsize/connect"
 )
 
 // TestLoginRefusedExitStatus: connect.Open reports a refused login as an UnreachableError,

@@ -11,7 +11,7 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/migrations"
 )
 
@@ -42,7 +42,7 @@ func mustRead(t *testing.T, path string) []byte {
 // schema_migrations (version bigint PRIMARY KEY, dirty boolean). baseline --from records
 // every file up to it; the next up runs the rest. A dirty version is refused.
 func TestMigrateBaselineFromGolangMigrate(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	env := clusterEnv(t)
 	dir := migDir(t, map[string]string{
 		"1_users.up.cql":     "CREATE TABLE IF NOT EXISTS users (id uuid PRIMARY KEY, name text);\n",
@@ -78,7 +78,7 @@ func TestMigrateBaselineFromGolangMigrate(t *testing.T) {
 	}
 
 	// A dirty version: golang-migrate's run of it failed partway. Refused, saying what to do.
-	s2, ks2 := casstest.Keyspace(t)
+	s2, ks2 := cassandratest.Keyspace(t)
 	applyFile(t, s2, filepath.Join(dir, "1_users.up.cql"))
 	for _, q := range []string{
 		"CREATE TABLE IF NOT EXISTS schema_migrations (version bigint, dirty boolean, PRIMARY KEY(version))",
@@ -102,7 +102,7 @@ func TestMigrateBaselineFromGolangMigrate(t *testing.T) {
 // file, done = ';'-separated pieces run). baseline --from records each complete file; a
 // file gocqlx stopped partway is refused.
 func TestMigrateBaselineFromGocqlx(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	env := clusterEnv(t)
 	files := map[string]string{
 		"001_users.cql": "-- users\nCREATE TABLE IF NOT EXISTS users (id uuid PRIMARY KEY, name text);\nCREATE TABLE IF NOT EXISTS users_by_name (name text, id uuid, PRIMARY KEY (name, id));\n",
@@ -136,7 +136,7 @@ func TestMigrateBaselineFromGocqlx(t *testing.T) {
 	}
 
 	// gocqlx stopped 002_bio.cql after its first statement: refused, nothing recorded.
-	s2, ks2 := casstest.Keyspace(t)
+	s2, ks2 := cassandratest.Keyspace(t)
 	applyFile(t, s2, filepath.Join(dir, "001_users.cql"))
 	if err := s2.Query(table).Exec(); err != nil {
 		t.Fatal(err)
@@ -148,7 +148,7 @@ func TestMigrateBaselineFromGocqlx(t *testing.T) {
 		t.Fatalf("partial file: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 	// No table: the message says the tool has not run here.
-	_, ks3 := casstest.Keyspace(t)
+	_, ks3 := cassandratest.Keyspace(t)
 	code, _, errOut = runEnv(t, env, "migrate", "baseline", "--from", "gocqlx", "--dir", dir, "--keyspace", ks3)
 	if code != ExitBadInput || !strings.Contains(errOut, "no table "+ks3+".gocqlx_migrate") {
 		t.Fatalf("no table: exit %d %s", code, errOut)

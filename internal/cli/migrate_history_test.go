@@ -8,7 +8,7 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 )
 
 // historyKeyspace is the keyspace name testdata/history uses; each test renames it.
@@ -18,7 +18,7 @@ const historyKeyspace = "hist_ks"
 // dropped when t ends. The keyspace does not exist: the history creates it.
 func copyHistory(t *testing.T, admin *gocql.Session, from string) (dir, ks string) {
 	t.Helper()
-	ks = casstest.KeyspaceName(t.Name())
+	ks = cassandratest.KeyspaceName(t.Name())
 	dir = t.TempDir()
 	files, err := filepath.Glob(filepath.Join(from, "*.cql"))
 	if err != nil || len(files) == 0 {
@@ -56,7 +56,7 @@ func countRows(t *testing.T, s *gocql.Session, stmt string, args ...any) int {
 // Nothing in it can lose data on a fresh cluster, so nothing stops it: no DS1xx fires (what
 // it drops, it created), and BK101 is a warning without a workload.
 func TestMigrateUpFullHistoryOnFreshNode(t *testing.T) {
-	admin := casstest.Session(t)
+	admin := cassandratest.Session(t)
 	env := clusterEnv(t)
 	dir, ks := copyHistory(t, admin, "testdata/history")
 	code, out, errOut := runEnv(t, env, "migrate", "up", "--dir", dir, "--keyspace", ks)
@@ -100,7 +100,7 @@ func TestMigrateUpFullHistoryOnFreshNode(t *testing.T) {
 // refused with file:line:col before anything runs: not even the keyspace the first file
 // creates is on the node.
 func TestMigrateUpBadCompactionRefusedBeforeAnything(t *testing.T) {
-	admin := casstest.Session(t)
+	admin := cassandratest.Session(t)
 	env := clusterEnv(t)
 	dir, ks := copyHistory(t, admin, "testdata/history")
 	bad := "CREATE TABLE IF NOT EXISTS spans (trace_id blob, span_id bigint, PRIMARY KEY (trace_id, span_id));\n" +
@@ -121,7 +121,7 @@ func TestMigrateUpBadCompactionRefusedBeforeAnything(t *testing.T) {
 // Files that qualify names with a keyspace nothing creates: up says how to get it, and
 // runs nothing.
 func TestMigrateUpKeyspaceNeverCreated(t *testing.T) {
-	_, ks := casstest.Keyspace(t)
+	_, ks := cassandratest.Keyspace(t)
 	env := clusterEnv(t)
 	missing := "akka_" + ks[len(ks)-8:]
 	dir := migDir(t, map[string]string{

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 )
 
 // optionsHistory is a history whose third file has a compaction sub-option Cassandra 5.0
@@ -37,7 +37,7 @@ func TestMigrateValidateRefusesBadCompactionSubOption(t *testing.T) {
 // refuse the set before its first statement runs, name the sub-option's file:line:col, and
 // leave the keyspace as it was (checked in system_schema on the node).
 func TestMigrateUpRefusesBadCompactionSubOption(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	env := clusterEnv(t)
 	dir := migDir(t, optionsHistory)
 	code, out, errOut := runEnv(t, env, "migrate", "up", "--dir", dir, "--keyspace", ks)

@@ -6,14 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 )
 
 // plan is up's dry run: it lints the pending files against the live schema as up does, so a
 // drop of a table the node holds is reported (exit 1, plan still printed) and a drop of a
 // table an earlier pending file creates is not (exit 0).
 func TestMigratePlanLintsAgainstLiveSchema(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	env := clusterEnv(t)
 	dir := migDir(t, map[string]string{
 		"0001_keep.cql": "CREATE TABLE IF NOT EXISTS keep (k int PRIMARY KEY, v text);\n",
@@ -85,9 +85,9 @@ func TestMigratePlanOfflineModelCheck(t *testing.T) {
 // statement the model refuses stops the run before the keyspace is created, so a refused run
 // leaves nothing on the node (it used to leave an empty keyspace behind).
 func TestMigrateUpRefusalCreatesNoKeyspace(t *testing.T) {
-	admin := casstest.Session(t)
+	admin := cassandratest.Session(t)
 	env := clusterEnv(t)
-	ks := casstest.KeyspaceName(t.Name())
+	ks := cassandratest.KeyspaceName(t.Name())
 	t.Cleanup(func() { _ = admin.Query("DROP KEYSPACE IF EXISTS " + ks).Exec() })
 	repl := "{'class': 'SimpleStrategy', 'replication_factor': 1}"
 	for _, tc := range []struct {

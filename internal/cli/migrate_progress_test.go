@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/migrations"
 )
 
@@ -53,11 +53,11 @@ func TestProgressBarRedrawsAndClears(t *testing.T) {
 // The real binary under a pseudo-terminal (util-linux `script`) against the node: the bar
 // appears on a terminal, and the same run on a pipe has none.
 func TestProgressBarOnATerminal(t *testing.T) {
-	hosts := casstest.Hosts(t)
+	hosts := cassandratest.Hosts(t)
 	if _, err := exec.LookPath("script"); err != nil {
 		t.Skip("util-linux script is not installed: no pseudo-terminal to run under")
 	}
-	_, ks := casstest.Keyspace(t)
+	_, ks := cassandratest.Keyspace(t)
 	bin := filepath.Join(t.TempDir(), "cqlsize")
 	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/cqlsize").CombinedOutput(); err != nil {
 		t.Fatalf("build cqlsize: %v\n%s", err, out)

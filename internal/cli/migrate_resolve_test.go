@@ -8,7 +8,7 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/migrations"
 )
 
@@ -31,7 +31,7 @@ func TestMigrateResolveUsage(t *testing.T) {
 // (up and status), resolve then up 0. A lease lost (3) and in doubt (4) from a paused
 // holder are produced by real processes in migrations' TestPausedHolderNeverAppliesTwice.
 func TestMigrateExitStatusesOnCluster(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	env := clusterEnv(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -42,7 +42,7 @@ func TestMigrateExitStatusesOnCluster(t *testing.T) {
 	if code != ExitBadInput || !strings.Contains(errOut, "statement 2 of 2 failed") {
 		t.Fatalf("refused statement: exit %d, stderr %s; want 2", code, errOut)
 	}
-	_, ks2 := casstest.Keyspace(t)
+	_, ks2 := cassandratest.Keyspace(t)
 
 	// 3: another process holds the lock longer than --lock-timeout.
 	files := map[string]string{
@@ -56,7 +56,7 @@ func TestMigrateExitStatusesOnCluster(t *testing.T) {
 	}
 	holding, release := make(chan struct{}), make(chan struct{})
 	held := make(chan error, 1)
-	hs := casstest.Session(t)
+	hs := cassandratest.Session(t)
 	go func() {
 		m, err := migrations.New(hs, migs, migrations.Options{Keyspace: ks2, LockTTL: 5 * time.Second,
 			BeforeApply: func(context.Context, []migrations.Step) error { close(holding); <-release; return context.Canceled }})

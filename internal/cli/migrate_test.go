@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 )
 
 // runEnv runs cqlsize in-process with exactly the given environment.
@@ -195,11 +195,11 @@ func TestMigrateNew(t *testing.T) {
 
 // clusterEnv is the environment of the cluster tests: the test cluster's hosts.
 func clusterEnv(t *testing.T) map[string]string {
-	return map[string]string{"CASSANDRA_HOSTS": strings.Join(casstest.Hosts(t), ",")}
+	return map[string]string{"CASSANDRA_HOSTS": strings.Join(cassandratest.Hosts(t), ",")}
 }
 
 func TestMigrateUpStatusChecksumAcceptOnCluster(t *testing.T) {
-	_, ks := casstest.Keyspace(t)
+	_, ks := cassandratest.Keyspace(t)
 	env := clusterEnv(t)
 	dir := migDir(t, goodSet)
 	code, out, errOut := runEnv(t, env, "migrate", "up", "--dir", dir, "--keyspace", ks)
@@ -242,7 +242,7 @@ func TestMigrateUpStatusChecksumAcceptOnCluster(t *testing.T) {
 }
 
 func TestMigrateUpRefusesOnLintAndModel(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	env := clusterEnv(t)
 	dir := migDir(t, map[string]string{
 		"0001_t.cql":    "CREATE TABLE IF NOT EXISTS t (k int PRIMARY KEY);\n",
@@ -280,7 +280,7 @@ func TestMigrateUpRefusesOnLintAndModel(t *testing.T) {
 }
 
 func TestMigrateBaselineAndPlanOnCluster(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	env := clusterEnv(t)
 	dir := migDir(t, goodSet)
 	if err := s.Query(strings.TrimSpace(goodSet["0001_users.cql"])).Exec(); err != nil {

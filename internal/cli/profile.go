@@ -16,7 +16,7 @@ import (
 	"github.com/gocql/gocql"
 	"github.com/spf13/cobra"
 
-	"github.com/cqlsize/cqlsize/internal/connect"
+	"github.com/cqlsize/cqlsize/connect"
 	"github.com/cqlsize/cqlsize/internal/report"
 	"github.com/cqlsize/cqlsize/profile"
 )

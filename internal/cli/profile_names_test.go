@@ -6,7 +6,7 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 )
 
 func TestSplitCQLName(t *testing.T) {
@@ -124,7 +124,7 @@ func TestProfileKeyspaceFoldsCaseAsCQL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the dev node")
 	}
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	if err := s.Query("CREATE TABLE t (id int PRIMARY KEY, v text)").Exec(); err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestProfileKeyspaceFoldsCaseAsCQL(t *testing.T) {
 	}
 	// Quoted, the case is kept: a keyspace made with quotes is found, the folded name is not it.
 	quoted := "Q" + ks[1:]
-	admin := casstest.Session(t)
+	admin := cassandratest.Session(t)
 	t.Cleanup(func() { _ = admin.Query(`DROP KEYSPACE IF EXISTS "` + quoted + `"`).Exec() })
 	if err := admin.Query(`CREATE KEYSPACE "` + quoted + `" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`).Exec(); err != nil {
 		t.Fatal(err)
@@ -169,7 +169,7 @@ func TestProfileSkipsMigrateBookkeeping(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the dev node")
 	}
-	_, ks := casstest.Keyspace(t)
+	_, ks := cassandratest.Keyspace(t)
 	dir := migDir(t, map[string]string{"0001_t.cql": "CREATE TABLE IF NOT EXISTS items (id int PRIMARY KEY, v text);\n"})
 	if code, out, errOut := sweepStep(t, "migrate", "up", "-d", dir, "-k", ks); code != ExitOK {
 		t.Fatalf("up: exit %d %s %s", code, out, errOut)
@@ -190,7 +190,7 @@ func TestProfileSkipsMigrateBookkeeping(t *testing.T) {
 	}
 
 	// Only bookkeeping: a new keyspace where migrate ran a history of no table.
-	_, ks2 := casstest.Keyspace(t)
+	_, ks2 := cassandratest.Keyspace(t)
 	empty := migDir(t, map[string]string{"0001_nothing.cql": "-- nothing yet\nALTER KEYSPACE " + ks2 + " WITH durable_writes = true;\n"})
 	if code, out, errOut := sweepStep(t, "migrate", "up", "-d", empty, "-k", ks2); code != ExitOK {
 		t.Fatalf("up of no table: exit %d %s %s", code, out, errOut)

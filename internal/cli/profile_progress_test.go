@@ -7,17 +7,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 )
 
 // The real binary under a pseudo-terminal (util-linux `script`) against the node: the bar is
 // drawn on the terminal, cleared at the end, and the workload still comes out whole.
 func TestProfileBarOnATerminal(t *testing.T) {
-	hosts := casstest.Hosts(t)
+	hosts := cassandratest.Hosts(t)
 	if _, err := exec.LookPath("script"); err != nil {
 		t.Skip("util-linux script is not installed: no pseudo-terminal to run under")
 	}
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	loadProfiled(t, s)
 	bin := filepath.Join(t.TempDir(), "cqlsize")
 	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/cqlsize").CombinedOutput(); err != nil {

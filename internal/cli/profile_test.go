@@ -12,8 +12,8 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
-	"github.com/cqlsize/cqlsize/internal/connect"
+	"github.com/cqlsize/cqlsize/cassandratest"
+	"github.com/cqlsize/cqlsize/connect"
 )
 
 // loadProfiled creates a table of 200 partitions of 1 to 10 rows with a text value, a set and
@@ -35,7 +35,7 @@ func loadProfiled(t *testing.T, s *gocql.Session) {
 }
 
 func hostsEnv(t *testing.T) func(string) string {
-	hosts := strings.Join(casstest.Hosts(t), ",")
+	hosts := strings.Join(cassandratest.Hosts(t), ",")
 	return func(k string) string {
 		if k == connect.EnvHosts {
 			return hosts
@@ -47,7 +47,7 @@ func hostsEnv(t *testing.T) func(string) string {
 // TestProfileThenEstimate runs exactly what the README shows: `cqlsize profile > workload.yaml`
 // then `cqlsize estimate --live --workload workload.yaml`, on the node.
 func TestProfileThenEstimate(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	loadProfiled(t, s)
 	getenv := hostsEnv(t)
 	var out, errOut bytes.Buffer
@@ -92,7 +92,7 @@ func TestProfileThenEstimate(t *testing.T) {
 }
 
 func TestProfileFormatsAndErrors(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	loadProfiled(t, s)
 	getenv := hostsEnv(t)
 	for _, tc := range []struct {

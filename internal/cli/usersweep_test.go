@@ -5,7 +5,7 @@ package cli
 // there. What the README promises for each is one row: the exit status, words the message
 // must hold (the flag, the setting, the path or file:line:col), and nothing on stdout when
 // the input is refused (2) or the cluster is unreachable (3). No row may panic or print a
-// Go stack. Rows that need the dev node run only with a cluster (casstest); the rest run in
+// Go stack. Rows that need the dev node run only with a cluster (cassandratest); the rest run in
 // `go test -short`.
 //
 // A row with bug set describes what a user expects where cqlsize does something else today:
@@ -23,7 +23,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 )
 
 // sweepDir holds the sweep's inputs: broken CQL at known positions, broken workloads, an
@@ -349,10 +349,10 @@ func runSweepCase(t *testing.T, tc sweepCase) {
 	vars := map[string]string{}
 	env := map[string]string{}
 	if tc.cluster {
-		hosts := casstest.Hosts(t)
+		hosts := cassandratest.Hosts(t)
 		env["CASSANDRA_HOSTS"] = strings.Join(hosts, ",")
 		if usesVar(tc, "$KS") {
-			sess, ks := casstest.Keyspace(t)
+			sess, ks := cassandratest.Keyspace(t)
 			vars["$KS"] = ks
 			for _, stmt := range tc.setup {
 				if err := sess.Query(stmt).Exec(); err != nil {
@@ -361,9 +361,9 @@ func runSweepCase(t *testing.T, tc sweepCase) {
 			}
 		}
 		if usesVar(tc, "$NEWKS") {
-			name := casstest.KeyspaceName(t.Name())
+			name := cassandratest.KeyspaceName(t.Name())
 			vars["$NEWKS"] = name
-			admin := casstest.Session(t)
+			admin := cassandratest.Session(t)
 			t.Cleanup(func() {
 				if err := admin.Query("DROP KEYSPACE IF EXISTS " + name).Exec(); err != nil {
 					t.Logf("drop %s: %v", name, err)
@@ -489,7 +489,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // sweepStep runs one command of a scenario with the cluster's hosts in the environment.
 func sweepStep(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	env := map[string]string{"CASSANDRA_HOSTS": strings.Join(casstest.Hosts(t), ",")}
+	env := map[string]string{"CASSANDRA_HOSTS": strings.Join(cassandratest.Hosts(t), ",")}
 	code, stdout, stderr = runEnv(t, env, args...)
 	for _, bad := range []string{"internal error", "panic:", "goroutine "} {
 		if strings.Contains(stderr, bad) {
@@ -511,7 +511,7 @@ func TestUserSweepRefusedUpAppliesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the dev node")
 	}
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	dir := filepath.Join(sweepDir, "halfway")
 	code, out, errOut := sweepStep(t, "migrate", "up", "-d", dir, "-k", ks)
 	if code != ExitBadInput || out != "" || !strings.Contains(errOut, "halfway/0003_bad.cql:6:89") {
@@ -544,7 +544,7 @@ func TestUserSweepValidateAndPlanAgreeWithUp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the dev node")
 	}
-	_, ks := casstest.Keyspace(t)
+	_, ks := cassandratest.Keyspace(t)
 	dir := migDir(t, map[string]string{
 		"0001_init.cql": "CREATE TABLE IF NOT EXISTS users (id uuid PRIMARY KEY, name text);\n",
 		"0002_more.cql": "CREATE TABLE IF NOT EXISTS items (id int PRIMARY KEY, v text);\n",
@@ -580,7 +580,7 @@ func TestUserSweepUnfilledTemplateIsNotApplied(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the dev node")
 	}
-	_, ks := casstest.Keyspace(t)
+	_, ks := cassandratest.Keyspace(t)
 	dir := t.TempDir()
 	if code, out, errOut := sweepStep(t, "migrate", "new", "create users", "-d", dir); code != ExitOK {
 		t.Fatalf("new: exit %d %s %s", code, out, errOut)
@@ -597,9 +597,9 @@ func TestUserSweepKeyspaceFlagFoldsCaseAsCQL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the dev node")
 	}
-	lower := casstest.KeyspaceName(t.Name())
+	lower := cassandratest.KeyspaceName(t.Name())
 	mixed := "T" + lower[1:] // unquoted, so the node folds it to lower
-	admin := casstest.Session(t)
+	admin := cassandratest.Session(t)
 	t.Cleanup(func() { _ = admin.Query("DROP KEYSPACE IF EXISTS " + lower).Exec() })
 	dir := migDir(t, map[string]string{
 		"0001_ks.cql": "CREATE KEYSPACE IF NOT EXISTS " + mixed + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};\n",
@@ -621,7 +621,7 @@ func TestUserSweepProfileOfAMigratedKeyspaceEstimates(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the dev node")
 	}
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	dir := filepath.Join(sweepDir, "m1")
 	if code, out, errOut := sweepStep(t, "migrate", "up", "-d", dir, "-k", ks); code != ExitOK {
 		t.Fatalf("up: exit %d %s %s", code, out, errOut)
@@ -647,7 +647,7 @@ func TestUserSweepUpReadsWorkloadWhenUpToDate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the dev node")
 	}
-	_, ks := casstest.Keyspace(t)
+	_, ks := cassandratest.Keyspace(t)
 	dir := filepath.Join(sweepDir, "m1")
 	if code, out, errOut := sweepStep(t, "migrate", "up", "-d", dir, "-k", ks); code != ExitOK {
 		t.Fatalf("up: exit %d %s %s", code, out, errOut)
@@ -681,13 +681,13 @@ func TestUserSweepInterruptedUpIsRetryable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the dev node")
 	}
-	_, ks := casstest.Keyspace(t)
+	_, ks := cassandratest.Keyspace(t)
 	files := map[string]string{}
 	for i := 1; i <= 8; i++ {
 		files[fmt.Sprintf("%04d_t%d.cql", i, i)] = fmt.Sprintf("CREATE TABLE IF NOT EXISTS t%d (id int PRIMARY KEY, v text);\n", i)
 	}
 	dir := migDir(t, files)
-	env := map[string]string{"CASSANDRA_HOSTS": strings.Join(casstest.Hosts(t), ",")}
+	env := map[string]string{"CASSANDRA_HOSTS": strings.Join(cassandratest.Hosts(t), ",")}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var out bytes.Buffer
@@ -737,7 +737,7 @@ func TestUserSweepNodeRefusalsAreRefusedFirst(t *testing.T) {
 		{"JSON with a bad value", `INSERT INTO t JSON '{"id": "abc", "c": 1}'`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, ks := casstest.Keyspace(t)
+			s, ks := cassandratest.Keyspace(t)
 			dir := migDir(t, map[string]string{
 				"0001_a.cql": "CREATE TABLE IF NOT EXISTS a (id int PRIMARY KEY);\n",
 				"0002_t.cql": "CREATE TABLE IF NOT EXISTS t (id int, c int, v text, n int, s set<text>, PRIMARY KEY ((id), c));\n" + tc.stmt + ";\n",

@@ -16,8 +16,8 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 	"github.com/cqlsize/cqlsize/internal/report"
 	"github.com/cqlsize/cqlsize/profile"
 )
@@ -390,7 +390,7 @@ func TestProfileJSONContractCatchesDrift(t *testing.T) {
 // collections, a UDT and a TTL, a daily-bucketed one, an empty one) and holds the JSON
 // `cqlsize profile --format json` prints for it to the document.
 func TestProfileJSONContractOnNode(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	for _, stmt := range []string{
 		`CREATE TYPE address (street text, zip text)`,
 		`CREATE TABLE inbox (user int, at int, body text, tags set<text>, attrs map<text, text>, sender address, PRIMARY KEY (user, at))`,

@@ -29,8 +29,8 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
-	"github.com/cqlsize/cqlsize/internal/connect"
+	"github.com/cqlsize/cqlsize/cassandratest"
+	"github.com/cqlsize/cqlsize/connect"
 )
 
 // Environment variables.
@@ -105,7 +105,7 @@ func Session(t testing.TB) *gocql.Session {
 func Keyspace(t testing.TB, rf int) (*gocql.Session, string) {
 	t.Helper()
 	admin := Session(t)
-	name := casstest.KeyspaceName(t.Name())
+	name := cassandratest.KeyspaceName(t.Name())
 	stmt := fmt.Sprintf("CREATE KEYSPACE %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': %d}", name, rf)
 	if err := admin.Query(stmt).Exec(); err != nil {
 		t.Fatalf("ringtest: create keyspace %s: %v", name, err)

@@ -19,8 +19,8 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 	"github.com/cqlsize/cqlsize/sizing/disk"
 )
 
@@ -183,8 +183,8 @@ func TestPredictMatchesNode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes data into Cassandra; skipped with -short")
 	}
-	s, ks := casstest.Keyspace(t)
-	files := casstest.LocalNode(t, s)
+	s, ks := cassandratest.Keyspace(t)
+	files := cassandratest.LocalNode(t, s)
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
 
@@ -474,7 +474,7 @@ var (
 
 // spaceUsedLive reads "Space used (live)" of every table of a keyspace from one nodetool
 // tablestats.
-func spaceUsedLive(ctx context.Context, files *casstest.NodeFiles, ks string) (map[string]int64, error) {
+func spaceUsedLive(ctx context.Context, files *cassandratest.NodeFiles, ks string) (map[string]int64, error) {
 	out, err := nodetool(ctx, files, "tablestats", ks)
 	if err != nil {
 		return nil, err
@@ -505,7 +505,7 @@ func spaceUsedLive(ctx context.Context, files *casstest.NodeFiles, ks string) (m
 
 // nodetool runs nodetool on the node, again when a busy shared node says for a moment that it
 // is not ready.
-func nodetool(ctx context.Context, files *casstest.NodeFiles, args ...string) ([]byte, error) {
+func nodetool(ctx context.Context, files *cassandratest.NodeFiles, args ...string) ([]byte, error) {
 	var out []byte
 	var err error
 	for attempt := 0; attempt < 5; attempt++ {
@@ -519,7 +519,7 @@ func nodetool(ctx context.Context, files *casstest.NodeFiles, args ...string) ([
 
 // partitionBytes sums, per table, the uncompressed partition sizes sstablepartitions reports
 // for table directories: the Data.db bytes before compression.
-func partitionBytes(ctx context.Context, files *casstest.NodeFiles, dirs ...string) (map[string]int64, error) {
+func partitionBytes(ctx context.Context, files *cassandratest.NodeFiles, dirs ...string) (map[string]int64, error) {
 	out, err := files.Run(ctx, append([]string{"sstablepartitions", "--csv", "--min-size", "0"}, dirs...)...)
 	if err != nil {
 		return nil, err

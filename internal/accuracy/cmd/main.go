@@ -24,8 +24,8 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/connect"
 	"github.com/cqlsize/cqlsize/internal/accuracy"
-	"github.com/cqlsize/cqlsize/internal/connect"
 	"github.com/cqlsize/cqlsize/profile"
 )
 

@@ -24,9 +24,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cqlsize/cqlsize/connect"
 	"github.com/cqlsize/cqlsize/cql/denorm"
 	"github.com/cqlsize/cqlsize/examples/posts"
-	"github.com/cqlsize/cqlsize/internal/connect"
 	"github.com/cqlsize/cqlsize/migrations"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 )
 
 func TestBadFlags(t *testing.T) {
@@ -34,9 +34,9 @@ func TestUnreachableCluster(t *testing.T) {
 // TestServes starts the service on a fresh keyspace (it creates the keyspace and applies
 // the migrations), creates a post over HTTP and reads it back, then stops it.
 func TestServes(t *testing.T) {
-	hosts := casstest.Hosts(t)
-	admin := casstest.Session(t)
-	ks := casstest.KeyspaceName(t.Name())
+	hosts := cassandratest.Hosts(t)
+	admin := cassandratest.Session(t)
+	ks := cassandratest.KeyspaceName(t.Name())
 	t.Cleanup(func() { _ = admin.Query("DROP KEYSPACE IF EXISTS " + ks).Exec() })
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

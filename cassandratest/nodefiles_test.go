@@ -1,4 +1,4 @@
-package casstest
+package cassandratest
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package casstest_test
+package cassandratest_test
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/internal/version"
 )
 
@@ -15,7 +15,7 @@ import (
 // the server's own version, round-trips a row, and has the server reject a query that
 // needs ALLOW FILTERING with an invalid-request error. No mock could pass all three.
 func TestClusterIsRealCassandra5(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 
 	var release string
 	if err := s.Query("SELECT release_version FROM system.local").Scan(&release); err != nil {

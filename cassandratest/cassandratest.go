@@ -1,5 +1,8 @@
-// Package casstest hands every test that needs Cassandra a real cluster and a keyspace of
-// its own. It finds the cluster in this order:
+// Package cassandratest hands every test that needs Cassandra a real cluster and a keyspace of
+// its own, as net/http/httptest hands a test a real server: Keyspace(t) returns a session on
+// a fresh keyspace that is dropped when the test ends. It is public so that a service built
+// from the examples can test its own tables the way the examples do. It finds the cluster in
+// this order:
 //
 //  1. CASSANDRA_HOSTS (host[:port],...): any existing cluster; `make test` sets it to the
 //     node it starts from the Maven Central jars (scripts/cassandra).
@@ -12,7 +15,7 @@
 // also reads the node's data files (sstablepartitions, tablehistograms) gets them from
 // LocalNode, which reads them only on scripts/cassandra's own node and skips, saying why,
 // on any other cluster (nodefiles.go).
-package casstest
+package cassandratest
 
 import (
 	"context"
@@ -31,7 +34,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 	tccassandra "github.com/testcontainers/testcontainers-go/modules/cassandra"
 
-	"github.com/cqlsize/cqlsize/internal/connect"
+	"github.com/cqlsize/cqlsize/connect"
 )
 
 // Image is the container image used when a Docker engine is available.
