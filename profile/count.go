@@ -3,7 +3,7 @@ package profile
 import (
 	"fmt"
 
-	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // extrapolateFrom is the partitions a sample needs before its extrapolation is preferred to
@@ -55,7 +55,7 @@ func meanRows(t *Table) {
 		return
 	}
 	head := t.Skew.Head(t.Partitions)
-	act := sizing.Skew{Kind: sizing.Zipf, S: t.Skew.Fitted}.Activity(t.Partitions, 1)
+	act := workload.Skew{Kind: workload.Zipf, S: t.Skew.Fitted}.Activity(t.Partitions, 1)
 	if !(head > 0) || !(act > 0) {
 		return
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // The limits a partition is projected against: Cassandra's guidance of 100 MB and 100,000
@@ -142,7 +143,7 @@ func project(t *Table, now time.Time) {
 // profile writes for it.
 type model struct {
 	tbl    *cql.Table
-	w      *sizing.TableWorkload
+	w      *workload.TableWorkload
 	schema *cql.Schema
 }
 
@@ -159,7 +160,7 @@ func newModel(t *Table) (*model, error) {
 	if err := bw.Flush(); err != nil {
 		return nil, fmt.Errorf("write the workload of %s.%s: %w", t.Keyspace, t.Name, err)
 	}
-	w, err := sizing.ParseWorkload(t.Keyspace+"."+t.Name+" (profile)", b.Bytes())
+	w, err := workload.Parse(t.Keyspace+"."+t.Name+" (profile)", b.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("read back the workload of %s.%s: %w", t.Keyspace, t.Name, err)
 	}
@@ -177,10 +178,10 @@ func newModel(t *Table) (*model, error) {
 
 // one is the workload of a single key written as the average one: the partition the
 // estimate calls typical is then exactly the one asked about.
-func (m *model) one() sizing.TableWorkload {
+func (m *model) one() workload.TableWorkload {
 	w := *m.w
-	w.Partitions, w.Skew = 1, sizing.Skew{}
-	w.RowsPerPartition, w.WriteRate = 0, sizing.Rate{}
+	w.Partitions, w.Skew = 1, workload.Skew{}
+	w.RowsPerPartition, w.WriteRate = 0, workload.Rate{}
 	w.Fields = map[string]cql.Pos{} // the file's rows_per_partition is replaced, not kept beside a rate
 	for k, v := range m.w.Fields {
 		if k != "rows_per_partition" && k != "rows" && k != "write_rate" {
@@ -208,9 +209,9 @@ func (m *model) withRows(rows float64) (sizing.Partition, error) {
 // bucket (its Typical is then the partition at the end of its bucket).
 func (m *model) written(perSec float64, bucketed bool) (*sizing.Estimate, error) {
 	w := m.one()
-	w.WriteRate = sizing.Rate{Count: perSec * 86400, Per: sizing.Day}
+	w.WriteRate = workload.Rate{Count: perSec * 86400, Per: workload.Day}
 	if !bucketed {
-		w.Bucket = sizing.Span{}
+		w.Bucket = workload.Span{}
 	}
 	est, err := sizing.EstimateTable(m.tbl, &w, sizing.Options{Schema: m.schema})
 	if err != nil {

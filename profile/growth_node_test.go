@@ -13,6 +13,7 @@ import (
 	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // TestRunGrowthAgreesWithEstimate profiles a table written at one row an hour per partition
@@ -55,7 +56,7 @@ func TestRunGrowthAgreesWithEstimate(t *testing.T) {
 	if err := r.WriteWorkload(&wl); err != nil {
 		t.Fatal(err)
 	}
-	w, err := sizing.ParseWorkload("w.yaml", wl.Bytes())
+	w, err := workload.Parse("w.yaml", wl.Bytes())
 	if err != nil {
 		t.Fatalf("%v\n%s", err, wl.String())
 	}
@@ -65,7 +66,7 @@ func TestRunGrowthAgreesWithEstimate(t *testing.T) {
 	for _, p := range g.Partitions {
 		tw := *w.Table(ks + ".feed")
 		tw.Fields = map[string]cql.Pos{}
-		tw.RowsPerPartition, tw.WriteRate = 0, sizing.Rate{Count: p.RowsPerSecond * 86400, Per: sizing.Day}
+		tw.RowsPerPartition, tw.WriteRate = 0, workload.Rate{Count: p.RowsPerSecond * 86400, Per: workload.Day}
 		est, err := sizing.EstimateTable(tb.Schema, &tw, sizing.Options{})
 		if err != nil {
 			t.Fatal(err)

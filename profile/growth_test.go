@@ -9,6 +9,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 func table(t *testing.T, ddl string) *cql.Table {
@@ -56,13 +57,13 @@ func estimateOf(t *testing.T, r *Result, tb *Table, perSec float64) *sizing.Esti
 	if err := r.WriteWorkload(&b); err != nil {
 		t.Fatal(err)
 	}
-	w, err := sizing.ParseWorkload("w.yaml", b.Bytes())
+	w, err := workload.Parse("w.yaml", b.Bytes())
 	if err != nil {
 		t.Fatalf("%v\n%s", err, b.String())
 	}
 	tw := w.Table(tb.Keyspace + "." + tb.Name)
 	delete(tw.Fields, "rows_per_partition") // replaced by write_rate, as the file's comment says
-	tw.RowsPerPartition, tw.WriteRate = 0, sizing.Rate{Count: perSec * 86400, Per: sizing.Day}
+	tw.RowsPerPartition, tw.WriteRate = 0, workload.Rate{Count: perSec * 86400, Per: workload.Day}
 	est, err := sizing.EstimateTable(tb.Schema, tw, sizing.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -193,12 +194,12 @@ func TestWorkloadRoundTrip(t *testing.T) {
 	if err := r.WriteWorkload(&b); err != nil {
 		t.Fatal(err)
 	}
-	w, err := sizing.ParseWorkload("w.yaml", b.Bytes())
+	w, err := workload.Parse("w.yaml", b.Bytes())
 	if err != nil {
 		t.Fatalf("%v\n%s", err, b.String())
 	}
 	tw := w.Table("ks.events")
-	if tw == nil || tw.Partitions != 2500 || tw.RowsPerPartition != 12.5 || tw.Skew.Kind != sizing.Zipf || tw.Skew.S != 0.9 ||
+	if tw == nil || tw.Partitions != 2500 || tw.RowsPerPartition != 12.5 || tw.Skew.Kind != workload.Zipf || tw.Skew.S != 0.9 ||
 		tw.TTL == nil || *tw.TTL != 24*time.Hour || tw.Avg["body"] != 120.5 || tw.Avg["Odd"] != 3 || tw.Nulls["body"] != 0.25 ||
 		tw.CompressionRatio != 0.4213 || tw.Items["tags"].Count != 3 || tw.Items["tags"].Size != 6 || tw.Items["attrs"].KeySize != 5 || tw.Items["attrs"].Size != 9 {
 		t.Errorf("read back: %+v\n%s", tw, b.String())

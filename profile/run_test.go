@@ -12,7 +12,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/cassandratest"
-	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // loadEvents writes `keys` partitions whose key k holds rowsOf(k) rows, with a text body of
@@ -104,7 +104,7 @@ func TestRunMeasuresTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("workload:\n%s", w.String())
-	wl, err := sizing.ParseWorkload("profile.yaml", w.Bytes())
+	wl, err := workload.Parse("profile.yaml", w.Bytes())
 	if err != nil {
 		t.Fatalf("the workload written does not parse: %v\n%s", err, w.String())
 	}
@@ -278,7 +278,7 @@ func TestRunMeasuresUDTs(t *testing.T) {
 	if err := res.WriteWorkload(&w); err != nil {
 		t.Fatal(err)
 	}
-	wl, err := sizing.ParseWorkload("w.yaml", w.Bytes())
+	wl, err := workload.Parse("w.yaml", w.Bytes())
 	if err != nil {
 		t.Fatalf("%v\n%s", err, w.String())
 	}

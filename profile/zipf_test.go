@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // zipfRows is a synthetic table of n keys whose key of rank k holds round(c·k^-s) rows (at
@@ -118,7 +118,7 @@ func TestMeanRowsFromFit(t *testing.T) {
 		frac    float64
 	}{{2000, 1.1, 40, 0.46}, {3000, 0.8, 20, 0.32}} {
 		n := float64(tc.keys)
-		sk := sizing.Skew{Kind: sizing.Zipf, S: tc.s}
+		sk := workload.Skew{Kind: workload.Zipf, S: tc.s}
 		rows := zipfRows(tc.keys, tc.mean*sk.Activity(n, 1), tc.s)
 		truth := rows[tc.keys/2-1]
 		var fitErr, meanErr float64
@@ -128,7 +128,7 @@ func TestMeanRowsFromFit(t *testing.T) {
 			tb := &Table{PartitionsSeen: len(xs), RowsPerPartition: Summarize(xs), Skew: FitSkew(xs, tc.frac), Partitions: n, RingFraction: tc.frac}
 			meanRows(tb)
 			typical := func(mean float64) float64 {
-				return mean * sizing.Skew{Kind: sizing.Zipf, S: tb.Skew.Fitted}.Activity(n, math.Ceil(n/2))
+				return mean * workload.Skew{Kind: workload.Zipf, S: tb.Skew.Fitted}.Activity(n, math.Ceil(n/2))
 			}
 			e1, e2 := typical(tb.MeanRows)/truth-1, typical(tb.RowsPerPartition.Mean)/truth-1
 			fitErr += e1 * e1 / walks

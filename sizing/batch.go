@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // Batch size, as Cassandra measures it for batch_size_warn_threshold (5 KiB) and
@@ -37,8 +38,8 @@ const (
 // value sizes and null rates.
 type BatchWrite struct {
 	Table    *cql.Table
-	Workload *TableWorkload // value sizes; nil = defaults. Only sizes, nulls, TTL and writes are used.
-	Rows     int            // rows this statement writes (default 1)
+	Workload *workload.TableWorkload // value sizes; nil = defaults. Only sizes, nulls, TTL and writes are used.
+	Rows     int                     // rows this statement writes (default 1)
 	// Partition groups statements into mutations: statements of the same keyspace with the
 	// same non-empty Partition write one partition key (one mutation). Empty = its own.
 	Partition string
@@ -65,11 +66,11 @@ func EstimateBatch(writes []BatchWrite, opt Options) (*BatchEstimate, error) {
 		}
 		w := bw.Workload
 		if w == nil {
-			w = &TableWorkload{Name: bw.Table.Name, RowsPerPartition: 1}
+			w = &workload.TableWorkload{Name: bw.Table.Name, RowsPerPartition: 1}
 		} else {
 			// One statement's rows: the workload's sizes and nulls, not its volume.
-			c := w.clone()
-			c.RowsPerPartition, c.WriteRate, c.Deletes = 1, Rate{}, nil
+			c := w.Clone()
+			c.RowsPerPartition, c.WriteRate, c.Deletes = 1, workload.Rate{}, nil
 			delete(c.Fields, "write_rate")
 			w = c
 		}
@@ -122,20 +123,20 @@ func (p *plan) updateDataSize(rows float64) float64 {
 			if c.multi {
 				// The collection's deletion time (an INSERT overwrites it), then its elements.
 				s += 12 + present*c.elems*(20+c.elemRaw)
-				if p.w.NullsAs == NullUnset {
+				if p.w.NullsAs == workload.NullUnset {
 					s -= c.missing * 12
 				}
 				continue
 			}
 			s += present * (20 + c.raw)
-			if p.w.NullsAs == NullTombstone {
+			if p.w.NullsAs == workload.NullTombstone {
 				s += c.missing * 20
 			}
 		}
 		return s
 	}
 	liveness := 8.0
-	if p.ttl > 0 && p.w.Writes == Insert {
+	if p.ttl > 0 && p.w.Writes == workload.Insert {
 		liveness += 12
 	}
 	var ck float64
@@ -153,7 +154,7 @@ func (p *plan) updateDataSize(rows float64) float64 {
 // BatchFromWorkloads builds the batch of one entity written to every named table once, each
 // its own partition: the fan-out of a write to a denormalized model (posts_by_user,
 // posts_by_hashtag, posts_by_id).
-func BatchFromWorkloads(s *cql.Schema, w *Workload, tables ...string) ([]BatchWrite, error) {
+func BatchFromWorkloads(s *cql.Schema, w *workload.Workload, tables ...string) ([]BatchWrite, error) {
 	var out []BatchWrite
 	for _, name := range tables {
 		tbl, ok := s.FindTable(name)

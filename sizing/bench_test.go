@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // thousandTables builds a schema of 1,000 tables of varied shape (keys, clustering, text,
 // collections, static columns, TTLs, Zipf skew, deletes) and a workload for each.
-func thousandTables() (*cql.Schema, *Workload) {
+func thousandTables() (*cql.Schema, *workload.Workload) {
 	var tables []*cql.Table
-	w := &Workload{}
+	w := &workload.Workload{}
 	for i := 0; i < 1000; i++ {
 		name := fmt.Sprintf("t%04d", i)
 		specs := []string{"id uuid pk"}

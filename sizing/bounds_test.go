@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // TestWorkloadBoundsInCode: a workload built in code, which skips the parsers, is held to the
@@ -12,16 +14,16 @@ import (
 func TestWorkloadBoundsInCode(t *testing.T) {
 	tbl := mustTable("app.inbox", "u uuid pk", "m timeuuid ck", "body text", "tags set<text>")
 	neg := -time.Hour
-	for name, w := range map[string]*TableWorkload{
+	for name, w := range map[string]*workload.TableWorkload{
 		"NaN rows":        {Name: "inbox", RowsPerPartition: math.NaN()},
 		"Inf partitions":  {Name: "inbox", RowsPerPartition: 1, Partitions: math.Inf(1)},
-		"negative rate":   {Name: "inbox", WriteRate: Rate{Count: -1, Per: Day}},
-		"huge rate":       {Name: "inbox", WriteRate: Rate{Count: 1e300, Per: time.Nanosecond}},
+		"negative rate":   {Name: "inbox", WriteRate: workload.Rate{Count: -1, Per: workload.Day}},
+		"huge rate":       {Name: "inbox", WriteRate: workload.Rate{Count: 1e300, Per: time.Nanosecond}},
 		"negative ttl":    {Name: "inbox", RowsPerPartition: 1, TTL: &neg},
 		"NaN null share":  {Name: "inbox", RowsPerPartition: 1, Nulls: map[string]float64{"body": math.NaN()}},
-		"zipf exponent 0": {Name: "inbox", RowsPerPartition: 1, Partitions: 10, Skew: Skew{Kind: Zipf}},
-		"NaN delete rows": {Name: "inbox", RowsPerPartition: 1, Deletes: []Delete{{Kind: DeleteRange, PerPartition: 1, Rows: math.NaN()}}},
-		"Inf items":       {Name: "inbox", RowsPerPartition: 1, Items: map[string]Items{"tags": {Count: math.Inf(1)}}},
+		"zipf exponent 0": {Name: "inbox", RowsPerPartition: 1, Partitions: 10, Skew: workload.Skew{Kind: workload.Zipf}},
+		"NaN delete rows": {Name: "inbox", RowsPerPartition: 1, Deletes: []workload.Delete{{Kind: workload.DeleteRange, PerPartition: 1, Rows: math.NaN()}}},
+		"Inf items":       {Name: "inbox", RowsPerPartition: 1, Items: map[string]workload.Items{"tags": {Count: math.Inf(1)}}},
 	} {
 		if _, err := EstimateTable(tbl, w, Options{}); err == nil {
 			t.Errorf("%s: estimated without an error", name)
@@ -94,18 +96,6 @@ func TestShardsForAbsurdHotKey(t *testing.T) {
 	}
 }
 
-// TestParseCountOverflow: a suffix that takes a finite number to infinity is refused.
-func TestParseCountOverflow(t *testing.T) {
-	for _, s := range []string{"1e308k", "1.7e308B", "1e309"} {
-		if v, err := ParseCount(s); err == nil {
-			t.Errorf("ParseCount(%q) = %v, want an error", s, v)
-		}
-	}
-	if v, err := ParseCount("1e300k"); err != nil || v != 1e303 {
-		t.Errorf("ParseCount(1e300k) = %v, %v", v, err)
-	}
-}
-
 // TestAbsurdTableOptions: gc_grace_seconds and a TWCS window past what time.Duration holds
 // are read as the longest ones, not wrapped into negative durations.
 func TestAbsurdTableOptions(t *testing.T) {
@@ -121,18 +111,5 @@ func TestAbsurdTableOptions(t *testing.T) {
 		if strings.Contains(f.Message, "-9223372036") {
 			t.Errorf("overflowed number in %s", f)
 		}
-	}
-}
-
-// TestParseDurationEdge: a number of seconds that rounds to 2^63 nanoseconds is refused,
-// not wrapped into a negative duration.
-func TestParseDurationEdge(t *testing.T) {
-	for _, s := range []string{"9223372036.854775807", "9223372036.854776", "106751.99116730064d", "1e10"} {
-		if d, err := ParseDuration(s); err == nil && d < 0 {
-			t.Errorf("ParseDuration(%q) = %v", s, d)
-		}
-	}
-	if d, err := ParseDuration("9223372036"); err != nil || d <= 0 {
-		t.Errorf("ParseDuration(9223372036) = %v, %v", d, err)
 	}
 }

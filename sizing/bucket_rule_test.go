@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cqlsize/cqlsize/cql/bound"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // TableBucket reads buckets with the rule BK101 uses (cql/bound): a column the lint calls a
@@ -47,7 +48,7 @@ func TestTableBucketIsTheLintsRule(t *testing.T) {
 // assumption line, and SZ101 says which width would do, instead of "add a time bucket".
 func TestUnknownWidthBucketAsksForBucket(t *testing.T) {
 	tbl := mustTable("app.samples", "service text pk", "ts_bucket timestamp pk", "at timestamp ck", "body text")
-	w, err := ParseWorkload("w.yaml", []byte("tables:\n  samples:\n    write_rate: 50000/hour\n    partitions: 100\n    avg: {service: 10, body: 200}\n"))
+	w, err := workload.Parse("w.yaml", []byte("tables:\n  samples:\n    write_rate: 50000/hour\n    partitions: 100\n    avg: {service: 10, body: 200}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestUnknownWidthBucketAsksForBucket(t *testing.T) {
 	}
 
 	// Given the width, estimate sizes with it and asks nothing.
-	w, err = ParseWorkload("w.yaml", []byte("tables:\n  samples:\n    write_rate: 50000/hour\n    bucket: hour\n    partitions: 100\n    avg: {service: 10, body: 200}\n"))
+	w, err = workload.Parse("w.yaml", []byte("tables:\n  samples:\n    write_rate: 50000/hour\n    bucket: hour\n    partitions: 100\n    avg: {service: 10, body: 200}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func TestUnknownWidthBucketAsksForBucket(t *testing.T) {
 
 	// A table without any bucket still gets the "add a time bucket" advice.
 	flat := mustTable("app.samples", "service text pk", "at timestamp ck", "body text")
-	w, err = ParseWorkload("w.yaml", []byte("tables:\n  samples:\n    write_rate: 50000/hour\n    partitions: 100\n    avg: {service: 10, body: 200}\n"))
+	w, err = workload.Parse("w.yaml", []byte("tables:\n  samples:\n    write_rate: 50000/hour\n    partitions: 100\n    avg: {service: 10, body: 200}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,6 @@
 // The byte model follows the BIG "nb" sstable format byte for byte (partition header, rows,
 // cells, vint-encoded timestamp deltas) and is checked against a real node by
 // internal/accuracy; the classic formula from the Cassandra docs is computed beside it for
-// reference. The package imports no driver: a Workload comes from a YAML file (LoadWorkload),
-// from flags (WorkloadFromPairs) or from code.
+// reference. The package imports no driver: the workload it sizes (package workload) comes from
+// a YAML file (workload.Load), from the CLI's flags or from code.
 package sizing

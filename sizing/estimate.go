@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // Options tune an estimate.
@@ -25,7 +26,7 @@ type Estimate struct {
 	Table    string  // keyspace.table
 	Pos      cql.Pos // the CREATE TABLE
 	Target   Target
-	Workload *TableWorkload
+	Workload *workload.TableWorkload
 
 	// Keys is the number of partition keys writes spread over (the workload's partitions; 1
 	// when not declared). Partitions is how many partitions the table holds: Keys times the
@@ -33,7 +34,7 @@ type Estimate struct {
 	Keys       float64
 	Partitions float64
 
-	Bucket       Span          // zero when no bucket bounds a partition
+	Bucket       workload.Span // zero when no bucket bounds a partition
 	BucketSource string        // "workload", "table (column month)" or ""
 	Life         time.Duration // how long the largest partition keeps receiving writes
 	TTL          time.Duration // effective TTL (0 = none)
@@ -166,7 +167,7 @@ type Encoding struct {
 }
 
 // EstimateTable sizes tbl under w.
-func EstimateTable(tbl *cql.Table, w *TableWorkload, opt Options) (*Estimate, error) {
+func EstimateTable(tbl *cql.Table, w *workload.TableWorkload, opt Options) (*Estimate, error) {
 	p, err := newPlan(tbl, w, opt.Schema)
 	if err != nil {
 		return nil, err
@@ -191,13 +192,13 @@ func EstimateTable(tbl *cql.Table, w *TableWorkload, opt Options) (*Estimate, er
 	est.Keys = w.Partitions
 	if est.Keys < 1 {
 		est.Keys = 1
-		if w.Skew.Kind == Zipf {
+		if w.Skew.Kind == workload.Zipf {
 			est.Assumptions = append(est.Assumptions, "skew: zipf needs partitions (how many keys share the writes); sized as uniform")
 		}
 	}
 	skew := w.Skew
 	if w.Partitions < 1 {
-		skew = Skew{MaxRate: w.Skew.MaxRate}
+		skew = workload.Skew{MaxRate: w.Skew.MaxRate}
 	}
 
 	timeBased := !w.WriteRate.IsZero() || !p.bucket.IsZero()
@@ -211,8 +212,8 @@ func EstimateTable(tbl *cql.Table, w *TableWorkload, opt Options) (*Estimate, er
 	est.Largest = at(1, life)
 	est.P99 = at(percentileRank(est.Keys, 0.99), life)
 	est.Typical = at(percentileRank(est.Keys, 0.5), life)
-	est.Mean = p.partitionAt(sh, skew.cappedMean(est.Keys, p.rateCap(skew)), p.life(0), p.life(0))
-	if skew.Kind != Zipf {
+	est.Mean = p.partitionAt(sh, skew.CappedMean(est.Keys, p.rateCap(skew)), p.life(0), p.life(0))
+	if skew.Kind != workload.Zipf {
 		est.P99.Rank, est.Typical.Rank, est.Largest.Rank = 0, 0, 0
 	}
 
@@ -227,7 +228,7 @@ func EstimateTable(tbl *cql.Table, w *TableWorkload, opt Options) (*Estimate, er
 	}
 	live := 1.0
 	for _, d := range w.Deletes {
-		if d.Kind == DeletePartition {
+		if d.Kind == workload.DeletePartition {
 			live -= math.Min(1, d.Count(p.life(0)))
 		}
 	}
@@ -255,7 +256,7 @@ func EstimateTable(tbl *cql.Table, w *TableWorkload, opt Options) (*Estimate, er
 
 // EstimateAll sizes every table the workload names, in the workload's order. It validates
 // the workload against the schema first, so every problem is reported at once.
-func EstimateAll(s *cql.Schema, w *Workload, opt Options) ([]*Estimate, error) {
+func EstimateAll(s *cql.Schema, w *workload.Workload, opt Options) ([]*Estimate, error) {
 	if err := w.Validate(s); err != nil {
 		return nil, err
 	}
@@ -306,7 +307,7 @@ func (p *plan) partitionAt(sh *shape, activity float64, age, life time.Duration)
 	// Deletes: a rate applies over the age, a per-partition count over the life. Every delete
 	// removes what it deletes; its tombstone stays until gc_grace_seconds have passed (and a
 	// compaction purges it), so a steady rate keeps gc_grace_seconds' worth.
-	count := func(d Delete) (deletes, kept float64) {
+	count := func(d workload.Delete) (deletes, kept float64) {
 		if !d.Rate.IsZero() {
 			n := d.Rate.Over(age) * activity
 			return n, math.Min(n, d.Rate.Over(p.gcGrace)*activity)
@@ -318,14 +319,14 @@ func (p *plan) partitionAt(sh *shape, activity float64, age, life time.Duration)
 	for _, d := range w.Deletes {
 		n, kept := count(d)
 		switch d.Kind {
-		case DeleteRow:
+		case workload.DeleteRow:
 			removed := math.Min(n, rows)
 			rows -= removed
 			rowTombs += math.Min(kept, removed)
-		case DeleteRange:
+		case workload.DeleteRange:
 			rows -= math.Min(n*d.Rows, rows)
 			markers += 2 * kept
-		case DeleteCell, DeleteElement:
+		case workload.DeleteCell, workload.DeleteElement:
 			kept = math.Min(kept, rows)
 			cellTombs += kept
 			cellDelta += kept * (sh.tombCell[d.Column] - sh.liveCell[d.Column])
@@ -371,7 +372,7 @@ func (p *plan) partitionAt(sh *shape, activity float64, age, life time.Duration)
 
 // rateCap is how many times busier than the average key a key may be under skew's
 // max_rate (0: no cap, or no write rate to cap).
-func (p *plan) rateCap(skew Skew) float64 {
+func (p *plan) rateCap(skew workload.Skew) float64 {
 	if !(skew.MaxRate.PerSecond() > 0) || !(p.w.WriteRate.PerSecond() > 0) {
 		return 0
 	}
@@ -380,12 +381,12 @@ func (p *plan) rateCap(skew Skew) float64 {
 
 // activity is how many times busier than the average key the key of rank k is, capped by
 // skew's max_rate.
-func (p *plan) activity(skew Skew, keys, rank float64) float64 {
-	return skew.capped(keys, rank, p.rateCap(skew))
+func (p *plan) activity(skew workload.Skew, keys, rank float64) float64 {
+	return skew.Capped(keys, rank, p.rateCap(skew))
 }
 
 // growth samples the typical and the largest partition across their life.
-func (p *plan) growth(sh *shape, skew Skew, keys float64, life time.Duration, points int) []GrowthPoint {
+func (p *plan) growth(sh *shape, skew workload.Skew, keys float64, life time.Duration, points int) []GrowthPoint {
 	out := make([]GrowthPoint, points)
 	typ, top := p.activity(skew, keys, percentileRank(keys, 0.5)), p.activity(skew, keys, 1)
 	for i := range out {
@@ -398,11 +399,11 @@ func (p *plan) growth(sh *shape, skew Skew, keys float64, life time.Duration, po
 }
 
 // centuries bounds the search for a crossing.
-const century = 100 * Year
+const century = 100 * workload.Year
 
 // crossings finds when an unbucketed partition crosses each limit, by bisection on its age
 // (a partition only grows, or levels off under a TTL).
-func (p *plan) crossings(sh *shape, skew Skew, keys float64, target Target) []Crossing {
+func (p *plan) crossings(sh *shape, skew workload.Skew, keys float64, target Target) []Crossing {
 	typ, top := p.activity(skew, keys, percentileRank(keys, 0.5)), p.activity(skew, keys, 1)
 	when := func(activity float64, l Limit) (time.Duration, bool) {
 		m := func(age time.Duration) float64 { return p.partitionAt(sh, activity, age, century).measure(l.Measure) }

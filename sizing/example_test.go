@@ -6,6 +6,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // postsByUser is CREATE TABLE app.posts_by_user (user_id uuid, month text, post_id timeuuid,
@@ -27,10 +28,10 @@ func postsByUser() *cql.Table {
 }
 
 func ExampleEstimateTable() {
-	w := &sizing.TableWorkload{
+	w := &workload.TableWorkload{
 		Name:        "posts_by_user",
 		Partitions:  1e6,
-		WriteRate:   sizing.Rate{Count: 50, Per: sizing.Day},
+		WriteRate:   workload.Rate{Count: 50, Per: workload.Day},
 		Avg:         map[string]float64{"content": 280},
 		WriteSpread: time.Hour,
 	}
@@ -55,30 +56,8 @@ func ExampleEstimateTable() {
 	// verdict info
 }
 
-func ExampleParseWorkload() {
-	w, err := sizing.ParseWorkload("workload.yaml", []byte(`
-tables:
-  posts_by_user:
-    partitions: 1M
-    write_rate: 50/day
-    avg: {content: 280}
-    skew: {zipf: 1.1}
-`))
-	if err != nil {
-		panic(err)
-	}
-	t := w.Table("posts_by_user")
-	fmt.Println(t.Partitions, t.WriteRate, t.Avg["content"], t.Skew)
-
-	_, err = sizing.ParseWorkload("workload.yaml", []byte("tables:\n  posts_by_user:\n    rows: many\n"))
-	fmt.Println(err)
-	// Output:
-	// 1e+06 50/day 280 zipf 1.1
-	// workload.yaml:3:11: posts_by_user.rows: want a number such as 50000, 2_000_000 or 2M, got "many"
-}
-
 func ExampleEstimateBatch() {
-	w := &sizing.TableWorkload{Name: "posts_by_user", RowsPerPartition: 1, Avg: map[string]float64{"content": 2000}}
+	w := &workload.TableWorkload{Name: "posts_by_user", RowsPerPartition: 1, Avg: map[string]float64{"content": 2000}}
 	t := postsByUser()
 	// One post written to three tables of the same shape, three partitions: Cassandra checks
 	// the sum of the mutations' data sizes against batch_size_warn_threshold.
@@ -93,36 +72,4 @@ func ExampleEstimateBatch() {
 	// Output:
 	// 6258 bytes in 3 mutations
 	// warn SZ020
-}
-
-func ExampleSkew_Activity() {
-	z := sizing.Skew{Kind: sizing.Zipf, S: 1.1}
-	// Among a billion keys, how much busier than the average key is the busiest, and the p99?
-	fmt.Printf("%.3g %.3g\n", z.Activity(1e9, 1), z.Activity(1e9, 1e7))
-	// Output:
-	// 1.07e+08 2.14
-}
-
-// A chat application's rate limiter: no conversation gets more than 10 messages a second,
-// whatever the skew. The busiest of a million conversations would get 24.8M messages a day
-// at 200/day on average; capped, 864,000 (10/s), and the unbucketed table is sized for that.
-func ExampleSkew_maxRate() {
-	w, err := sizing.ParseWorkload("workload.yaml", []byte(`
-tables:
-  messages:
-    partitions: 1M
-    write_rate: 200/day
-    bucket: day
-    skew: {zipf: 1.1, max_rate: 10/s}
-`))
-	if err != nil {
-		panic(err)
-	}
-	t := w.Table("messages")
-	free := t.Skew
-	free.MaxRate = sizing.Rate{}
-	head := free.Activity(t.Partitions, 1) * t.WriteRate.Over(sizing.Day)
-	fmt.Printf("%s: uncapped head %.3g a day, cap %.0f a day\n", t.Skew, head, t.Skew.MaxRate.Over(sizing.Day))
-	// Output:
-	// zipf 1.1, at most 10/s a key: uncapped head 2.48e+07 a day, cap 864000 a day
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // Recommendation codes. Verdict codes are those of Limits.
@@ -60,7 +61,7 @@ func verdicts(est *Estimate, target Target) []Finding {
 				who = "the typical partition reaches " + formatMeasure(l.Measure, typ) + "; the largest"
 			case p99 >= l.Value:
 				who = "the p99 partition reaches " + formatMeasure(l.Measure, p99) + "; the largest"
-			case est.Workload.Skew.Kind == Zipf:
+			case est.Workload.Skew.Kind == workload.Zipf:
 				who = "the busiest key's partition (zipf head) reaches"
 			}
 			if est.Typical.Activity == est.Largest.Activity {
@@ -91,9 +92,9 @@ func (est *Estimate) lifeText() string {
 	case !est.Bucket.IsZero():
 		return "at the end of its " + est.Bucket.Name + " bucket"
 	case est.TTL > 0 && !est.Workload.WriteRate.IsZero():
-		return "once its TTL (" + FormatDuration(est.TTL) + ") caps it"
+		return "once its TTL (" + workload.FormatDuration(est.TTL) + ") caps it"
 	case !est.Workload.WriteRate.IsZero():
-		return "after " + FormatDuration(est.Life)
+		return "after " + workload.FormatDuration(est.Life)
 	}
 	return ""
 }
@@ -135,7 +136,7 @@ func formatRatio(r float64) string {
 // bucketCandidates are the widths SZ101 chooses from, coarsest first.
 var bucketCandidates = []string{"year", "month", "iso-week", "day", "12h", "6h", "hour", "15m", "minute"}
 
-func recommendations(est *Estimate, p *plan, sh *shape, skew Skew) []Finding {
+func recommendations(est *Estimate, p *plan, sh *shape, skew workload.Skew) []Finding {
 	var out []Finding
 	add := func(code, format string, args ...any) {
 		out = append(out, Finding{Code: code, Severity: Info, Table: est.Table, Pos: est.Pos, Message: fmt.Sprintf(format, args...)})
@@ -146,10 +147,10 @@ func recommendations(est *Estimate, p *plan, sh *shape, skew Skew) []Finding {
 
 	// SZ101: the coarsest bucket that keeps the p99 partition under the limits.
 	if !w.WriteRate.IsZero() {
-		var best Span
+		var best workload.Span
 		var bestP99, bestTop Partition
 		for _, name := range bucketCandidates {
-			bw, _ := ParseSpan(name)
+			bw, _ := workload.ParseSpan(name)
 			if p.ttl > 0 && bw.Max > p.ttl && name != "minute" {
 				// A bucket outlasting the TTL keeps expired rows, tombstones to every read,
 				// in partitions still being read.
@@ -198,7 +199,7 @@ func recommendations(est *Estimate, p *plan, sh *shape, skew Skew) []Finding {
 				formatRatio(r), n, n, n)
 		} else {
 			add(CodeShards, "the busiest key's partition is %s× over the limits: it would take %s write shards, and a read visits every shard (over %s is a scan, not a read); give that key a finer time bucket, fewer rows or a TTL",
-				formatRatio(r), formatBound(n), formatBound(maxWriteShards))
+				formatRatio(r), workload.FormatBound(n), workload.FormatBound(maxWriteShards))
 		}
 	}
 
@@ -206,7 +207,7 @@ func recommendations(est *Estimate, p *plan, sh *shape, skew Skew) []Finding {
 	if p.ttl == 0 {
 		var tombs float64
 		for _, d := range w.Deletes {
-			if d.Kind == DeleteRow || d.Kind == DeleteRange {
+			if d.Kind == workload.DeleteRow || d.Kind == workload.DeleteRange {
 				tombs += 1
 			}
 		}
@@ -221,14 +222,14 @@ func recommendations(est *Estimate, p *plan, sh *shape, skew Skew) []Finding {
 	if p.ttl > 0 && isTimeSeries(p) && p.table.Options.CompactionClass() != "TimeWindowCompactionStrategy" {
 		win := twcsWindowFor(p)
 		add(CodeTWCS, "time series with a %s TTL on %s: use TimeWindowCompactionStrategy (compaction_window_unit '%s', compaction_window_size %d) so whole sstables expire and are dropped without compacting tombstones",
-			FormatDuration(p.ttl), p.table.Options.CompactionClass(), win.unit, win.size)
+			workload.FormatDuration(p.ttl), p.table.Options.CompactionClass(), win.unit, win.size)
 	}
 
 	// SZ105: unset instead of null.
-	if w.NullsAs == NullTombstone && sh.rowNullTombs > 0 {
+	if w.NullsAs == workload.NullTombstone && sh.rowNullTombs > 0 {
 		q := *p
 		ww := *w
-		ww.NullsAs = NullUnset
+		ww.NullsAs = workload.NullUnset
 		q.w = &ww
 		q.enc = q.encodingCosts()
 		qs := q.shape()
@@ -282,7 +283,7 @@ func twcsWindowFor(p *plan) window {
 	if d < time.Hour {
 		d = time.Hour
 	}
-	if d < Day || d < 2*Day && d%Day != 0 {
+	if d < workload.Day || d < 2*workload.Day && d%workload.Day != 0 {
 		return window{"HOURS", int(math.Round(d.Hours()))}
 	}
 	return window{"DAYS", int(math.Round(d.Hours() / 24))}
@@ -315,7 +316,7 @@ func ttlVerdict(est *Estimate, target Target, now time.Time) []Finding {
 		max := MaxExpiry2038().Sub(now).Truncate(time.Second)
 		return []Finding{{Code: CodeTTL2038, Severity: Fail, Table: est.Table, Pos: est.Pos, Message: fmt.Sprintf(
 			"a TTL of %s written on %s expires after %s, the latest expiry %s accepts (storage_compatibility_mode CASSANDRA_4 on 5.0): the write is rejected (CASSANDRA-14092); keep the TTL under %.0f seconds (%s)",
-			FormatDuration(est.TTL), now.UTC().Format("2006-01-02"), MaxExpiry2038().Format(time.RFC3339), target, max.Seconds(), FormatDuration(max))}}
+			workload.FormatDuration(est.TTL), now.UTC().Format("2006-01-02"), MaxExpiry2038().Format(time.RFC3339), target, max.Seconds(), workload.FormatDuration(max))}}
 	}
 	return nil
 }

@@ -9,12 +9,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // FuzzWorkload feeds arbitrary YAML to the workload reader and, when it reads and validates,
 // to the estimate: bad input must come back as an error, never a panic or a hang.
 func FuzzWorkload(f *testing.F) {
-	example, err := os.ReadFile("testdata/workload-example.yaml")
+	example, err := os.ReadFile("../workload/testdata/workload-example.yaml")
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -36,7 +38,7 @@ func FuzzWorkload(f *testing.F) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer deadline(t, fmt.Sprintf("%q", data))()
-		w, err := ParseWorkload("fuzz.yaml", data)
+		w, err := workload.Parse("fuzz.yaml", data)
 		if err != nil {
 			return
 		}
@@ -53,7 +55,7 @@ func FuzzWorkload(f *testing.F) {
 // TestMutatedWorkloads runs a few hundred deterministic mutations of the example workload
 // through the reader and the estimate in the normal test run (go test -fuzz explores further).
 func TestMutatedWorkloads(t *testing.T) {
-	seed, err := os.ReadFile("testdata/workload-example.yaml")
+	seed, err := os.ReadFile("../workload/testdata/workload-example.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +74,7 @@ func TestMutatedWorkloads(t *testing.T) {
 				b = append(b[:j], append([]byte([]string{"9999", "-", "1e300", "0", ":", "\n  "}[r.IntN(6)]), b[j:]...)...)
 			}
 		}
-		w, err := ParseWorkload("m.yaml", b)
+		w, err := workload.Parse("m.yaml", b)
 		if err != nil {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // mustTable builds a table from column specs "name type [pk|ck|ck desc|static]", so tests
@@ -114,7 +115,7 @@ func schemaOf(tables ...*cql.Table) *cql.Schema {
 	return s
 }
 
-// exampleSchema is the schema testdata/workload-example.yaml describes.
+// exampleSchema is the schema ../workload/testdata/workload-example.yaml describes (the same tables as workload-example.cql there).
 func exampleSchema() *cql.Schema {
 	return schemaOf(
 		mustTable("app.posts_by_user", "user_id uuid pk", "month text pk", "post_id timeuuid ck desc", "title text", "content text", "likes int"),
@@ -131,7 +132,7 @@ func exampleSchema() *cql.Schema {
 // `deletes=[{kind: row, rate: 5/day}]`, through the workload file's parser: each setting
 // becomes a line of YAML, a dotted path a flow mapping (repeated lists are joined). Flag
 // syntax (--avg content=280) is internal/workloadflag's, outside this package.
-func fromSettings(table string, settings ...string) (*TableWorkload, error) {
+func fromSettings(table string, settings ...string) (*workload.TableWorkload, error) {
 	type node struct {
 		keys  []string
 		kids  map[string]*node
@@ -180,7 +181,7 @@ func fromSettings(table string, settings ...string) (*TableWorkload, error) {
 	if len(root.keys) == 0 {
 		b.WriteString("    {}\n")
 	}
-	w, err := ParseWorkload("settings", []byte(b.String()))
+	w, err := workload.Parse("settings", []byte(b.String()))
 	if err != nil {
 		return nil, err
 	}

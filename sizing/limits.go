@@ -6,6 +6,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/finding"
 	"github.com/cqlsize/cqlsize/severity"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // Target is the database the estimate checks limits for.
@@ -138,7 +139,7 @@ func formatMeasure(m Measure, v float64) string {
 	case Rows:
 		return FormatCount(v) + " rows"
 	}
-	return formatNumber(v)
+	return workload.FormatNumber(v)
 }
 
 // FormatBytes renders a byte count in decimal units (B, kB, MB, GB, TB), as the

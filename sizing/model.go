@@ -1,6 +1,10 @@
 package sizing
 
-import "math"
+import (
+	"math"
+
+	"github.com/cqlsize/cqlsize/workload"
+)
 
 // The byte model of a partition in a BIG "nb" sstable (Cassandra 5.0 with
 // storage_compatibility_mode: CASSANDRA_4, the default). What each element costs, and where
@@ -104,9 +108,9 @@ func (p *plan) shape() *shape {
 		}
 	}
 
-	update := p.w.Writes == Update
+	update := p.w.Writes == workload.Update
 	ttl := p.ttl > 0
-	tombMode := p.w.NullsAs == NullTombstone
+	tombMode := p.w.NullsAs == workload.NullTombstone
 	// Expiring-cell overhead when the cell cannot borrow the row marker's TTL.
 	cellTTL := 0.0
 	if ttl {
@@ -290,7 +294,7 @@ func writesAny(cols []*colPlan) bool {
 func (p *plan) headerColumns(cols []*colPlan) []*colPlan {
 	var out []*colPlan
 	for _, c := range cols {
-		if c.missing < 1 || p.w.NullsAs == NullTombstone {
+		if c.missing < 1 || p.w.NullsAs == workload.NullTombstone {
 			out = append(out, c)
 		}
 	}
@@ -301,7 +305,7 @@ func (p *plan) headerColumns(cols []*colPlan) []*colPlan {
 // is missing from a row; a null bound in a write is a tombstone cell, which is present.
 func (p *plan) subsetBytes(cols []*colPlan) float64 {
 	hdr := p.headerColumns(cols)
-	if p.w.NullsAs == NullTombstone {
+	if p.w.NullsAs == workload.NullTombstone {
 		// Every header column is present in every row: HAS_ALL_COLUMNS, no bitmap.
 		return 0
 	}

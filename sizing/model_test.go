@@ -193,46 +193,6 @@ func hasPrefix(list []string, prefix string) bool {
 	return false
 }
 
-func TestHarmonic(t *testing.T) {
-	exact := func(n int, s float64) float64 {
-		var h float64
-		for k := n; k >= 1; k-- {
-			h += math.Pow(float64(k), -s)
-		}
-		return h
-	}
-	for _, s := range []float64{0.5, 0.9, 1, 1.1, 1.5, 2} {
-		for _, n := range []int{1, 2, 10, 64, 65, 100, 1000, 12345, 1000000} {
-			got, want := harmonic(float64(n), s), exact(n, s)
-			if math.Abs(got-want) > 1e-9*want {
-				t.Errorf("harmonic(%d, %g) = %.12g, want %.12g", n, s, got, want)
-			}
-		}
-	}
-	// A billion keys: H(1e9, 1) = ln(1e9) + γ + 1/(2e9) - ...
-	if got, want := harmonic(1e9, 1), math.Log(1e9)+0.5772156649015329+0.5e-9; math.Abs(got-want) > 1e-9 {
-		t.Errorf("harmonic(1e9, 1) = %.12g, want %.12g", got, want)
-	}
-	// Activities average to 1 over the keys.
-	z := Skew{Kind: Zipf, S: 1.1}
-	var sum float64
-	for k := 1; k <= 1000; k++ {
-		sum += z.Activity(1000, float64(k))
-	}
-	if math.Abs(sum-1000) > 1e-6 {
-		t.Errorf("activities sum to %v over 1000 keys, want 1000", sum)
-	}
-	if a := (Skew{}).Activity(1000, 1); a != 1 {
-		t.Errorf("uniform activity %v", a)
-	}
-}
-
-func BenchmarkHarmonicBillion(b *testing.B) {
-	for i := 0; i < b.N; i++ {
-		harmonic(1e9, 1.1)
-	}
-}
-
 func TestHistogramBucket(t *testing.T) {
 	// The first offsets of EstimatedHistogram: 1, 2, 3, ..., 8, 10, 12, 14, 17, 20, 24, 29, 35, 42.
 	for _, tc := range []struct {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/bound"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // plan is a table and its workload resolved into what the byte model needs: each column's
@@ -17,7 +18,7 @@ import (
 // those imply.
 type plan struct {
 	table *cql.Table
-	w     *TableWorkload
+	w     *workload.TableWorkload
 
 	pk, ck  []keyCol
 	regular []*colPlan // in the order Cassandra serializes them: simple by name, then complex by name
@@ -26,7 +27,7 @@ type plan struct {
 	ttl       time.Duration // effective TTL, 0 = none
 	ttlFrom   string        // "workload", "table" or ""
 	spread    time.Duration
-	bucket    Span
+	bucket    workload.Span
 	bucketSrc string // "workload", "table (column month)" or ""
 	horizon   time.Duration
 	gcGrace   time.Duration
@@ -65,12 +66,12 @@ type encoding struct {
 }
 
 // defaultSpread is the write spread when neither the workload nor TWCS says otherwise.
-const defaultSpread = Day
+const defaultSpread = workload.Day
 
 // defaultHorizon is how far an unbounded partition is projected.
-const defaultHorizon = Year
+const defaultHorizon = workload.Year
 
-func newPlan(tbl *cql.Table, w *TableWorkload, schema *cql.Schema) (*plan, error) {
+func newPlan(tbl *cql.Table, w *workload.TableWorkload, schema *cql.Schema) (*plan, error) {
 	if tbl == nil {
 		return nil, fmt.Errorf("estimate: no table")
 	}
@@ -84,10 +85,10 @@ func newPlan(tbl *cql.Table, w *TableWorkload, schema *cql.Schema) (*plan, error
 		return nil, err
 	}
 	p := &plan{table: tbl, w: w, horizon: w.Horizon}
-	if isCounterTable(tbl) && w.Writes != Update {
+	if isCounterTable(tbl) && w.Writes != workload.Update {
 		// Counters are only ever written by UPDATE ... SET c = c + n: no row marker.
-		c := w.clone()
-		c.Writes = Update
+		c := w.Clone()
+		c.Writes = workload.Update
 		p.w, w = c, c
 	}
 	if p.horizon == 0 {
@@ -145,7 +146,7 @@ func newPlan(tbl *cql.Table, w *TableWorkload, schema *cql.Schema) (*plan, error
 		if c.Kind != cql.Regular && c.Kind != cql.Static {
 			continue
 		}
-		cp := &colPlan{col: c, missing: w.nullFraction(c.Name), multi: c.Type.MultiCell()}
+		cp := &colPlan{col: c, missing: w.NullFraction(c.Name), multi: c.Type.MultiCell()}
 		sz := vs
 		if cp.missing >= 1 {
 			// A column no write gives a value (nulls: 1) never stores one: its size is never
@@ -190,16 +191,8 @@ func hint(m map[string]float64, col string) float64 {
 	return -1
 }
 
-// nullFraction is the fraction of writes that leave col without a value.
-func (w *TableWorkload) nullFraction(col string) float64 {
-	if f, ok := w.Nulls[col]; ok {
-		return f
-	}
-	return w.Nulls["*"]
-}
-
 // sizeMulti sizes a non-frozen collection or UDT: one cell per element.
-func (vs *valueSizer) sizeMulti(cp *colPlan, w *TableWorkload) {
+func (vs *valueSizer) sizeMulti(cp *colPlan, w *workload.TableWorkload) {
 	c, t := cp.col, cp.col.Type
 	it, hasItems := w.Items[c.Name]
 	if t.Kind == cql.UDT {
@@ -256,7 +249,7 @@ func (vs *valueSizer) sizeMulti(cp *colPlan, w *TableWorkload) {
 
 // frozenCollectionRaw sizes a frozen collection from its items: a 4-byte count, then each
 // element (and map key) with a 4-byte length.
-func frozenCollectionRaw(vs *valueSizer, c *cql.Column, it Items) float64 {
+func frozenCollectionRaw(vs *valueSizer, c *cql.Column, it workload.Items) float64 {
 	t := c.Type
 	switch t.Kind {
 	case cql.Map:
@@ -290,7 +283,7 @@ func twcsWindow(o cql.TableOptions) (time.Duration, bool) {
 			size = n
 		}
 	}
-	unit := Day
+	unit := workload.Day
 	switch strings.ToUpper(o.Compaction["compaction_window_unit"]) {
 	case "MINUTES":
 		unit = time.Minute
@@ -327,14 +320,14 @@ func mulDuration(n int, unit time.Duration) time.Duration {
 // key column named for a span (day, month, hour_bucket, yyyymm, week_start, ...) or typed
 // date. ok is false when there is none, and when the column is a bucket whose width the
 // schema does not say (bucket int, ts_bucket, partition): see unknownWidthBucket.
-func TableBucket(t *cql.Table) (w Span, column string, ok bool) {
+func TableBucket(t *cql.Table) (w workload.Span, column string, ok bool) {
 	b, found := bound.Bucket(t)
 	if !found || b.Width == "" {
-		return Span{}, "", false
+		return workload.Span{}, "", false
 	}
-	w, err := ParseSpan(b.Width)
+	w, err := workload.ParseSpan(b.Width)
 	if err != nil {
-		return Span{}, "", false
+		return workload.Span{}, "", false
 	}
 	return w, b.Column, true
 }
@@ -353,7 +346,7 @@ func unknownWidthBucket(t *cql.Table) string {
 // non-frozen collection writes). Their local deletion time is "now", which then is the
 // sstable's minimum, so an expiring cell's (now + TTL) is written as TTL + spread.
 func (p *plan) hasTombstoneLDTs() bool {
-	if p.w.NullsAs == NullTombstone {
+	if p.w.NullsAs == workload.NullTombstone {
 		for _, c := range append(append([]*colPlan{}, p.regular...), p.static...) {
 			if c.missing > 0 {
 				return true
@@ -366,7 +359,7 @@ func (p *plan) hasTombstoneLDTs() bool {
 		}
 	}
 	for _, c := range p.regular {
-		if c.multi && (p.w.Writes == Insert || len(p.w.Overwrites) > 0) && c.missing < 1 {
+		if c.multi && (p.w.Writes == workload.Insert || len(p.w.Overwrites) > 0) && c.missing < 1 {
 			return true
 		}
 	}
@@ -405,7 +398,7 @@ func (p *plan) encodingCosts() encoding {
 // hasCellsWithoutTTL reports whether the table's sstables hold cells with no TTL beside the
 // expiring ones: tombstone cells (nulls written as null, cell and element deletes).
 func (p *plan) hasCellsWithoutTTL() bool {
-	if p.w.NullsAs == NullTombstone {
+	if p.w.NullsAs == workload.NullTombstone {
 		for _, c := range append(append([]*colPlan{}, p.regular...), p.static...) {
 			if c.missing > 0 {
 				return true
@@ -413,7 +406,7 @@ func (p *plan) hasCellsWithoutTTL() bool {
 		}
 	}
 	for _, d := range p.w.Deletes {
-		if (d.Kind == DeleteCell || d.Kind == DeleteElement) && d.Count(p.life(1)) > 0 {
+		if (d.Kind == workload.DeleteCell || d.Kind == workload.DeleteElement) && d.Count(p.life(1)) > 0 {
 			return true
 		}
 	}
@@ -445,7 +438,7 @@ func isCounterTable(t *cql.Table) bool {
 // labelLength is the length of the bucket package's label for a bucket of width w:
 // 2026 (year), 2026-11 (month), 2026-W47 (iso-week), 2026-11-20 (day), 2026-11-20T06 (whole
 // hours), 2026-11-20T06:15 (whole minutes), 2026-11-20T06:15:30.
-func labelLength(w Span) float64 {
+func labelLength(w workload.Span) float64 {
 	switch w.Name {
 	case "year":
 		return 4

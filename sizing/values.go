@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // Default value sizes for types whose values vary, used when the workload gives no avg.
@@ -59,7 +60,7 @@ func (vs *valueSizer) raw(col string, t cql.Type, avg float64) float64 {
 			d = 16
 		}
 		if !exactRaw[t.Name] {
-			vs.assume(col, "no avg given; a %s value is assumed to be %s bytes", t.Name, formatNumber(d))
+			vs.assume(col, "no avg given; a %s value is assumed to be %s bytes", t.Name, workload.FormatNumber(d))
 		}
 		return d
 	case cql.List, cql.Set:

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/bucket"
 	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 
 	goldenfile "github.com/cqlsize/cqlsize/internal/golden"
 )
@@ -408,12 +409,12 @@ func TestBatchSizeAgreesWithSizing(t *testing.T) {
 		for _, tag := range tags {
 			setBytes += len(tag)
 		}
-		withSet := &sizing.TableWorkload{ // posts_by_id, posts_by_user
+		withSet := &workload.TableWorkload{ // posts_by_id, posts_by_user
 			Avg:     map[string]float64{"content": float64(len(*p.Content))},
-			Items:   map[string]sizing.Items{"hashtags": {Count: float64(len(tags)), Size: float64(setBytes) / float64(len(tags))}},
-			NullsAs: sizing.NullUnset,
+			Items:   map[string]workload.Items{"hashtags": {Count: float64(len(tags)), Size: float64(setBytes) / float64(len(tags))}},
+			NullsAs: workload.NullUnset,
 		}
-		noSet := &sizing.TableWorkload{Avg: map[string]float64{"content": float64(len(*p.Content))}, NullsAs: sizing.NullUnset}
+		noSet := &workload.TableWorkload{Avg: map[string]float64{"content": float64(len(*p.Content))}, NullsAs: workload.NullUnset}
 		var writes []sizing.BatchWrite
 		for _, name := range []string{"posts_by_id", "posts_by_user"} {
 			tbl, _ := schema.FindTable(name)

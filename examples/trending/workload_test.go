@@ -6,6 +6,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/examples/internal/extest"
 	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // TestWorkload sizes posts_by_hashtag under workload.yaml, whose numbers are per hashtag,
@@ -21,7 +22,7 @@ func TestWorkload(t *testing.T) {
 	// The same workload, each hashtag's posts spread over the shards: a partition (one
 	// shard of one day) takes 1/Shards of its hashtag's posts. The hashtags, and how
 	// skewed they are, stay as they were (sizing has no shard count of its own).
-	w, err := sizing.LoadWorkload(filepath.Join(".", "workload.yaml"))
+	w, err := workload.Load(filepath.Join(".", "workload.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql/liveschema"
 	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // TestBatchSizeMatchesCassandra writes one post to three tables in a logged batch large enough
@@ -43,7 +44,7 @@ func TestBatchSizeMatchesCassandra(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := sizing.ParseWorkload("batch.yaml", []byte(`
+	w, err := workload.Parse("batch.yaml", []byte(`
 tables:
   posts_by_user: {rows: 1, avg: {month: 7, title: 40, content: 2000}, nulls: {likes: 1}}
   posts_by_hashtag: {rows: 1, avg: {hashtag: 9, content: 2000}}

@@ -17,7 +17,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/cql"
-	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // Data is the deterministic data of one reference workload: every partition key, row,
@@ -25,7 +25,7 @@ import (
 // written is exactly what the model is told.
 type Data struct {
 	Table      *cql.Table
-	Workload   *sizing.TableWorkload
+	Workload   *workload.TableWorkload
 	Partitions []*PartitionData
 	stmts      []stmt
 }
@@ -51,7 +51,7 @@ type stmt struct {
 // when 0) with rows spread by the workload's skew, timestamps spread uniformly over its
 // write spread ending at base, values of the declared sizes, nulls at the declared rates
 // and deletes. The seed makes it repeatable.
-func Generate(tbl *cql.Table, schema *cql.Schema, w *sizing.TableWorkload, base time.Time, seed uint64) (*Data, error) {
+func Generate(tbl *cql.Table, schema *cql.Schema, w *workload.TableWorkload, base time.Time, seed uint64) (*Data, error) {
 	if !w.WriteRate.IsZero() {
 		return nil, fmt.Errorf("generate %s: declare rows_per_partition, not write_rate (the harness writes a partition's whole life at once)", tbl.Name)
 	}
@@ -120,7 +120,7 @@ type rowData struct {
 type generator struct {
 	tbl    *cql.Table
 	schema *cql.Schema
-	w      *sizing.TableWorkload
+	w      *workload.TableWorkload
 	rng    *rand.Rand
 	seq    uint64
 }
@@ -162,7 +162,7 @@ func (g *generator) row(pd *PartitionData, i int, ts int64) (*rowData, error) {
 		}
 		var v any
 		if g.rng.Float64() < missing {
-			if g.w.NullsAs == sizing.NullUnset {
+			if g.w.NullsAs == workload.NullUnset {
 				continue
 			}
 			v = nil
@@ -199,7 +199,7 @@ func (g *generator) row(pd *PartitionData, i int, ts int64) (*rowData, error) {
 		using += " AND TTL ?"
 		uargs = append(uargs, t)
 	}
-	if g.w.Writes == sizing.Update && len(names) > 0 {
+	if g.w.Writes == workload.Update && len(names) > 0 {
 		var sets []string
 		for i, n := range names {
 			c := g.tbl.Column(n)
@@ -265,11 +265,11 @@ func (g *generator) deletes(d *Data, pd *PartitionData, rows []*rowData) error {
 		sort.SliceStable(sorted, func(i, j int) bool { return less(sorted[i].ck[0], sorted[j].ck[0]) })
 	}
 	used := make([]bool, len(sorted))
-	n := func(x sizing.Delete) int { return int(math.Round(x.PerPartition * pd.Activity)) }
+	n := func(x workload.Delete) int { return int(math.Round(x.PerPartition * pd.Activity)) }
 	next := 0
 	for _, x := range g.w.Deletes {
 		switch x.Kind {
-		case sizing.DeletePartition:
+		case workload.DeletePartition:
 			if g.rng.Float64() < x.PerPartition {
 				var ts int64
 				for _, r := range rows {
@@ -279,7 +279,7 @@ func (g *generator) deletes(d *Data, pd *PartitionData, rows []*rowData) error {
 				d.stmts = append(d.stmts, stmt{fmt.Sprintf("DELETE FROM %s USING TIMESTAMP ? WHERE %s", g.tbl.Name, where), append([]any{ts + 1}, args...)})
 				pd.Deleted = true
 			}
-		case sizing.DeleteRange:
+		case workload.DeleteRange:
 			span := int(x.Rows)
 			for i := 0; i < n(x); i++ {
 				// Leave a row between ranges so each range has its own two markers.
@@ -313,20 +313,20 @@ func (g *generator) deletes(d *Data, pd *PartitionData, rows []*rowData) error {
 		return sorted[next-1]
 	}
 	for _, x := range g.w.Deletes {
-		for i := 0; i < n(x) && (x.Kind == sizing.DeleteRow || x.Kind == sizing.DeleteCell || x.Kind == sizing.DeleteElement); i++ {
+		for i := 0; i < n(x) && (x.Kind == workload.DeleteRow || x.Kind == workload.DeleteCell || x.Kind == workload.DeleteElement); i++ {
 			r := free()
 			if r == nil {
 				return fmt.Errorf("generate %s: more deletes than rows", g.tbl.Name)
 			}
 			where, args := g.where(pd, r, true)
 			switch x.Kind {
-			case sizing.DeleteRow:
+			case workload.DeleteRow:
 				d.stmts = append(d.stmts, stmt{fmt.Sprintf("DELETE FROM %s USING TIMESTAMP ? WHERE %s", g.tbl.Name, where), append([]any{r.ts + 1}, args...)})
 				pd.RowDeletes++
-			case sizing.DeleteCell:
+			case workload.DeleteCell:
 				d.stmts = append(d.stmts, stmt{fmt.Sprintf("DELETE %s FROM %s USING TIMESTAMP ? WHERE %s", x.Column, g.tbl.Name, where), append([]any{r.ts + 1}, args...)})
 				pd.CellDels++
-			case sizing.DeleteElement:
+			case workload.DeleteElement:
 				e, ok := r.elems[x.Column]
 				if !ok {
 					i-- // this row's collection was null: take another

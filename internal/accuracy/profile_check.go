@@ -12,6 +12,7 @@ import (
 	"github.com/cqlsize/cqlsize/cql/liveschema"
 	"github.com/cqlsize/cqlsize/profile"
 	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // The bounds the profile check holds `cqlsize profile` and `cqlsize estimate` to (issue 11).
@@ -28,8 +29,8 @@ type ProfileCheck struct {
 	Loaded   Loaded
 	Truth    *Truth
 	Profile  *profile.Table
-	Workload *sizing.TableWorkload // the table's entry of the workload file the profile wrote
-	Estimate *sizing.Estimate      // estimate's answer from that entry and the live schema
+	Workload *workload.TableWorkload // the table's entry of the workload file the profile wrote
+	Estimate *sizing.Estimate        // estimate's answer from that entry and the live schema
 	// Full is true when the profile read every partition (--full, or a sample as large as
 	// the table).
 	Full bool
@@ -46,7 +47,7 @@ type ProfileRun struct {
 }
 
 // CheckProfile profiles the loaded tables of keyspace (opt.Keyspace and opt.Tables are set
-// here), writes the workload file, reads it back as estimate does (sizing.ParseWorkload,
+// here), writes the workload file, reads it back as estimate does (workload.Parse,
 // then sizing.EstimateAll against the live schema, what `cqlsize estimate --live
 // --workload` runs), and sets each table beside its truth.
 func CheckProfile(ctx context.Context, s *gocql.Session, keyspace string, loaded []Loaded, truths map[string]*Truth, opt profile.Options) (*ProfileRun, error) {
@@ -69,7 +70,7 @@ func CheckProfile(ctx context.Context, s *gocql.Session, keyspace string, loaded
 		return nil, fmt.Errorf("write the profile's workload file: %w", err)
 	}
 	run.WorkloadYAML = buf.Bytes()
-	w, err := sizing.ParseWorkload("profile of "+keyspace, run.WorkloadYAML)
+	w, err := workload.Parse("profile of "+keyspace, run.WorkloadYAML)
 	if err != nil {
 		return nil, fmt.Errorf("estimate cannot read the workload file profile wrote: %w\n%s", err, run.WorkloadYAML)
 	}
@@ -168,7 +169,7 @@ func (c ProfileCheck) Figures() []Figure {
 		{Name: "rows/partition p99", Truth: c.Loaded.RowsP99(), Got: c.Estimate.P99.Rows, Bound: RowsP99Bound},
 	}
 	sk := Figure{Name: "skew", Truth: c.Loaded.Table.Skew, Got: c.Workload.Skew.S, Bound: SkewBound, Abs: true}
-	if c.Workload.Skew.Kind != sizing.Zipf {
+	if c.Workload.Skew.Kind != workload.Zipf {
 		sk.Got = 0
 	}
 	figs = append(figs, sk)

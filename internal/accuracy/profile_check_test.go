@@ -7,6 +7,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/profile"
 	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // check builds a ProfileCheck of a table whose truth is 1,000-byte typical and 100,000-byte
@@ -21,13 +22,13 @@ func check(skew float64, full bool, got float64, fitted float64, predicted bool)
 		Truth:  &Truth{Partitions: 100, Typical: 1000, Largest: 100000, Max: 120000, SpaceUsedLive: 1e6, DataDiskBytes: 9e5},
 		Profile: &profile.Table{Name: "t", PartitionsSeen: 50,
 			Disk: profile.Disk{Predicted: predicted, Total: 1e6 * got, Note: "no sample"}},
-		Workload: &sizing.TableWorkload{Name: "t", CompressionRatio: 0.9},
+		Workload: &workload.TableWorkload{Name: "t", CompressionRatio: 0.9},
 		Estimate: &sizing.Estimate{Typical: sizing.Partition{Bytes: 1000 * got}, Largest: sizing.Partition{Bytes: 100000 * got},
 			P99: sizing.Partition{Rows: 50 * got}, TotalBytes: 1e6 * got, Keys: 100, Partitions: 100},
 		Full: full,
 	}
 	if fitted > 0 {
-		c.Workload.Skew = sizing.Skew{Kind: sizing.Zipf, S: fitted}
+		c.Workload.Skew = workload.Skew{Kind: workload.Zipf, S: fitted}
 	}
 	return c
 }

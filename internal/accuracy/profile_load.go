@@ -13,17 +13,17 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // Loaded is one table as the loader wrote it: the ground truth of its distribution.
 type Loaded struct {
 	Table    ProfileTable
-	Workload *sizing.TableWorkload // what was written (after scaling)
-	Rows     []int                 // rows per partition, busiest first
-	Total    int                   // rows in all
-	TTLRows  int                   // rows written with their own TTL
-	Took     time.Duration         // time to write the table
+	Workload *workload.TableWorkload // what was written (after scaling)
+	Rows     []int                   // rows per partition, busiest first
+	Total    int                     // rows in all
+	TTLRows  int                     // rows written with their own TTL
+	Took     time.Duration           // time to write the table
 }
 
 // RowsP99 is the loaded rows per partition of the key at the 99th percentile: rank
@@ -50,7 +50,7 @@ type LoadOptions struct {
 }
 
 // scaled returns the table's workload with the scale applied to the count it names.
-func (t ProfileTable) scaled(scale float64) (*sizing.TableWorkload, error) {
+func (t ProfileTable) scaled(scale float64) (*workload.TableWorkload, error) {
 	w, err := ParseReferenceWorkload(t.Reference)
 	if err != nil {
 		return nil, err

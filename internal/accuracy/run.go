@@ -13,6 +13,7 @@ import (
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/liveschema"
 	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // Options tune a run.
@@ -79,7 +80,7 @@ func Run(ctx context.Context, s *gocql.Session, keyspace string, node *Node, ref
 	if opt.Seed == 0 {
 		opt.Seed = 1
 	}
-	workloads := make([]*sizing.TableWorkload, len(refs))
+	workloads := make([]*workload.TableWorkload, len(refs))
 	for i, ref := range refs {
 		w, err := ParseReferenceWorkload(ref)
 		if err != nil {
@@ -91,7 +92,7 @@ func Run(ctx context.Context, s *gocql.Session, keyspace string, node *Node, ref
 			w.Partitions = math.Round(w.Partitions * opt.Scale) // one row a key: more keys instead
 		}
 		for j := range w.Deletes {
-			if w.Deletes[j].Kind != sizing.DeletePartition { // a fraction of partitions, not a count
+			if w.Deletes[j].Kind != workload.DeletePartition { // a fraction of partitions, not a count
 				w.Deletes[j].PerPartition = math.Round(w.Deletes[j].PerPartition * opt.Scale)
 			}
 		}
@@ -215,13 +216,13 @@ func (r *Result) measure(parts []PartitionStats) error {
 }
 
 // ParseReferenceWorkload reads a reference's workload entry.
-func ParseReferenceWorkload(ref Reference) (*sizing.TableWorkload, error) {
+func ParseReferenceWorkload(ref Reference) (*workload.TableWorkload, error) {
 	var b strings.Builder
 	b.WriteString("tables:\n  " + ref.Name + ":\n")
 	for _, line := range strings.Split(strings.Trim(ref.Workload, "\n"), "\n") {
 		b.WriteString("    " + line + "\n")
 	}
-	w, err := sizing.ParseWorkload("reference "+ref.Name, []byte(b.String()))
+	w, err := workload.Parse("reference "+ref.Name, []byte(b.String()))
 	if err != nil {
 		return nil, err
 	}

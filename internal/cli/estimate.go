@@ -17,6 +17,7 @@ import (
 	"github.com/cqlsize/cqlsize/internal/workloadflag"
 	"github.com/cqlsize/cqlsize/sizing"
 	"github.com/cqlsize/cqlsize/tombstone"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // estimateFlags are the flags of `cqlsize estimate`.
@@ -78,7 +79,7 @@ Cassandra counts them, and verdicts against 100 MB / 100,000 values a partition 
 tombstone_warn_threshold / tombstone_failure_threshold, each with a stable code and a fix.
 
 The schema is a .cql file or a folder of migrations. The workload is a YAML file (see
-sizing/testdata/workload-example.yaml), or one table described by flags (--table with
+workload/testdata/workload-example.yaml), or one table described by flags (--table with
 --rows or --rate and the others). A queries file (--queries, the one cqlsize check reads)
 gives each table's typical read (its LIMIT and order); without one a read takes the whole
 partition (--read-limit to change it). --statements classifies the application's writes
@@ -311,9 +312,9 @@ func (f *estimateFlags) quickFlagsSet(cmd *cobra.Command) []string {
 
 // loadWorkload reads --workload (restricted to --table when both are given) or builds a
 // one-table workload from the flags.
-func (f *estimateFlags) loadWorkload() (*sizing.Workload, error) {
+func (f *estimateFlags) loadWorkload() (*workload.Workload, error) {
 	if f.workload != "" {
-		w, err := sizing.LoadWorkload(f.workload)
+		w, err := workload.Load(f.workload)
 		if err != nil {
 			return nil, InputErr(fmt.Errorf("load workload: %w", err))
 		}
@@ -326,11 +327,11 @@ func (f *estimateFlags) loadWorkload() (*sizing.Workload, error) {
 				}
 				return nil, Usagef("--table %s: %s has no entry for it (it has %s)", f.table, f.workload, strings.Join(names, ", "))
 			}
-			w.Tables = []*sizing.TableWorkload{tw}
+			w.Tables = []*workload.TableWorkload{tw}
 		}
 		return w, nil
 	}
-	tw := &sizing.TableWorkload{Name: f.table}
+	tw := &workload.TableWorkload{Name: f.table}
 	for _, q := range quickFields {
 		if v := *f.quick[q.flag]; v != "" {
 			if err := workloadflag.Set(tw, q.field, v); err != nil {
@@ -348,7 +349,7 @@ func (f *estimateFlags) loadWorkload() (*sizing.Workload, error) {
 	if errs := tw.Check(); len(errs) > 0 {
 		return nil, Usagef("%v", flagNames(errs, *f.quickMul["delete"]))
 	}
-	return &sizing.Workload{Tables: []*sizing.TableWorkload{tw}}, nil
+	return &workload.Workload{Tables: []*workload.TableWorkload{tw}}, nil
 }
 
 // Workload field paths in a check's messages that a repeatable flag set: deletes[1].rate,

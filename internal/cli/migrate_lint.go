@@ -11,6 +11,7 @@ import (
 	"github.com/cqlsize/cqlsize/cql/lint"
 	"github.com/cqlsize/cqlsize/migrations"
 	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // lintGate is how up decides whether the pending files may run: error-level lints stop
@@ -32,7 +33,7 @@ func (g *lintGate) bind(cmd *cobra.Command) {
 // that has a migration pending.
 func (g *lintGate) check() error {
 	if g.workload != "" {
-		if _, err := sizing.LoadWorkload(g.workload); err != nil {
+		if _, err := workload.Load(g.workload); err != nil {
 			return InputErr(fmt.Errorf("--workload: %w", err))
 		}
 	}
@@ -148,7 +149,7 @@ func baseSchema(keyspace string, all []*migrations.Migration, linted map[*migrat
 // hands the lints what they need: which tables are deleted from, which partitions cross a
 // limit, how many tombstones a read meets.
 func workloadFacts(keyspace string, all []*migrations.Migration, workloadFile string) (*lint.Workload, error) {
-	w, err := sizing.LoadWorkload(workloadFile)
+	w, err := workload.Load(workloadFile)
 	if err != nil {
 		return nil, InputErr(err)
 	}

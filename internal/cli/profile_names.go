@@ -7,7 +7,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/connect"
-	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // foldCQLName is the name CQL means by s: unquoted, folded to lower case (the node created
@@ -132,13 +132,13 @@ func parseProfileRate(s string) (float64, error) {
 	}
 	var perSecond float64
 	if strings.Contains(t, "/") {
-		r, err := sizing.ParseRate(t)
+		r, err := workload.ParseRate(t)
 		if err != nil || r.Count < 0 {
 			return 0, Usagef("--rate %s: %s", s, want)
 		}
 		perSecond = r.PerSecond()
 	} else {
-		n, err := sizing.ParseCount(t)
+		n, err := workload.ParseCount(t)
 		if err != nil {
 			return 0, Usagef("--rate %s: %s", s, want)
 		}

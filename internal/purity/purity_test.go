@@ -8,7 +8,7 @@ import (
 
 // pure lists the packages the README's Layout section says import no driver.
 var pure = []string{
-	"bucket", "sizing", "sizing/disk", "tombstone", "severity", "finding", "codes",
+	"bucket", "sizing", "sizing/disk", "workload", "tombstone", "severity", "finding", "codes",
 	"cql", "cql/bound", "cql/check", "cql/lint",
 }
 

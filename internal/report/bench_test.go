@@ -8,7 +8,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/internal/report"
-	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // bigSchema generates a schema of n tables of four shapes (time series with a bucket and a
@@ -67,7 +67,7 @@ func estimateBig(tb testing.TB, cqlSrc, yamlSrc string) *report.Report {
 			tb.Fatal(err)
 		}
 	}
-	w, err := sizing.ParseWorkload("big.yaml", []byte(yamlSrc))
+	w, err := workload.Parse("big.yaml", []byte(yamlSrc))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/sizing"
 	"github.com/cqlsize/cqlsize/tombstone"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // Options say how to build a report beyond what the schema and the workload give.
@@ -56,8 +57,8 @@ func (e *InputError) Error() string {
 func (e *InputError) Unwrap() error { return e.Err }
 
 // Build estimates every table of the workload against the schema and assembles the report.
-// Errors are the workload's own (sizing.ErrorList with file:line:col) or an *InputError.
-func Build(schema *cql.Schema, w *sizing.Workload, opt Options) (*Report, error) {
+// Errors are the workload's own (workload.ErrorList with file:line:col) or an *InputError.
+func Build(schema *cql.Schema, w *workload.Workload, opt Options) (*Report, error) {
 	if opt.Target == "" {
 		opt.Target = sizing.Cassandra50
 	}
@@ -104,7 +105,7 @@ func Build(schema *cql.Schema, w *sizing.Workload, opt Options) (*Report, error)
 // batchesOf sizes the fan-out writes: the --batch table lists, then each BEGIN BATCH of the
 // statements, every statement its own partition (the tables of a denormalized model are
 // keyed differently).
-func batchesOf(schema *cql.Schema, w *sizing.Workload, opt Options) ([]Batch, error) {
+func batchesOf(schema *cql.Schema, w *workload.Workload, opt Options) ([]Batch, error) {
 	var out []Batch
 	size := func(writes []sizing.BatchWrite, pos cql.Pos) error {
 		est, err := sizing.EstimateBatch(writes, sizing.Options{Target: opt.Target, Schema: schema})
@@ -215,7 +216,7 @@ func thresholdsFor(t sizing.Target) tombstone.Thresholds {
 	return tombstone.DefaultThresholds
 }
 
-func buildTable(tbl *cql.Table, est *sizing.Estimate, tw *sizing.TableWorkload, opt Options, th tombstone.Thresholds) (Table, error) {
+func buildTable(tbl *cql.Table, est *sizing.Estimate, tw *workload.TableWorkload, opt Options, th tombstone.Thresholds) (Table, error) {
 	t := Table{
 		Name:        est.Table,
 		Partitions:  Num(est.Partitions),
@@ -354,7 +355,7 @@ func buildTable(tbl *cql.Table, est *sizing.Estimate, tw *sizing.TableWorkload, 
 	return t, nil
 }
 
-func workloadError(tw *sizing.TableWorkload, err error) error {
+func workloadError(tw *workload.TableWorkload, err error) error {
 	var fe *tombstone.FieldError
 	if errors.As(err, &fe) {
 		path := ""
@@ -469,7 +470,7 @@ const day = 24 * time.Hour
 // tombstoneInput describes one partition of the table to the tombstone model: the
 // workload's rates scaled by the key's activity, its TTL, nulls and collections, and its
 // deletes placed where opt says.
-func tombstoneInput(tbl *cql.Table, est *sizing.Estimate, w *sizing.TableWorkload, activity float64, read tombstone.Read,
+func tombstoneInput(tbl *cql.Table, est *sizing.Estimate, w *workload.TableWorkload, activity float64, read tombstone.Read,
 	at tombstone.Placement, th tombstone.Thresholds) (tombstone.Input, error) {
 	if activity <= 0 {
 		activity = 1
@@ -499,7 +500,7 @@ func tombstoneInput(tbl *cql.Table, est *sizing.Estimate, w *sizing.TableWorkloa
 		in.Writes.Bucket = life
 	}
 	in.Writes.TTLSeconds = int(math.Round(est.TTL.Seconds()))
-	in.Writes.ByUpdate = w.Writes == sizing.Update
+	in.Writes.ByUpdate = w.Writes == workload.Update
 	// The missing values: nulls are cell tombstones; unset columns write no cell, so they
 	// neither count as tombstones nor expire as cells with a TTL.
 	var sum float64
@@ -516,7 +517,7 @@ func tombstoneInput(tbl *cql.Table, est *sizing.Estimate, w *sizing.TableWorkloa
 		n++
 	}
 	if n > 0 {
-		if w.NullsAs == sizing.NullTombstone {
+		if w.NullsAs == workload.NullTombstone {
 			in.Writes.NullFraction = sum / float64(n)
 		} else {
 			in.Writes.UnsetFraction = sum / float64(n)
@@ -532,21 +533,21 @@ func tombstoneInput(tbl *cql.Table, est *sizing.Estimate, w *sizing.TableWorkloa
 	}
 	if multi > 0 {
 		in.Writes.ElementsPerCollection = elems / float64(multi)
-		in.Writes.CollectionsWhole = w.Writes == sizing.Insert || len(w.Overwrites) > 0
+		in.Writes.CollectionsWhole = w.Writes == workload.Insert || len(w.Overwrites) > 0
 	}
 	for _, d := range w.Deletes {
 		var perDay float64
 		if !d.Rate.IsZero() {
 			perDay = d.Rate.PerSecond() * 86400 * activity
-		} else if d.Kind == sizing.DeletePartition {
+		} else if d.Kind == workload.DeletePartition {
 			perDay = d.PerPartition / lifeDays
 		} else {
 			perDay = d.PerPartition * activity / lifeDays
 		}
-		kind := map[sizing.DeleteKind]tombstone.Kind{
-			sizing.DeletePartition: tombstone.PartitionDelete, sizing.DeleteRow: tombstone.RowDelete,
-			sizing.DeleteRange: tombstone.RangeDelete, sizing.DeleteCell: tombstone.CellDelete,
-			sizing.DeleteElement: tombstone.ElementDelete,
+		kind := map[workload.DeleteKind]tombstone.Kind{
+			workload.DeletePartition: tombstone.PartitionDelete, workload.DeleteRow: tombstone.RowDelete,
+			workload.DeleteRange: tombstone.RangeDelete, workload.DeleteCell: tombstone.CellDelete,
+			workload.DeleteElement: tombstone.ElementDelete,
 		}[d.Kind]
 		in.Deletes = append(in.Deletes, tombstone.Delete{Kind: kind, PerDay: perDay, Rows: d.Rows, At: at})
 	}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/internal/report"
-	"github.com/cqlsize/cqlsize/sizing"
 	"github.com/cqlsize/cqlsize/tombstone"
+	"github.com/cqlsize/cqlsize/workload"
 
 	goldenfile "github.com/cqlsize/cqlsize/internal/golden"
 )
@@ -28,7 +28,7 @@ func build(t testing.TB) *report.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := sizing.LoadWorkload(filepath.Join("testdata", "workload.yaml"))
+	w, err := workload.Load(filepath.Join("testdata", "workload.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func ExampleWriteText() {
 			return
 		}
 	}
-	w, err := sizing.ParseWorkload("workload.yaml", []byte("tables:\n  events: {partitions: 1000, write_rate: 10/min, bucket: day, avg: {body: 100}}\n"))
+	w, err := workload.Parse("workload.yaml", []byte("tables:\n  events: {partitions: 1000, write_rate: 10/min, bucket: day, avg: {body: 100}}\n"))
 	if err != nil {
 		fmt.Println(err)
 		return

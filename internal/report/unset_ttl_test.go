@@ -7,25 +7,25 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/internal/report"
-	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
-// buildOne reports one table of schema under workload, both given as text.
-func buildOne(t *testing.T, schema, workload string) *report.Table {
+// buildOne reports one table of schema under the workload yaml, both given as text.
+func buildOne(t *testing.T, schema, yaml string) *report.Table {
 	t.Helper()
 	dir := t.TempDir()
 	sp, wp := filepath.Join(dir, "schema.cql"), filepath.Join(dir, "workload.yaml")
 	if err := os.WriteFile(sp, []byte(schema), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(wp, []byte(workload), 0o644); err != nil {
+	if err := os.WriteFile(wp, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s, err := cql.LoadSchema(sp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := sizing.LoadWorkload(wp)
+	w, err := workload.Load(wp)
 	if err != nil {
 		t.Fatal(err)
 	}

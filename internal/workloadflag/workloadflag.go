@@ -1,8 +1,8 @@
 // Package workloadflag reads a table's workload from command-line settings, the compact
 // syntax of `cqlsize estimate --table`'s flags (--avg content=280, --items tags=5x12,
 // --delete range:2/day:50, --skew zipf:1.1). It lives beside the CLI, not in sizing: a service
-// embedding sizing builds a sizing.TableWorkload in code or reads a workload file
-// (sizing.ParseWorkload), and needs none of this syntax.
+// embedding sizing builds a workload.TableWorkload in code or reads a workload file
+// (workload.Parse), and needs none of this syntax.
 package workloadflag
 
 import (
@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/cqlsize/cqlsize/cql"
-	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // fields are the settings Set accepts, for the unknown-field message: the workload file's
@@ -20,8 +20,8 @@ var fields = []string{
 	"nulls_as", "ttl", "deletes", "overwrites", "skew", "max_rate", "write_spread", "writes",
 }
 
-// deleteKinds are the kinds a --delete names, in sizing.DeleteKind order.
-var deleteKinds = []sizing.DeleteKind{sizing.DeletePartition, sizing.DeleteRow, sizing.DeleteRange, sizing.DeleteCell, sizing.DeleteElement}
+// deleteKinds are the kinds a --delete names, in workload.DeleteKind order.
+var deleteKinds = []workload.DeleteKind{workload.DeletePartition, workload.DeleteRow, workload.DeleteRange, workload.DeleteCell, workload.DeleteElement}
 
 // parseAvg reads an --avg value, "content=280": a column and the average bytes of its value.
 func parseAvg(s string) (column string, bytes float64, err error) {
@@ -29,7 +29,7 @@ func parseAvg(s string) (column string, bytes float64, err error) {
 	if err != nil {
 		return "", 0, err
 	}
-	n, err := sizing.ParseCount(val)
+	n, err := workload.ParseCount(val)
 	if err != nil {
 		return "", 0, fmt.Errorf("%q: %w", s, err)
 	}
@@ -38,25 +38,25 @@ func parseAvg(s string) (column string, bytes float64, err error) {
 
 // parseItems reads an --items value: "tags=5" (5 elements), "tags=5x12" (5 elements of 12
 // bytes) or "attrs=3x8:20" (a map of 3 entries, 8-byte keys, 20-byte values).
-func parseItems(s string) (column string, items sizing.Items, err error) {
+func parseItems(s string) (column string, items workload.Items, err error) {
 	col, val, err := splitPair(s, "column=count, column=countxsize or column=countxkey:value, such as tags=5x12")
 	if err != nil {
-		return "", sizing.Items{}, err
+		return "", workload.Items{}, err
 	}
 	count, size, hasSize := strings.Cut(val, "x")
-	if items.Count, err = sizing.ParseCount(count); err != nil {
-		return "", sizing.Items{}, fmt.Errorf("%q: element count: %w", s, err)
+	if items.Count, err = workload.ParseCount(count); err != nil {
+		return "", workload.Items{}, fmt.Errorf("%q: element count: %w", s, err)
 	}
 	if hasSize {
 		key, value, isMap := strings.Cut(size, ":")
 		if isMap {
-			if items.KeySize, err = sizing.ParseCount(key); err != nil {
-				return "", sizing.Items{}, fmt.Errorf("%q: map key size: %w", s, err)
+			if items.KeySize, err = workload.ParseCount(key); err != nil {
+				return "", workload.Items{}, fmt.Errorf("%q: map key size: %w", s, err)
 			}
 			size = value
 		}
-		if items.Size, err = sizing.ParseCount(size); err != nil {
-			return "", sizing.Items{}, fmt.Errorf("%q: element size: %w", s, err)
+		if items.Size, err = workload.ParseCount(size); err != nil {
+			return "", workload.Items{}, fmt.Errorf("%q: element size: %w", s, err)
 		}
 	}
 	return col, items, nil
@@ -73,7 +73,7 @@ func parseNulls(s string) (column string, fraction float64, err error) {
 	if col == "" {
 		return "", 0, fmt.Errorf("%q: want column=fraction, such as title=0.3, or a fraction for every column", s)
 	}
-	f, err := sizing.ParseFraction(val)
+	f, err := workload.ParseFraction(val)
 	if err != nil {
 		return "", 0, fmt.Errorf("%q: %w", s, err)
 	}
@@ -83,8 +83,8 @@ func parseNulls(s string) (column string, fraction float64, err error) {
 // parseDelete reads a --delete value: "row:5/day", "partition:0.01" (a fraction of
 // partitions), "range:2/day:50" (each covering 50 rows), "element:tags:1/day", or the long form
 // "kind=range,rate=2/day,rows=50".
-func parseDelete(s string) (sizing.Delete, error) {
-	d := sizing.Delete{Rows: 1}
+func parseDelete(s string) (workload.Delete, error) {
+	d := workload.Delete{Rows: 1}
 	setKind := func(k string) error {
 		var names []string
 		for _, kind := range deleteKinds {
@@ -98,11 +98,11 @@ func parseDelete(s string) (sizing.Delete, error) {
 	}
 	setAmount := func(a string) error {
 		if strings.Contains(a, "/") {
-			r, err := sizing.ParseRate(a)
+			r, err := workload.ParseRate(a)
 			d.Rate = r
 			return err
 		}
-		n, err := sizing.ParseCount(a)
+		n, err := workload.ParseCount(a)
 		d.PerPartition = n
 		return err
 	}
@@ -120,48 +120,48 @@ func parseDelete(s string) (sizing.Delete, error) {
 				}
 				err, hasAmount = setAmount(strings.TrimSpace(v)), true
 			case "rows":
-				d.Rows, err = sizing.ParseCount(v)
+				d.Rows, err = workload.ParseCount(v)
 			case "column":
 				d.Column = strings.TrimSpace(v)
 			default:
-				return sizing.Delete{}, fmt.Errorf("%q: unknown field %q (want kind, rate, per_partition, rows, column)", s, k)
+				return workload.Delete{}, fmt.Errorf("%q: unknown field %q (want kind, rate, per_partition, rows, column)", s, k)
 			}
 			if err != nil {
-				return sizing.Delete{}, fmt.Errorf("delete %q: %w", s, err)
+				return workload.Delete{}, fmt.Errorf("delete %q: %w", s, err)
 			}
 		}
 		if !hasKind {
-			return sizing.Delete{}, fmt.Errorf("%q: want kind=partition|row|range|cell|element", s)
+			return workload.Delete{}, fmt.Errorf("%q: want kind=partition|row|range|cell|element", s)
 		}
 		if !hasAmount {
-			return sizing.Delete{}, fmt.Errorf("%q: want rate=5/day, per_day=5 or per_partition=100", s)
+			return workload.Delete{}, fmt.Errorf("%q: want rate=5/day, per_day=5 or per_partition=100", s)
 		}
 		return d, nil
 	}
 	parts := strings.Split(s, ":")
 	if len(parts) < 2 {
-		return sizing.Delete{}, fmt.Errorf("%q: want kind:amount such as row:5/day, range:2/day:50 or element:tags:1/day", s)
+		return workload.Delete{}, fmt.Errorf("%q: want kind:amount such as row:5/day, range:2/day:50 or element:tags:1/day", s)
 	}
 	if err := setKind(parts[0]); err != nil {
-		return sizing.Delete{}, err
+		return workload.Delete{}, err
 	}
 	rest := parts[1:]
-	if d.Kind == sizing.DeleteCell || d.Kind == sizing.DeleteElement {
+	if d.Kind == workload.DeleteCell || d.Kind == workload.DeleteElement {
 		d.Column, rest = strings.TrimSpace(rest[0]), rest[1:]
 		if len(rest) == 0 {
-			return sizing.Delete{}, fmt.Errorf("%q: want %s:column:amount, such as %s:tags:1/day", s, d.Kind, d.Kind)
+			return workload.Delete{}, fmt.Errorf("%q: want %s:column:amount, such as %s:tags:1/day", s, d.Kind, d.Kind)
 		}
 	}
 	if err := setAmount(strings.TrimSpace(rest[0])); err != nil {
-		return sizing.Delete{}, fmt.Errorf("delete %q: %w", s, err)
+		return workload.Delete{}, fmt.Errorf("delete %q: %w", s, err)
 	}
 	if len(rest) > 1 {
-		if d.Kind != sizing.DeleteRange || len(rest) > 2 {
-			return sizing.Delete{}, fmt.Errorf("%q: too many parts", s)
+		if d.Kind != workload.DeleteRange || len(rest) > 2 {
+			return workload.Delete{}, fmt.Errorf("%q: too many parts", s)
 		}
-		n, err := sizing.ParseCount(rest[1])
+		n, err := workload.ParseCount(rest[1])
 		if err != nil {
-			return sizing.Delete{}, fmt.Errorf("delete %q: rows: %w", s, err)
+			return workload.Delete{}, fmt.Errorf("delete %q: rows: %w", s, err)
 		}
 		d.Rows = n
 	}
@@ -183,7 +183,7 @@ func splitPair(s, want string) (string, string, error) {
 // Set(t, "skew", "zipf:1.1"), Set(t, "max_rate", "10/s"), Set(t, "delete", "row:5/day"),
 // Set(t, "overwrites", "tags=1/day"). Field names are those of the workload file
 // (rows_per_partition may be given as rows).
-func Set(t *sizing.TableWorkload, field, value string) error {
+func Set(t *workload.TableWorkload, field, value string) error {
 	wrap := func(err error) error {
 		if err == nil {
 			return nil
@@ -192,26 +192,26 @@ func Set(t *sizing.TableWorkload, field, value string) error {
 	}
 	switch field {
 	case "partitions":
-		n, err := sizing.ParseCount(value)
+		n, err := workload.ParseCount(value)
 		t.Partitions = n
 		return wrap(err)
 	case "rows", "rows_per_partition":
-		n, err := sizing.ParseCount(value)
+		n, err := workload.ParseCount(value)
 		t.RowsPerPartition = n
 		if err == nil {
 			markSet(t, "rows_per_partition")
 		}
 		return wrap(err)
 	case "write_rate", "rate":
-		r, err := sizing.ParseRate(value)
+		r, err := workload.ParseRate(value)
 		t.WriteRate = r
 		return wrap(err)
 	case "bucket":
-		w, err := sizing.ParseSpan(value)
+		w, err := workload.ParseSpan(value)
 		t.Bucket = w
 		return wrap(err)
 	case "horizon":
-		d, err := sizing.ParseDuration(value)
+		d, err := workload.ParseDuration(value)
 		t.Horizon = d
 		return wrap(err)
 	case "avg":
@@ -229,7 +229,7 @@ func Set(t *sizing.TableWorkload, field, value string) error {
 			return err
 		}
 		if t.Items == nil {
-			t.Items = map[string]sizing.Items{}
+			t.Items = map[string]workload.Items{}
 		}
 		t.Items[col] = it
 	case "nulls":
@@ -244,14 +244,14 @@ func Set(t *sizing.TableWorkload, field, value string) error {
 	case "nulls_as":
 		switch strings.ToLower(value) {
 		case "null", "tombstone":
-			t.NullsAs = sizing.NullTombstone
+			t.NullsAs = workload.NullTombstone
 		case "unset":
-			t.NullsAs = sizing.NullUnset
+			t.NullsAs = workload.NullUnset
 		default:
 			return fmt.Errorf("nulls_as %q: want null or unset", value)
 		}
 	case "ttl":
-		d, err := sizing.ParseDuration(value)
+		d, err := workload.ParseDuration(value)
 		if err != nil {
 			return wrap(err)
 		}
@@ -267,18 +267,18 @@ func Set(t *sizing.TableWorkload, field, value string) error {
 		if err != nil {
 			return err
 		}
-		r, err := sizing.ParseRate(val)
+		r, err := workload.ParseRate(val)
 		if err != nil {
 			return wrap(err)
 		}
 		if t.Overwrites == nil {
-			t.Overwrites = map[string]sizing.Rate{}
+			t.Overwrites = map[string]workload.Rate{}
 		}
 		t.Overwrites[col] = r
 	case "skew":
 		s := strings.ToLower(strings.TrimSpace(value))
 		if s == "uniform" {
-			t.Skew = sizing.Skew{MaxRate: t.Skew.MaxRate}
+			t.Skew = workload.Skew{MaxRate: t.Skew.MaxRate}
 			return nil
 		}
 		if !strings.HasPrefix(s, "zipf") {
@@ -288,24 +288,24 @@ func Set(t *sizing.TableWorkload, field, value string) error {
 		if _, err := fmt.Sscanf(strings.TrimLeft(s[4:], " :="), "%g", &x); err != nil || !(x > 0) || x > 10 {
 			return fmt.Errorf("skew %q: want a Zipf exponent above 0, such as zipf:1.1", value)
 		}
-		t.Skew = sizing.Skew{Kind: sizing.Zipf, S: x, MaxRate: t.Skew.MaxRate}
+		t.Skew = workload.Skew{Kind: workload.Zipf, S: x, MaxRate: t.Skew.MaxRate}
 	case "max_rate", "skew.max_rate":
-		r, err := sizing.ParseRate(value)
+		r, err := workload.ParseRate(value)
 		if err != nil {
 			return wrap(err)
 		}
 		t.Skew.MaxRate = r
 		markSet(t, "skew.max_rate")
 	case "write_spread":
-		d, err := sizing.ParseDuration(value)
+		d, err := workload.ParseDuration(value)
 		t.WriteSpread = d
 		return wrap(err)
 	case "writes":
 		switch strings.ToLower(value) {
 		case "insert":
-			t.Writes = sizing.Insert
+			t.Writes = workload.Insert
 		case "update":
-			t.Writes = sizing.Update
+			t.Writes = workload.Update
 		default:
 			return fmt.Errorf("writes %q: want insert or update", value)
 		}
@@ -315,7 +315,7 @@ func Set(t *sizing.TableWorkload, field, value string) error {
 	return nil
 }
 
-func markSet(t *sizing.TableWorkload, field string) {
+func markSet(t *workload.TableWorkload, field string) {
 	if t.Fields == nil {
 		t.Fields = map[string]cql.Pos{}
 	}
@@ -326,9 +326,9 @@ func markSet(t *sizing.TableWorkload, field string) {
 // them: FromPairs("posts_by_user", "rows=50000", "avg.content=280", "items.tags=5x12",
 // "nulls=0.1", "ttl=30d"). A dotted field (avg.content=280) is the same as avg=content=280.
 // The result is checked like a file entry (rows or a write rate, no impossible numbers).
-func FromPairs(table string, pairs ...string) (*sizing.TableWorkload, error) {
-	t := &sizing.TableWorkload{Name: table, Fields: map[string]cql.Pos{}}
-	var errs sizing.ErrorList
+func FromPairs(table string, pairs ...string) (*workload.TableWorkload, error) {
+	t := &workload.TableWorkload{Name: table, Fields: map[string]cql.Pos{}}
+	var errs workload.ErrorList
 	for _, p := range pairs {
 		field, value, ok := strings.Cut(p, "=")
 		if !ok {

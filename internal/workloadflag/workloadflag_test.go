@@ -11,6 +11,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // exampleCQL holds the shapes FuzzFlags estimates: a partition key bucket, a collection, a
@@ -37,7 +38,7 @@ func TestFlagHelpers(t *testing.T) {
 			t.Errorf("parseAvg(%q): no error", bad)
 		}
 	}
-	items := map[string]sizing.Items{"tags=5": {Count: 5}, "tags=5x12": {Count: 5, Size: 12}, "tags=3x8:20": {Count: 3, KeySize: 8, Size: 20}}
+	items := map[string]workload.Items{"tags=5": {Count: 5}, "tags=5x12": {Count: 5, Size: 12}, "tags=3x8:20": {Count: 3, KeySize: 8, Size: 20}}
 	for in, want := range items {
 		if _, got, err := parseItems(in); err != nil || got != want {
 			t.Errorf("parseItems(%q) = %+v, %v", in, got, err)
@@ -46,15 +47,15 @@ func TestFlagHelpers(t *testing.T) {
 	if col, f, err := parseNulls("0.1"); err != nil || col != "*" || f != 0.1 {
 		t.Errorf("parseNulls(0.1) = %q %v %v", col, f, err)
 	}
-	dels := map[string]sizing.Delete{
-		"row:5/day":                       {Kind: sizing.DeleteRow, Rate: sizing.Rate{Count: 5, Per: sizing.Day}, Rows: 1},
-		"partition:0.01":                  {Kind: sizing.DeletePartition, PerPartition: 0.01, Rows: 1},
-		"range:2/day:50":                  {Kind: sizing.DeleteRange, Rate: sizing.Rate{Count: 2, Per: sizing.Day}, Rows: 50},
-		"element:tags:1/day":              {Kind: sizing.DeleteElement, Column: "tags", Rate: sizing.Rate{Count: 1, Per: sizing.Day}, Rows: 1},
-		"kind=range,rate=2/day,rows=50":   {Kind: sizing.DeleteRange, Rate: sizing.Rate{Count: 2, Per: sizing.Day}, Rows: 50},
-		"kind=cell,column=a,per_day=3":    {Kind: sizing.DeleteCell, Column: "a", Rate: sizing.Rate{Count: 3, Per: sizing.Day}, Rows: 1},
-		"kind=row,per_partition=100":      {Kind: sizing.DeleteRow, PerPartition: 100, Rows: 1},
-		"kind=element,column=t,rate=1/1h": {Kind: sizing.DeleteElement, Column: "t", Rate: sizing.Rate{Count: 1, Per: time.Hour}, Rows: 1},
+	dels := map[string]workload.Delete{
+		"row:5/day":                       {Kind: workload.DeleteRow, Rate: workload.Rate{Count: 5, Per: workload.Day}, Rows: 1},
+		"partition:0.01":                  {Kind: workload.DeletePartition, PerPartition: 0.01, Rows: 1},
+		"range:2/day:50":                  {Kind: workload.DeleteRange, Rate: workload.Rate{Count: 2, Per: workload.Day}, Rows: 50},
+		"element:tags:1/day":              {Kind: workload.DeleteElement, Column: "tags", Rate: workload.Rate{Count: 1, Per: workload.Day}, Rows: 1},
+		"kind=range,rate=2/day,rows=50":   {Kind: workload.DeleteRange, Rate: workload.Rate{Count: 2, Per: workload.Day}, Rows: 50},
+		"kind=cell,column=a,per_day=3":    {Kind: workload.DeleteCell, Column: "a", Rate: workload.Rate{Count: 3, Per: workload.Day}, Rows: 1},
+		"kind=row,per_partition=100":      {Kind: workload.DeleteRow, PerPartition: 100, Rows: 1},
+		"kind=element,column=t,rate=1/1h": {Kind: workload.DeleteElement, Column: "t", Rate: workload.Rate{Count: 1, Per: time.Hour}, Rows: 1},
 	}
 	for in, want := range dels {
 		if got, err := parseDelete(in); err != nil || got != want {
@@ -72,7 +73,7 @@ func TestFlagHelpers(t *testing.T) {
 		t.Fatal(err)
 	}
 	if w.RowsPerPartition != 50000 || w.Avg["content"] != 280 || w.Items["tags"].Size != 12 || w.Nulls["*"] != 0.1 || w.Nulls["title"] != 0.5 ||
-		*w.TTL != 30*sizing.Day || w.Skew.S != 1.1 || len(w.Deletes) != 1 || w.Partitions != 1e6 {
+		*w.TTL != 30*workload.Day || w.Skew.S != 1.1 || len(w.Deletes) != 1 || w.Partitions != 1e6 {
 		t.Errorf("WorkloadFromPairs: %+v", w)
 	}
 	if _, err := FromPairs("t", "avg.content=280"); err == nil || !strings.Contains(err.Error(), "declare rows_per_partition") {
@@ -129,7 +130,7 @@ func TestWorkloadBounds(t *testing.T) {
 		if base != "" {
 			doc += "    rows: 10\n"
 		}
-		_, err = sizing.ParseWorkload("w.yaml", []byte(doc))
+		_, err = workload.Parse("w.yaml", []byte(doc))
 		if err == nil || !strings.Contains(err.Error(), "w.yaml:3:") || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("file with %s: error %v, want w.yaml:3: and %q", tc.yaml, err, tc.want)
 		}
@@ -181,7 +182,7 @@ func FuzzFlags(f *testing.F) {
 	f.Fuzz(func(t *testing.T, f1 uint8, v1 string, f2 uint8, v2 string, f3 uint8, v3 string, f4 uint8, v4 string, tableSel uint8) {
 		defer deadline(t, fmt.Sprintf("%d %q %d %q %d %q %d %q %d", f1, v1, f2, v2, f3, v3, f4, v4, tableSel))()
 		tbl := tables[int(tableSel)%len(tables)]
-		tw := &sizing.TableWorkload{Name: tbl.Name}
+		tw := &workload.TableWorkload{Name: tbl.Name}
 		for _, fv := range []struct {
 			f uint8
 			v string
@@ -209,23 +210,23 @@ func checkParsers(t *testing.T, s string) {
 			t.Errorf("%s(%q) = %v", what, s, v)
 		}
 	}
-	if v, err := sizing.ParseCount(s); err == nil {
+	if v, err := workload.ParseCount(s); err == nil {
 		finite("ParseCount", v)
 	}
-	if v, err := sizing.ParseFraction(s); err == nil && !(v >= 0 && v <= 1) {
+	if v, err := workload.ParseFraction(s); err == nil && !(v >= 0 && v <= 1) {
 		t.Errorf("ParseFraction(%q) = %v", s, v)
 	}
-	if d, err := sizing.ParseDuration(s); err == nil && d < 0 {
+	if d, err := workload.ParseDuration(s); err == nil && d < 0 {
 		t.Errorf("ParseDuration(%q) = %v", s, d)
 	}
-	if r, err := sizing.ParseRate(s); err == nil {
+	if r, err := workload.ParseRate(s); err == nil {
 		finite("ParseRate count", r.Count)
 		if r.Per <= 0 {
 			t.Errorf("ParseRate(%q) per %v", s, r.Per)
 		}
 		_ = r.String()
 	}
-	if w, err := sizing.ParseSpan(s); err == nil && (w.Avg <= 0 || w.Max < w.Avg) {
+	if w, err := workload.ParseSpan(s); err == nil && (w.Avg <= 0 || w.Max < w.Avg) {
 		t.Errorf("ParseSpan(%q) = %+v", s, w)
 	}
 	if _, n, err := parseAvg(s); err == nil {
@@ -286,7 +287,7 @@ func TestMaxRateFlag(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if w.Skew.Kind != sizing.Zipf || w.Skew.MaxRate != (sizing.Rate{Count: 10, Per: time.Second}) {
+		if w.Skew.Kind != workload.Zipf || w.Skew.MaxRate != (workload.Rate{Count: 10, Per: time.Second}) {
 			t.Errorf("%v: skew %+v", order, w.Skew)
 		}
 	}

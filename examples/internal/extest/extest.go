@@ -23,6 +23,7 @@ import (
 	"github.com/cqlsize/cqlsize/cql/denorm"
 	"github.com/cqlsize/cqlsize/migrations"
 	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // migrationFiles returns dir's NNNN_name.cql files in version order.
@@ -186,7 +187,7 @@ func lexUpper(text string) []string {
 // workload. It returns the estimates for the test to log or check further.
 func Estimate(t testing.TB, schema *cql.Schema, dir string) []*sizing.Estimate {
 	t.Helper()
-	w, err := sizing.LoadWorkload(filepath.Join(dir, "workload.yaml"))
+	w, err := workload.Load(filepath.Join(dir, "workload.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

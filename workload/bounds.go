@@ -1,4 +1,4 @@
-package sizing
+package workload
 
 import (
 	"fmt"
@@ -96,16 +96,16 @@ func (t *TableWorkload) bounds() []fieldProblem {
 
 	if t.Partitions > MaxPartitions {
 		add("partitions", "partitions: %s partition keys is over the bound of %s: no cluster holds that many (tens of bytes of key and index each, petabytes before a single row)",
-			formatBound(t.Partitions), formatBound(MaxPartitions))
+			FormatBound(t.Partitions), FormatBound(MaxPartitions))
 	}
 	if t.RowsPerPartition > MaxRows {
 		add("rows_per_partition", "rows_per_partition: %s rows is over the bound of %s rows a partition (500 times the 2 billion cells a partition can hold)",
-			formatBound(t.RowsPerPartition), formatBound(MaxRows))
+			FormatBound(t.RowsPerPartition), FormatBound(MaxRows))
 	}
 	rate := func(field string, r Rate) {
 		if ps := r.PerSecond(); ps > MaxPerSecond {
 			add(field, "%s: %s is over the bound of %s a second to one partition key: every write of a key goes to the same replicas, and a node takes on the order of 100,000 writes a second",
-				field, perSecondText(r, ps), formatBound(MaxPerSecond))
+				field, perSecondText(r, ps), FormatBound(MaxPerSecond))
 		}
 	}
 	rate("write_rate", t.WriteRate)
@@ -116,20 +116,20 @@ func (t *TableWorkload) bounds() []fieldProblem {
 	for _, col := range sortedKeys(t.Avg) {
 		if n := t.Avg[col]; n > MaxValueBytes {
 			add("avg."+col, "avg.%s: %s bytes is over the bound of 2 GiB (%d bytes) a value: Cassandra writes a value's length as a signed 32-bit integer",
-				col, formatBound(n), int64(MaxValueBytes))
+				col, FormatBound(n), int64(MaxValueBytes))
 		}
 	}
 	for _, col := range sortedKeys(t.Items) {
 		it := t.Items[col]
 		if it.Count > MaxItems {
-			add("items."+col, "items.%s: %s elements is over the bound of 2 billion elements a collection (the cells a partition can hold)", col, formatBound(it.Count))
+			add("items."+col, "items.%s: %s elements is over the bound of 2 billion elements a collection (the cells a partition can hold)", col, FormatBound(it.Count))
 		}
 		for _, s := range []struct {
 			what string
 			v    float64
 		}{{"element size", it.Size}, {"key size", it.KeySize}} {
 			if s.v > MaxValueBytes {
-				add("items."+col, "items.%s: %s %s bytes is over the bound of 2 GiB (%d bytes) a value", col, s.what, formatBound(s.v), int64(MaxValueBytes))
+				add("items."+col, "items.%s: %s %s bytes is over the bound of 2 GiB (%d bytes) a value", col, s.what, FormatBound(s.v), int64(MaxValueBytes))
 			}
 		}
 	}
@@ -138,14 +138,14 @@ func (t *TableWorkload) bounds() []fieldProblem {
 		if !d.Rate.IsZero() {
 			if ps := d.Rate.PerSecond(); ps > MaxPerSecond {
 				add(f+".rate", "%s.rate: %s is over the bound of %s deletes a second to one partition key",
-					f, perSecondText(d.Rate, ps), formatBound(MaxPerSecond))
+					f, perSecondText(d.Rate, ps), FormatBound(MaxPerSecond))
 			}
 		}
 		if d.PerPartition > MaxRows {
-			add(f+".per_partition", "%s.per_partition: %s is over the bound of %s deletes a partition", f, formatBound(d.PerPartition), formatBound(MaxRows))
+			add(f+".per_partition", "%s.per_partition: %s is over the bound of %s deletes a partition", f, FormatBound(d.PerPartition), FormatBound(MaxRows))
 		}
 		if d.Rows > MaxRows {
-			add(f+".rows", "%s.rows: %s rows is over the bound of %s rows a partition", f, formatBound(d.Rows), formatBound(MaxRows))
+			add(f+".rows", "%s.rows: %s rows is over the bound of %s rows a partition", f, FormatBound(d.Rows), FormatBound(MaxRows))
 		}
 	}
 	return out
@@ -157,7 +157,7 @@ func perSecondText(r Rate, ps float64) string {
 	if r.Per == time.Second {
 		return r.String()
 	}
-	return fmt.Sprintf("%s (%s a second)", r, formatBound(ps))
+	return fmt.Sprintf("%s (%s a second)", r, FormatBound(ps))
 }
 
 // namedNumber is a workload number and the field it is in.
@@ -166,11 +166,11 @@ type namedNumber struct {
 	v     float64
 }
 
-// formatBound renders a large number compactly and exactly enough for a message: 1e+15,
+// FormatBound renders a large number compactly and exactly enough for a message: 1e+15,
 // 2.5e+09, 50000.
-func formatBound(v float64) string {
+func FormatBound(v float64) string {
 	if math.Abs(v) < 1e6 {
-		return formatNumber(v)
+		return FormatNumber(v)
 	}
 	return fmt.Sprintf("%.3g", v)
 }

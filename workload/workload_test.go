@@ -1,4 +1,4 @@
-package sizing
+package workload
 
 import (
 	"errors"
@@ -10,11 +10,11 @@ import (
 )
 
 func TestLoadExampleWorkload(t *testing.T) {
-	w, err := LoadWorkload("testdata/workload-example.yaml")
+	w, err := Load("testdata/workload-example.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Validate(exampleSchema()); err != nil {
+	if err := w.Validate(exampleSchema(t)); err != nil {
 		t.Fatalf("the example does not validate against its schema:\n%v", err)
 	}
 	if len(w.Tables) != 6 {
@@ -68,7 +68,7 @@ func TestLoadExampleWorkload(t *testing.T) {
 }
 
 // Every problem names the file, line and column of the field at fault.
-func TestParseWorkloadErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, yaml string
 		want       []string
@@ -101,7 +101,7 @@ func TestParseWorkloadErrors(t *testing.T) {
 		{"two problems", "tables:\n  a:\n    rows: x\n  b:\n    rows: y\n", []string{"w.yaml:3:11: a.rows", "w.yaml:5:11: b.rows"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseWorkload("w.yaml", []byte(tc.yaml))
+			_, err := Parse("w.yaml", []byte(tc.yaml))
 			if err == nil {
 				t.Fatalf("no error, want %q", tc.want)
 			}
@@ -119,7 +119,7 @@ func TestParseWorkloadErrors(t *testing.T) {
 }
 
 func TestValidateAgainstSchema(t *testing.T) {
-	schema := exampleSchema()
+	schema := exampleSchema(t)
 	src := `tables:
   posts_by_user:
     rows: 10
@@ -136,7 +136,7 @@ func TestValidateAgainstSchema(t *testing.T) {
     rows: 1
     deletes: [{kind: element, column: body, per_day: 1}]
 `
-	w, err := ParseWorkload("w.yaml", []byte(src))
+	w, err := Parse("w.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,4 +208,14 @@ func TestQuantities(t *testing.T) {
 	if r := (Rate{50, Day}); r.String() != "50/day" || r.Over(Week) != 350 {
 		t.Errorf("Rate: %s over a week %v", r, r.Over(Week))
 	}
+}
+
+// exampleSchema is the schema testdata/workload-example.yaml describes.
+func exampleSchema(t *testing.T) *cql.Schema {
+	t.Helper()
+	s, err := cql.LoadSchema("testdata/workload-example.cql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

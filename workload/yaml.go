@@ -1,4 +1,4 @@
-package sizing
+package workload
 
 import (
 	"fmt"
@@ -13,19 +13,19 @@ import (
 	"github.com/cqlsize/cqlsize/cql"
 )
 
-// LoadWorkload reads a workload file (YAML; see testdata/workload-example.yaml for every
+// Load reads a workload file (YAML; see testdata/workload-example.yaml for every
 // field). Errors name the file, line and column of the field at fault; every problem in the
 // file is reported, not just the first.
-func LoadWorkload(path string) (*Workload, error) {
+func Load(path string) (*Workload, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read workload: %w", err)
 	}
-	return ParseWorkload(path, data)
+	return Parse(path, data)
 }
 
-// ParseWorkload reads a workload from YAML text; file names it in errors.
-func ParseWorkload(file string, data []byte) (*Workload, error) {
+// Parse reads a workload from YAML text; file names it in errors.
+func Parse(file string, data []byte) (*Workload, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, ErrorList{yamlError(file, err)}
@@ -71,7 +71,7 @@ func ParseWorkload(file string, data []byte) (*Workload, error) {
 			p.table(tmpl, defaults, "defaults.")
 		}
 		p.fields(tables, "tables", func(name string, k, v *yaml.Node) {
-			t := tmpl.clone()
+			t := tmpl.Clone()
 			t.Name, t.Pos = name, p.pos(k)
 			if strings.TrimSpace(name) == "" {
 				p.add(k, "tables: empty table name")
@@ -569,7 +569,7 @@ func (t *TableWorkload) check() []fieldProblem {
 		add("skew.max_rate", "skew.max_rate caps a key's write_rate, and this table declares rows_per_partition: give write_rate (rows per key per day) instead, or leave max_rate out")
 	}
 	if t.Partitions > 0 && t.Partitions < 1 {
-		add("partitions", "partitions: want at least 1 partition key, got %s", formatNumber(t.Partitions))
+		add("partitions", "partitions: want at least 1 partition key, got %s", FormatNumber(t.Partitions))
 	}
 	out = append(out, t.bounds()...)
 	if t.TTL != nil && *t.TTL > 0 && *t.TTL < time.Second {
@@ -609,8 +609,9 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// clone copies a table workload deeply, so defaults can seed every table.
-func (t *TableWorkload) clone() *TableWorkload {
+// Clone copies a table workload deeply, so defaults can seed every table and an estimate
+// can fill in a copy without changing the caller's workload.
+func (t *TableWorkload) Clone() *TableWorkload {
 	c := *t
 	c.Avg = cloneMap(t.Avg)
 	c.Items = cloneMap(t.Items)

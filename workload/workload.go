@@ -1,4 +1,4 @@
-package sizing
+package workload
 
 import (
 	"fmt"
@@ -137,6 +137,15 @@ func (t *TableWorkload) FieldPos(path string) cql.Pos {
 	return t.Pos
 }
 
+// NullFraction is the fraction of writes that leave col without a value: its own entry
+// under nulls, else the "*" entry.
+func (t *TableWorkload) NullFraction(col string) float64 {
+	if f, ok := t.Nulls[col]; ok {
+		return f
+	}
+	return t.Nulls["*"]
+}
+
 // Items describes the elements of one collection column.
 type Items struct {
 	Count   float64 // average elements per collection
@@ -208,7 +217,7 @@ type Skew struct {
 func (s Skew) String() string {
 	out := "uniform"
 	if s.Kind == Zipf {
-		out = "zipf " + formatNumber(s.S)
+		out = "zipf " + FormatNumber(s.S)
 	}
 	if !s.MaxRate.IsZero() {
 		out += ", at most " + s.MaxRate.String() + " a key"

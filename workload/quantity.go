@@ -1,4 +1,4 @@
-package sizing
+package workload
 
 import (
 	"fmt"
@@ -175,10 +175,10 @@ func (r Rate) String() string {
 		d    time.Duration
 	}{{"year", Year}, {"month", Month}, {"week", Week}, {"day", Day}, {"hour", time.Hour}, {"min", time.Minute}, {"s", time.Second}} {
 		if r.Per == u.d {
-			return formatNumber(r.Count) + "/" + u.name
+			return FormatNumber(r.Count) + "/" + u.name
 		}
 	}
-	return formatNumber(r.Count) + "/" + r.Per.String()
+	return FormatNumber(r.Count) + "/" + r.Per.String()
 }
 
 // Span is how long one partition of a time-bucketed table receives writes, as lengths of
@@ -239,21 +239,21 @@ func FormatDuration(d time.Duration) string {
 	case d <= 0:
 		return "0s"
 	case d >= Year:
-		return formatNumber(float64(d)/float64(Year)) + "y"
+		return FormatNumber(float64(d)/float64(Year)) + "y"
 	case d >= 2*Day || d%Day == 0:
-		return formatNumber(float64(d)/float64(Day)) + "d"
+		return FormatNumber(float64(d)/float64(Day)) + "d"
 	case d >= time.Hour:
-		return formatNumber(float64(d)/float64(time.Hour)) + "h"
+		return FormatNumber(float64(d)/float64(time.Hour)) + "h"
 	case d >= time.Minute:
-		return formatNumber(float64(d)/float64(time.Minute)) + "m"
+		return FormatNumber(float64(d)/float64(time.Minute)) + "m"
 	case d >= time.Second:
-		return formatNumber(d.Seconds()) + "s"
+		return FormatNumber(d.Seconds()) + "s"
 	}
 	return d.String()
 }
 
-// formatNumber prints up to three significant decimals without trailing zeros.
-func formatNumber(v float64) string {
+// FormatNumber prints up to three significant decimals without trailing zeros.
+func FormatNumber(v float64) string {
 	if math.Abs(v) >= 1e15 || math.IsNaN(v) {
 		return strconv.FormatFloat(v, 'g', 3, 64)
 	}
