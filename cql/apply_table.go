@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/cqlsize/cqlsize/cql/options"
 )
 
 func (s *Schema) createTable(st *CreateTable) error {
@@ -231,31 +233,8 @@ func compactStorage(t *Table, st *CreateTable) error {
 	return nil
 }
 
-// tableOptionNames are the WITH options of a 5.0 table; id is only valid at creation.
-var tableOptionNames = map[string]bool{
-	"additional_write_policy": true, "allow_auto_snapshot": true, "bloom_filter_fp_chance": true,
-	"caching": true, "cdc": true, "comment": true, "compaction": true, "compression": true,
-	"crc_check_chance": true, "default_time_to_live": true, "extensions": true,
-	"gc_grace_seconds": true, "incremental_backups": true, "max_index_interval": true,
-	"memtable": true, "memtable_flush_period_in_ms": true, "min_index_interval": true,
-	"read_repair": true, "speculative_retry": true, "id": true,
-}
-
-// mapOptions are the options whose value is a map.
-var mapOptions = map[string]bool{"caching": true, "compaction": true, "compression": true, "extensions": true}
-
-// compactionStrategies are the compaction classes Cassandra 5.0 ships, by short name.
-var compactionStrategies = map[string]bool{
-	"SizeTieredCompactionStrategy": true, "LeveledCompactionStrategy": true,
-	"TimeWindowCompactionStrategy": true, "UnifiedCompactionStrategy": true,
-}
-
-const compactionPackage = "org.apache.cassandra.db.compaction."
-
-// maxTTL is Cassandra's limit on a TTL: 20 years in seconds.
-const maxTTL = 630720000
-
-// tableOptions applies WITH options over base and returns the result.
+// tableOptions applies WITH options over base and returns the result, after checking them
+// as 5.0 does (package options), so a statement the node would refuse changes nothing.
 func tableOptions(base TableOptions, props []*Property, create, compact bool) (TableOptions, error) {
 	o := base
 	o.Raw = make(map[string]any, len(base.Raw)+len(props))
@@ -263,44 +242,17 @@ func tableOptions(base TableOptions, props []*Property, create, compact bool) (T
 		o.Raw[k] = v
 	}
 	o.CompactStorage = base.CompactStorage || compact
-	seen := map[string]bool{}
+	if err := options.CheckTable(optionsOf(props), create); err != nil {
+		return o, optionError(props, err)
+	}
 	for _, p := range props {
 		name := p.Name.Name
-		if why, ok := removedTableOptions[name]; ok {
-			return o, Errorf(p.Name.Pos, "table property %s was %s", name, why)
-		}
-		if !tableOptionNames[name] || (name == "id" && !create) {
-			return o, Errorf(p.Name.Pos, "unknown table property %s", name)
-		}
-		if seen[name] {
-			return o, Errorf(p.Name.Pos, "multiple definitions for property %s", name)
-		}
-		seen[name] = true
-		if mapOptions[name] != p.IsMap {
-			if p.IsMap {
-				return o, Errorf(p.Pos, "invalid value for property %s: it must not be a map", name)
-			}
-			return o, Errorf(p.Pos, "invalid value for property %s: it must be a map", name)
-		}
 		if p.IsMap {
 			m := p.MapValue()
-			switch name {
-			case "compaction":
-				if err := compactionClass(p, m); err != nil {
-					return o, err
-				}
-			case "compression":
-				if _, err := checkCompression(p); err != nil {
-					return o, err
-				}
-			case "caching":
-				if err := checkCaching(p); err != nil {
-					return o, err
-				}
-			}
 			o.Raw[name] = m
 			switch name {
 			case "compaction":
+				m["class"] = options.CompactionClass(m["class"])
 				o.Compaction = m
 			case "compression":
 				o.Compression = m
@@ -308,9 +260,6 @@ func tableOptions(base TableOptions, props []*Property, create, compact bool) (T
 				o.Caching = m
 			}
 			continue
-		}
-		if err := checkPlainOption(p); err != nil {
-			return o, err
 		}
 		o.Raw[name] = p.Value
 		switch name {
@@ -324,31 +273,59 @@ func tableOptions(base TableOptions, props []*Property, create, compact bool) (T
 			o.Comment = p.Value
 		}
 	}
-	if err := checkIndexIntervals(props); err != nil {
-		return o, err
-	}
 	return o, nil
 }
 
-// compactionClass resolves the class of a compaction map (spelling it in full in m) and
-// checks its sub-options for the strategies 5.0 ships. A class outside org.apache.cassandra
-// is a strategy of the user's own on the node's classpath: kept as written, unchecked.
-func compactionClass(p *Property, m map[string]string) error {
-	class, ok := m["class"]
-	if !ok || class == "" {
-		return Errorf(p.Pos, "missing sub-option 'class' for the compaction option (SizeTieredCompactionStrategy, LeveledCompactionStrategy, TimeWindowCompactionStrategy or UnifiedCompactionStrategy)")
+// optionsOf is the WITH options as package options checks them.
+func optionsOf(props []*Property) []options.Option {
+	out := make([]options.Option, len(props))
+	for i, p := range props {
+		o := options.Option{Name: p.Name.Name, Value: p.Value, IsMap: p.IsMap}
+		for _, e := range p.Map {
+			o.Map = append(o.Map, options.Entry{Key: e.Key, Value: e.Value})
+		}
+		out[i] = o
 	}
-	short := strings.TrimPrefix(class, compactionPackage)
-	switch {
-	case compactionStrategies[short]:
-		m["class"] = compactionPackage + short
-		return checkCompaction(p, short)
-	case short == "DateTieredCompactionStrategy":
-		return newSubOptions(p).errValue("class", "DateTieredCompactionStrategy was removed in Cassandra 5.0: use TimeWindowCompactionStrategy (compaction_window_unit, compaction_window_size)")
-	case strings.Contains(class, ".") && !strings.HasPrefix(class, "org.apache.cassandra."):
-		return nil
+	return out
+}
+
+// optionError is an option refusal at the file:line:col of the part it names: the option's
+// name, its value, or a sub-option's key or value (the map when the sub-option is absent).
+func optionError(props []*Property, err *options.Error) *Error {
+	p := props[err.Option]
+	pos := p.Pos
+	switch err.Part {
+	case options.Name:
+		pos = p.Name.Pos
+	case options.Key:
+		for _, e := range p.Map {
+			if e.Key == err.Key {
+				if e.KeyPos.IsValid() {
+					pos = e.KeyPos
+				}
+				break
+			}
+		}
+	case options.EntryValue:
+		var last *MapEntry
+		for i := range p.Map {
+			if p.Map[i].Key == err.Key {
+				last = &p.Map[i]
+			}
+		}
+		if last != nil && last.ValuePos.IsValid() {
+			pos = last.ValuePos
+		}
 	}
-	return newSubOptions(p).errValue("class", "unknown compaction strategy %q: 5.0 ships SizeTieredCompactionStrategy, LeveledCompactionStrategy, TimeWindowCompactionStrategy and UnifiedCompactionStrategy (names are case-sensitive)", class)
+	return Errorf(pos, "%s", err.Msg)
+}
+
+// checkViewOptions refuses what a materialized view may not set (options.CheckView).
+func checkViewOptions(props []*Property) error {
+	if err := options.CheckView(optionsOf(props)); err != nil {
+		return optionError(props, err)
+	}
+	return nil
 }
 
 func (s *Schema) alterTable(st *AlterTable) error {

@@ -6,6 +6,8 @@ import (
 	"math/big"
 	"strings"
 	"time"
+
+	"github.com/cqlsize/cqlsize/cql/options"
 )
 
 // INSERT, UPDATE and DELETE are checked here the way a 5.0 node checks them before it
@@ -380,8 +382,8 @@ func checkUsing(t *Table, u Using, ttlAllowed bool) error {
 	switch n := ttl.Int64(); {
 	case n < 0:
 		return Errorf(v.Pos, "A TTL must be greater or equal to 0, but was %d", n)
-	case n > maxTTL:
-		return Errorf(v.Pos, "ttl is too large. requested (%d) maximum (%d)", n, maxTTL)
+	case n > options.MaxTTL:
+		return Errorf(v.Pos, "ttl is too large. requested (%d) maximum (%d)", n, options.MaxTTL)
 	case n > 0 && now().Unix()+n > maxDeletionTime:
 		return Errorf(v.Pos, "Request on table %s with ttl of %d seconds exceeds maximum supported expiration date of 2038-01-19T03:14:06+00:00 "+
 			"(5.0's default storage_compatibility_mode CASSANDRA_4 rejects expiry past 2038, CASSANDRA-14092)", t.QualifiedName(), n)

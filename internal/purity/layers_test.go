@@ -22,7 +22,8 @@ var layers = map[string][]string{
 	"bucket":           {},
 	"internal/version": {},
 	"internal/golden":  {},
-	"cql":              {},
+	"cql/options":      {},
+	"cql":              {"cql/options"},
 	"finding":          {"cql", "severity"},
 
 	// Pure engines over the cql model: no driver (purity_test.go), no CLI.

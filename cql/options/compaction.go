@@ -1,4 +1,4 @@
-package cql
+package options
 
 import (
 	"fmt"
@@ -12,12 +12,12 @@ import (
 // subOptions is a map option (compaction, compression, caching) with where each key and
 // value is written, so every refusal points at the sub-option that causes it.
 type subOptions struct {
-	p       *Property
-	entries map[string]MapEntry
+	p       Option
+	entries map[string]Entry
 }
 
-func newSubOptions(p *Property) subOptions {
-	m := subOptions{p: p, entries: make(map[string]MapEntry, len(p.Map))}
+func newSubOptions(p Option) subOptions {
+	m := subOptions{p: p, entries: make(map[string]Entry, len(p.Map))}
 	for _, e := range p.Map {
 		m.entries[e.Key] = e
 	}
@@ -30,22 +30,18 @@ func (m subOptions) get(k string) (string, bool) {
 }
 
 // errValue is an error at the value of sub-option k (at the map when k is absent).
-func (m subOptions) errValue(k, format string, args ...any) error {
-	pos := m.p.Pos
-	if e, ok := m.entries[k]; ok && e.ValuePos.Line > 0 {
-		pos = e.ValuePos
-	}
-	return Errorf(pos, "%s sub-option %s: %s", m.p.Name.Name, k, fmt.Sprintf(format, args...))
+func (m subOptions) errValue(k, format string, args ...any) *Error {
+	return &Error{Part: EntryValue, Key: k, Msg: fmt.Sprintf("%s sub-option %s: %s", m.p.Name, k, fmt.Sprintf(format, args...))}
 }
 
 // unknown reports the first key (in the order written) not in known.
-func (m subOptions) unknown(known map[string]bool) (MapEntry, bool) {
+func (m subOptions) unknown(known map[string]bool) (Entry, bool) {
 	for _, e := range m.p.Map {
 		if !known[e.Key] {
 			return e, true
 		}
 	}
-	return MapEntry{}, false
+	return Entry{}, false
 }
 
 func names(set map[string]bool) string {
@@ -99,14 +95,10 @@ func set(list []string) map[string]bool {
 // checkCompaction validates the sub-options of a compaction map for the strategy short
 // (e.g. "TimeWindowCompactionStrategy") as CompactionParams.validate and the strategy's
 // validateOptions do in 5.0.
-func checkCompaction(p *Property, short string) error {
+func checkCompaction(p Option, short string) *Error {
 	m := newSubOptions(p)
 	known := set(compactionKnown[short])
 	if e, ok := m.unknown(known); ok {
-		pos := e.KeyPos
-		if pos.Line == 0 {
-			pos = p.Pos
-		}
 		hint := ""
 		switch {
 		case dtcsOnly[e.Key]:
@@ -114,9 +106,9 @@ func checkCompaction(p *Property, short string) error {
 		case short == "UnifiedCompactionStrategy" && (e.Key == "min_threshold" || e.Key == "max_threshold"):
 			hint = " (UCS sizes its compactions with scaling_parameters)"
 		}
-		return Errorf(pos, "compaction sub-option %s is not understood by %s%s; 5.0 accepts %s", e.Key, short, hint, names(known))
+		return keyErr(e.Key, "compaction sub-option %s is not understood by %s%s; 5.0 accepts %s", e.Key, short, hint, names(known))
 	}
-	for _, check := range []func(subOptions) error{checkCommonCompaction, checkThresholds} {
+	for _, check := range []func(subOptions) *Error{checkCommonCompaction, checkThresholds} {
 		if err := check(m); err != nil {
 			return err
 		}
@@ -140,7 +132,7 @@ func checkCompaction(p *Property, short string) error {
 	return nil
 }
 
-func checkCommonCompaction(m subOptions) error {
+func checkCommonCompaction(m subOptions) *Error {
 	if v, ok := m.get("tombstone_threshold"); ok {
 		f, ok := javaDouble(v)
 		if !ok {
@@ -176,7 +168,7 @@ func checkCommonCompaction(m subOptions) error {
 
 // checkThresholds applies CompactionParams' rules on min_threshold and max_threshold
 // (defaults 4 and 32).
-func checkThresholds(m subOptions) error {
+func checkThresholds(m subOptions) *Error {
 	th := map[string]int64{"min_threshold": 4, "max_threshold": 32}
 	for _, k := range thresholdCompaction {
 		v, ok := m.get(k)
@@ -211,7 +203,7 @@ func checkThresholds(m subOptions) error {
 
 // checkSizeTiered checks the size-tiered sub-options, which LCS (for level 0) and TWCS
 // (within a window) accept too.
-func checkSizeTiered(m subOptions) error {
+func checkSizeTiered(m subOptions) *Error {
 	if v, ok := m.get("min_sstable_size"); ok {
 		n, ok := javaLong(v)
 		if !ok {
@@ -241,7 +233,7 @@ func checkSizeTiered(m subOptions) error {
 	return nil
 }
 
-func checkLeveled(m subOptions) error {
+func checkLeveled(m subOptions) *Error {
 	size, fanout := int64(160), int64(10)
 	for _, k := range []string{"sstable_size_in_mb", "fanout_size"} {
 		v, ok := m.get(k)
@@ -272,7 +264,7 @@ func checkLeveled(m subOptions) error {
 	return nil
 }
 
-func checkTimeWindow(m subOptions) error {
+func checkTimeWindow(m subOptions) *Error {
 	if v, ok := m.get("compaction_window_unit"); ok {
 		switch v {
 		case "MINUTES", "HOURS", "DAYS":
@@ -319,7 +311,7 @@ func checkTimeWindow(m subOptions) error {
 // scalingParameter is one UCS scaling parameter: N, L<fan>, T<fan> or a signed integer.
 var scalingParameter = regexp.MustCompile(`^(N|L(\d+)|T(\d+)|[+-]?\d+)$`)
 
-func checkUnified(m subOptions) error {
+func checkUnified(m subOptions) *Error {
 	if v, ok := m.get("scaling_parameters"); ok {
 		parts := strings.Split(v, ",")
 		for len(parts) > 1 && parts[len(parts)-1] == "" { // Java's split drops trailing empties

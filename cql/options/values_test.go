@@ -1,4 +1,4 @@
-package cql
+package options
 
 import (
 	"math"

@@ -1,4 +1,4 @@
-package cql
+package options
 
 import (
 	"strings"
@@ -20,9 +20,9 @@ var commonCompression = []string{"class", "enabled", "chunk_length_in_kb", "min_
 
 // checkCompression validates a compression map as CompressionParams.fromMap and the
 // compressor's create do in 5.0; it returns the map with the class spelled in full.
-func checkCompression(p *Property) (map[string]string, error) {
+func checkCompression(p Option) (map[string]string, *Error) {
 	m := newSubOptions(p)
-	out := p.MapValue()
+	out := p.mapValue()
 	if len(p.Map) == 0 {
 		return out, nil
 	}
@@ -31,14 +31,14 @@ func checkCompression(p *Property) (map[string]string, error) {
 		// else may be said.
 		for _, e := range p.Map {
 			if e.Key != "enabled" {
-				return nil, Errorf(e.KeyPos, "compression sub-option %s: 'enabled': %q disables compression, and then no other sub-option may be given", e.Key, v)
+				return nil, keyErr(e.Key, "compression sub-option %s: 'enabled': %q disables compression, and then no other sub-option may be given", e.Key, v)
 			}
 		}
 		return out, nil
 	}
 	class, ok := m.get("class")
 	if !ok {
-		return nil, Errorf(p.Pos, "missing sub-option 'class' for the compression option (LZ4Compressor, ZstdCompressor, SnappyCompressor, DeflateCompressor or NoopCompressor; 'enabled': 'false' disables compression)")
+		return nil, valueErr("missing sub-option 'class' for the compression option (LZ4Compressor, ZstdCompressor, SnappyCompressor, DeflateCompressor or NoopCompressor; 'enabled': 'false' disables compression)")
 	}
 	if class == "" {
 		return nil, m.errValue("class", "must not be empty; to disable compression write {'enabled': 'false'}")
@@ -56,7 +56,7 @@ func checkCompression(p *Property) (map[string]string, error) {
 	}
 	known := set(concat(commonCompression, extra))
 	if e, bad := m.unknown(known); bad {
-		return nil, Errorf(e.KeyPos, "compression sub-option %s is not understood by %s; 5.0 accepts %s", e.Key, short, names(known))
+		return nil, keyErr(e.Key, "compression sub-option %s is not understood by %s; 5.0 accepts %s", e.Key, short, names(known))
 	}
 	if v, ok := m.get("chunk_length_in_kb"); ok {
 		n, isInt := javaInt(v)
@@ -99,11 +99,11 @@ func checkCompression(p *Property) (map[string]string, error) {
 }
 
 // checkCaching validates a caching map as CachingParams.fromMap does in 5.0.
-func checkCaching(p *Property) error {
+func checkCaching(p Option) *Error {
 	m := newSubOptions(p)
 	known := map[string]bool{"keys": true, "rows_per_partition": true}
 	if e, bad := m.unknown(known); bad {
-		return Errorf(e.KeyPos, "caching sub-option %s is not understood; 5.0 accepts keys and rows_per_partition", e.Key)
+		return keyErr(e.Key, "caching sub-option %s is not understood; 5.0 accepts keys and rows_per_partition", e.Key)
 	}
 	if v, ok := m.get("keys"); ok && !strings.EqualFold(v, "ALL") && !strings.EqualFold(v, "NONE") {
 		return m.errValue("keys", "must be 'ALL' or 'NONE', not %q", v)
