@@ -92,7 +92,7 @@ func SplitHosts(s string) []string {
 }
 
 // ErrNoHosts is returned when no host is configured.
-var ErrNoHosts = errors.New("no Cassandra hosts: pass --hosts or set " + EnvHosts)
+var ErrNoHosts = errors.New("no Cassandra hosts: set Config.Hosts or " + EnvHosts)
 
 // Validate checks the configuration without touching the network.
 func (c Config) Validate() error {

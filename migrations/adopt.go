@@ -109,7 +109,7 @@ func (m *Migrator) golangMigrateApplied(ctx context.Context, table string) ([]in
 	}
 	switch {
 	case len(rows) == 0:
-		return nil, fmt.Errorf("%w: %s is empty: golang-migrate applied nothing here; run `cqlsize migrate up`", ErrNotAdoptable, table)
+		return nil, fmt.Errorf("%w: %s is empty: golang-migrate applied nothing here; run Migrator.Up", ErrNotAdoptable, table)
 	case len(rows) > 1:
 		return nil, fmt.Errorf("%w: %s holds %d versions where golang-migrate keeps one (two runs at once?); keep the right one (DELETE the others) and adopt again", ErrNotAdoptable, table, len(rows))
 	}
@@ -166,7 +166,7 @@ func (m *Migrator) gocqlxApplied(ctx context.Context, table string) ([]int64, er
 		return nil, fmt.Errorf("%w from %s: %s", ErrNotAdoptable, table, strings.Join(problems, "; "))
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: %s is empty: gocqlx applied nothing here; run `cqlsize migrate up`", ErrNotAdoptable, table)
+		return nil, fmt.Errorf("%w: %s is empty: gocqlx applied nothing here; run Migrator.Up", ErrNotAdoptable, table)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out, nil
@@ -237,7 +237,7 @@ func (m *Migrator) baselineWhere(l *lease, pick func(*Migration) bool) ([]*Migra
 		}
 		if r := recs[mg.Version]; r != nil {
 			if !r.Complete() {
-				return out, fmt.Errorf("baseline: %s is partly applied (%d of %d statements): finish it with `cqlsize migrate up` first", mg.File, r.Applied, len(mg.Statements))
+				return out, fmt.Errorf("baseline: %s is partly applied (%d of %d statements): finish it with Migrator.Up first", mg.File, r.Applied, len(mg.Statements))
 			}
 			continue
 		}

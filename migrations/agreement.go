@@ -340,7 +340,7 @@ func downWarning(nodes []string, counted int) string {
 	if counted == 1 {
 		verb = "is"
 	}
-	return fmt.Sprintf("%s down: schema agreement counts the %s that %s up; a down node takes the schema from the others when it comes back (--require-all-nodes waits for every node)",
+	return fmt.Sprintf("%s down: schema agreement counts the %s that %s up; a down node takes the schema from the others when it comes back (Options.RequireAllNodes waits for every node)",
 		subject, plural(counted, "node", "nodes"), verb)
 }
 
@@ -390,9 +390,9 @@ func disagreement(what string, a agreement, last, down []nodeView, readErr error
 	}
 	switch {
 	case a.requireAll && len(names) > 0:
-		err = fmt.Errorf("%w; %s down, and --require-all-nodes waits for every node", err, strings.Join(names, ", "))
+		err = fmt.Errorf("%w; %s down, and Options.RequireAllNodes waits for every node", err, strings.Join(names, ", "))
 	case a.requireAll:
-		err = fmt.Errorf("%w; --require-all-nodes waits for every node", err)
+		err = fmt.Errorf("%w; Options.RequireAllNodes waits for every node", err)
 	case len(names) > 0:
 		err = fmt.Errorf("%w; %s down and not counted", err, strings.Join(names, ", "))
 	}

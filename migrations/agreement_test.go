@@ -136,7 +136,7 @@ func TestWarnDownOncePerNode(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("%d warnings, want 1: %q", len(got), got)
 	}
-	for _, want := range []string{"node 127.0.1.3:7000 (shut down) is down", "counts the 2 nodes that are up", "--require-all-nodes"} {
+	for _, want := range []string{"node 127.0.1.3:7000 (shut down) is down", "counts the 2 nodes that are up", "Options.RequireAllNodes"} {
 		if !strings.Contains(got[0], want) {
 			t.Errorf("warning %q lacks %q", got[0], want)
 		}
@@ -152,7 +152,7 @@ func TestDisagreementNamesDownNodes(t *testing.T) {
 	if !errors.Is(err, ErrSchemaDisagreement) {
 		t.Fatalf("%v is not ErrSchemaDisagreement", err)
 	}
-	for _, want := range []string{"127.0.1.3:7000 has old (down)", "127.0.1.3:7000 down, and --require-all-nodes waits for every node", "no agreement within 5s"} {
+	for _, want := range []string{"127.0.1.3:7000 has old (down)", "127.0.1.3:7000 down, and Options.RequireAllNodes waits for every node", "no agreement within 5s"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%q lacks %q", err, want)
 		}

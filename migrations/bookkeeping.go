@@ -147,7 +147,7 @@ func (st *store) ensureKeyspace(ctx context.Context, keyspace string) error {
 		return err
 	}
 	if st.opt.Replication == "" {
-		return fmt.Errorf("keyspace %s: %w; create it, start the first migration with CREATE KEYSPACE %s, or pass its replication (--replication \"{'class': 'NetworkTopologyStrategy', 'dc1': 3}\") to have it created", keyspace, ErrNoKeyspace, keyspace)
+		return fmt.Errorf("keyspace %s: %w; create it, start the first migration with CREATE KEYSPACE %s, or set its replication (Options.Replication \"{'class': 'NetworkTopologyStrategy', 'dc1': 3}\") to have it created", keyspace, ErrNoKeyspace, keyspace)
 	}
 	stmt := fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s", quote(keyspace), st.opt.Replication)
 	if err := st.ddl(ctx, stmt); err != nil {

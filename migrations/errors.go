@@ -64,10 +64,10 @@ type ChecksumError struct {
 
 func (e *ChecksumError) Error() string {
 	if e.Statement > 0 {
-		return fmt.Sprintf("%s: statement %d was applied and has changed since (file checksum recorded %s, now %s); restore it, or run `cqlsize migrate accept-checksum %d` once the change is checked",
+		return fmt.Sprintf("%s: statement %d was applied and has changed since (file checksum recorded %s, now %s); restore it, or run Migrator.AcceptChecksum(%d) once the change is checked",
 			e.File, e.Statement, e.Recorded, e.Current, e.Version)
 	}
-	return fmt.Sprintf("%s: changed after it was applied: checksum recorded %s, now %s; restore the file, or run `cqlsize migrate accept-checksum %d` once the change is checked",
+	return fmt.Sprintf("%s: changed after it was applied: checksum recorded %s, now %s; restore the file, or run Migrator.AcceptChecksum(%d) once the change is checked",
 		e.File, e.Recorded, e.Current, e.Version)
 }
 
@@ -97,7 +97,7 @@ type LockedError struct {
 }
 
 func (e *LockedError) Error() string {
-	return fmt.Sprintf("migration lock held by %s; gave up after waiting %s (raise --lock-timeout, or wait: an abandoned lease expires after its TTL)",
+	return fmt.Sprintf("migration lock held by %s; gave up after waiting %s (raise Options.LockTimeout, or wait: an abandoned lease expires after its TTL)",
 		e.Holder, e.Waited.Round(time.Second))
 }
 

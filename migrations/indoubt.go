@@ -45,7 +45,7 @@ func (e *InDoubtError) Error() string {
 	if e.Cause != nil {
 		what = fmt.Sprintf("this run sent it and the cluster answered %q, which does not say whether it was applied", e.Cause.Error())
 	}
-	return fmt.Sprintf("%s: statement %d of %d (%s) is in doubt: %s, so it may or may not have been applied; %s. Check %s, then record the answer: `cqlsize migrate resolve %d %d --applied` if it ran, `cqlsize migrate resolve %d %d --rerun` if it did not (the next up sends it)",
+	return fmt.Sprintf("%s: statement %d of %d (%s) is in doubt: %s, so it may or may not have been applied; %s. Check %s, then record the answer: Migrator.Resolve(%d, %d, true) if it ran, Migrator.Resolve(%d, %d, false) if it did not (the next Migrator.Up sends it)",
 		e.Pos, e.Statement, e.Total, e.Kind, what, e.Reason, e.Check, e.Version, e.Statement, e.Version, e.Statement)
 }
 

@@ -172,7 +172,7 @@ func TestInDoubtStopsUntilResolved(t *testing.T) {
 					t.Fatalf("Up %d: %v, want an InDoubtError at statement 2", try, err)
 				}
 				for _, want := range []string{"m/0001_hits.cql:2:1", "dead-host pid 4242", "SELECT n FROM hits WHERE k = 'two'",
-					"cqlsize migrate resolve 1 2 --applied", "cqlsize migrate resolve 1 2 --rerun"} {
+					"Migrator.Resolve(1, 2, true)", "Migrator.Resolve(1, 2, false)"} {
 					if !strings.Contains(err.Error(), want) {
 						t.Errorf("in-doubt message lacks %q: %v", want, err)
 					}

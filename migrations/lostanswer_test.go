@@ -46,7 +46,7 @@ func TestLostAnswerOfACounterUpdateIsInDoubtAtOnce(t *testing.T) {
 	if !errors.Is(err, ErrInDoubt) || !errors.As(err, &ide) || ide.Statement != 2 || ide.Cause == nil {
 		t.Fatalf("Up: %v, want an InDoubtError at statement 2 carrying the lost answer", err)
 	}
-	for _, want := range []string{"this run sent it", "no response received", "cqlsize migrate resolve 1 2 --applied"} {
+	for _, want := range []string{"this run sent it", "no response received", "Migrator.Resolve(1, 2, true)"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("message lacks %q: %v", want, err)
 		}

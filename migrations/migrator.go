@@ -546,7 +546,7 @@ func (m *Migrator) applyOne(l *lease, mg *Migration, r *Record, run gocql.UUID) 
 		}
 		if err := m.st.done(ctx, l.owner, mg, i); err != nil {
 			if errors.Is(err, ErrLockLost) {
-				err = fmt.Errorf("%w; statement %d (%s) ran but is recorded only as being sent: the run that took over re-sends it if it is idempotent and otherwise stops in doubt (`cqlsize migrate status`; `cqlsize migrate resolve %d %d --applied`)",
+				err = fmt.Errorf("%w; statement %d (%s) ran but is recorded only as being sent: the run that took over re-sends it if it is idempotent and otherwise stops in doubt (Migrator.Status; Migrator.Resolve(%d, %d, true))",
 					err, i, stmt.Pos, mg.Version, i)
 			}
 			return nil, stop(i-1, i, err)
@@ -764,7 +764,7 @@ type OutOfOrderError struct {
 }
 
 func (e *OutOfOrderError) Error() string {
-	return fmt.Sprintf("%s is pending but the newer %s is already applied: it was written against an older schema; renumber it after %s, or allow it (--allow-out-of-order)",
+	return fmt.Sprintf("%s is pending but the newer %s is already applied: it was written against an older schema; renumber it after %s, or allow it (Options.AllowOutOfOrder)",
 		e.File, e.Applied, e.Applied)
 }
 

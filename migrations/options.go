@@ -84,7 +84,7 @@ func (o Options) Validate() error {
 
 func (o Options) withDefaults() (Options, error) {
 	if o.Keyspace == "" {
-		return o, errors.New("migrations: no target keyspace: set Options.Keyspace (--keyspace)")
+		return o, errors.New("migrations: no target keyspace: set Options.Keyspace")
 	}
 	if o.BookkeepingKeyspace == "" {
 		o.BookkeepingKeyspace = o.Keyspace

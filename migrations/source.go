@@ -381,7 +381,7 @@ func parseMigration(file string, version int64, name string, src []byte) (*Migra
 	}
 	for _, st := range parsed {
 		if u, ok := st.(*cql.Use); ok {
-			return nil, cql.Errorf(u.Pos, "USE cannot run in a migration: the driver refuses it, and it would change the keyspace of every later statement; qualify names (%s.table) or set the target keyspace (--keyspace)", u.Keyspace)
+			return nil, cql.Errorf(u.Pos, "USE cannot run in a migration: the driver refuses it, and it would change the keyspace of every later statement; qualify names (%s.table) or set the target keyspace (Options.Keyspace)", u.Keyspace)
 		}
 	}
 	m := &Migration{Version: version, Name: name, File: file, Checksum: sha256hex(src), Source: src, Parsed: parsed}

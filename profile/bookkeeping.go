@@ -33,7 +33,7 @@ type NoTableError struct {
 
 func (e *NoTableError) Error() string {
 	if len(e.Skipped) > 0 {
-		return fmt.Sprintf("keyspace %s has no table but cqlsize migrate's own bookkeeping (%s); name one with --table to profile it",
+		return fmt.Sprintf("keyspace %s has no table but cqlsize migrate's own bookkeeping (%s); name one in Options.Tables to profile it",
 			e.Keyspace, strings.Join(e.Skipped, ", "))
 	}
 	return fmt.Sprintf("keyspace %s has no table", e.Keyspace)
@@ -59,6 +59,6 @@ func SkippedNote(keyspace string, skipped []string) string {
 	for i, n := range skipped {
 		q[i] = keyspace + "." + n
 	}
-	return fmt.Sprintf("skipped %s: cqlsize migrate's own bookkeeping, not application data (name it with --table to profile it)",
+	return fmt.Sprintf("skipped %s: cqlsize migrate's own bookkeeping, not application data (name it in Options.Tables to profile it)",
 		strings.Join(q, ", "))
 }

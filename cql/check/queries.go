@@ -130,7 +130,7 @@ func parseHeader(lines *lineIndex, base int, region string, q *Query) error {
 					// A silenced typo would silence nothing and leave the finding failing CI
 					// with the directive right above it: say so where it is written.
 					at := lines.pos(lineOff + strings.Index(line, t))
-					return cql.Errorf(at, "cqlsize:nolint %s: no such check code (QF001-QF015, or all; cqlsize check --list-codes)", code)
+					return cql.Errorf(at, "cqlsize:nolint %s: no such check code (QF001-QF015, or all; check.Codes lists them)", code)
 				}
 				q.NoLint = append(q.NoLint, code)
 			}

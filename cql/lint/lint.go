@@ -171,7 +171,7 @@ func Lookup(codeOrName string) *Analyzer {
 // Run lints the input. It fails only on a bad Config (an unknown code); findings are in
 // the report.
 func Run(in Input, cfg Config) (*Report, error) {
-	allow, err := codeSet(cfg.Allow, "--allow-lint")
+	allow, err := codeSet(cfg.Allow, "lint.Config.Allow")
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +219,7 @@ func codeSet(list []string, what string) (map[string]bool, error) {
 		for _, c := range strings.FieldsFunc(item, func(r rune) bool { return r == ',' || r == ' ' }) {
 			a := Lookup(c)
 			if a == nil {
-				return nil, fmt.Errorf("%s %q: no such lint code (see `cqlsize migrate validate --list-lints`)", what, c)
+				return nil, fmt.Errorf("%s %q: no such lint code (lint.Analyzers lists them)", what, c)
 			}
 			out[a.Code] = true
 		}

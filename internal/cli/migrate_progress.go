@@ -63,7 +63,7 @@ func (p *progress) line(format string, args ...any) {
 		fmt.Fprint(p.w, "\r\x1b[K")
 		p.bar = false
 	}
-	fmt.Fprintf(p.w, format+"\n", args...)
+	fmt.Fprintln(p.w, cliWords(fmt.Sprintf(format, args...)))
 }
 
 func (p *progress) drawBar(e migrations.Event) {

@@ -220,7 +220,7 @@ func statusRow(s migrations.Status) statusJSON {
 			r.Note = fmt.Sprintf("stopped after statement %d", s.Record.Applied)
 		}
 		if s.Err != nil {
-			r.Note += "; " + s.Err.Error()
+			r.Note += "; " + cliWords(s.Err.Error())
 		}
 	case migrations.StatusInDoubt:
 		r.Note = fmt.Sprintf("statement %d is in doubt: it may have been applied; check it, then `cqlsize migrate resolve %d %d --applied|--rerun`",

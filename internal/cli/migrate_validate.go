@@ -125,7 +125,7 @@ func runMigrateValidate(ctx context.Context, env *Env, cmd *cobra.Command, mf *m
 		for _, s := range st {
 			var ce *migrations.ChecksumError
 			if s.Err != nil && errors.As(s.Err, &ce) {
-				out.Checksums = append(out.Checksums, checksumJSON{File: ce.File, Version: ce.Version, Recorded: ce.Recorded, Current: ce.Current, Message: ce.Error()})
+				out.Checksums = append(out.Checksums, checksumJSON{File: ce.File, Version: ce.Version, Recorded: ce.Recorded, Current: ce.Current, Message: cliWords(ce.Error())})
 			}
 		}
 		// With a cluster, validate says what up will: the pending files are checked against

@@ -177,7 +177,7 @@ func runProfile(env *Env, f *profileFlags) error {
 			strings.Join(res.Problems, "; "))}
 	}
 	if len(res.Skipped) > 0 {
-		fmt.Fprintf(env.Stderr, "cqlsize: note: %s\n", profile.SkippedNote(keyspace, res.Skipped))
+		fmt.Fprintf(env.Stderr, "cqlsize: note: %s\n", cliWords(profile.SkippedNote(keyspace, res.Skipped)))
 	}
 	var out bytes.Buffer
 	if err := render(&out, res); err != nil {

@@ -60,7 +60,7 @@ func DoContext(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err != nil {
 		var e *ExitError
 		if !errors.As(err, &e) || e.Err != nil {
-			fmt.Fprintf(stderr, "cqlsize: %v\n", err)
+			fmt.Fprintf(stderr, "cqlsize: %s\n", cliWords(err.Error()))
 		}
 		if isUsageError(err) {
 			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", commandPath(root, args))
