@@ -386,7 +386,7 @@ func TestSoftLimitSeverity(t *testing.T) {
 	}
 }
 
-// TestMaxRateCapsHeadKey is issue 9's chat: write_rate 200/day a conversation, Zipf 1.1 over
+// TestMaxRateCapsHeadKey is a chat application's messages table: write_rate 200/day a conversation, Zipf 1.1 over
 // a million conversations. Uncapped, the busiest conversation gets 24.8M writes a day (287/s);
 // with max_rate 10/s no key gets more than 864,000 a day, which the day-bucketed largest
 // partition shows; keys under the cap keep their rate, and the total drops by the excess.
@@ -419,7 +419,7 @@ func TestMaxRateCapsHeadKey(t *testing.T) {
 }
 
 // TestStoredValues checks what SZ001 counts: cells written, not the classic formula's every
-// column of every row. Issue 9's case: a 510 kB partition whose rows set 2 of 10 columns
+// column of every row. The case: a 510 kB partition whose rows set 2 of 10 columns
 // (the other 8 left unset) holds 30,000 cells, and must not FAIL at 100,000 values though
 // the classic formula says 150,000.
 func TestStoredValues(t *testing.T) {

@@ -66,7 +66,7 @@ func TestSuggestionsPassLints(t *testing.T) {
 }
 
 // TestSuggestedTimeSeriesIsBucketed pins the shape of a suggestion for a time series: the
-// table's own bucket moves into the partition key (the messages-by-sender case:
+// table's own bucket moves into the partition key (a messages-by-sender table:
 // ((sender_id, day), message_id, ...), not ((sender_id), conversation_id, day,
 // message_id)), or a new day column is added, and the text says why.
 func TestSuggestedTimeSeriesIsBucketed(t *testing.T) {

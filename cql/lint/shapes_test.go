@@ -24,7 +24,8 @@ import (
 // Cassandra projects use (docs/research/real-schemas.md says which and why), written for
 // this project. Each file is a shape, one CREATE TABLE with the types or indexes it needs,
 // or a step, statements that reshape earlier shapes. Its header says what the lints should
-// say under issue 9's rules, judged as a fresh history (the whole folder, in file order,
+// say under the lint rules (BK101 a warning at most without a workload, DS1xx silent on
+// a fresh history), judged as a fresh history (the whole folder, in file order,
 // on an empty keyspace, as `migrate validate` sees a full history):
 //
 //	-- shape: what the table is for            (or "-- step: ..." for a file without CREATE TABLE)
@@ -36,7 +37,8 @@ import (
 // DS1xx never fires on a fresh history: nothing it drops existed before the run.
 const shapesDir = "testdata/shapes"
 
-// minShapes is the corpus size issue 9 asks for.
+// minShapes is the smallest corpus the BK101 precision and recall below are measured on:
+// fewer shapes and one miss moves them by more than their margin.
 const minShapes = 60
 
 type shape struct {
@@ -315,7 +317,7 @@ func execDDL(t *testing.T, s *gocql.Session, where, stmt string) error {
 	return err
 }
 
-// BK101's targets on the corpus, set at what the bound rule measures (issue 9: 122 shapes,
+// BK101's targets on the corpus, set at what the bound rule measures (122 shapes,
 // precision 100% (28/28), recall 97% (28/29); the miss is 073, a snowflake id whose time no
 // schema shows). Before the rule: precision 53% (20/38), recall 83% (20/24), every BK101 an
 // error, and 42 errors / 6 warnings on the fresh history where 0 / 30 were expected.
@@ -586,8 +588,8 @@ func TestShapesRefusedOnCassandra(t *testing.T) {
 }
 
 // TestShapesRefusedByModel logs how many refused cases the schema model refuses before
-// anything runs, at the refused statement (issue 9 item 5: any statement the node refuses
-// must be refused by the model first), and how many config-dependent ones the named lint
+// anything runs, at the refused statement (the rule: any statement the node refuses must be
+// refused by the model first), and how many config-dependent ones the named lint
 // warns about instead. It asserts nothing about the counts: the option checks are another
 // session's work; this is their measurement (run with -v).
 func TestShapesRefusedByModel(t *testing.T) {

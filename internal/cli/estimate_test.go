@@ -212,7 +212,7 @@ func TestEstimateHelpNamesTheBounds(t *testing.T) {
 	}
 }
 
-// TestEstimateMaxRate is issue 9's chat: 200 messages a day a conversation, Zipf 1.1 over a
+// TestEstimateMaxRate is a chat application's messages table: 200 messages a day a conversation, Zipf 1.1 over a
 // million conversations, one partition a conversation a day. Uncapped, the busiest gets
 // 24.8M rows a day; --max-rate 10/s (the application's limiter) caps it at 864,000, in the
 // JSON largest partition. The same cap in a workload file that also declares

@@ -33,7 +33,8 @@ func TestMigrateValidateRefusesBadCompactionSubOption(t *testing.T) {
 	}
 }
 
-// TestMigrateUpRefusesBadCompactionSubOption is issue 9's half-applied history: up must
+// TestMigrateUpRefusesBadCompactionSubOption is a history that a node would apply only
+// halfway (the compaction sub-option is refused after earlier statements ran): up must
 // refuse the set before its first statement runs, name the sub-option's file:line:col, and
 // leave the keyspace as it was (checked in system_schema on the node).
 func TestMigrateUpRefusesBadCompactionSubOption(t *testing.T) {
