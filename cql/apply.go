@@ -21,33 +21,19 @@ func (s *Schema) Apply(stmt Statement) error {
 	}
 	switch st := stmt.(type) {
 	case *Use:
-		if s.Keyspaces[st.Keyspace.Name] == nil {
-			return Errorf(st.Keyspace.Pos, "keyspace %s does not exist", st.Keyspace)
-		}
-		s.Current = st.Keyspace.Name
-		return nil
+		return s.use(st)
 	case *CreateKeyspace:
 		return s.createKeyspace(st)
 	case *AlterKeyspace:
 		return s.alterKeyspace(st)
 	case *DropKeyspace:
-		if s.Keyspaces[st.Name.Name] == nil {
-			if st.IfExists {
-				return nil
-			}
-			return Errorf(st.Name.Pos, "keyspace %s does not exist", st.Name)
-		}
-		delete(s.Keyspaces, st.Name.Name)
-		return nil
+		return s.dropKeyspace(st)
 	case *CreateTable:
 		return s.createTable(st)
 	case *AlterTable:
 		return s.alterTable(st)
 	case *DropTable:
 		return s.dropTable(st)
-	case *Truncate:
-		_, _, err := s.findTable(st.Table)
-		return err
 	case *CreateType:
 		return s.createType(st)
 	case *AlterUserType:
@@ -57,104 +43,154 @@ func (s *Schema) Apply(stmt Statement) error {
 	case *CreateIndex:
 		return s.createIndex(st)
 	case *DropIndex:
-		ks, err := s.keyspaceIfExists(st.Name, st.IfExists)
-		if ks == nil {
-			return err
-		}
-		if ks.Indexes[st.Name.Name.Name] == nil {
-			if st.IfExists {
-				return nil
-			}
-			return Errorf(st.Name.Name.Pos, "index %s.%s does not exist", QuoteName(ks.Name), st.Name.Name)
-		}
-		delete(ks.Indexes, st.Name.Name.Name)
-		return nil
+		return s.dropIndex(st)
 	case *CreateView:
 		return s.createView(st)
 	case *AlterView:
-		ks, err := s.keyspaceIfExists(st.Name, st.IfExists)
-		if ks == nil {
-			return err
-		}
-		v := ks.Views[st.Name.Name.Name]
-		if v == nil {
-			if st.IfExists {
-				return nil
-			}
-			return Errorf(st.Name.Name.Pos, "materialized view %s.%s does not exist", QuoteName(ks.Name), st.Name.Name)
-		}
-		if err := checkViewOptions(st.Properties); err != nil {
-			return err
-		}
-		opts, err := tableOptions(v.Table.Options, st.Properties, false, false)
-		if err != nil {
-			return err
-		}
-		v.Table.Options = opts
-		return nil
+		return s.alterView(st)
 	case *DropView:
-		ks, err := s.keyspaceIfExists(st.Name, st.IfExists)
-		if ks == nil {
-			return err
-		}
-		if ks.Views[st.Name.Name.Name] == nil {
-			if st.IfExists {
-				return nil
-			}
-			if ks.Tables[st.Name.Name.Name] != nil {
-				return Errorf(st.Name.Name.Pos, "%s is a table, not a materialized view: use DROP TABLE", st.Name)
-			}
-			return Errorf(st.Name.Name.Pos, "materialized view %s.%s does not exist", QuoteName(ks.Name), st.Name.Name)
-		}
-		delete(ks.Views, st.Name.Name.Name)
-		return nil
+		return s.dropView(st)
 	case *CreateFunction:
-		ks, err := s.keyspaceOf(st.Name)
-		if err != nil {
-			return err
-		}
-		if !strings.EqualFold(st.Language, "java") {
-			// 5.0 removed JavaScript UDFs (CASSANDRA-18252); only Java is left.
-			return Errorf(st.Pos, "function %s is written in %s: Cassandra 5.0 runs only LANGUAGE java functions", st.Name, st.Language)
-		}
-		if _, ok := ks.Functions[st.Name.Name.Name]; !ok || st.OrReplace {
-			ks.Functions[st.Name.Name.Name] = st.Pos
-		}
-		return nil
+		return s.createFunction(st)
 	case *DropFunction:
 		return s.dropRoutine(st.Name, st.IfExists, "function", func(ks *Keyspace) map[string]Pos { return ks.Functions })
 	case *CreateAggregate:
-		ks, err := s.keyspaceOf(st.Name)
-		if err != nil {
-			return err
-		}
-		if _, ok := ks.Aggregates[st.Name.Name.Name]; !ok || st.OrReplace {
-			ks.Aggregates[st.Name.Name.Name] = st.Pos
-		}
-		return nil
+		return s.createAggregate(st)
 	case *DropAggregate:
 		return s.dropRoutine(st.Name, st.IfExists, "aggregate", func(ks *Keyspace) map[string]Pos { return ks.Aggregates })
+	case *Truncate:
+		_, _, err := s.findTable(st.Table)
+		return err
 	case *CreateTrigger:
 		_, _, err := s.findTable(st.Table)
 		return err
 	case *DropTrigger:
 		_, _, err := s.findTable(st.Table)
 		return err
+	case *Select, *Insert, *Update, *Delete, *Batch:
+		return s.checkDMLStatement(st)
+	case *Auth, *Describe:
+		return nil
+	case nil:
+		return fmt.Errorf("apply statement: nil statement")
+	}
+	return Errorf(stmt.Info().Pos, "unsupported statement %T", stmt)
+}
+
+// use makes an existing keyspace the current one.
+func (s *Schema) use(st *Use) error {
+	if s.Keyspaces[st.Keyspace.Name] == nil {
+		return Errorf(st.Keyspace.Pos, "keyspace %s does not exist", st.Keyspace)
+	}
+	s.Current = st.Keyspace.Name
+	return nil
+}
+
+func (s *Schema) dropKeyspace(st *DropKeyspace) error {
+	if s.Keyspaces[st.Name.Name] == nil {
+		if st.IfExists {
+			return nil
+		}
+		return Errorf(st.Name.Pos, "keyspace %s does not exist", st.Name)
+	}
+	delete(s.Keyspaces, st.Name.Name)
+	return nil
+}
+
+func (s *Schema) dropIndex(st *DropIndex) error {
+	ks, err := s.keyspaceIfExists(st.Name, st.IfExists)
+	if ks == nil {
+		return err
+	}
+	if ks.Indexes[st.Name.Name.Name] == nil {
+		if st.IfExists {
+			return nil
+		}
+		return Errorf(st.Name.Name.Pos, "index %s.%s does not exist", QuoteName(ks.Name), st.Name.Name)
+	}
+	delete(ks.Indexes, st.Name.Name.Name)
+	return nil
+}
+
+// alterView changes a view's options, which may not include a TTL.
+func (s *Schema) alterView(st *AlterView) error {
+	ks, err := s.keyspaceIfExists(st.Name, st.IfExists)
+	if ks == nil {
+		return err
+	}
+	v := ks.Views[st.Name.Name.Name]
+	if v == nil {
+		if st.IfExists {
+			return nil
+		}
+		return Errorf(st.Name.Name.Pos, "materialized view %s.%s does not exist", QuoteName(ks.Name), st.Name.Name)
+	}
+	if err := checkViewOptions(st.Properties); err != nil {
+		return err
+	}
+	opts, err := tableOptions(v.Table.Options, st.Properties, false, false)
+	if err != nil {
+		return err
+	}
+	v.Table.Options = opts
+	return nil
+}
+
+func (s *Schema) dropView(st *DropView) error {
+	ks, err := s.keyspaceIfExists(st.Name, st.IfExists)
+	if ks == nil {
+		return err
+	}
+	if ks.Views[st.Name.Name.Name] == nil {
+		if st.IfExists {
+			return nil
+		}
+		if ks.Tables[st.Name.Name.Name] != nil {
+			return Errorf(st.Name.Name.Pos, "%s is a table, not a materialized view: use DROP TABLE", st.Name)
+		}
+		return Errorf(st.Name.Name.Pos, "materialized view %s.%s does not exist", QuoteName(ks.Name), st.Name.Name)
+	}
+	delete(ks.Views, st.Name.Name.Name)
+	return nil
+}
+
+func (s *Schema) createFunction(st *CreateFunction) error {
+	ks, err := s.keyspaceOf(st.Name)
+	if err != nil {
+		return err
+	}
+	if !strings.EqualFold(st.Language, "java") {
+		// 5.0 removed JavaScript UDFs (CASSANDRA-18252); only Java is left.
+		return Errorf(st.Pos, "function %s is written in %s: Cassandra 5.0 runs only LANGUAGE java functions", st.Name, st.Language)
+	}
+	if _, ok := ks.Functions[st.Name.Name.Name]; !ok || st.OrReplace {
+		ks.Functions[st.Name.Name.Name] = st.Pos
+	}
+	return nil
+}
+
+func (s *Schema) createAggregate(st *CreateAggregate) error {
+	ks, err := s.keyspaceOf(st.Name)
+	if err != nil {
+		return err
+	}
+	if _, ok := ks.Aggregates[st.Name.Name.Name]; !ok || st.OrReplace {
+		ks.Aggregates[st.Name.Name.Name] = st.Pos
+	}
+	return nil
+}
+
+// checkDMLStatement checks a SELECT, INSERT, UPDATE, DELETE or BATCH against the schema,
+// which it leaves unchanged: the tables must exist, and the statement must be one the
+// node accepts for them.
+func (s *Schema) checkDMLStatement(stmt Statement) error {
+	switch st := stmt.(type) {
 	case *Select:
 		_, t, err := s.findTableOrView(st.Table)
 		if err != nil {
 			return err
 		}
 		return checkVectorLiterals(t, st)
-	case *Insert, *Update, *Delete:
-		ks, t, err := s.findTable(dmlTable(st))
-		if err != nil {
-			return err
-		}
-		if err := checkVectorLiterals(t, st); err != nil {
-			return err
-		}
-		return checkDML(ks, t, st)
 	case *Batch:
 		if err := checkUsing(&Table{}, st.Using, true); err != nil {
 			return err
@@ -165,12 +201,15 @@ func (s *Schema) Apply(stmt Statement) error {
 			}
 		}
 		return nil
-	case *Auth, *Describe:
-		return nil
-	case nil:
-		return fmt.Errorf("apply statement: nil statement")
 	}
-	return Errorf(stmt.Info().Pos, "unsupported statement %T", stmt)
+	ks, t, err := s.findTable(dmlTable(stmt))
+	if err != nil {
+		return err
+	}
+	if err := checkVectorLiterals(t, stmt); err != nil {
+		return err
+	}
+	return checkDML(ks, t, stmt)
 }
 
 // dmlTable is the table an INSERT, UPDATE or DELETE writes.

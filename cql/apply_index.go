@@ -112,133 +112,33 @@ func isSAIClass(class string) bool {
 }
 
 func (s *Schema) createView(st *CreateView) error {
-	ks, err := s.keyspaceOf(st.Name)
+	ks, base, err := s.viewBase(st)
+	if ks == nil {
+		return err // an error, or IF NOT EXISTS on an existing name
+	}
+	name := st.Name.Name
+	selected, err := viewSelection(st, base)
 	if err != nil {
 		return err
 	}
-	if !st.Base.Keyspace.IsZero() && st.Base.Keyspace.Name != ks.Name {
-		return Errorf(st.Base.Pos(), "a materialized view must be in the keyspace of its base table")
-	}
-	name := st.Name.Name
-	if !validName(name.Name) {
-		return Errorf(name.Pos, "invalid view name %s: use letters, digits and underscores only", name)
-	}
-	if ks.Tables[name.Name] != nil || ks.Views[name.Name] != nil {
-		if st.IfNotExists {
-			return nil
-		}
-		return Errorf(name.Pos, "table %s.%s already exists", QuoteName(ks.Name), name)
-	}
-	base := ks.Tables[st.Base.Name.Name]
-	if base == nil {
-		if ks.Views[st.Base.Name.Name] != nil {
-			return Errorf(st.Base.Name.Pos, "materialized views cannot be created on other materialized views")
-		}
-		return Errorf(st.Base.Name.Pos, "table %s.%s does not exist", QuoteName(ks.Name), st.Base.Name)
-	}
-	if isCounterTable(base) {
-		return Errorf(st.Base.Name.Pos, "materialized views are not supported on counter tables")
-	}
-	// The selected columns.
-	var selected []*Column
-	if st.Star {
-		for _, c := range base.Columns {
-			if c.Kind == Static {
-				return Errorf(st.Pos, "cannot include static column %s in materialized view %s", QuoteName(c.Name), name)
-			}
-			selected = append(selected, c)
-		}
-	} else {
-		for _, sel := range st.Selectors {
-			if !sel.Alias.IsZero() {
-				return Errorf(sel.Alias.Pos, "cannot use aliases when defining a materialized view")
-			}
-			if sel.Kind != SelColumn {
-				return Errorf(sel.Pos, "a materialized view can only select columns")
-			}
-			c := base.Column(sel.Column.Name)
-			if c == nil {
-				return Errorf(sel.Column.Pos, "column %s does not exist in table %s", sel.Column, st.Base)
-			}
-			if c.Kind == Static {
-				return Errorf(sel.Column.Pos, "cannot include static column %s in materialized view %s", sel.Column, name)
-			}
-			selected = append(selected, c)
-		}
-	}
-	isSelected := func(n string) bool {
-		for _, c := range selected {
-			if c.Name == n {
-				return true
-			}
-		}
-		return false
-	}
-	notNull := map[string]bool{}
+	v := &Table{Keyspace: ks.Name, Name: name.Name, Pos: st.Pos, Options: TableOptions{GCGraceSeconds: DefaultGCGraceSeconds}}
+	key := &viewKey{st: st, base: base, v: v, selected: selected, notNull: map[string]bool{}, inKey: map[string]bool{}}
 	for _, r := range st.Where {
 		if r.Op == OpIsNotNull && r.Kind == RelColumn {
-			notNull[r.Column().Name] = true
+			key.notNull[r.Column().Name] = true
 		}
 	}
-	v := &Table{Keyspace: ks.Name, Name: name.Name, Pos: st.Pos, Options: TableOptions{GCGraceSeconds: DefaultGCGraceSeconds}}
-	inKey := map[string]bool{}
-	nonKey := 0
-	var missingNotNull []string
-	addKey := func(ids []Ident, kind ColumnKind) error {
-		for i, id := range ids {
-			bc := base.Column(id.Name)
-			if bc == nil || (!st.Star && !isSelected(id.Name) && bc.Kind != PartitionKey && bc.Kind != Clustering) {
-				return Errorf(id.Pos, "unknown column %s in the PRIMARY KEY of materialized view %s", id, name)
-			}
-			if inKey[id.Name] {
-				return Errorf(id.Pos, "duplicate column %s in the PRIMARY KEY of materialized view %s", id, name)
-			}
-			inKey[id.Name] = true
-			if bc.Kind != PartitionKey && bc.Kind != Clustering {
-				nonKey++
-				if nonKey > 1 {
-					return Errorf(id.Pos, "a materialized view's PRIMARY KEY can hold at most one column that is not in the base table's PRIMARY KEY")
-				}
-			}
-			if bc.Type.MultiCell() {
-				return Errorf(id.Pos, "non-frozen column %s cannot be in a materialized view's PRIMARY KEY", id)
-			}
-			if !notNull[id.Name] {
-				missingNotNull = append(missingNotNull, QuoteName(id.Name))
-			}
-			c := &Column{Name: bc.Name, Type: bc.Type, Kind: kind, Position: i, Pos: id.Pos}
-			if kind == Clustering && bc.Kind == Clustering {
-				c.Order = bc.Order // a view keeps the base table's order unless told otherwise
-			}
-			v.Columns = append(v.Columns, c)
-			if kind == PartitionKey {
-				v.PartitionKey = append(v.PartitionKey, c)
-			} else {
-				v.Clustering = append(v.Clustering, c)
-			}
-		}
-		return nil
-	}
-	if err := addKey(st.PartitionKey, PartitionKey); err != nil {
+	if err := key.add(st.PartitionKey, PartitionKey); err != nil {
 		return err
 	}
-	if err := addKey(st.Clustering, Clustering); err != nil {
+	if err := key.add(st.Clustering, Clustering); err != nil {
 		return err
 	}
-	var missing []string
-	for _, c := range append(append([]*Column(nil), base.PartitionKey...), base.Clustering...) {
-		if !inKey[c.Name] {
-			missing = append(missing, QuoteName(c.Name))
-		}
-	}
-	if len(missing) > 0 {
-		return Errorf(st.KeyPos, "materialized view %s must have every PRIMARY KEY column of table %s in its PRIMARY KEY: missing %s", name, st.Base, strings.Join(missing, ", "))
-	}
-	if len(missingNotNull) > 0 {
-		return Errorf(st.KeyPos, "PRIMARY KEY columns %s must be restricted with IS NOT NULL", strings.Join(missingNotNull, ", "))
+	if err := key.complete(); err != nil {
+		return err
 	}
 	for _, c := range selected {
-		if !inKey[c.Name] {
+		if !key.inKey[c.Name] {
 			v.Columns = append(v.Columns, &Column{Name: c.Name, Type: c.Type, Kind: Regular, Position: -1, Pos: c.Pos})
 		}
 	}
@@ -260,6 +160,147 @@ func (s *Schema) createView(st *CreateView) error {
 	ks.Views[name.Name] = &View{
 		Keyspace: ks.Name, Name: name.Name, BaseTable: base.Name, Table: v, Pos: st.Pos,
 		IncludeAll: st.Star, Where: strings.Join(where, " AND "),
+	}
+	return nil
+}
+
+// viewBase finds the keyspace and base table of a new view and checks its name. A nil
+// keyspace with a nil error means the view exists and IF NOT EXISTS was given.
+func (s *Schema) viewBase(st *CreateView) (*Keyspace, *Table, error) {
+	ks, err := s.keyspaceOf(st.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !st.Base.Keyspace.IsZero() && st.Base.Keyspace.Name != ks.Name {
+		return nil, nil, Errorf(st.Base.Pos(), "a materialized view must be in the keyspace of its base table")
+	}
+	name := st.Name.Name
+	if !validName(name.Name) {
+		return nil, nil, Errorf(name.Pos, "invalid view name %s: use letters, digits and underscores only", name)
+	}
+	if ks.Tables[name.Name] != nil || ks.Views[name.Name] != nil {
+		if st.IfNotExists {
+			return nil, nil, nil
+		}
+		return nil, nil, Errorf(name.Pos, "table %s.%s already exists", QuoteName(ks.Name), name)
+	}
+	base := ks.Tables[st.Base.Name.Name]
+	if base == nil {
+		if ks.Views[st.Base.Name.Name] != nil {
+			return nil, nil, Errorf(st.Base.Name.Pos, "materialized views cannot be created on other materialized views")
+		}
+		return nil, nil, Errorf(st.Base.Name.Pos, "table %s.%s does not exist", QuoteName(ks.Name), st.Base.Name)
+	}
+	if isCounterTable(base) {
+		return nil, nil, Errorf(st.Base.Name.Pos, "materialized views are not supported on counter tables")
+	}
+	return ks, base, nil
+}
+
+// viewSelection is the base table's columns a view selects: plain columns, no statics.
+func viewSelection(st *CreateView, base *Table) ([]*Column, error) {
+	name := st.Name.Name
+	var selected []*Column
+	if st.Star {
+		for _, c := range base.Columns {
+			if c.Kind == Static {
+				return nil, Errorf(st.Pos, "cannot include static column %s in materialized view %s", QuoteName(c.Name), name)
+			}
+			selected = append(selected, c)
+		}
+		return selected, nil
+	}
+	for _, sel := range st.Selectors {
+		if !sel.Alias.IsZero() {
+			return nil, Errorf(sel.Alias.Pos, "cannot use aliases when defining a materialized view")
+		}
+		if sel.Kind != SelColumn {
+			return nil, Errorf(sel.Pos, "a materialized view can only select columns")
+		}
+		c := base.Column(sel.Column.Name)
+		if c == nil {
+			return nil, Errorf(sel.Column.Pos, "column %s does not exist in table %s", sel.Column, st.Base)
+		}
+		if c.Kind == Static {
+			return nil, Errorf(sel.Column.Pos, "cannot include static column %s in materialized view %s", sel.Column, name)
+		}
+		selected = append(selected, c)
+	}
+	return selected, nil
+}
+
+// viewKey builds a view's primary key from its statement, checking each column as 5.0 does.
+type viewKey struct {
+	st             *CreateView
+	base, v        *Table
+	selected       []*Column
+	notNull        map[string]bool // columns the WHERE clause restricts with IS NOT NULL
+	inKey          map[string]bool
+	nonKey         int // key columns that are not in the base table's key
+	missingNotNull []string
+}
+
+func (k *viewKey) isSelected(n string) bool {
+	for _, c := range k.selected {
+		if c.Name == n {
+			return true
+		}
+	}
+	return false
+}
+
+// add adds ids to the view's key as kind columns.
+func (k *viewKey) add(ids []Ident, kind ColumnKind) error {
+	name, v := k.st.Name.Name, k.v
+	for i, id := range ids {
+		bc := k.base.Column(id.Name)
+		if bc == nil || (!k.st.Star && !k.isSelected(id.Name) && bc.Kind != PartitionKey && bc.Kind != Clustering) {
+			return Errorf(id.Pos, "unknown column %s in the PRIMARY KEY of materialized view %s", id, name)
+		}
+		if k.inKey[id.Name] {
+			return Errorf(id.Pos, "duplicate column %s in the PRIMARY KEY of materialized view %s", id, name)
+		}
+		k.inKey[id.Name] = true
+		if bc.Kind != PartitionKey && bc.Kind != Clustering {
+			k.nonKey++
+			if k.nonKey > 1 {
+				return Errorf(id.Pos, "a materialized view's PRIMARY KEY can hold at most one column that is not in the base table's PRIMARY KEY")
+			}
+		}
+		if bc.Type.MultiCell() {
+			return Errorf(id.Pos, "non-frozen column %s cannot be in a materialized view's PRIMARY KEY", id)
+		}
+		if !k.notNull[id.Name] {
+			k.missingNotNull = append(k.missingNotNull, QuoteName(id.Name))
+		}
+		c := &Column{Name: bc.Name, Type: bc.Type, Kind: kind, Position: i, Pos: id.Pos}
+		if kind == Clustering && bc.Kind == Clustering {
+			c.Order = bc.Order // a view keeps the base table's order unless told otherwise
+		}
+		v.Columns = append(v.Columns, c)
+		if kind == PartitionKey {
+			v.PartitionKey = append(v.PartitionKey, c)
+		} else {
+			v.Clustering = append(v.Clustering, c)
+		}
+	}
+	return nil
+}
+
+// complete checks the key holds every key column of the base table, each restricted with
+// IS NOT NULL.
+func (k *viewKey) complete() error {
+	var missing []string
+	for _, c := range append(append([]*Column(nil), k.base.PartitionKey...), k.base.Clustering...) {
+		if !k.inKey[c.Name] {
+			missing = append(missing, QuoteName(c.Name))
+		}
+	}
+	if len(missing) > 0 {
+		return Errorf(k.st.KeyPos, "materialized view %s must have every PRIMARY KEY column of table %s in its PRIMARY KEY: missing %s", k.st.Name.Name, k.st.Base, strings.Join(missing, ", "))
+	}
+	if len(k.missingNotNull) > 0 {
+		return Errorf(k.st.KeyPos, "PRIMARY KEY columns %s must be restricted with IS NOT NULL", strings.Join(k.missingNotNull, ", "))
 	}
 	return nil
 }

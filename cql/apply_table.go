@@ -343,110 +343,13 @@ func (s *Schema) alterTable(st *AlterTable) error {
 		}
 		return Errorf(st.Name.Name.Pos, "table %s.%s does not exist", QuoteName(ks.Name), st.Name.Name)
 	}
-	views := viewsOf(ks, t.Name)
 	switch st.Action {
 	case AlterAdd:
-		next := t.clone()
-		var added []*Column
-		for _, c := range st.Add {
-			if next.Column(c.Name.Name) != nil {
-				if st.IfColumn {
-					continue
-				}
-				return Errorf(c.Name.Pos, "column %s already exists in table %s", c.Name, st.Name)
-			}
-			if t.Options.CompactStorage {
-				return Errorf(c.Name.Pos, "cannot add columns to COMPACT STORAGE table %s", st.Name)
-			}
-			typ, err := resolveType(ks, c.Type, c.TypePos, inTable)
-			if err != nil {
-				return err
-			}
-			if old, ok := t.Dropped[c.Name.Name]; ok && !old.Equal(typ) {
-				return Errorf(c.TypePos, "cannot add column %s of type %s: a dropped column of that name had type %s", c.Name, typ, old)
-			}
-			kind := Regular
-			if c.Static {
-				kind = Static
-			}
-			isCounter := typ.Kind == Native && typ.Name == "counter"
-			if isCounter != isCounterTable(t) && len(t.ColumnsOf(Regular))+len(t.ColumnsOf(Static)) > 0 {
-				if isCounter {
-					return Errorf(c.TypePos, "cannot add counter column %s to table %s, which has no counters", c.Name, st.Name)
-				}
-				return Errorf(c.TypePos, "cannot add non-counter column %s to counter table %s", c.Name, st.Name)
-			}
-			col := &Column{Name: c.Name.Name, Type: typ, Kind: kind, Position: -1, Pos: c.Name.Pos}
-			next.Columns = append(next.Columns, col)
-			added = append(added, col)
-		}
-		if err := checkColumns(next, st.Name); err != nil {
-			return err
-		}
-		*t = *next
-		for _, v := range views {
-			if !v.IncludeAll {
-				continue
-			}
-			for _, c := range added {
-				if c.Kind == Regular {
-					v.Table.Columns = append(v.Table.Columns, &Column{Name: c.Name, Type: c.Type, Kind: Regular, Position: -1, Pos: c.Pos})
-				}
-			}
-		}
+		return addColumns(ks, t, st)
 	case AlterDrop:
-		var drop []*Column
-		for _, id := range st.Drop {
-			c := t.Column(id.Name)
-			if c == nil {
-				if st.IfColumn {
-					continue
-				}
-				return Errorf(id.Pos, "column %s does not exist in table %s", id, st.Name)
-			}
-			if c.Kind == PartitionKey || c.Kind == Clustering {
-				return Errorf(id.Pos, "cannot drop PRIMARY KEY column %s", id)
-			}
-			if idx := indexesOn(ks, t.Name, c.Name); len(idx) > 0 {
-				return Errorf(id.Pos, "cannot drop column %s: secondary indexes depend on it (%s)", id, strings.Join(idx, ", "))
-			}
-			if len(views) > 0 {
-				return Errorf(id.Pos, "cannot drop column %s of table %s, which has materialized views", id, st.Name)
-			}
-			drop = append(drop, c)
-		}
-		for _, c := range drop {
-			if t.Dropped == nil {
-				t.Dropped = map[string]Type{}
-			}
-			t.Dropped[c.Name] = c.Type
-			t.removeColumn(c)
-		}
+		return dropColumns(ks, t, st)
 	case AlterRename:
-		next := t.clone()
-		for _, r := range st.Renames {
-			c := next.Column(r.From.Name)
-			if c == nil {
-				if st.IfColumn {
-					continue
-				}
-				return Errorf(r.From.Pos, "column %s does not exist in table %s", r.From, st.Name)
-			}
-			if c.Kind != PartitionKey && c.Kind != Clustering {
-				return Errorf(r.From.Pos, "cannot rename non PRIMARY KEY column %s", r.From)
-			}
-			if next.Column(r.To.Name) != nil {
-				return Errorf(r.To.Pos, "cannot rename column %s to %s: table %s already has a column %s", r.From, r.To, st.Name, r.To)
-			}
-			if idx := indexesOn(ks, t.Name, c.Name); len(idx) > 0 {
-				return Errorf(r.From.Pos, "cannot rename column %s: secondary indexes depend on it (%s)", r.From, strings.Join(idx, ", "))
-			}
-			if len(views) > 0 {
-				return Errorf(r.From.Pos, "cannot rename column %s of table %s, which has materialized views", r.From, st.Name)
-			}
-			c.Name = r.To.Name
-		}
-		*t = *next
+		return renameColumns(ks, t, st)
 	case AlterWith:
 		opts, err := tableOptions(t.Options, st.Properties, false, false)
 		if err != nil {
@@ -470,6 +373,132 @@ func (s *Schema) alterTable(st *AlterTable) error {
 		}
 		t.Options.CompactStorage = false
 	}
+	return nil
+}
+
+// addColumns is ALTER TABLE ADD: each new column checked against the table (and a dropped
+// column of the same name), then added to the table and to its SELECT * views.
+func addColumns(ks *Keyspace, t *Table, st *AlterTable) error {
+	next := t.clone()
+	var added []*Column
+	for _, c := range st.Add {
+		if next.Column(c.Name.Name) != nil {
+			if st.IfColumn {
+				continue
+			}
+			return Errorf(c.Name.Pos, "column %s already exists in table %s", c.Name, st.Name)
+		}
+		col, err := newColumn(ks, t, st, c)
+		if err != nil {
+			return err
+		}
+		next.Columns = append(next.Columns, col)
+		added = append(added, col)
+	}
+	if err := checkColumns(next, st.Name); err != nil {
+		return err
+	}
+	*t = *next
+	for _, v := range viewsOf(ks, t.Name) {
+		if !v.IncludeAll {
+			continue
+		}
+		for _, c := range added {
+			if c.Kind == Regular {
+				v.Table.Columns = append(v.Table.Columns, &Column{Name: c.Name, Type: c.Type, Kind: Regular, Position: -1, Pos: c.Pos})
+			}
+		}
+	}
+	return nil
+}
+
+// newColumn is the column ALTER TABLE ADD declares, or why t cannot take it.
+func newColumn(ks *Keyspace, t *Table, st *AlterTable, c *ColumnDef) (*Column, error) {
+	if t.Options.CompactStorage {
+		return nil, Errorf(c.Name.Pos, "cannot add columns to COMPACT STORAGE table %s", st.Name)
+	}
+	typ, err := resolveType(ks, c.Type, c.TypePos, inTable)
+	if err != nil {
+		return nil, err
+	}
+	if old, ok := t.Dropped[c.Name.Name]; ok && !old.Equal(typ) {
+		return nil, Errorf(c.TypePos, "cannot add column %s of type %s: a dropped column of that name had type %s", c.Name, typ, old)
+	}
+	kind := Regular
+	if c.Static {
+		kind = Static
+	}
+	isCounter := typ.Kind == Native && typ.Name == "counter"
+	if isCounter != isCounterTable(t) && len(t.ColumnsOf(Regular))+len(t.ColumnsOf(Static)) > 0 {
+		if isCounter {
+			return nil, Errorf(c.TypePos, "cannot add counter column %s to table %s, which has no counters", c.Name, st.Name)
+		}
+		return nil, Errorf(c.TypePos, "cannot add non-counter column %s to counter table %s", c.Name, st.Name)
+	}
+	return &Column{Name: c.Name.Name, Type: typ, Kind: kind, Position: -1, Pos: c.Name.Pos}, nil
+}
+
+// dropColumns is ALTER TABLE DROP: only regular and static columns no index or view
+// depends on; the table remembers each dropped column's type.
+func dropColumns(ks *Keyspace, t *Table, st *AlterTable) error {
+	views := viewsOf(ks, t.Name)
+	var drop []*Column
+	for _, id := range st.Drop {
+		c := t.Column(id.Name)
+		if c == nil {
+			if st.IfColumn {
+				continue
+			}
+			return Errorf(id.Pos, "column %s does not exist in table %s", id, st.Name)
+		}
+		if c.Kind == PartitionKey || c.Kind == Clustering {
+			return Errorf(id.Pos, "cannot drop PRIMARY KEY column %s", id)
+		}
+		if idx := indexesOn(ks, t.Name, c.Name); len(idx) > 0 {
+			return Errorf(id.Pos, "cannot drop column %s: secondary indexes depend on it (%s)", id, strings.Join(idx, ", "))
+		}
+		if len(views) > 0 {
+			return Errorf(id.Pos, "cannot drop column %s of table %s, which has materialized views", id, st.Name)
+		}
+		drop = append(drop, c)
+	}
+	for _, c := range drop {
+		if t.Dropped == nil {
+			t.Dropped = map[string]Type{}
+		}
+		t.Dropped[c.Name] = c.Type
+		t.removeColumn(c)
+	}
+	return nil
+}
+
+// renameColumns is ALTER TABLE RENAME: only primary key columns no index or view depends on.
+func renameColumns(ks *Keyspace, t *Table, st *AlterTable) error {
+	views := viewsOf(ks, t.Name)
+	next := t.clone()
+	for _, r := range st.Renames {
+		c := next.Column(r.From.Name)
+		if c == nil {
+			if st.IfColumn {
+				continue
+			}
+			return Errorf(r.From.Pos, "column %s does not exist in table %s", r.From, st.Name)
+		}
+		if c.Kind != PartitionKey && c.Kind != Clustering {
+			return Errorf(r.From.Pos, "cannot rename non PRIMARY KEY column %s", r.From)
+		}
+		if next.Column(r.To.Name) != nil {
+			return Errorf(r.To.Pos, "cannot rename column %s to %s: table %s already has a column %s", r.From, r.To, st.Name, r.To)
+		}
+		if idx := indexesOn(ks, t.Name, c.Name); len(idx) > 0 {
+			return Errorf(r.From.Pos, "cannot rename column %s: secondary indexes depend on it (%s)", r.From, strings.Join(idx, ", "))
+		}
+		if len(views) > 0 {
+			return Errorf(r.From.Pos, "cannot rename column %s of table %s, which has materialized views", r.From, st.Name)
+		}
+		c.Name = r.To.Name
+	}
+	*t = *next
 	return nil
 }
 

@@ -85,10 +85,23 @@ type shape struct {
 }
 
 func (p *plan) shape() *shape {
-	e := p.enc
 	s := &shape{liveCell: map[string]float64{}, tombCell: map[string]float64{}}
+	p.shapeKeys(s)
+	cs := &cellSizer{p: p, s: s, tombMode: p.w.NullsAs == workload.NullTombstone}
+	if p.ttl > 0 {
+		// Expiring-cell overhead when the cell cannot borrow the row marker's TTL.
+		cs.cellTTL = p.enc.ldtExp + p.enc.ttl
+	}
+	update := p.w.Writes == workload.Update
+	p.shapeStatic(s, cs, update)
+	p.shapeRow(s, cs, update)
+	p.shapeDeletions(s)
+	return s
+}
 
-	// Partition key.
+// shapeKeys sizes the partition key (and the partition header it starts) and a row's
+// clustering.
+func (p *plan) shapeKeys(s *shape) {
 	if len(p.pk) == 1 {
 		s.key = p.pk[0].raw
 	} else {
@@ -99,7 +112,6 @@ func (p *plan) shape() *shape {
 	s.key += 2
 	s.header = s.key + 12
 
-	// Clustering.
 	if n := len(p.ck); n > 0 {
 		s.ck = math.Ceil(float64(n) / 32)
 		for _, k := range p.ck {
@@ -107,121 +119,133 @@ func (p *plan) shape() *shape {
 			s.ckRaw += k.raw
 		}
 	}
+}
 
-	update := p.w.Writes == workload.Update
-	ttl := p.ttl > 0
-	tombMode := p.w.NullsAs == workload.NullTombstone
-	// Expiring-cell overhead when the cell cannot borrow the row marker's TTL.
-	cellTTL := 0.0
-	if ttl {
-		cellTTL = e.ldtExp + e.ttl
+// cellSizer sizes the cells of a row or of the static row, recording each simple column's
+// live and deleted cell sizes in s.
+type cellSizer struct {
+	p        *plan
+	s        *shape
+	cellTTL  float64 // expiring-cell overhead of a cell with its own timestamp (0 without a TTL)
+	tombMode bool    // nulls are written as tombstones
+}
+
+// cost is the bytes of one live cell of cp and of the same cell deleted.
+func (c *cellSizer) cost(cp *colPlan, ownTimestamp bool) (live, tomb float64) {
+	e := c.p.enc
+	live, tomb = 1, 1+e.ldtTomb
+	if ownTimestamp {
+		live += e.ts + c.cellTTL
+		tomb += e.ts
 	}
-
-	cellCost := func(cp *colPlan, ownTimestamp bool) (live, tomb float64) {
-		live, tomb = 1, 1+e.ldtTomb
-		if ownTimestamp {
-			live += e.ts + cellTTL
-			tomb += e.ts
-		}
-		if cp.multi {
-			live += cp.path + cp.elemValue
-			tomb += cp.path
-		} else {
-			live += cp.value
-		}
-		return live, tomb
+	if cp.multi {
+		live += cp.path + cp.elemValue
+		tomb += cp.path
+	} else {
+		live += cp.value
 	}
+	return live, tomb
+}
 
-	// cellsOf is the expected bytes, cells, null tombstones and collection tombstones of a
-	// row's (or the static row's) columns.
-	cellsOf := func(cols []*colPlan, ownTimestamp, insert bool) (bytes, cells, nullTombs, complexTombs float64) {
-		// Complex deletions: an INSERT deletes every collection it writes (null or not);
-		// otherwise a null collection is a deletion and an overwrite adds one.
-		pDel := map[*colPlan]float64{}
-		pAnyDel := 0.0
-		pNone := 1.0
-		for _, cp := range cols {
-			if !cp.multi {
-				continue
-			}
-			present := 1 - cp.missing
-			var d float64
-			switch {
-			case insert:
-				d = present
-				if tombMode {
-					d = 1
-				}
-			default:
-				if tombMode {
-					d = cp.missing
-				}
-				d += present * p.overwriteShare(cp)
-			}
-			pDel[cp] = d
-			pNone *= 1 - d
+// deletions is the chance of a complex deletion in each collection column of cols, and
+// the chance that the row has none: an INSERT deletes every collection it writes (null or
+// not); otherwise a null collection is a deletion and an overwrite adds one.
+func (c *cellSizer) deletions(cols []*colPlan, insert bool) (pDel map[*colPlan]float64, pNone float64) {
+	pDel = map[*colPlan]float64{}
+	pNone = 1.0
+	for _, cp := range cols {
+		if !cp.multi {
+			continue
 		}
-		pAnyDel = 1 - pNone
-		for _, cp := range cols {
-			live, tomb := cellCost(cp, ownTimestamp)
-			if !cp.multi {
-				s.liveCell[cp.col.Name], s.tombCell[cp.col.Name] = live, tomb
-				present := 1 - cp.missing
-				bytes += present * live
-				cells += present
-				if tombMode {
-					bytes += cp.missing * tomb
-					cells += cp.missing
-					nullTombs += cp.missing
-				}
-				continue
+		present := 1 - cp.missing
+		var d float64
+		switch {
+		case insert:
+			d = present
+			if c.tombMode {
+				d = 1
 			}
-			s.liveCell[cp.col.Name], s.tombCell[cp.col.Name] = live, tomb
-			present := 1 - cp.missing
-			d := pDel[cp]
-			// The column is in the row when it has elements or a deletion.
-			inRow := present
-			if tombMode {
-				inRow = 1
+		default:
+			if c.tombMode {
+				d = cp.missing
 			}
-			bytes += present * (vintOf(cp.elems) + cp.elems*live)
-			if tombMode {
-				bytes += cp.missing * 1 // vint(0): a null collection is a deletion with no cells
-			}
-			cells += present * cp.elems
-			bytes += d * (e.ts + e.ldtTomb)
-			complexTombs += d
-			// A row with any complex deletion writes one for every complex column it has.
-			if pAnyDel > 0 && d < inRow {
-				otherDel := pAnyDel
-				if d < 1 {
-					otherDel = 1 - pNone/(1-d)
-				}
-				bytes += (inRow - d) * otherDel * liveDeletionBytes
-			}
+			d += present * c.p.overwriteShare(cp)
 		}
-		return bytes, cells, nullTombs, complexTombs
+		pDel[cp] = d
+		pNone *= 1 - d
 	}
+	return pDel, pNone
+}
 
-	// Static row.
-	if writesAny(p.static) {
-		body, cells, _, _ := cellsOf(p.static, true, !update)
-		body += p.subsetBytes(p.static)
-		size := body + 1 // previous-unfiltered size: 0
-		s.static = 2 + vintOf(size) + size
-		s.staticCells = cells
-		// flags, extended flags, size, previous size (0), a bitmap saying every column is missing.
-		s.emptyStatic = 2 + 1 + 1 + math.Ceil(float64(len(p.headerColumns(p.static)))/7)
-		for _, cp := range p.static {
-			s.staticRaw += cp.raw
+// cells is the expected bytes, cells, null tombstones and collection tombstones of a
+// row's (or the static row's) columns.
+func (c *cellSizer) cells(cols []*colPlan, ownTimestamp, insert bool) (bytes, cells, nullTombs, complexTombs float64) {
+	e, s := c.p.enc, c.s
+	pDel, pNone := c.deletions(cols, insert)
+	pAnyDel := 1 - pNone
+	for _, cp := range cols {
+		live, tomb := c.cost(cp, ownTimestamp)
+		s.liveCell[cp.col.Name], s.tombCell[cp.col.Name] = live, tomb
+		present := 1 - cp.missing
+		if !cp.multi {
+			bytes += present * live
+			cells += present
+			if c.tombMode {
+				bytes += cp.missing * tomb
+				cells += cp.missing
+				nullTombs += cp.missing
+			}
+			continue
+		}
+		d := pDel[cp]
+		// The column is in the row when it has elements or a deletion.
+		inRow := present
+		if c.tombMode {
+			inRow = 1
+		}
+		bytes += present * (vintOf(cp.elems) + cp.elems*live)
+		if c.tombMode {
+			bytes += cp.missing * 1 // vint(0): a null collection is a deletion with no cells
+		}
+		cells += present * cp.elems
+		bytes += d * (e.ts + e.ldtTomb)
+		complexTombs += d
+		// A row with any complex deletion writes one for every complex column it has.
+		if pAnyDel > 0 && d < inRow {
+			otherDel := pAnyDel
+			if d < 1 {
+				otherDel = 1 - pNone/(1-d)
+			}
+			bytes += (inRow - d) * otherDel * liveDeletionBytes
 		}
 	}
+	return bytes, cells, nullTombs, complexTombs
+}
 
-	// An average live row.
-	body, cells, nullTombs, complexTombs := cellsOf(p.regular, update, !update)
+// shapeStatic sizes the static row, when the table writes any static column.
+func (p *plan) shapeStatic(s *shape, cs *cellSizer, update bool) {
+	if !writesAny(p.static) {
+		return
+	}
+	body, cells, _, _ := cs.cells(p.static, true, !update)
+	body += p.subsetBytes(p.static)
+	size := body + 1 // previous-unfiltered size: 0
+	s.static = 2 + vintOf(size) + size
+	s.staticCells = cells
+	// flags, extended flags, size, previous size (0), a bitmap saying every column is missing.
+	s.emptyStatic = 2 + 1 + 1 + math.Ceil(float64(len(p.headerColumns(p.static)))/7)
+	for _, cp := range p.static {
+		s.staticRaw += cp.raw
+	}
+}
+
+// shapeRow sizes an average live row, and what the classic formula counts of it.
+func (p *plan) shapeRow(s *shape, cs *cellSizer, update bool) {
+	e := p.enc
+	body, cells, nullTombs, complexTombs := cs.cells(p.regular, update, !update)
 	if !update {
 		body += e.ts
-		if ttl {
+		if p.ttl > 0 {
 			body += e.ttl + e.ldtExp
 		}
 	}
@@ -239,14 +263,18 @@ func (p *plan) shape() *shape {
 	if !update {
 		s.rowEmpty = 1
 		for _, cp := range p.regular {
-			if tombMode {
+			if cs.tombMode {
 				s.rowEmpty = 0
 				break
 			}
 			s.rowEmpty *= cp.missing
 		}
 	}
+}
 
+// shapeDeletions sizes a deleted row and a range tombstone marker.
+func (p *plan) shapeDeletions(s *shape) {
+	e := p.enc
 	// A deleted row: its deletion time, and a bitmap saying every column is missing.
 	tomb := e.ts + e.ldtTomb
 	if n := len(p.headerColumns(p.regular)); n > 0 {
@@ -265,7 +293,6 @@ func (p *plan) shape() *shape {
 		mbody += vintOf(s.row) // previous-unfiltered size: a row's
 		s.marker = 1 + 1 + 2 + bound + vintOf(mbody) + mbody
 	}
-	return s
 }
 
 // rowTotal is a row's size from its clustering and body bytes: flags, clustering, the vint row

@@ -47,9 +47,42 @@ func (pc *prepareContext) prepare(q *selectQuery, af bool) *prepared {
 	return p
 }
 
+// run is Cassandra's preparation of a SELECT, step by step in its order: resolve the
+// selected and ordered columns, take the WHERE relations, decide how the partition key,
+// clustering and other restrictions are served, check the selection, DISTINCT, GROUP BY
+// and ORDER BY, then the row filter and the limits.
 func (pc *prepareContext) run(p *prepared, q *selectQuery, af bool) *rejection {
+	if rej := pc.resolveColumns(p, q, af); rej != nil {
+		return rej
+	}
+	hasIndex, hasClusteringIndex := pc.indexAnswers(p)
+	if rej := pc.partitionKeyRestrictions(p, q, af, hasIndex); rej != nil {
+		return rej
+	}
+	if rej := pc.clusteringRestrictions(p, q, af, hasIndex, hasClusteringIndex); rej != nil {
+		return rej
+	}
+	if rej := pc.otherRestrictions(p, q, af, hasIndex); rej != nil {
+		return rej
+	}
+	aggregateAll, rej := pc.checkSelection(p, q)
+	if rej != nil {
+		return rej
+	}
+	// checkNeedsFiltering: a range or index read that would filter.
+	if filters := pc.needFiltering(p); filters && !af && (p.isKeyRange || p.usesIndex) {
+		return filteringRejection(q.pos)
+	}
+	if rej := pc.checkRowFilter(p); rej != nil {
+		return rej
+	}
+	return pc.checkLimits(p, q, aggregateAll)
+}
+
+// resolveColumns resolves the selection and ORDER BY columns (before the WHERE clause, as
+// Cassandra does) and takes the WHERE relations.
+func (pc *prepareContext) resolveColumns(p *prepared, q *selectQuery, af bool) *rejection {
 	t := pc.table
-	// Selection and ORDER BY columns are resolved before the WHERE clause.
 	for _, s := range q.sel {
 		for _, c := range s.cols {
 			if t.Column(c) == nil {
@@ -67,9 +100,12 @@ func (pc *prepareContext) run(p *prepared, q *selectQuery, af bool) *rejection {
 			return rej
 		}
 	}
+	return nil
+}
 
-	// StatementRestrictions: does some index answer any restriction?
-	hasIndex, hasClusteringIndex := false, false
+// indexAnswers is StatementRestrictions' question: does some index answer any
+// restriction, and any clustering restriction?
+func (pc *prepareContext) indexAnswers(p *prepared) (hasIndex, hasClusteringIndex bool) {
 	for _, r := range p.pk.list {
 		hasIndex = hasIndex || pc.supported(r)
 	}
@@ -81,8 +117,12 @@ func (pc *prepareContext) run(p *prepared, q *selectQuery, af bool) *rejection {
 	for _, r := range p.nonPK.list {
 		hasIndex = hasIndex || pc.supported(r)
 	}
+	return hasIndex, hasClusteringIndex
+}
 
-	// processPartitionKeyRestrictions.
+// partitionKeyRestrictions is processPartitionKeyRestrictions: a read without the whole
+// partition key is a range read, served by an index or by filtering.
+func (pc *prepareContext) partitionKeyRestrictions(p *prepared, q *selectQuery, af, hasIndex bool) *rejection {
 	if p.token != nil && p.pk.empty() {
 		p.isKeyRange = true
 	}
@@ -101,12 +141,16 @@ func (pc *prepareContext) run(p *prepared, q *selectQuery, af bool) *rejection {
 	if p.usesIndex || pkFilters {
 		p.filterSets = append(p.filterSets, &p.pk)
 	}
-
-	if !p.ck.empty() && selectsOnlyStatic(t, q) {
+	if !p.ck.empty() && selectsOnlyStatic(pc.table, q) {
 		return reject(CodeInvalid, p.ck.list[0].pos(), "Cannot restrict clustering columns when selecting only static columns")
 	}
+	return nil
+}
 
-	// processClusteringColumnsRestrictions.
+// clusteringRestrictions is processClusteringColumnsRestrictions: a clustering column
+// restricted after an unrestricted one needs an index or filtering.
+func (pc *prepareContext) clusteringRestrictions(p *prepared, q *selectQuery, af, hasIndex, hasClusteringIndex bool) *rejection {
+	t := pc.table
 	if p.ck.hasContains() && !hasIndex && !af {
 		return reject(CodeClustering, q.pos, "Clustering columns can only be restricted with CONTAINS with a secondary index or filtering")
 	}
@@ -133,8 +177,11 @@ func (pc *prepareContext) run(p *prepared, q *selectQuery, af bool) *rejection {
 	if p.usesIndex || ckFilters {
 		p.filterSets = append(p.filterSets, &p.ck)
 	}
+	return nil
+}
 
-	// Restrictions on regular and static columns need an index or filtering.
+// otherRestrictions: restrictions on regular and static columns need an index or filtering.
+func (pc *prepareContext) otherRestrictions(p *prepared, q *selectQuery, af, hasIndex bool) *rejection {
 	if !p.nonPK.empty() {
 		if hasIndex {
 			p.usesIndex = true
@@ -146,61 +193,66 @@ func (pc *prepareContext) run(p *prepared, q *selectQuery, af bool) *rejection {
 	if p.usesIndex && p.pk.hasIN() {
 		return reject(CodeInvalid, q.pos, "Select on indexed columns and with IN clause for the PRIMARY KEY are not supported")
 	}
+	return nil
+}
 
-	// Selection: writetime() and ttl() of primary key columns.
+// checkSelection checks writetime() and ttl() on key columns, DISTINCT, GROUP BY and
+// ORDER BY; aggregateAll says the query aggregates every row it reads.
+func (pc *prepareContext) checkSelection(p *prepared, q *selectQuery) (aggregateAll bool, rej *rejection) {
 	for _, s := range q.sel {
 		if s.fn == "writetime" || s.fn == "maxwritetime" || s.fn == "ttl" {
 			for _, c := range s.cols {
-				if col := t.Column(c); col != nil && (col.Kind == cql.PartitionKey || col.Kind == cql.Clustering) {
-					return reject(CodeInvalid, s.pos, "Cannot use selection function %s on PRIMARY KEY part %s", s.fn, c)
+				if col := pc.table.Column(c); col != nil && (col.Kind == cql.PartitionKey || col.Kind == cql.Clustering) {
+					return false, reject(CodeInvalid, s.pos, "Cannot use selection function %s on PRIMARY KEY part %s", s.fn, c)
 				}
 			}
 		}
 	}
-
 	if q.distinct {
 		if rej := pc.checkDistinct(p, q); rej != nil {
-			return rej
+			return false, rej
 		}
 	}
-	aggregateAll, rej := pc.checkGroupBy(p, q)
+	aggregateAll, rej = pc.checkGroupBy(p, q)
 	if rej != nil {
-		return rej
+		return false, rej
 	}
 	if aggregateAll && q.ppl != nil {
-		return reject(CodeInvalid, q.ppl.pos, "PER PARTITION LIMIT is not allowed with aggregate queries.")
+		return false, reject(CodeInvalid, q.ppl.pos, "PER PARTITION LIMIT is not allowed with aggregate queries.")
 	}
 	if len(q.orderBy) > 0 {
 		if rej := pc.checkOrderBy(p, q); rej != nil {
-			return rej
+			return false, rej
 		}
 	}
+	return aggregateAll, nil
+}
 
-	// checkNeedsFiltering: a range or index read that would filter.
-	if filters := pc.needFiltering(p); filters && !af && (p.isKeyRange || p.usesIndex) {
-		return filteringRejection(q.pos)
+// checkRowFilter: building the row filter, a multi-column restriction cannot be filtered on.
+func (pc *prepareContext) checkRowFilter(p *prepared) *rejection {
+	if !containsSet(p.filterSets, &p.ck) {
+		return nil
 	}
-
-	// Building the row filter: a multi-column restriction cannot be filtered on.
-	if containsSet(p.filterSets, &p.ck) {
-		position := 0
-		for _, r := range p.ck.list {
-			if r.isContains() || r.kind == rkLike || position != r.firstPos() || pc.supported(r) {
-				if r.multi {
-					if r.isSlice() {
-						return reject(CodeClustering, r.pos(), "Multi-column slice restrictions cannot be used for filtering.")
-					}
-					return reject(CodeClustering, r.pos(), "Multi-column relations cannot be used for filtering.")
+	position := 0
+	for _, r := range p.ck.list {
+		if r.isContains() || r.kind == rkLike || position != r.firstPos() || pc.supported(r) {
+			if r.multi {
+				if r.isSlice() {
+					return reject(CodeClustering, r.pos(), "Multi-column slice restrictions cannot be used for filtering.")
 				}
-				continue
+				return reject(CodeClustering, r.pos(), "Multi-column relations cannot be used for filtering.")
 			}
-			if !r.isSlice() {
-				position = r.lastPos() + 1
-			}
+			continue
+		}
+		if !r.isSlice() {
+			position = r.lastPos() + 1
 		}
 	}
+	return nil
+}
 
-	// Execution: limits, then paging.
+// checkLimits is execution's check: the limits, then paging.
+func (pc *prepareContext) checkLimits(p *prepared, q *selectQuery, aggregateAll bool) *rejection {
 	if q.limit != nil && !q.limit.marker && q.limit.n <= 0 {
 		return reject(CodeInvalid, q.limit.pos, "LIMIT must be strictly positive")
 	}
