@@ -5,7 +5,14 @@ import (
 	"github.com/cqlsize/cqlsize/tombstone"
 )
 
+// tombstoneDocs documents the TS codes: a table's tombstone pattern under its workload
+// (TS0xx), then the statements that create tombstones (TS1xx).
 func tombstoneDocs() []finding.Doc {
+	return append(tombstonePatternDocs(), tombstoneStatementDocs()...)
+}
+
+// tombstonePatternDocs documents the TS0xx codes: a table's pattern under the workload.
+func tombstonePatternDocs() []finding.Doc {
 	est := []string{cmdEstimate}
 	info := []finding.Level{finding.Info}
 	infoWarn := []finding.Level{finding.Info, finding.Warn}
@@ -84,6 +91,16 @@ func tombstoneDocs() []finding.Doc {
 			Why:  "compaction logs a warning over 100,000 (partition_tombstones_warn_threshold when enabled), and they cost disk and compaction time",
 			Fix:  "remove the largest source of tombstones (TTL instead of DELETE, unset instead of null)",
 		},
+	}
+}
+
+// tombstoneStatementDocs documents the TS1xx codes: the statements the application runs
+// that create tombstones.
+func tombstoneStatementDocs() []finding.Doc {
+	est := []string{cmdEstimate}
+	info := []finding.Level{finding.Info}
+	warn := []finding.Level{finding.Warn}
+	return []finding.Doc{
 		{
 			Code: tombstone.NullWrite.Code(), Name: "literal-null", Severities: warn, Commands: est,
 			What: "a statement writes a literal NULL to a one-cell column",

@@ -186,17 +186,7 @@ func (p *parser) selPrimary() *Selector {
 		p.expectPunct(")")
 		return done(&Selector{Kind: SelCountStar, Func: "count"})
 	case (t.Is("writetime") || t.Is("maxwritetime") || t.Is("ttl")) && p.peekN(1).IsPunct("("):
-		p.next()
-		p.next()
-		colStart := p.peek().Pos
-		col := p.cident("a column name")
-		inner := p.selModifiers(&Selector{Kind: SelColumn, Column: col, Pos: colStart, Text: p.textFrom(colStart)}, colStart)
-		p.expectPunct(")")
-		s := &Selector{Kind: SelWritetime, Func: t.Val, Column: col}
-		if inner.Kind != SelColumn {
-			s.Args = []*Selector{inner}
-		}
-		return done(s)
+		return done(p.selWritetime())
 	case t.Is("cast") && p.peekN(1).IsPunct("("):
 		p.next()
 		p.next()
@@ -210,12 +200,7 @@ func (p *parser) selPrimary() *Selector {
 			p.expectPunct("(")
 			s := &Selector{Kind: SelFunc, Func: name}
 			if !p.isPunct(")") {
-				for {
-					s.Args = append(s.Args, p.selectorExpr())
-					if !p.acceptPunct(",") {
-						break
-					}
-				}
+				s.Args = p.selectorList()
 			}
 			p.expectPunct(")")
 			return done(s)
@@ -229,70 +214,95 @@ func (p *parser) selPrimary() *Selector {
 	case isConstant(t):
 		return done(&Selector{Kind: SelTerm, Term: p.term()})
 	case t.IsPunct("("):
-		// (type) selector, or (a, b), or (a).
-		var typ Type
-		save := p.i
-		if p.try(func() {
-			p.next()
-			typ, _ = p.parseType()
-			p.expectPunct(")")
-			if !p.canStartSelector() {
-				p.failExpected("a selector")
-			}
-		}) {
-			arg := p.selPrimary()
-			return done(&Selector{Kind: SelTypeHint, Type: &typ, Args: []*Selector{arg}})
-		}
-		p.i = save
-		p.next()
-		s := &Selector{Kind: SelTuple}
-		for {
-			s.Args = append(s.Args, p.selectorExpr())
-			if !p.acceptPunct(",") {
-				break
-			}
-		}
-		p.expectPunct(")")
-		return done(s)
+		return done(p.selParenthesized())
 	case t.IsPunct("["):
 		p.next()
 		s := &Selector{Kind: SelList}
 		if !p.isPunct("]") {
-			for {
-				s.Args = append(s.Args, p.selectorExpr())
-				if !p.acceptPunct(",") {
-					break
-				}
-			}
+			s.Args = p.selectorList()
 		}
 		p.expectPunct("]")
 		return done(s)
 	case t.IsPunct("{"):
-		p.next()
-		s := &Selector{Kind: SelSet}
-		if p.acceptPunct("}") {
-			return done(s)
-		}
-		first := p.selectorExpr()
-		s.Args = append(s.Args, first)
-		if p.acceptPunct(":") {
-			s.Kind = SelMap
-			s.Args = append(s.Args, p.selectorExpr())
-			for p.acceptPunct(",") {
-				s.Args = append(s.Args, p.selectorExpr())
-				p.expectPunct(":")
-				s.Args = append(s.Args, p.selectorExpr())
-			}
-		} else {
-			for p.acceptPunct(",") {
-				s.Args = append(s.Args, p.selectorExpr())
-			}
-		}
-		p.expectPunct("}")
-		return done(s)
+		return done(p.selSetOrMap())
 	}
 	p.failExpected("a selector")
 	return nil
+}
+
+// selectorList reads selectors separated by commas.
+func (p *parser) selectorList() []*Selector {
+	var out []*Selector
+	for {
+		out = append(out, p.selectorExpr())
+		if !p.acceptPunct(",") {
+			return out
+		}
+	}
+}
+
+// selWritetime reads writetime(col), maxwritetime(col) or ttl(col), the column possibly
+// with an element or field modifier.
+func (p *parser) selWritetime() *Selector {
+	fn := p.next().Val
+	p.next()
+	colStart := p.peek().Pos
+	col := p.cident("a column name")
+	inner := p.selModifiers(&Selector{Kind: SelColumn, Column: col, Pos: colStart, Text: p.textFrom(colStart)}, colStart)
+	p.expectPunct(")")
+	s := &Selector{Kind: SelWritetime, Func: fn, Column: col}
+	if inner.Kind != SelColumn {
+		s.Args = []*Selector{inner}
+	}
+	return s
+}
+
+// selParenthesized reads a (type) selector hint, a tuple (a, b), or a parenthesized (a).
+func (p *parser) selParenthesized() *Selector {
+	var typ Type
+	save := p.i
+	if p.try(func() {
+		p.next()
+		typ, _ = p.parseType()
+		p.expectPunct(")")
+		if !p.canStartSelector() {
+			p.failExpected("a selector")
+		}
+	}) {
+		arg := p.selPrimary()
+		return &Selector{Kind: SelTypeHint, Type: &typ, Args: []*Selector{arg}}
+	}
+	p.i = save
+	p.next()
+	s := &Selector{Kind: SelTuple, Args: p.selectorList()}
+	p.expectPunct(")")
+	return s
+}
+
+// selSetOrMap reads a set literal {a, b} or a map literal {k: v, ...}.
+func (p *parser) selSetOrMap() *Selector {
+	p.next()
+	s := &Selector{Kind: SelSet}
+	if p.acceptPunct("}") {
+		return s
+	}
+	first := p.selectorExpr()
+	s.Args = append(s.Args, first)
+	if p.acceptPunct(":") {
+		s.Kind = SelMap
+		s.Args = append(s.Args, p.selectorExpr())
+		for p.acceptPunct(",") {
+			s.Args = append(s.Args, p.selectorExpr())
+			p.expectPunct(":")
+			s.Args = append(s.Args, p.selectorExpr())
+		}
+	} else {
+		for p.acceptPunct(",") {
+			s.Args = append(s.Args, p.selectorExpr())
+		}
+	}
+	p.expectPunct("}")
+	return s
 }
 
 // canStartSelector reports whether the current token can begin a selector.

@@ -188,147 +188,182 @@ func judgeDDL(stmt cql.Statement, ks string, live *cql.Schema) (rerunVerdict, st
 	if live == nil {
 		return rerunSend, "", ""
 	}
-	keyspaceOf := func(q cql.QualifiedName) string {
-		if !q.Keyspace.IsZero() {
-			return q.Keyspace.Name
-		}
-		return ks
-	}
-	// asWritten compares the live object with what the statement creates, by removing the
-	// object from a copy of the live schema and applying the statement to it.
-	asWritten := func(remove func(*cql.Schema)) (rerunVerdict, string, string) {
-		probe := live.Clone()
-		remove(probe)
-		if err := probe.Apply(stmt); err != nil {
-			return rerunInDoubt, "its object exists, and comparing it with the statement failed (" + err.Error() + ")", "the live definition against the statement"
-		}
-		if diffs := liveschema.Diff(probe, live); len(diffs) > 0 {
-			return rerunInDoubt, "its object exists but differs from the statement: " + strings.Join(diffs, "; "), "who created it (DESCRIBE it) and whether the file or the cluster is right"
-		}
-		return rerunDone, "", ""
-	}
-	kspace := func(name string) *cql.Keyspace { return live.Keyspaces[name] }
+	j := ddlJudge{stmt: stmt, ks: ks, live: live}
 	switch s := stmt.(type) {
 	case *cql.CreateKeyspace:
-		if s.IfNotExists || kspace(s.Name.Name) == nil {
+		if s.IfNotExists || j.kspace(s.Name.Name) == nil {
 			return rerunSend, "", ""
 		}
 		return rerunDone, "", ""
+	case *cql.CreateTable, *cql.CreateType, *cql.CreateView, *cql.CreateIndex:
+		return j.create(stmt)
+	case *cql.AlterTable:
+		return j.alterTable(s)
+	case *cql.AlterUserType:
+		return j.alterType(s)
+	}
+	if j.dropped(stmt) {
+		return rerunDone, "", ""
+	}
+	// Functions, aggregates, triggers, ALTER KEYSPACE/VIEW: sending them again either does
+	// the same thing or fails with "already exists", which the runner recognises.
+	return rerunSend, "", ""
+}
+
+// ddlJudge judges one schema statement against the live schema.
+type ddlJudge struct {
+	stmt cql.Statement
+	ks   string // the keyspace of unqualified names
+	live *cql.Schema
+}
+
+func (j ddlJudge) keyspaceOf(q cql.QualifiedName) string {
+	if !q.Keyspace.IsZero() {
+		return q.Keyspace.Name
+	}
+	return j.ks
+}
+
+func (j ddlJudge) kspace(name string) *cql.Keyspace { return j.live.Keyspaces[name] }
+
+// asWritten compares the live object with what the statement creates, by removing the
+// object from a copy of the live schema and applying the statement to it.
+func (j ddlJudge) asWritten(remove func(*cql.Schema)) (rerunVerdict, string, string) {
+	probe := j.live.Clone()
+	remove(probe)
+	if err := probe.Apply(j.stmt); err != nil {
+		return rerunInDoubt, "its object exists, and comparing it with the statement failed (" + err.Error() + ")", "the live definition against the statement"
+	}
+	if diffs := liveschema.Diff(probe, j.live); len(diffs) > 0 {
+		return rerunInDoubt, "its object exists but differs from the statement: " + strings.Join(diffs, "; "), "who created it (DESCRIBE it) and whether the file or the cluster is right"
+	}
+	return rerunDone, "", ""
+}
+
+// create judges a CREATE of a table, type, view or index: without IF NOT EXISTS, an object
+// that exists is done when it is as the statement writes it, in doubt when it differs.
+func (j ddlJudge) create(stmt cql.Statement) (rerunVerdict, string, string) {
+	switch s := stmt.(type) {
 	case *cql.CreateTable:
-		k := kspace(keyspaceOf(s.Name))
+		k := j.kspace(j.keyspaceOf(s.Name))
 		if s.IfNotExists || k == nil || k.Tables[s.Name.Name.Name] == nil {
 			return rerunSend, "", ""
 		}
-		return asWritten(func(p *cql.Schema) { delete(p.Keyspaces[k.Name].Tables, s.Name.Name.Name) })
+		return j.asWritten(func(p *cql.Schema) { delete(p.Keyspaces[k.Name].Tables, s.Name.Name.Name) })
 	case *cql.CreateType:
-		k := kspace(keyspaceOf(s.Name))
+		k := j.kspace(j.keyspaceOf(s.Name))
 		if s.IfNotExists || k == nil || k.Types[s.Name.Name.Name] == nil {
 			return rerunSend, "", ""
 		}
-		return asWritten(func(p *cql.Schema) { delete(p.Keyspaces[k.Name].Types, s.Name.Name.Name) })
+		return j.asWritten(func(p *cql.Schema) { delete(p.Keyspaces[k.Name].Types, s.Name.Name.Name) })
 	case *cql.CreateView:
-		k := kspace(keyspaceOf(s.Name))
+		k := j.kspace(j.keyspaceOf(s.Name))
 		if s.IfNotExists || k == nil || k.Views[s.Name.Name.Name] == nil {
 			return rerunSend, "", ""
 		}
-		return asWritten(func(p *cql.Schema) { delete(p.Keyspaces[k.Name].Views, s.Name.Name.Name) })
+		return j.asWritten(func(p *cql.Schema) { delete(p.Keyspaces[k.Name].Views, s.Name.Name.Name) })
 	case *cql.CreateIndex:
-		k := kspace(keyspaceOf(s.Table))
+		k := j.kspace(j.keyspaceOf(s.Table))
 		if s.IfNotExists || k == nil || s.Name.IsZero() || k.Indexes[s.Name.Name] == nil {
 			// An unnamed index: running it again fails with "already exists" when it is
 			// there, which the runner recognises.
 			return rerunSend, "", ""
 		}
-		return asWritten(func(p *cql.Schema) { delete(p.Keyspaces[k.Name].Indexes, s.Name.Name) })
-	case *cql.AlterTable:
-		t := tableOf(live, ks, s.Name)
-		if t == nil || s.IfColumn || s.IfExists {
-			return rerunSend, "", ""
+		return j.asWritten(func(p *cql.Schema) { delete(p.Keyspaces[k.Name].Indexes, s.Name.Name) })
+	}
+	return rerunSend, "", ""
+}
+
+// alterTable judges ALTER TABLE ADD, DROP and RENAME by the columns the live table has.
+func (j ddlJudge) alterTable(s *cql.AlterTable) (rerunVerdict, string, string) {
+	t := tableOf(j.live, j.ks, s.Name)
+	if t == nil || s.IfColumn || s.IfExists {
+		return rerunSend, "", ""
+	}
+	switch s.Action {
+	case cql.AlterAdd:
+		present := 0
+		for _, c := range s.Add {
+			if col := t.Column(c.Name.Name); col != nil {
+				if !col.Type.Equal(c.Type) {
+					return rerunInDoubt, fmt.Sprintf("column %s exists with type %s, the statement adds it as %s", c.Name.Name, col.Type, c.Type),
+						"who added the column and which type is right"
+				}
+				present++
+			}
 		}
-		switch s.Action {
-		case cql.AlterAdd:
-			present := 0
-			for _, c := range s.Add {
-				if col := t.Column(c.Name.Name); col != nil {
-					if !col.Type.Equal(c.Type) {
-						return rerunInDoubt, fmt.Sprintf("column %s exists with type %s, the statement adds it as %s", c.Name.Name, col.Type, c.Type),
-							"who added the column and which type is right"
-					}
-					present++
-				}
-			}
-			if present == len(s.Add) {
-				return rerunDone, "", ""
-			}
-			return rerunSend, "", ""
-		case cql.AlterDrop:
-			for _, c := range s.Drop {
-				if t.Column(c.Name) != nil {
-					return rerunSend, "", ""
-				}
-			}
-			return rerunDone, "", ""
-		case cql.AlterRename:
-			for _, r := range s.Renames {
-				if t.Column(r.From.Name) != nil {
-					return rerunSend, "", ""
-				}
-			}
-			return rerunDone, "", ""
-		}
-		return rerunSend, "", "" // WITH, MASK: setting the same thing twice is the same
-	case *cql.AlterUserType:
-		k := kspace(keyspaceOf(s.Name))
-		if k == nil || k.Types[s.Name.Name.Name] == nil || s.IfField || s.IfExists {
-			return rerunSend, "", ""
-		}
-		ut := k.Types[s.Name.Name.Name]
-		has := func(name string) bool {
-			for _, f := range ut.Fields {
-				if f.Name == name {
-					return true
-				}
-			}
-			return false
-		}
-		switch s.Action {
-		case cql.AlterTypeAdd:
-			if s.Add != nil && has(s.Add.Name.Name) {
-				return rerunDone, "", ""
-			}
-		case cql.AlterTypeRename:
-			for _, r := range s.Renames {
-				if has(r.From.Name) {
-					return rerunSend, "", ""
-				}
-			}
+		if present == len(s.Add) {
 			return rerunDone, "", ""
 		}
 		return rerunSend, "", ""
-	case *cql.DropTable:
-		if k := kspace(keyspaceOf(s.Name)); !s.IfExists && (k == nil || k.Tables[s.Name.Name.Name] == nil) {
-			return rerunDone, "", ""
+	case cql.AlterDrop:
+		for _, c := range s.Drop {
+			if t.Column(c.Name) != nil {
+				return rerunSend, "", ""
+			}
 		}
-	case *cql.DropType:
-		if k := kspace(keyspaceOf(s.Name)); !s.IfExists && (k == nil || k.Types[s.Name.Name.Name] == nil) {
-			return rerunDone, "", ""
+		return rerunDone, "", ""
+	case cql.AlterRename:
+		for _, r := range s.Renames {
+			if t.Column(r.From.Name) != nil {
+				return rerunSend, "", ""
+			}
 		}
-	case *cql.DropView:
-		if k := kspace(keyspaceOf(s.Name)); !s.IfExists && (k == nil || k.Views[s.Name.Name.Name] == nil) {
-			return rerunDone, "", ""
-		}
-	case *cql.DropIndex:
-		if k := kspace(keyspaceOf(s.Name)); !s.IfExists && (k == nil || k.Indexes[s.Name.Name.Name] == nil) {
-			return rerunDone, "", ""
-		}
-	case *cql.DropKeyspace:
-		if !s.IfExists && kspace(s.Name.Name) == nil {
-			return rerunDone, "", ""
-		}
+		return rerunDone, "", ""
 	}
-	// Functions, aggregates, triggers, ALTER KEYSPACE/VIEW: sending them again either does
-	// the same thing or fails with "already exists", which the runner recognises.
+	return rerunSend, "", "" // WITH, MASK: setting the same thing twice is the same
+}
+
+// alterType judges ALTER TYPE ADD and RENAME by the fields the live type has.
+func (j ddlJudge) alterType(s *cql.AlterUserType) (rerunVerdict, string, string) {
+	k := j.kspace(j.keyspaceOf(s.Name))
+	if k == nil || k.Types[s.Name.Name.Name] == nil || s.IfField || s.IfExists {
+		return rerunSend, "", ""
+	}
+	ut := k.Types[s.Name.Name.Name]
+	has := func(name string) bool {
+		for _, f := range ut.Fields {
+			if f.Name == name {
+				return true
+			}
+		}
+		return false
+	}
+	switch s.Action {
+	case cql.AlterTypeAdd:
+		if s.Add != nil && has(s.Add.Name.Name) {
+			return rerunDone, "", ""
+		}
+	case cql.AlterTypeRename:
+		for _, r := range s.Renames {
+			if has(r.From.Name) {
+				return rerunSend, "", ""
+			}
+		}
+		return rerunDone, "", ""
+	}
 	return rerunSend, "", ""
+}
+
+// dropped reports whether a DROP without IF EXISTS has already removed its object.
+func (j ddlJudge) dropped(stmt cql.Statement) bool {
+	switch s := stmt.(type) {
+	case *cql.DropTable:
+		k := j.kspace(j.keyspaceOf(s.Name))
+		return !s.IfExists && (k == nil || k.Tables[s.Name.Name.Name] == nil)
+	case *cql.DropType:
+		k := j.kspace(j.keyspaceOf(s.Name))
+		return !s.IfExists && (k == nil || k.Types[s.Name.Name.Name] == nil)
+	case *cql.DropView:
+		k := j.kspace(j.keyspaceOf(s.Name))
+		return !s.IfExists && (k == nil || k.Views[s.Name.Name.Name] == nil)
+	case *cql.DropIndex:
+		k := j.kspace(j.keyspaceOf(s.Name))
+		return !s.IfExists && (k == nil || k.Indexes[s.Name.Name.Name] == nil)
+	case *cql.DropKeyspace:
+		return !s.IfExists && j.kspace(s.Name.Name) == nil
+	}
+	return false
 }
 
 // namedKeyspaces lists the keyspaces a statement touches (ks for unqualified names), for

@@ -257,49 +257,83 @@ func (m model) at(t float64) Snapshot {
 		return m.atSingleRow(t)
 	}
 	w := math.Min(t, m.bucket)
+	ts := m.deletions(t, w)
+	pieces := m.pieces(t, w, &ts)
+	written := m.rate * w
+	// Scattered deletions and the rows they remove spread over the rows in proportion.
+	for i := range pieces {
+		share := 0.0
+		if written > 0 {
+			share = pieces[i].written / written
+		}
+		pieces[i].live = math.Max(0, pieces[i].live-ts.deletedRows*share)
+		for s := range ts.scattered {
+			pieces[i].tomb[s] += ts.scattered[s] * share
+		}
+	}
+	if written == 0 {
+		// Nothing written yet to scatter over: scattered tombstones lie among no rows.
+		for s := range ts.scattered {
+			ts.head[s] += ts.scattered[s]
+		}
+	}
+	return m.snapshot(t, written, pieces, &ts)
+}
+
+// tombstones counts a partition's tombstones by source: readable (not yet past gc_grace),
+// still on disk, and where the deletions lie among its rows.
+type tombstones struct {
+	readable, onDisk      [numSources]float64
+	head, tail, scattered [numSources]float64
+	deletedRows           float64 // rows removed by row and range deletes
+}
+
+// deletions counts the deletes of a partition of age t that took writes for w seconds:
+// each happens while the partition takes writes, uniformly in time.
+func (m model) deletions(t, w float64) tombstones {
+	var ts tombstones
 	writes := interval{0, w}
 	lookback := func(d float64) interval { return intersect(writes, interval{t - d, math.Inf(1)}) }
-	var readable, onDisk [numSources]float64
-
-	// Deletions: each happens while the partition takes writes, uniformly in time.
 	delWindow := lookback(m.gc)
 	delDisk := lookback(m.gc + m.linger)
-	var head, tail [numSources]float64
-	var scattered [numSources]float64
-	deletedRows := 0.0
 	for _, d := range m.deletes {
 		perSec := d.PerDay / day
 		var src Source
 		per := 1.0
 		switch d.Kind {
 		case PartitionDelete:
-			readable[PartitionDeletions] += perSec * delWindow.len()
+			ts.readable[PartitionDeletions] += perSec * delWindow.len()
 			continue // not counted by reads, not by sstablepartitions' tombstone count either
 		case RowDelete:
 			src = RowTombstones
-			deletedRows += perSec * writes.len()
+			ts.deletedRows += perSec * writes.len()
 		case RangeDelete:
 			src, per = RangeMarkers, 2
-			deletedRows += perSec * writes.len() * d.Rows
+			ts.deletedRows += perSec * writes.len() * d.Rows
 		case CellDelete:
 			src, per = CellTombstones, d.Cells
 		case ElementDelete:
 			src, per = ElementTombstones, d.Cells
 		}
 		n := perSec * delWindow.len() * per
-		readable[src] += n
-		onDisk[src] += perSec * delDisk.len() * per
+		ts.readable[src] += n
+		ts.onDisk[src] += perSec * delDisk.len() * per
 		switch d.At {
 		case Head:
-			head[src] += n
+			ts.head[src] += n
 		case Tail:
-			tail[src] += n
+			ts.tail[src] += n
 		default:
-			scattered[src] += n
+			ts.scattered[src] += n
 		}
 	}
+	return ts
+}
 
-	// Split the writes at every boundary where a density changes.
+// pieces splits the writes of a partition of age t (the first w seconds) at every boundary
+// where a density changes, and counts each stretch's live rows and the tombstones that
+// expiry and nulls leave among them.
+func (m model) pieces(t, w float64, ts *tombstones) []piece {
 	cuts := make([]float64, 2, 8)
 	cuts[0], cuts[1] = 0, w
 	for _, c := range []float64{t - m.ttl, t - m.gc, t - m.gc - m.ttl, t - m.gc - m.linger, t - m.gc - m.linger - m.ttl} {
@@ -309,7 +343,6 @@ func (m model) at(t float64) Snapshot {
 	}
 	sort.Float64s(cuts)
 	pieces := make([]piece, 0, len(cuts))
-	written := m.rate * w
 	for i := 0; i+1 < len(cuts); i++ {
 		iv := interval{cuts[i], cuts[i+1]}
 		if iv.len() <= 0 {
@@ -318,67 +351,60 @@ func (m model) at(t float64) Snapshot {
 		p := piece{iv: iv, written: m.rate * iv.len()}
 		p.live = p.written
 		if m.ttl > 0 {
-			// Rows written before t - ttl have expired.
-			exp := m.rate * intersect(iv, interval{math.Inf(-1), t - m.ttl}).len()
-			p.live -= exp
-			// An expired cell turns into a tombstone dated from its write, so reads stop
-			// counting it gc_grace after the write; an expired row liveness is purgeable
-			// gc_grace after the expiry. A row counts once only when no cell of it counts.
-			cellsLive := m.rate * intersect(iv, interval{t - m.gc, t - m.ttl}).len()
-			if m.cells > 0 {
-				p.tomb[ExpiredCells] += cellsLive * m.cells
-			}
-			if m.liveness {
-				rowsWindow := intersect(iv, interval{t - m.gc - m.ttl, t - m.ttl})
-				if m.cells > 0 {
-					rowsWindow = intersect(rowsWindow, interval{math.Inf(-1), t - m.gc})
-				}
-				p.tomb[ExpiredRows] += m.rate * rowsWindow.len()
-				// On disk, sstablepartitions counts each expired row once (its cells share the
-				// row's TTL), until compaction drops it gc_grace (+ linger) after the expiry.
-				onDisk[ExpiredRows] += m.rate * intersect(iv, interval{t - m.gc - m.linger - m.ttl, t - m.ttl}).len()
-			} else {
-				onDisk[ExpiredCells] += m.rate * intersect(iv, interval{t - m.gc - m.linger, t - m.ttl}).len() * m.cells
-			}
+			m.expire(t, &p, ts)
 		}
 		recent := m.rate * intersect(iv, interval{t - m.gc, math.Inf(1)}).len()
 		p.tomb[NullCells] += recent * m.nulls
-		onDisk[NullCells] += m.rate * intersect(iv, interval{t - m.gc - m.linger, math.Inf(1)}).len() * m.nulls
-		onDisk[ComplexDeletions] += m.rate * intersect(iv, interval{t - m.gc - m.linger, math.Inf(1)}).len() * m.whole
-		readable[ComplexDeletions] += recent * m.whole
+		ts.onDisk[NullCells] += m.rate * intersect(iv, interval{t - m.gc - m.linger, math.Inf(1)}).len() * m.nulls
+		ts.onDisk[ComplexDeletions] += m.rate * intersect(iv, interval{t - m.gc - m.linger, math.Inf(1)}).len() * m.whole
+		ts.readable[ComplexDeletions] += recent * m.whole
 		for s := range p.tomb {
 			if s != int(RowTombstones) && s != int(RangeMarkers) && s != int(CellTombstones) && s != int(ElementTombstones) {
-				readable[s] += p.tomb[s]
+				ts.readable[s] += p.tomb[s]
 			}
 		}
 		pieces = append(pieces, p)
 	}
-	// Scattered deletions and the rows they remove spread over the rows in proportion.
-	for i := range pieces {
-		share := 0.0
-		if written > 0 {
-			share = pieces[i].written / written
-		}
-		pieces[i].live = math.Max(0, pieces[i].live-deletedRows*share)
-		for s := range scattered {
-			pieces[i].tomb[s] += scattered[s] * share
-		}
-	}
-	if written == 0 {
-		// Nothing written yet to scatter over: scattered tombstones lie among no rows.
-		for s := range scattered {
-			head[s] += scattered[s]
-		}
-	}
+	return pieces
+}
 
+// expire counts what the TTL does to the rows of p at age t: rows written before t - ttl
+// have expired.
+func (m model) expire(t float64, p *piece, ts *tombstones) {
+	iv := p.iv
+	exp := m.rate * intersect(iv, interval{math.Inf(-1), t - m.ttl}).len()
+	p.live -= exp
+	// An expired cell turns into a tombstone dated from its write, so reads stop
+	// counting it gc_grace after the write; an expired row liveness is purgeable
+	// gc_grace after the expiry. A row counts once only when no cell of it counts.
+	cellsLive := m.rate * intersect(iv, interval{t - m.gc, t - m.ttl}).len()
+	if m.cells > 0 {
+		p.tomb[ExpiredCells] += cellsLive * m.cells
+	}
+	if m.liveness {
+		rowsWindow := intersect(iv, interval{t - m.gc - m.ttl, t - m.ttl})
+		if m.cells > 0 {
+			rowsWindow = intersect(rowsWindow, interval{math.Inf(-1), t - m.gc})
+		}
+		p.tomb[ExpiredRows] += m.rate * rowsWindow.len()
+		// On disk, sstablepartitions counts each expired row once (its cells share the
+		// row's TTL), until compaction drops it gc_grace (+ linger) after the expiry.
+		ts.onDisk[ExpiredRows] += m.rate * intersect(iv, interval{t - m.gc - m.linger - m.ttl, t - m.ttl}).len()
+	} else {
+		ts.onDisk[ExpiredCells] += m.rate * intersect(iv, interval{t - m.gc - m.linger, t - m.ttl}).len() * m.cells
+	}
+}
+
+// snapshot totals the pieces and the typical read over them into the snapshot at age t.
+func (m model) snapshot(t, written float64, pieces []piece, ts *tombstones) Snapshot {
 	snap := Snapshot{Age: secs(t), Written: written}
 	for _, p := range pieces {
 		snap.LiveRows += p.live
 	}
-	perRead, readRows, pages := m.read(pieces, head, tail)
+	perRead, readRows, pages := m.read(pieces, ts.head, ts.tail)
 	snap.ReadRows, snap.Pages = readRows, pages
 	for s := Source(0); s < numSources; s++ {
-		c := Count{Source: s, Readable: readable[s], OnDisk: onDisk[s], PerRead: perRead[s]}
+		c := Count{Source: s, Readable: ts.readable[s], OnDisk: ts.onDisk[s], PerRead: perRead[s]}
 		if !s.Counted() {
 			c.PerRead = 0
 		}
@@ -410,6 +436,23 @@ type segment struct {
 // of its clustering range, in pages of PageSize live rows. It returns the tombstones of its
 // worst page by source, the live rows it returns and its page count.
 func (m model) read(pieces []piece, head, tail [numSources]float64) (worst [numSources]float64, rows float64, pages int) {
+	pg := &pager{page: m.page, limit: m.limit, pending: true}
+	for _, s := range m.segments(pieces, head, tail) {
+		if pg.done {
+			break
+		}
+		pg.walk(s)
+	}
+	if pg.curLive > pagerEps || sum(pg.cur) > pagerEps || pg.pending {
+		pg.closePage()
+	}
+	return pg.worst, pg.delivered, pg.pages
+}
+
+// segments lays the pieces out in the read's order between the head and the tail, cut to
+// the read's clustering range: it covers the first Fraction of the rows, and the tail only
+// when it covers them all.
+func (m model) segments(pieces []piece, head, tail [numSources]float64) []segment {
 	segs := make([]segment, 0, len(pieces)+2)
 	segs = append(segs, segment{tomb: head})
 	switch m.in.Read.Order {
@@ -434,105 +477,107 @@ func (m model) read(pieces []piece, head, tail [numSources]float64) (worst [numS
 		}
 		segs = append(segs, all)
 	}
+	if m.fraction >= 1 {
+		return append(segs, segment{tomb: tail})
+	}
 	total := 0.0
 	for _, s := range segs {
 		total += s.written
 	}
-	// A clustering range covers the first Fraction of the rows; the tail only when it all does.
-	if m.fraction < 1 {
-		budget := m.fraction * total
-		var cut []segment
-		for _, s := range segs {
-			if s.written <= budget+1e-9 {
-				cut = append(cut, s)
-				budget -= s.written
-				continue
-			}
-			if budget > 0 && s.written > 0 {
-				f := budget / s.written
-				part := segment{written: budget, live: s.live * f}
-				for i := range s.tomb {
-					part.tomb[i] = s.tomb[i] * f
-				}
-				cut = append(cut, part)
-			}
-			break
-		}
-		segs = cut
-	} else {
-		segs = append(segs, segment{tomb: tail})
-	}
-
-	const eps = 1e-9
-	var cur [numSources]float64
-	curLive, delivered := 0.0, 0.0
-	// pending is a page the client will fetch: the previous page came back full, so the
-	// server sent a paging state, even if nothing (or only tombstones) remains.
-	pending := true
-	closePage := func() {
-		pages = addPages(pages, 1)
-		if sum(cur) > sum(worst)+eps || pages == 1 {
-			worst = cur
-		}
-		cur = [numSources]float64{}
-		curLive = 0
-		pending = false
-	}
-	done := false
+	budget := m.fraction * total
+	var cut []segment
 	for _, s := range segs {
-		if done {
-			break
-		}
-		if s.live <= eps {
-			for i := range cur {
-				cur[i] += s.tomb[i]
-			}
+		if s.written <= budget+1e-9 {
+			cut = append(cut, s)
+			budget -= s.written
 			continue
 		}
-		left := s.live
-		for left > eps {
-			want := math.Min(m.page-curLive, m.limit-delivered)
-			take := math.Min(want, left)
-			for i := range cur {
-				cur[i] += s.tomb[i] * take / s.live
+		if budget > 0 && s.written > 0 {
+			f := budget / s.written
+			part := segment{written: budget, live: s.live * f}
+			for i := range s.tomb {
+				part.tomb[i] = s.tomb[i] * f
 			}
-			curLive += take
-			delivered += take
-			left -= take
-			if delivered >= m.limit-eps {
-				done = true
-				break
+			cut = append(cut, part)
+		}
+		break
+	}
+	return cut
+}
+
+const pagerEps = 1e-9
+
+// pager pages through segments as the server does: pages of page live rows until limit.
+type pager struct {
+	page, limit float64
+	worst, cur  [numSources]float64 // the worst page's tombstones, and the current page's
+	curLive     float64
+	delivered   float64
+	pages       int
+	// pending is a page the client will fetch: the previous page came back full, so the
+	// server sent a paging state, even if nothing (or only tombstones) remains.
+	pending bool
+	done    bool
+}
+
+func (pg *pager) closePage() {
+	pg.pages = addPages(pg.pages, 1)
+	if sum(pg.cur) > sum(pg.worst)+pagerEps || pg.pages == 1 {
+		pg.worst = pg.cur
+	}
+	pg.cur = [numSources]float64{}
+	pg.curLive = 0
+	pg.pending = false
+}
+
+// walk reads through one segment.
+func (pg *pager) walk(s segment) {
+	const eps = pagerEps
+	if s.live <= eps {
+		for i := range pg.cur {
+			pg.cur[i] += s.tomb[i]
+		}
+		return
+	}
+	left := s.live
+	for left > eps {
+		want := math.Min(pg.page-pg.curLive, pg.limit-pg.delivered)
+		take := math.Min(want, left)
+		for i := range pg.cur {
+			pg.cur[i] += s.tomb[i] * take / s.live
+		}
+		pg.curLive += take
+		pg.delivered += take
+		left -= take
+		if pg.delivered >= pg.limit-eps {
+			pg.done = true
+			return
+		}
+		if pg.curLive < pg.page-eps {
+			continue
+		}
+		pg.closePage()
+		pg.pending = true
+		// Every further page that fits in this stretch is the same: take them at once.
+		if full := math.Floor(math.Min(left, pg.limit-pg.delivered)/pg.page + eps); full >= 1 {
+			var page [numSources]float64
+			for i := range page {
+				page[i] = s.tomb[i] * pg.page / s.live
 			}
-			if curLive < m.page-eps {
-				continue
+			if sum(page) > sum(pg.worst)+eps {
+				pg.worst = page
 			}
-			closePage()
-			pending = true
-			// Every further page that fits in this stretch is the same: take them at once.
-			if full := math.Floor(math.Min(left, m.limit-delivered)/m.page + eps); full >= 1 {
-				var page [numSources]float64
-				for i := range page {
-					page[i] = s.tomb[i] * m.page / s.live
-				}
-				if sum(page) > sum(worst)+eps {
-					worst = page
-				}
-				pages = addPages(pages, full)
-				delivered += full * m.page
-				left -= full * m.page
-				if delivered >= m.limit-eps {
-					// The read ends exactly at a page boundary, its LIMIT reached.
-					done = true
-					pending = false
-					break
-				}
+			pg.pages = addPages(pg.pages, full)
+			pg.delivered += full * pg.page
+			left -= full * pg.page
+			if pg.delivered >= pg.limit-eps {
+				// The read ends exactly at a page boundary, its LIMIT reached.
+				pg.done = true
+				pg.pending = false
+				return
 			}
 		}
 	}
-	if curLive > eps || sum(cur) > eps || pending {
-		closePage()
-	}
-	return worst, delivered, pages
 }
 
 // addPages adds full pages to a page count, saturating at the largest int: a partition of

@@ -240,6 +240,22 @@ func buildTable(tbl *cql.Table, est *sizing.Estimate, tw *workload.TableWorkload
 	if est.Pos.IsValid() {
 		t.Position = est.Pos.String()
 	}
+	t.addGrowth(tbl, est)
+	tr, err := tombstoneReads(tbl, est, tw, opt, th)
+	if err != nil {
+		return Table{}, err
+	}
+	if tw.WriteRate.IsZero() && len(tw.Deletes) > 0 {
+		t.Assumptions = append(t.Assumptions, "tombstones: rows_per_partition gives no time, so every delete is taken as younger than gc_grace_seconds (the worst case); give write_rate and per-day delete rates for a timeline")
+	}
+	t.addTombstones(tr)
+	t.addFindings(est, tr)
+	return t, nil
+}
+
+// addGrowth adds the growth timeline and the limit crossings, with the classic formula's
+// values beside the stored ones.
+func (t *Table) addGrowth(tbl *cql.Table, est *sizing.Estimate) {
 	t.staticValues = float64(len(tbl.ColumnsOf(cql.Static)))
 	t.valuesPerRow = float64(len(tbl.ColumnsOf(cql.Regular)))
 	if est.Typical.Rows > 0 {
@@ -268,49 +284,59 @@ func buildTable(tbl *cql.Table, est *sizing.Estimate, tw *workload.TableWorkload
 		}
 		t.Crossings = append(t.Crossings, x)
 	}
+}
 
-	// Tombstones: the typical partition's typical read, and the largest partition's.
-	if tw.WriteRate.IsZero() && len(tw.Deletes) > 0 {
-		t.Assumptions = append(t.Assumptions, "tombstones: rows_per_partition gives no time, so every delete is taken as younger than gc_grace_seconds (the worst case); give write_rate and per-day delete rates for a timeline")
-	}
-	reads := readsFor(tbl, opt)
-	var best tombstone.Result
-	var bestRead namedRead
-	for i, rd := range reads {
+// tombReads is the tombstone model over the table's reads: the typical partition's worst
+// read, and the same read on the p99 and the largest partition.
+type tombReads struct {
+	best, p99, largest tombstone.Result
+	read               namedRead
+}
+
+// tombstoneReads runs the tombstone model on every read of the table for the typical
+// partition, and on the worst of them for the p99 and the largest.
+func tombstoneReads(tbl *cql.Table, est *sizing.Estimate, tw *workload.TableWorkload, opt Options, th tombstone.Thresholds) (tombReads, error) {
+	var tr tombReads
+	for i, rd := range readsFor(tbl, opt) {
 		in, err := tombstoneInput(tbl, est, tw, est.Typical.Activity, rd.read, opt.DeletesAt, th)
 		if err != nil {
-			return Table{}, err
+			return tr, err
 		}
 		res, err := tombstone.Estimate(in)
 		if err != nil {
-			return Table{}, workloadError(tw, err)
+			return tr, workloadError(tw, err)
 		}
-		if i == 0 || res.BucketEnd.PerRead > best.BucketEnd.PerRead {
-			best, bestRead = res, rd
+		if i == 0 || res.BucketEnd.PerRead > tr.best.BucketEnd.PerRead {
+			tr.best, tr.read = res, rd
 		}
 	}
-	in, _ := tombstoneInput(tbl, est, tw, est.Largest.Activity, bestRead.read, opt.DeletesAt, th)
-	largest, err := tombstone.Estimate(in)
-	if err != nil {
-		return Table{}, workloadError(tw, err)
+	in, _ := tombstoneInput(tbl, est, tw, est.Largest.Activity, tr.read.read, opt.DeletesAt, th)
+	var err error
+	if tr.largest, err = tombstone.Estimate(in); err != nil {
+		return tr, workloadError(tw, err)
 	}
-	in, _ = tombstoneInput(tbl, est, tw, est.P99.Activity, bestRead.read, opt.DeletesAt, th)
-	p99, err := tombstone.Estimate(in)
-	if err != nil {
-		return Table{}, workloadError(tw, err)
+	in, _ = tombstoneInput(tbl, est, tw, est.P99.Activity, tr.read.read, opt.DeletesAt, th)
+	if tr.p99, err = tombstone.Estimate(in); err != nil {
+		return tr, workloadError(tw, err)
 	}
+	return tr, nil
+}
+
+// addTombstones adds the tombstone figures of the typical partition's worst read.
+func (t *Table) addTombstones(tr tombReads) {
+	best, bestRead := tr.best, tr.read
 	// One tombstones-on-disk figure per partition: the tombstone model's, which purges what
 	// gc_grace_seconds and compaction let go (the sizing model's count, sizing.Tombstones,
 	// is what the byte figure carries, and keeps null and collection tombstones for the
 	// partition's whole life). typical.tombstones_on_disk is tombstones.on_disk.
 	t.Typical.TombstonesOnDisk = Num(best.BucketEnd.OnDisk)
-	t.P99.TombstonesOnDisk = Num(p99.BucketEnd.OnDisk)
-	t.Largest.TombstonesOnDisk = Num(largest.BucketEnd.OnDisk)
+	t.P99.TombstonesOnDisk = Num(tr.p99.BucketEnd.OnDisk)
+	t.Largest.TombstonesOnDisk = Num(tr.largest.BucketEnd.OnDisk)
 	t.Tombstones = Tombs{
 		Read:           readText(bestRead.read),
 		Query:          bestRead.query,
 		PerRead:        Num(best.BucketEnd.PerRead),
-		LargestPerRead: Num(largest.BucketEnd.PerRead),
+		LargestPerRead: Num(tr.largest.BucketEnd.PerRead),
 		PeakPerRead:    Num(best.Peak.PerRead),
 		PeakAgeSeconds: Num(best.Peak.Age.Seconds()),
 		PerPartition:   Num(best.BucketEnd.Readable),
@@ -323,9 +349,12 @@ func buildTable(tbl *cql.Table, est *sizing.Estimate, tw *workload.TableWorkload
 			PerRead: Num(c.PerRead), PerPartition: Num(c.Readable), OnDisk: Num(c.OnDisk),
 		})
 	}
+}
 
-	// Findings: sizing's verdicts and recommendations, then the tombstone findings they do
-	// not already cover. The largest partition's read decides when it is worse.
+// addFindings adds sizing's verdicts and recommendations, then the tombstone findings they
+// do not already cover. The largest partition's read decides when it is worse.
+func (t *Table) addFindings(est *sizing.Estimate, tr tombReads) {
+	best, largest, bestRead := tr.best, tr.largest, tr.read
 	have := map[string]bool{}
 	for _, f := range est.Findings {
 		have[f.Code] = true
@@ -352,7 +381,6 @@ func buildTable(tbl *cql.Table, est *sizing.Estimate, tw *workload.TableWorkload
 		}
 		t.Findings = append(t.Findings, g)
 	}
-	return t, nil
 }
 
 func workloadError(tw *workload.TableWorkload, err error) error {

@@ -184,6 +184,16 @@ func splitPair(s, want string) (string, string, error) {
 // Set(t, "overwrites", "tags=1/day"). Field names are those of the workload file
 // (rows_per_partition may be given as rows).
 func Set(t *workload.TableWorkload, field, value string) error {
+	for _, set := range []func(t *workload.TableWorkload, field, value string) (bool, error){setQuantity, setPerColumn, setChoice} {
+		if handled, err := set(t, field, value); handled {
+			return err
+		}
+	}
+	return fmt.Errorf("unknown workload field %q (want one of %s)", field, strings.Join(fields, ", "))
+}
+
+// setQuantity sets a field holding one quantity: a count, a rate, a span or a duration.
+func setQuantity(t *workload.TableWorkload, field, value string) (bool, error) {
 	wrap := func(err error) error {
 		if err == nil {
 			return nil
@@ -194,30 +204,62 @@ func Set(t *workload.TableWorkload, field, value string) error {
 	case "partitions":
 		n, err := workload.ParseCount(value)
 		t.Partitions = n
-		return wrap(err)
+		return true, wrap(err)
 	case "rows", "rows_per_partition":
 		n, err := workload.ParseCount(value)
 		t.RowsPerPartition = n
 		if err == nil {
 			markSet(t, "rows_per_partition")
 		}
-		return wrap(err)
+		return true, wrap(err)
 	case "write_rate", "rate":
 		r, err := workload.ParseRate(value)
 		t.WriteRate = r
-		return wrap(err)
+		return true, wrap(err)
 	case "bucket":
 		w, err := workload.ParseSpan(value)
 		t.Bucket = w
-		return wrap(err)
+		return true, wrap(err)
 	case "horizon":
 		d, err := workload.ParseDuration(value)
 		t.Horizon = d
-		return wrap(err)
+		return true, wrap(err)
+	case "ttl":
+		d, err := workload.ParseDuration(value)
+		if err != nil {
+			return true, wrap(err)
+		}
+		t.TTL = &d
+	case "max_rate", "skew.max_rate":
+		r, err := workload.ParseRate(value)
+		if err != nil {
+			return true, wrap(err)
+		}
+		t.Skew.MaxRate = r
+		markSet(t, "skew.max_rate")
+	case "write_spread":
+		d, err := workload.ParseDuration(value)
+		t.WriteSpread = d
+		return true, wrap(err)
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// setPerColumn sets a field that describes one column (col=value) or adds a delete.
+func setPerColumn(t *workload.TableWorkload, field, value string) (bool, error) {
+	wrap := func(err error) error {
+		if err == nil {
+			return nil
+		}
+		return fmt.Errorf("%s %q: %w", field, value, err)
+	}
+	switch field {
 	case "avg":
 		col, n, err := parseAvg(value)
 		if err != nil {
-			return err
+			return true, err
 		}
 		if t.Avg == nil {
 			t.Avg = map[string]float64{}
@@ -226,7 +268,7 @@ func Set(t *workload.TableWorkload, field, value string) error {
 	case "items":
 		col, it, err := parseItems(value)
 		if err != nil {
-			return err
+			return true, err
 		}
 		if t.Items == nil {
 			t.Items = map[string]workload.Items{}
@@ -235,12 +277,40 @@ func Set(t *workload.TableWorkload, field, value string) error {
 	case "nulls":
 		col, f, err := parseNulls(value)
 		if err != nil {
-			return err
+			return true, err
 		}
 		if t.Nulls == nil {
 			t.Nulls = map[string]float64{}
 		}
 		t.Nulls[col] = f
+	case "overwrites":
+		col, val, err := splitPair(value, "column=rate, such as tags=1/day")
+		if err != nil {
+			return true, err
+		}
+		r, err := workload.ParseRate(val)
+		if err != nil {
+			return true, wrap(err)
+		}
+		if t.Overwrites == nil {
+			t.Overwrites = map[string]workload.Rate{}
+		}
+		t.Overwrites[col] = r
+	case "delete", "deletes":
+		d, err := parseDelete(value)
+		if err != nil {
+			return true, err
+		}
+		t.Deletes = append(t.Deletes, d)
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// setChoice sets a field that picks one of a few kinds: nulls_as, skew, writes.
+func setChoice(t *workload.TableWorkload, field, value string) (bool, error) {
+	switch field {
 	case "nulls_as":
 		switch strings.ToLower(value) {
 		case "null", "tombstone":
@@ -248,58 +318,22 @@ func Set(t *workload.TableWorkload, field, value string) error {
 		case "unset":
 			t.NullsAs = workload.NullUnset
 		default:
-			return fmt.Errorf("nulls_as %q: want null or unset", value)
+			return true, fmt.Errorf("nulls_as %q: want null or unset", value)
 		}
-	case "ttl":
-		d, err := workload.ParseDuration(value)
-		if err != nil {
-			return wrap(err)
-		}
-		t.TTL = &d
-	case "delete", "deletes":
-		d, err := parseDelete(value)
-		if err != nil {
-			return err
-		}
-		t.Deletes = append(t.Deletes, d)
-	case "overwrites":
-		col, val, err := splitPair(value, "column=rate, such as tags=1/day")
-		if err != nil {
-			return err
-		}
-		r, err := workload.ParseRate(val)
-		if err != nil {
-			return wrap(err)
-		}
-		if t.Overwrites == nil {
-			t.Overwrites = map[string]workload.Rate{}
-		}
-		t.Overwrites[col] = r
 	case "skew":
 		s := strings.ToLower(strings.TrimSpace(value))
 		if s == "uniform" {
 			t.Skew = workload.Skew{MaxRate: t.Skew.MaxRate}
-			return nil
+			return true, nil
 		}
 		if !strings.HasPrefix(s, "zipf") {
-			return fmt.Errorf("skew %q: want uniform or zipf:1.1", value)
+			return true, fmt.Errorf("skew %q: want uniform or zipf:1.1", value)
 		}
 		var x float64
 		if _, err := fmt.Sscanf(strings.TrimLeft(s[4:], " :="), "%g", &x); err != nil || !(x > 0) || x > 10 {
-			return fmt.Errorf("skew %q: want a Zipf exponent above 0, such as zipf:1.1", value)
+			return true, fmt.Errorf("skew %q: want a Zipf exponent above 0, such as zipf:1.1", value)
 		}
 		t.Skew = workload.Skew{Kind: workload.Zipf, S: x, MaxRate: t.Skew.MaxRate}
-	case "max_rate", "skew.max_rate":
-		r, err := workload.ParseRate(value)
-		if err != nil {
-			return wrap(err)
-		}
-		t.Skew.MaxRate = r
-		markSet(t, "skew.max_rate")
-	case "write_spread":
-		d, err := workload.ParseDuration(value)
-		t.WriteSpread = d
-		return wrap(err)
 	case "writes":
 		switch strings.ToLower(value) {
 		case "insert":
@@ -307,12 +341,12 @@ func Set(t *workload.TableWorkload, field, value string) error {
 		case "update":
 			t.Writes = workload.Update
 		default:
-			return fmt.Errorf("writes %q: want insert or update", value)
+			return true, fmt.Errorf("writes %q: want insert or update", value)
 		}
 	default:
-		return fmt.Errorf("unknown workload field %q (want one of %s)", field, strings.Join(fields, ", "))
+		return false, nil
 	}
-	return nil
+	return true, nil
 }
 
 func markSet(t *workload.TableWorkload, field string) {
