@@ -194,12 +194,7 @@ func Set(t *workload.TableWorkload, field, value string) error {
 
 // setQuantity sets a field holding one quantity: a count, a rate, a span or a duration.
 func setQuantity(t *workload.TableWorkload, field, value string) (bool, error) {
-	wrap := func(err error) error {
-		if err == nil {
-			return nil
-		}
-		return fmt.Errorf("%s %q: %w", field, value, err)
-	}
+	wrap := func(err error) error { return fieldError(field, value, err) }
 	switch field {
 	case "partitions":
 		n, err := workload.ParseCount(value)
@@ -249,12 +244,7 @@ func setQuantity(t *workload.TableWorkload, field, value string) (bool, error) {
 
 // setPerColumn sets a field that describes one column (col=value) or adds a delete.
 func setPerColumn(t *workload.TableWorkload, field, value string) (bool, error) {
-	wrap := func(err error) error {
-		if err == nil {
-			return nil
-		}
-		return fmt.Errorf("%s %q: %w", field, value, err)
-	}
+	wrap := func(err error) error { return fieldError(field, value, err) }
 	switch field {
 	case "avg":
 		col, n, err := parseAvg(value)
@@ -347,6 +337,14 @@ func setChoice(t *workload.TableWorkload, field, value string) (bool, error) {
 		return false, nil
 	}
 	return true, nil
+}
+
+// fieldError is err naming the field and the value it refused, or nil.
+func fieldError(field, value string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s %q: %w", field, value, err)
 }
 
 func markSet(t *workload.TableWorkload, field string) {
