@@ -99,6 +99,7 @@ func settle(t *Table, sh *shape, c *candidate, f facts) error {
 	}
 	if c.table.Options.DefaultTTL > 0 {
 		t.Reasons = append(t.Reasons, fmt.Sprintf("rows expire: default_time_to_live %d (%s)", c.table.Options.DefaultTTL, sizing.FormatDuration(f.life)))
+		graceFor(t, c, f)
 		if cls := c.table.Options.Compaction["class"]; cls != "" {
 			t.Reasons = append(t.Reasons, fmt.Sprintf("TimeWindowCompactionStrategy, windows of %s %s: whole sstables expire and are dropped without compacting tombstones",
 				c.table.Options.Compaction["compaction_window_size"], c.table.Options.Compaction["compaction_window_unit"]))
@@ -184,4 +185,44 @@ func twcs(width string, ttl time.Duration) map[string]string {
 		}
 	}
 	return map[string]string{"class": "TimeWindowCompactionStrategy", "compaction_window_unit": unit, "compaction_window_size": fmt.Sprint(size)}
+}
+
+// graces are the gc_grace_seconds a TTL'd table may get, longest first: the default ten
+// days, a day, three hours (max_hint_window), an hour, 15 and 5 minutes, a minute.
+var graces = []int{864000, 86400, 10800, 3600, 900, 300, 60}
+
+// tombstoneWarn is tombstone_warn_threshold: a read that passes more tombstones is logged.
+const tombstoneWarn = 1000
+
+// graceFor lowers gc_grace_seconds on a TTL'd, insert-only table when the busiest partition
+// receives so many rows that the ones expired within gc_grace_seconds would pass
+// tombstone_warn_threshold in the read of a bucket reaching its expiry. Expired cells need no
+// repair to reach every replica (each expires them itself), so the usual reason for ten days
+// does not hold; what a lower value costs is hints: a hint lives no longer than the table's
+// gc_grace_seconds, so a replica down longer misses writes until a repair.
+func graceFor(t *Table, c *candidate, f facts) {
+	span := f.life
+	if c.width != "" {
+		span = spanOf(c.width).Max
+	}
+	rate := c.est.Largest.Rows / span.Seconds() // rows a second into the busiest partition
+	if rate*float64(graces[0]) <= 0.9*tombstoneWarn {
+		return
+	}
+	g := graces[len(graces)-1]
+	for _, v := range graces {
+		if rate*float64(v) <= 0.9*tombstoneWarn {
+			g = v
+			break
+		}
+	}
+	t.Table.Options.GCGraceSeconds = g
+	if t.Table.Options.Raw == nil {
+		t.Table.Options.Raw = map[string]any{}
+	}
+	t.Table.Options.Raw["gc_grace_seconds"] = fmt.Sprint(g)
+	t.Reasons = append(t.Reasons, fmt.Sprintf("gc_grace_seconds %d: the busiest partition receives %s rows a second, and a read of a bucket reaching its expiry passes the rows expired within gc_grace_seconds as tombstones: %s of them, under tombstone_warn_threshold (1000); with the default ten days, %s",
+		g, trimFloat(rate), sizing.FormatCount(rate*float64(g)), sizing.FormatCount(rate*float64(graces[0]))))
+	t.Notes = append(t.Notes, fmt.Sprintf("gc_grace_seconds %d also bounds hints for this table: a replica down longer than %s misses its writes until a repair (expired rows need no repair, so the TTL is safe)",
+		g, sizing.FormatDuration(time.Duration(g)*time.Second)))
 }

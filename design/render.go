@@ -50,6 +50,9 @@ func CreateTable(t *cql.Table, qualifiedName bool) string {
 	if t.Options.DefaultTTL > 0 {
 		with = append(with, fmt.Sprintf("default_time_to_live = %d", t.Options.DefaultTTL))
 	}
+	if t.Options.GCGraceSeconds > 0 && t.Options.GCGraceSeconds != cql.DefaultGCGraceSeconds {
+		with = append(with, fmt.Sprintf("gc_grace_seconds = %d", t.Options.GCGraceSeconds))
+	}
 	if c := t.Options.Compaction; len(c) > 0 {
 		keys := make([]string, 0, len(c))
 		for k := range c {
