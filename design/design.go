@@ -186,16 +186,29 @@ func designTable(g *group, in Input, taken map[string]bool) (*Table, error) {
 
 // unsized says, for a table designed without volumes, which volume decides its bucket.
 func unsized(t *Table, sh *shape) {
-	v := bound.Judge(t.Table)
-	if !v.Unbounded() {
-		return
+	if nolint, reason, ok := Unsized(t.Table, sh.entity.Name, firstKey(sh)); ok {
+		t.NoLint = nolint
+		t.Reasons = append(t.Reasons, reason)
 	}
-	keys := keyNames(t.Table.PartitionKey)
-	t.NoLint = fmt.Sprintf("unsized: whether %s needs a time bucket, and which, depends on how many rows one (%s) receives over their retention", t.Table.Name, keys)
-	t.Reasons = append(t.Reasons, fmt.Sprintf("%s is a time series (clustered by %s) with no volume to size it: no bucket width is invented. "+
-		"The volume that decides it: %s rows per span of time (rows: 50k/day), how long they are kept (retention: or ttl:) and how many distinct %s there are (columns: {%s: {distinct: N}}); "+
+}
+
+// Unsized says what a design says of a table that is a time series nothing bounds when it
+// has no volume to size it: no bucket width is invented; the reason for the lint (BK101)
+// to wait, and the volume that would decide the bucket. entity names the entity table the
+// rows come from, column the column the partition is looked up by. ok is false when the
+// table is bounded as it is.
+func Unsized(t *cql.Table, entity, column string) (nolint, reason string, ok bool) {
+	v := bound.Judge(t)
+	if !v.Unbounded() {
+		return "", "", false
+	}
+	keys := keyNames(t.PartitionKey)
+	nolint = fmt.Sprintf("unsized: whether %s needs a time bucket, and which, depends on how many rows one (%s) receives over their retention", t.Name, keys)
+	reason = fmt.Sprintf("%s is a time series (clustered by %s) with no volume to size it: no bucket width is invented. "+
+		"The volume that decides it: %s rows per span of time (rows: N/day), how long they are kept (retention: or ttl:) and how many distinct %s there are (columns: {%s: {distinct: N}}); "+
 		"give them in a workload file (--workload) to get the coarsest bucket that keeps a partition under 100,000 values and 100 MB",
-		t.Table.Name, v.Time.Name, sh.entity.Name, keys, firstKey(sh)))
+		t.Name, v.Time.Name, entity, column, column)
+	return nolint, reason, true
 }
 
 func firstKey(sh *shape) string {

@@ -2,6 +2,8 @@ package check
 
 import (
 	"fmt"
+
+	"github.com/cqlsize/cqlsize/design"
 	"sort"
 	"strings"
 
@@ -40,6 +42,10 @@ type suggestion struct {
 	where []string
 	// notes say what the design asks of the writers, as comment lines above CREATE TABLE.
 	notes []string
+	// nolint is why the bucket lint waits (no volume to size the table), or "".
+	nolint string
+	// unsized marks a time series left unbucketed for want of volumes.
+	unsized bool
 }
 
 // suggest designs the table that serves q from one partition: its equality columns (and
@@ -48,8 +54,13 @@ type suggestion struct {
 // distinct) as clustering columns; the other columns it reads as regular columns. It
 // returns the CREATE TABLE statement and the query rewritten for it, or empty strings when
 // no single-partition table can serve the query.
-func suggest(schema *cql.Schema, t *cql.Table, q *selectQuery, stmt *cql.Select) (table, query string, same bool) {
-	sg := design(t, q)
+func suggest(schema *cql.Schema, t *cql.Table, q *selectQuery, stmt *cql.Select, query Query, opts Options) (table, text string, same bool) {
+	if opts.Volumes != nil {
+		if table, text, ok := sized(schema, t, stmt, query, opts.Volumes); ok {
+			return table, text, false
+		}
+	}
+	sg := layout(t, q)
 	if sg == nil {
 		return "", "", false
 	}
@@ -82,8 +93,48 @@ func suggest(schema *cql.Schema, t *cql.Table, q *selectQuery, stmt *cql.Select)
 	for _, n := range sg.notes {
 		b.WriteString("-- " + n + "\n")
 	}
-	b.WriteString(createTable(sg.table, stmt.Table.Keyspace.Name != ""))
+	if sg.nolint != "" {
+		b.WriteString("-- cqlsize:nolint BK101 " + sg.nolint + "\n")
+	}
+	b.WriteString(design.CreateTable(sg.table, stmt.Table.Keyspace.Name != ""))
 	return b.String(), rewriteQuery(stmt, sg), false
+}
+
+// sized asks the design engine for the table that serves the query, sized by the volumes:
+// the table `cqlsize design` makes for the same access pattern. It proves the table as
+// suggest does (the rewritten query reads one partition without ALLOW FILTERING), and
+// gives up (ok false) when the engine cannot serve the query or the volumes do not cover
+// its table; the caller then suggests the unsized table.
+func sized(schema *cql.Schema, t *cql.Table, stmt *cql.Select, q Query, vols *design.Volumes) (table, text string, ok bool) {
+	d, err := design.Run(design.Input{Schema: schema, Queries: []design.Query{{Name: q.Name, Rate: q.Rate, P99: q.P99, Stmt: stmt}}, Volumes: vols})
+	if err != nil || len(d.Tables) != 1 || len(d.Queries) != 1 {
+		return "", "", false
+	}
+	dt := d.Tables[0]
+	base := dt.Table.Name
+	for i := 2; lookup(schema, t.Keyspace, dt.Table.Name) != nil; i++ {
+		dt.Table.Name = fmt.Sprintf("%s_%d", base, i)
+	}
+	st, err := cql.Parse(q.Name, []byte(strings.Replace(d.Queries[0].Text, cql.QuoteName(base)+" ", cql.QuoteName(dt.Table.Name)+" ", 1)))
+	sel, isSelect := st.(*cql.Select)
+	if err != nil || !isSelect {
+		return "", "", false
+	}
+	nq := fromAST(sel, nil)
+	nq.table = dt.Table.Name
+	pc := &prepareContext{table: dt.Table}
+	if p := pc.prepare(nq, false); p.rej != nil || accessOf(dt.Table, nq).access != SinglePartition {
+		return "", "", false
+	}
+	var b strings.Builder
+	for _, r := range append(append([]string{}, dt.Reasons...), dt.Notes...) {
+		b.WriteString("-- " + r + "\n")
+	}
+	if dt.NoLint != "" {
+		b.WriteString("-- cqlsize:nolint BK101 " + dt.NoLint + "\n")
+	}
+	b.WriteString(design.CreateTable(dt.Table, stmt.Table.Keyspace.Name != ""))
+	return b.String(), sel.Text, true
 }
 
 // sameOrder reports whether the clustering columns of a and b sort the same way.
@@ -168,7 +219,9 @@ func sameTypes(c, t *cql.Table, q *selectQuery) bool {
 	return true
 }
 
-func design(t *cql.Table, q *selectQuery) *suggestion {
+// layout designs the key of the table that serves q, as the design engine does for one
+// access pattern, on the checker's model of the query.
+func layout(t *cql.Table, q *selectQuery) *suggestion {
 	if q.distinct || len(q.groupBy) > 0 {
 		return nil // grouping follows the primary key of the table as it is
 	}
@@ -329,6 +382,12 @@ func design(t *cql.Table, q *selectQuery) *suggestion {
 	}
 	nt.Name = base + "_by_" + strings.Join(keyNames, "_")
 	nq.table = nt.Name
+	if sg.unsized {
+		if nolint, reason, ok := design.Unsized(nt, t.Name, keyNames[0]); ok {
+			sg.nolint = nolint
+			sg.notes = append(sg.notes, reason)
+		}
+	}
 	return sg
 }
 
@@ -360,54 +419,6 @@ func sameColumns(a, b []*cql.Column) bool {
 		}
 	}
 	return true
-}
-
-// createTable renders t as a CREATE TABLE statement.
-func createTable(t *cql.Table, qualified bool) string {
-	var b strings.Builder
-	name := cql.QuoteName(t.Name)
-	if qualified && t.Keyspace != "" {
-		name = cql.QuoteName(t.Keyspace) + "." + name
-	}
-	// IF NOT EXISTS, as the tool's own lint (IF101) asks of a migration: the advice goes
-	// into one as it is.
-	fmt.Fprintf(&b, "CREATE TABLE IF NOT EXISTS %s (\n", name)
-	for _, c := range t.Columns {
-		fmt.Fprintf(&b, "    %s %s", cql.QuoteName(c.Name), c.Type)
-		if c.Kind == cql.Static {
-			b.WriteString(" STATIC")
-		}
-		b.WriteString(",\n")
-	}
-	pk := make([]string, len(t.PartitionKey))
-	for i, c := range t.PartitionKey {
-		pk[i] = cql.QuoteName(c.Name)
-	}
-	key := strings.Join(pk, ", ")
-	if len(pk) > 1 || len(t.Clustering) > 0 {
-		key = "(" + key + ")"
-	}
-	for _, c := range t.Clustering {
-		key += ", " + cql.QuoteName(c.Name)
-	}
-	fmt.Fprintf(&b, "    PRIMARY KEY (%s)\n)", key)
-	var with []string
-	desc := false
-	var orders []string
-	for _, c := range t.Clustering {
-		desc = desc || c.Order == cql.Desc
-		orders = append(orders, cql.QuoteName(c.Name)+" "+strings.ToUpper(c.Order.String()))
-	}
-	if desc {
-		with = append(with, "CLUSTERING ORDER BY ("+strings.Join(orders, ", ")+")")
-	}
-	if t.Options.DefaultTTL > 0 {
-		with = append(with, fmt.Sprintf("default_time_to_live = %d", t.Options.DefaultTTL))
-	}
-	if len(with) > 0 {
-		b.WriteString(" WITH " + strings.Join(with, "\n    AND "))
-	}
-	return b.String()
 }
 
 // rewriteQuery writes the SELECT again for the suggested table.
