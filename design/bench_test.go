@@ -7,7 +7,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/design"
-	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // BenchmarkDesign50Entities200Queries designs 50 entities with 4 access patterns each: by
@@ -21,9 +21,9 @@ func BenchmarkDesign50Entities200Queries(b *testing.B) {
 		fmt.Fprintf(&qs, "SELECT id, created_at, body FROM e%d WHERE owner_id = ? ORDER BY created_at DESC LIMIT 20;\n", i)
 		fmt.Fprintf(&qs, "SELECT id, created_at, body FROM e%d WHERE group_id = ? AND created_at > ?;\n", i)
 		fmt.Fprintf(&qs, "SELECT id, created_at, body FROM e%d WHERE tags CONTAINS ? ORDER BY created_at DESC LIMIT 20;\n", i)
-		vols = append(vols, &design.Entity{Name: fmt.Sprintf("e%d", i), Rows: rate("1M/day"), Retention: 2 * sizing.Year,
-			Avg: map[string]float64{"body": 200}, Items: map[string]sizing.Items{"tags": {Count: 2, Size: 10}},
-			Columns: map[string]design.ColumnVolume{"owner_id": {Distinct: 1e6}, "group_id": {Distinct: 100}, "tags": {Distinct: 1e5, Skew: sizing.Skew{Kind: sizing.Zipf, S: 1.2}}}})
+		vols = append(vols, &design.Entity{Name: fmt.Sprintf("e%d", i), Rows: rate("1M/day"), Retention: 2 * workload.Year,
+			Avg: map[string]float64{"body": 200}, Items: map[string]workload.Items{"tags": {Count: 2, Size: 10}},
+			Columns: map[string]design.ColumnVolume{"owner_id": {Distinct: 1e6}, "group_id": {Distinct: 100}, "tags": {Distinct: 1e5, Skew: workload.Skew{Kind: workload.Zipf, S: 1.2}}}})
 	}
 	schema, err := parseSchema("entities.cql", ents.String(), "app")
 	if err != nil {

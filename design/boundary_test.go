@@ -8,6 +8,7 @@ import (
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/design"
 	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // one designs a single access pattern on one entity with the given volume.
@@ -35,8 +36,8 @@ func one(t *testing.T, entity, query string, ev *design.Entity) *design.Table {
 	return d.Tables[0]
 }
 
-func rate(s string) sizing.Rate {
-	r, err := sizing.ParseRate(s)
+func rate(s string) workload.Rate {
+	r, err := workload.ParseRate(s)
 	if err != nil {
 		panic(err)
 	}
@@ -56,7 +57,7 @@ const (
 // 100,000 values, on both sides of each boundary. One value a row (total_cents, value):
 // the values of a partition are its rows.
 func TestBucketBoundaries(t *testing.T) {
-	fiveYears := time.Duration(5 * sizing.Year)
+	fiveYears := time.Duration(5 * workload.Year)
 	for _, tc := range []struct {
 		name          string
 		entity, query string
@@ -75,17 +76,17 @@ func TestBucketBoundaries(t *testing.T) {
 			&design.Entity{Name: "orders", Rows: rate("101k/day"), Retention: fiveYears, Columns: map[string]design.ColumnVolume{"customer_id": {Distinct: 1826.2125}}}, "year", false},
 		// One reading a second: 86,400 a day (a month would hold 2.6M, a week 605k): a day.
 		{"86,400 readings a day: a day", readingsEntity, readingsQuery,
-			&design.Entity{Name: "readings", Rows: rate("1/s"), TTL: 90 * sizing.Day, Columns: map[string]design.ColumnVolume{"sensor_id": {Distinct: 1}}}, "day", false},
+			&design.Entity{Name: "readings", Rows: rate("1/s"), TTL: 90 * workload.Day, Columns: map[string]design.ColumnVolume{"sensor_id": {Distinct: 1}}}, "day", false},
 		// 1.2 a second: 103,680 a day, over: an hour.
 		{"103,680 readings a day: an hour", readingsEntity, readingsQuery,
-			&design.Entity{Name: "readings", Rows: rate("1.2/s"), TTL: 90 * sizing.Day, Columns: map[string]design.ColumnVolume{"sensor_id": {Distinct: 1}}}, "hour", false},
+			&design.Entity{Name: "readings", Rows: rate("1.2/s"), TTL: 90 * workload.Day, Columns: map[string]design.ColumnVolume{"sensor_id": {Distinct: 1}}}, "hour", false},
 		// 14,000 a week (2,000 a day, 60,900 a month): a month.
 		{"60,900 a month: a month", readingsEntity, readingsQuery,
-			&design.Entity{Name: "readings", Rows: rate("2000/day"), TTL: 365 * sizing.Day, Columns: map[string]design.ColumnVolume{"sensor_id": {Distinct: 1}}}, "month", false},
+			&design.Entity{Name: "readings", Rows: rate("2000/day"), TTL: 365 * workload.Day, Columns: map[string]design.ColumnVolume{"sensor_id": {Distinct: 1}}}, "month", false},
 		// A Zipf head no bucket down to an hour holds: write shards.
 		{"a Zipf head: shards", postsEntity, postsQuery,
-			&design.Entity{Name: "posts", Rows: rate("10M/day"), Retention: 2 * sizing.Year, Avg: map[string]float64{"content": 280},
-				Items: map[string]sizing.Items{"hashtags": {Count: 2, Size: 12}}, Columns: map[string]design.ColumnVolume{"hashtags": {Distinct: 1e6, Skew: sizing.Skew{Kind: sizing.Zipf, S: 1.2}}}}, "hour", true},
+			&design.Entity{Name: "posts", Rows: rate("10M/day"), Retention: 2 * workload.Year, Avg: map[string]float64{"content": 280},
+				Items: map[string]workload.Items{"hashtags": {Count: 2, Size: 12}}, Columns: map[string]design.ColumnVolume{"hashtags": {Distinct: 1e6, Skew: workload.Skew{Kind: workload.Zipf, S: 1.2}}}}, "hour", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tb := one(t, tc.entity, tc.query, tc.ev)
@@ -110,8 +111,8 @@ func TestShardedDesignAgreesWithEstimate(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, _ := cql.Parse("queries.cql", []byte(postsQuery))
-	ev := &design.Entity{Name: "posts", Rows: rate("10M/day"), Retention: 2 * sizing.Year, Avg: map[string]float64{"content": 280},
-		Items: map[string]sizing.Items{"hashtags": {Count: 2, Size: 12}}, Columns: map[string]design.ColumnVolume{"hashtags": {Distinct: 1e6, Skew: sizing.Skew{Kind: sizing.Zipf, S: 1.2}}}}
+	ev := &design.Entity{Name: "posts", Rows: rate("10M/day"), Retention: 2 * workload.Year, Avg: map[string]float64{"content": 280},
+		Items: map[string]workload.Items{"hashtags": {Count: 2, Size: 12}}, Columns: map[string]design.ColumnVolume{"hashtags": {Distinct: 1e6, Skew: workload.Skew{Kind: workload.Zipf, S: 1.2}}}}
 	d, err := design.Run(design.Input{Schema: schema, Queries: []design.Query{{Name: "q", Stmt: st.(*cql.Select)}},
 		Volumes: &design.Volumes{File: "workload.yaml", Entities: []*design.Entity{ev}}})
 	if err != nil {
@@ -121,7 +122,7 @@ func TestShardedDesignAgreesWithEstimate(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, d.Migration(schema))
 	}
-	w, err := sizing.ParseWorkload("workload.yaml", []byte(d.WorkloadFile()))
+	w, err := workload.Parse("workload.yaml", []byte(d.WorkloadFile()))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, d.WorkloadFile())
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/check"
 	"github.com/cqlsize/cqlsize/design"
-	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // load reads one case folder: entities, queries and volumes, as the command does.
@@ -28,7 +28,7 @@ func load(t testing.TB, dir, keyspace string) design.Input {
 		in.Queries = append(in.Queries, design.Query{Name: q.Name, Rate: q.Rate, P99: q.P99, Stmt: q.Statement()})
 	}
 	if _, err := os.Stat(filepath.Join(dir, "workload.yaml")); err == nil {
-		w, err := sizing.LoadWorkload(filepath.Join(dir, "workload.yaml"))
+		w, err := workload.Load(filepath.Join(dir, "workload.yaml"))
 		if err != nil {
 			t.Fatal(err)
 		}

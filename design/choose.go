@@ -9,6 +9,7 @@ import (
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/bound"
 	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // choose picks the coarsest bucket whose p99 and largest partition (the Zipf head) stay
@@ -37,7 +38,7 @@ func choose(t *Table, g *group, name string, ev *Entity, in Input) error {
 		return &candidate{width: width, shards: shards, table: tbl, derive: derive, work: work, est: est}, nil
 	}
 	t.Reasons = append(t.Reasons, fmt.Sprintf("%s rows kept (%s for a %s of %s) over %s keys: %s a key on average, skew %s",
-		sizing.FormatCount(f.rate*f.life.Seconds()), rateText(f.rate), lifeWord(f), sizing.FormatDuration(f.life),
+		sizing.FormatCount(f.rate*f.life.Seconds()), rateText(f.rate), lifeWord(f), workload.FormatDuration(f.life),
 		f.keyText, rowsText(f.rate*f.life.Seconds()/f.keys), f.skew))
 	var last *candidate
 	for _, w := range widths {
@@ -86,7 +87,7 @@ func settle(t *Table, sh *shape, c *candidate, f facts) error {
 	}
 	switch {
 	case c.width == "" && bound.Judge(t.Table).Unbounded():
-		t.NoLint = fmt.Sprintf("sized: %s rows a partition over %s at most (%s values, %s): no bucket needed", sizing.FormatCount(c.est.Largest.Rows), sizing.FormatDuration(f.life),
+		t.NoLint = fmt.Sprintf("sized: %s rows a partition over %s at most (%s values, %s): no bucket needed", sizing.FormatCount(c.est.Largest.Rows), workload.FormatDuration(f.life),
 			sizing.FormatCount(c.est.Largest.StoredValues), sizing.FormatBytes(c.est.Largest.Bytes))
 		t.Reasons = append(t.Reasons, "no bucket: the busiest partition stays under the limits for as long as its rows are kept")
 	case c.width == "":
@@ -98,7 +99,7 @@ func settle(t *Table, sh *shape, c *candidate, f facts) error {
 			c.width, t.TimeColumn, t.BucketColumn, bucketFunc(c.width), t.TimeColumn))
 	}
 	if c.table.Options.DefaultTTL > 0 {
-		t.Reasons = append(t.Reasons, fmt.Sprintf("rows expire: default_time_to_live %d (%s)", c.table.Options.DefaultTTL, sizing.FormatDuration(f.life)))
+		t.Reasons = append(t.Reasons, fmt.Sprintf("rows expire: default_time_to_live %d (%s)", c.table.Options.DefaultTTL, workload.FormatDuration(f.life)))
 		graceFor(t, c, f)
 		if cls := c.table.Options.Compaction["class"]; cls != "" {
 			t.Reasons = append(t.Reasons, fmt.Sprintf("TimeWindowCompactionStrategy, windows of %s %s: whole sstables expire and are dropped without compacting tombstones",
@@ -139,8 +140,8 @@ func rowsText(n float64) string {
 	return "1 row"
 }
 
-func spanOf(width string) sizing.Span {
-	s, _ := sizing.ParseSpan(width)
+func spanOf(width string) workload.Span {
+	s, _ := workload.ParseSpan(width)
 	return s
 }
 
@@ -178,7 +179,7 @@ func twcs(width string, ttl time.Duration) map[string]string {
 		size = 365
 	default:
 		d := ttl / 30
-		if d < sizing.Day {
+		if d < workload.Day {
 			unit, size = "HOURS", max(1, int(math.Round(d.Hours())))
 		} else {
 			size = int(math.Round(d.Hours() / 24))
@@ -224,5 +225,5 @@ func graceFor(t *Table, c *candidate, f facts) {
 	t.Reasons = append(t.Reasons, fmt.Sprintf("gc_grace_seconds %d: the busiest partition receives %s rows a second, and a read of a bucket reaching its expiry passes the rows expired within gc_grace_seconds as tombstones: %s of them, under tombstone_warn_threshold (1000); with the default ten days, %s",
 		g, trimFloat(rate), sizing.FormatCount(rate*float64(g)), sizing.FormatCount(rate*float64(graces[0]))))
 	t.Notes = append(t.Notes, fmt.Sprintf("gc_grace_seconds %d also bounds hints for this table: a replica down longer than %s misses its writes until a repair (expired rows need no repair, so the TTL is safe)",
-		g, sizing.FormatDuration(time.Duration(g)*time.Second)))
+		g, workload.FormatDuration(time.Duration(g)*time.Second)))
 }

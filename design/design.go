@@ -9,6 +9,7 @@ import (
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/bound"
 	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // Input is what a design starts from.
@@ -39,7 +40,7 @@ type Table struct {
 	Shards                           int
 	ShardColumn                      string
 	Derive                           []Derive // how each column is written from an entity row
-	Workload                         *sizing.TableWorkload
+	Workload                         *workload.TableWorkload
 	Estimate                         *sizing.Estimate
 	Reasons                          []string // the choices, with the numbers behind them
 	Notes                            []string // what the design costs the writers

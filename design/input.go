@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/cqlsize/cqlsize/cql"
-	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // Query is one access pattern: a SELECT written against an entity table as if any column
@@ -24,12 +24,12 @@ type Volumes struct {
 
 // Entity is the volume of one entity table.
 type Entity struct {
-	Name      string      // as written: "orders" or "app.orders"
-	Rows      sizing.Rate // rows inserted into the whole table per span of time (50k/day)
+	Name      string        // as written: "orders" or "app.orders"
+	Rows      workload.Rate // rows inserted into the whole table per span of time (50k/day)
 	Retention time.Duration
 	TTL       time.Duration
 	Avg       map[string]float64
-	Items     map[string]sizing.Items
+	Items     map[string]workload.Items
 	Columns   map[string]ColumnVolume
 	// NullsAs is how a missing value is written; the write plan binds unset, the default here.
 	Pos    cql.Pos
@@ -40,7 +40,7 @@ type Entity struct {
 // the rows spread over them.
 type ColumnVolume struct {
 	Distinct float64
-	Skew     sizing.Skew
+	Skew     workload.Skew
 }
 
 // FieldPos is where a field of the entry was written, or the entry itself.

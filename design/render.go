@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/cqlsize/cqlsize/cql"
-	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // CreateTable renders t as CREATE TABLE IF NOT EXISTS (as the tool's own lint asks of a
@@ -191,7 +191,7 @@ func (d *Design) WorkloadFile() string {
 		} else if w.Horizon > 0 {
 			fmt.Fprintf(&b, "    horizon: %dh\n", int64(w.Horizon.Hours()))
 		}
-		if w.Skew.Kind == sizing.Zipf {
+		if w.Skew.Kind == workload.Zipf {
 			fmt.Fprintf(&b, "    skew: {zipf: %s}\n", trimFloat(w.Skew.S))
 		}
 		b.WriteString("    nulls_as: unset\n")
@@ -217,7 +217,7 @@ func (d *Design) WorkloadFile() string {
 	return b.String()
 }
 
-func rateYAML(r sizing.Rate) string {
+func rateYAML(r workload.Rate) string {
 	unit := map[string]string{"1s": "s", "1h0m0s": "hour", "24h0m0s": "day"}[r.Per.String()]
 	if unit == "" {
 		unit = "year"

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // serve rewrites one access pattern for the table that serves it: the same selection, its
@@ -158,7 +159,7 @@ func checkVolumes(schema *cql.Schema, v *Volumes) []error {
 			}
 			if d := ev.Columns[col].Distinct; total > 0 && d > n*1.0000001 {
 				errs = append(errs, cql.Errorf(ev.FieldPos("columns."+col+".distinct"), "workload: %s: columns: %s: distinct %s is more than the %s %s written over %s (%s): a column cannot take more values than it is given",
-					ev.Name, col, sizing.FormatCount(d), sizing.FormatCount(n), what, sizing.FormatDuration(ev.life()), rateText(ev.Rows.PerSecond())))
+					ev.Name, col, sizing.FormatCount(d), sizing.FormatCount(n), what, workload.FormatDuration(ev.life()), rateText(ev.Rows.PerSecond())))
 			}
 		}
 		for _, m := range []map[string]float64{ev.Avg} {

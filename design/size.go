@@ -9,6 +9,7 @@ import (
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/severity"
 	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // widths are the buckets tried, coarsest first: none, then the bucket package's calendar
@@ -26,7 +27,7 @@ type facts struct {
 	rate    float64 // rows per second into the whole table
 	life    time.Duration
 	ttl     bool // life is a TTL (rows expire), not a retention
-	skew    sizing.Skew
+	skew    workload.Skew
 	keyText string // "10M customer_id", for the reasons
 }
 
@@ -69,7 +70,7 @@ func factsOf(sh *shape, ev *Entity, file string) (facts, error) {
 		switch {
 		case ok && cv.Distinct > 0:
 			keys *= cv.Distinct
-			if cv.Skew.Kind == sizing.Zipf && (f.skew.Kind != sizing.Zipf || cv.Skew.S > f.skew.S) {
+			if cv.Skew.Kind == workload.Zipf && (f.skew.Kind != workload.Zipf || cv.Skew.S > f.skew.S) {
 				f.skew = cv.Skew
 			}
 		case identity:
@@ -105,10 +106,10 @@ func coversIdentity(sh *shape) bool {
 
 // workloadFor is the workload `estimate` reads for one table: the entity's volumes spread
 // over the table's keys.
-func workloadFor(t *cql.Table, f facts, ev *Entity, sh *shape, width string, shards int) *sizing.TableWorkload {
-	tw := &sizing.TableWorkload{
+func workloadFor(t *cql.Table, f facts, ev *Entity, sh *shape, width string, shards int) *workload.TableWorkload {
+	tw := &workload.TableWorkload{
 		Name: t.QualifiedName(), Partitions: f.keys, WriteRate: perKey(f.rate / f.keys),
-		Skew: f.skew, NullsAs: sizing.NullUnset, Fields: map[string]cql.Pos{},
+		Skew: f.skew, NullsAs: workload.NullUnset, Fields: map[string]cql.Pos{},
 	}
 	if shards > 1 {
 		tw.Shards = shards
@@ -120,7 +121,7 @@ func workloadFor(t *cql.Table, f facts, ev *Entity, sh *shape, width string, sha
 		tw.Horizon = f.life
 	}
 	if width != "" {
-		tw.Bucket, _ = sizing.ParseSpan(width)
+		tw.Bucket, _ = workload.ParseSpan(width)
 	}
 	for col, v := range ev.Avg {
 		if c := t.Column(col); c != nil {
@@ -132,7 +133,7 @@ func workloadFor(t *cql.Table, f facts, ev *Entity, sh *shape, width string, sha
 	for col, it := range ev.Items {
 		if c := t.Column(col); c != nil && c.Type.IsCollection() {
 			if tw.Items == nil {
-				tw.Items = map[string]sizing.Items{}
+				tw.Items = map[string]workload.Items{}
 			}
 			tw.Items[col] = it
 		}
@@ -148,13 +149,13 @@ func workloadFor(t *cql.Table, f facts, ev *Entity, sh *shape, width string, sha
 }
 
 // perKey is a rate per key in a unit that keeps the count readable in a workload file.
-func perKey(perSecond float64) sizing.Rate {
-	for _, u := range []time.Duration{time.Second, time.Hour, sizing.Day, sizing.Year} {
-		if n := perSecond * u.Seconds(); n >= 1 || u == sizing.Year {
-			return sizing.Rate{Count: round4(n), Per: u}
+func perKey(perSecond float64) workload.Rate {
+	for _, u := range []time.Duration{time.Second, time.Hour, workload.Day, workload.Year} {
+		if n := perSecond * u.Seconds(); n >= 1 || u == workload.Year {
+			return workload.Rate{Count: round4(n), Per: u}
 		}
 	}
-	return sizing.Rate{}
+	return workload.Rate{}
 }
 
 // round4 keeps four significant digits, so the workload file says what was sized.
@@ -172,7 +173,7 @@ type candidate struct {
 	shards int
 	table  *cql.Table
 	derive []Derive
-	work   *sizing.TableWorkload
+	work   *workload.TableWorkload
 	est    *sizing.Estimate
 }
 
@@ -200,7 +201,7 @@ func (c *candidate) describe() string {
 	return s + ": over the limits"
 }
 
-func setAvg(tw *sizing.TableWorkload, col string, v float64) {
+func setAvg(tw *workload.TableWorkload, col string, v float64) {
 	if tw.Avg == nil {
 		tw.Avg = map[string]float64{}
 	}

@@ -2,14 +2,14 @@ package design
 
 import (
 	"github.com/cqlsize/cqlsize/cql"
-	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // FromWorkload reads the entity entries of a workload file (rows: 50k/day, retention:,
 // ttl:, avg:, items:, columns:) as volumes. An entry that describes a query table's
 // partitions instead (partitions:, write_rate:) is an error at its line: a design derives
 // those.
-func FromWorkload(w *sizing.Workload) (*Volumes, error) {
+func FromWorkload(w *workload.Workload) (*Volumes, error) {
 	v := &Volumes{File: w.File}
 	var errs []error
 	for _, t := range w.Tables {

@@ -8,7 +8,7 @@ import (
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/lint"
 	"github.com/cqlsize/cqlsize/design"
-	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // TestSuggestionsPassLints holds the checker to the tool's own rules: every table `check`
@@ -125,8 +125,8 @@ CREATE TABLE app.orders (order_id timeuuid PRIMARY KEY, customer_id uuid, store_
 	if strings.Contains(r.SuggestedTable, "day date") || strings.Contains(r.SuggestedQuery, "day = ?") || !strings.Contains(r.SuggestedTable, "--workload") {
 		t.Errorf("without volumes: %s\n%s", r.SuggestedTable, r.SuggestedQuery)
 	}
-	rate := func(s string) sizing.Rate { r, _ := sizing.ParseRate(s); return r }
-	vols := &design.Volumes{File: "workload.yaml", Entities: []*design.Entity{{Name: "app.orders", Rows: rate("50k/day"), Retention: 5 * sizing.Year,
+	rate := func(s string) workload.Rate { r, _ := workload.ParseRate(s); return r }
+	vols := &design.Volumes{File: "workload.yaml", Entities: []*design.Entity{{Name: "app.orders", Rows: rate("50k/day"), Retention: 5 * workload.Year,
 		Columns: map[string]design.ColumnVolume{"customer_id": {Distinct: 10e6}, "store_id": {Distinct: 20}}}}}
 	r = checkOne(t, s, q, Options{Volumes: vols})
 	if !strings.Contains(r.SuggestedTable, "PRIMARY KEY ((customer_id), created_at, order_id)") || !strings.Contains(r.SuggestedTable, "9 rows a key on average") {

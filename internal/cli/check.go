@@ -11,7 +11,7 @@ import (
 	"github.com/cqlsize/cqlsize/cql/check"
 	"github.com/cqlsize/cqlsize/design"
 	"github.com/cqlsize/cqlsize/finding"
-	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // checkFlags are the flags of `cqlsize check`.
@@ -115,7 +115,7 @@ func runCheck(env *Env, f *checkFlags) error {
 	}
 	opts := check.Options{Keyspace: f.keyspace, Unpaged: f.unpaged}
 	if f.workload != "" {
-		w, err := sizing.LoadWorkload(f.workload)
+		w, err := workload.Load(f.workload)
 		if err != nil {
 			return InputErr(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/design"
 	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 type designFlags struct {
@@ -105,7 +106,7 @@ func runDesign(env *Env, f *designFlags) error {
 	if len(qs) == 0 {
 		return InputErr(fmt.Errorf("queries %s: no query in it: nothing to design", f.queries))
 	}
-	w, err := sizing.LoadWorkload(f.workload)
+	w, err := workload.Load(f.workload)
 	if err != nil {
 		return InputErr(err)
 	}
