@@ -222,7 +222,14 @@ func (sh *shape) build(name string, width string, shards int, want map[string]bo
 		if nt.Column(c.Name) != nil || !(star || want[c.Name]) {
 			continue
 		}
-		nt.Columns = append(nt.Columns, &cql.Column{Name: c.Name, Type: c.Type, Kind: cql.Regular, Position: -1})
+		typ := c.Type
+		if typ.IsCollection() && !typ.Frozen {
+			// The write plan writes the collection whole with each row: frozen, it is one
+			// cell; non-frozen, every write would first delete the old elements with a
+			// collection tombstone.
+			typ = keyType(typ)
+		}
+		nt.Columns = append(nt.Columns, &cql.Column{Name: c.Name, Type: typ, Kind: cql.Regular, Position: -1})
 		derive = append(derive, Derive{c.Name, c.Name})
 	}
 	nt.Options.DefaultTTL = ttl
