@@ -12,6 +12,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/design"
+	"github.com/cqlsize/cqlsize/migrations"
 	"github.com/cqlsize/cqlsize/sizing"
 	"github.com/cqlsize/cqlsize/workload"
 )
@@ -148,10 +149,15 @@ func writeDesign(d *design.Design, schema *cql.Schema, dir string) (*design.File
 	}
 	migration := d.Migration(schema)
 	// The migration goes into its own folder: a migrations folder holds numbered migrations
-	// only (migrate refuses queries.cql beside them).
-	path, err := newMigrationFile(filepath.Join(dir, "migrations"), "design", time.Now())
-	if err != nil {
-		return nil, err
+	// only (migrate refuses queries.cql beside them). The same design run again finds its
+	// migration already there as the newest one and writes no second copy.
+	migDir := filepath.Join(dir, "migrations")
+	path := newestMigration(migDir, migration)
+	if path == "" {
+		var err error
+		if path, err = newMigrationFile(migDir, "design", time.Now()); err != nil {
+			return nil, err
+		}
 	}
 	files.Migration = path
 	body[path] = migration
@@ -165,4 +171,17 @@ func writeDesign(d *design.Design, schema *cql.Schema, dir string) (*design.File
 		}
 	}
 	return files, nil
+}
+
+// newestMigration returns the newest migration of dir when it holds exactly body, else "".
+func newestMigration(dir, body string) string {
+	set, err := migrations.LoadSetDir(dir)
+	if err != nil || len(set.Migrations) == 0 {
+		return ""
+	}
+	last := set.Migrations[len(set.Migrations)-1]
+	if b, err := os.ReadFile(last.File); err == nil && string(b) == body {
+		return last.File
+	}
+	return ""
 }

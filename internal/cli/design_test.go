@@ -96,3 +96,35 @@ func TestDesignBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestDesignMigrationNumbering: the first design goes to 0001_design.cql, the same design
+// run again writes no second copy, and a changed design takes the next free number.
+func TestDesignMigrationNumbering(t *testing.T) {
+	out := t.TempDir()
+	run := func(c string) {
+		t.Helper()
+		dir := filepath.Join(designCases, c)
+		code, stdout, stderr := runIn(t, "", "design", "-k", "app", "--schema", filepath.Join(dir, "entities.cql"), "--queries", filepath.Join(dir, "queries.cql"),
+			"--workload", filepath.Join(dir, "workload.yaml"), "--out", out)
+		if code != ExitOK {
+			t.Fatalf("design %s: exit %d\n%s%s", c, code, stdout, stderr)
+		}
+	}
+	files := func() string {
+		entries, _ := os.ReadDir(filepath.Join(out, "migrations"))
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		return strings.Join(names, " ")
+	}
+	run("sensors")
+	run("sensors")
+	if got := files(); got != "0001_design.cql" {
+		t.Errorf("after the same design twice: %s", got)
+	}
+	run("magazines")
+	if got := files(); got != "0001_design.cql 0002_design.cql" {
+		t.Errorf("after another design: %s", got)
+	}
+}
