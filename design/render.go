@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/workload"
@@ -191,8 +192,13 @@ func (d *Design) WorkloadFile() string {
 		} else if w.Horizon > 0 {
 			fmt.Fprintf(&b, "    horizon: %dh\n", int64(w.Horizon.Hours()))
 		}
-		if w.Skew.Kind == workload.Zipf {
+		switch {
+		case w.Skew.Kind == workload.Zipf && !w.Skew.MaxRate.IsZero():
+			fmt.Fprintf(&b, "    skew: {zipf: %s, max_rate: %s}\n", trimFloat(w.Skew.S), rateYAML(w.Skew.MaxRate))
+		case w.Skew.Kind == workload.Zipf:
 			fmt.Fprintf(&b, "    skew: {zipf: %s}\n", trimFloat(w.Skew.S))
+		case !w.Skew.MaxRate.IsZero():
+			fmt.Fprintf(&b, "    skew: {max_rate: %s}\n", rateYAML(w.Skew.MaxRate))
 		}
 		b.WriteString("    nulls_as: unset\n")
 		if len(w.Avg) > 0 {
@@ -217,12 +223,21 @@ func (d *Design) WorkloadFile() string {
 	return b.String()
 }
 
+// rateYAML writes a rate as the workload file reads it: count per second, hour, day or
+// year, or per the duration it was given in.
 func rateYAML(r workload.Rate) string {
-	unit := map[string]string{"1s": "s", "1h0m0s": "hour", "24h0m0s": "day"}[r.Per.String()]
-	if unit == "" {
-		unit = "year"
+	count := strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.6f", r.Count), "0"), ".")
+	switch r.Per {
+	case time.Second:
+		return count + "/s"
+	case time.Hour:
+		return count + "/hour"
+	case workload.Day:
+		return count + "/day"
+	case workload.Year:
+		return count + "/year"
 	}
-	return fmt.Sprintf("%s/%s", strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.6f", r.Count), "0"), "."), unit)
+	return fmt.Sprintf("%s/%ds", count, int64(r.Per.Seconds()))
 }
 
 func numbers(m map[string]float64) string {
