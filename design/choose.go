@@ -65,7 +65,11 @@ func choose(t *Table, g *group, name string, ev *Entity, in Input) error {
 			return err
 		}
 		if c.fits() {
-			t.Reasons = append(t.Reasons, fmt.Sprintf("no bucket down to %s holds the busiest key, so every key is spread over write shards: %s", widthText(last.width), c.describe()))
+			if last.width == "" {
+				t.Reasons = append(t.Reasons, fmt.Sprintf("the entity has no time column to cut a bucket from, so every key is spread over write shards: %s", c.describe()))
+			} else {
+				t.Reasons = append(t.Reasons, fmt.Sprintf("no bucket down to %s holds the busiest key, so every key is spread over write shards: %s", widthText(last.width), c.describe()))
+			}
 			return settle(t, sh, c, f)
 		}
 	}

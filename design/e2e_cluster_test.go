@@ -141,7 +141,10 @@ func generate(t *cql.Table, qs []design.Query, n int) []denorm.Values {
 			ordered[o.Column.Name] = true
 		}
 	}
-	identity := len(t.PartitionKey) == 1 && len(t.Clustering) == 0
+	// The last column of the entity's key takes a new value each row, so no two records
+	// share an identity (the node would keep one of them).
+	key := append(append([]*cql.Column{}, t.PartitionKey...), t.Clustering...)
+	last := key[len(key)-1].Name
 	pools := map[string][]any{}
 	pool := func(c *cql.Column, make func(i int) any) any {
 		if pools[c.Name] == nil {
@@ -157,7 +160,7 @@ func generate(t *cql.Table, qs []design.Query, n int) []denorm.Values {
 		at := base.Add(time.Duration(i)*47*time.Minute + time.Duration(r.Intn(1000))*time.Millisecond)
 		v := denorm.Values{}
 		for _, c := range t.Columns {
-			unique := identity && c.Kind == cql.PartitionKey || ordered[c.Name]
+			unique := c.Name == last || ordered[c.Name]
 			switch c.Type.Name {
 			case "timeuuid":
 				v[c.Name] = gocql.UUIDFromTime(at)

@@ -40,7 +40,11 @@ func serve(a *access, t *Table) *Served {
 	}
 	if t.ShardColumn != "" {
 		where = append(where, cql.QuoteName(t.ShardColumn)+" = ?")
-		reads = append(reads, fmt.Sprintf("every shard 0 to %d of each bucket, merged in clustering order (bucket.Scheme.Partitions)", t.Shards-1))
+		if t.BucketColumn != "" {
+			reads = append(reads, fmt.Sprintf("every shard 0 to %d of each bucket, merged in clustering order (bucket.Scheme.Partitions)", t.Shards-1))
+		} else {
+			reads = append(reads, fmt.Sprintf("every shard 0 to %d, merged in clustering order", t.Shards-1))
+		}
 	}
 	var b strings.Builder
 	b.WriteString("SELECT ")
