@@ -134,7 +134,12 @@ func sized(schema *cql.Schema, t *cql.Table, stmt *cql.Select, q Query, vols *de
 		b.WriteString("-- cqlsize:nolint BK101 " + dt.NoLint + "\n")
 	}
 	b.WriteString(design.CreateTable(dt.Table, stmt.Table.Keyspace.Name != ""))
-	return b.String(), sel.Text, true
+	text = sel.Text
+	if stmt.Table.Keyspace.Name == "" {
+		// The query as written names no keyspace: neither does its rewrite.
+		text = strings.Replace(text, cql.QuoteName(dt.Table.Keyspace)+"."+cql.QuoteName(dt.Table.Name), cql.QuoteName(dt.Table.Name), 1)
+	}
+	return b.String(), text, true
 }
 
 // sameOrder reports whether the clustering columns of a and b sort the same way.
