@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/cqlsize/cqlsize/cql"
@@ -96,7 +97,8 @@ func (d *Design) WriteJSON(w io.Writer, files *Files) error {
 		}
 		if e := t.Estimate; e != nil {
 			r.Sized = true
-			jt.Partition = &jsonSizes{e.P99.Rows, e.P99.StoredValues, e.P99.Bytes, e.Largest.Rows, e.Largest.StoredValues, e.Largest.Bytes}
+			r6 := func(v float64) float64 { return math.Round(v*10) / 10 }
+			jt.Partition = &jsonSizes{r6(e.P99.Rows), r6(e.P99.StoredValues), math.Round(e.P99.Bytes), r6(e.Largest.Rows), r6(e.Largest.StoredValues), math.Round(e.Largest.Bytes)}
 			jt.Verdict = e.Verdict.String()
 			for _, f := range e.Findings {
 				jt.Findings = append(jt.Findings, jsonFinder{f.Code, f.Severity.String(), f.Message})
@@ -109,6 +111,7 @@ func (d *Design) WriteJSON(w io.Writer, files *Files) error {
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // a query's > and < as written
 	return enc.Encode(r)
 }
 
