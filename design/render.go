@@ -2,6 +2,8 @@ package design
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -248,14 +250,7 @@ func numbers(m map[string]float64) string {
 	return strings.Join(items, ", ")
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // WritePlanFile is the write plan: for each entity, the tables one write fans out to and
 // the rule (cql/derive, TARGET=EXPR) that fills each of their key columns; the other

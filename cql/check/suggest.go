@@ -426,45 +426,12 @@ func sameColumns(a, b []*cql.Column) bool {
 	return true
 }
 
-// rewriteQuery writes the SELECT again for the suggested table.
+// rewriteQuery writes the SELECT again for the suggested table, as the design engine writes
+// its rewritten queries.
 func rewriteQuery(s *cql.Select, sg *suggestion) string {
-	var b strings.Builder
-	b.WriteString("SELECT ")
-	if s.JSON {
-		b.WriteString("JSON ")
-	}
-	if s.Star {
-		b.WriteString("*")
-	} else {
-		items := make([]string, len(s.Selectors))
-		for i, sel := range s.Selectors {
-			items[i] = sel.Text
-		}
-		b.WriteString(strings.Join(items, ", "))
-	}
 	name := cql.QuoteName(sg.table.Name)
 	if !s.Table.Keyspace.IsZero() {
 		name = s.Table.Keyspace.String() + "." + name
 	}
-	b.WriteString(" FROM " + name)
-	if len(sg.where) > 0 {
-		b.WriteString(" WHERE " + strings.Join(sg.where, " AND "))
-	}
-	if len(s.OrderBy) > 0 {
-		items := make([]string, len(s.OrderBy))
-		for i, o := range s.OrderBy {
-			items[i] = o.Column.String()
-			if o.Desc {
-				items[i] += " DESC"
-			}
-		}
-		b.WriteString(" ORDER BY " + strings.Join(items, ", "))
-	}
-	if s.PerPartitionLimit != nil {
-		b.WriteString(" PER PARTITION LIMIT " + s.PerPartitionLimit.Text)
-	}
-	if s.Limit != nil {
-		b.WriteString(" LIMIT " + s.Limit.Text)
-	}
-	return b.String()
+	return design.RewriteSelect(s, name, sg.where)
 }
