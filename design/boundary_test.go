@@ -142,3 +142,30 @@ func TestShardedDesignAgreesWithEstimate(t *testing.T) {
 		t.Errorf("without its shards the head fits: the shards prove nothing (largest %v values)", unsharded[0].Largest.StoredValues)
 	}
 }
+
+// TestMigrationCreatesTheEntitiesKeyspace: when the entities create their keyspace, the
+// migration creates it too (IF NOT EXISTS, with the same replication) before its tables.
+func TestMigrationCreatesTheEntitiesKeyspace(t *testing.T) {
+	src := "CREATE KEYSPACE shop WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': '3'};\n" +
+		"CREATE TABLE shop.orders (order_id timeuuid PRIMARY KEY, customer_id uuid, created_at timestamp);"
+	schema, err := parseSchema("entities.cql", src, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := cql.Parse("q.cql", []byte("SELECT order_id FROM shop.orders WHERE customer_id = ? ORDER BY created_at DESC"))
+	d, err := design.Run(design.Input{Schema: schema, Queries: []design.Query{{Name: "q", Stmt: st.(*cql.Select)}},
+		Volumes: &design.Volumes{File: "w.yaml", Entities: []*design.Entity{{Name: "shop.orders", Rows: rate("1k/day"), Retention: workload.Year,
+			Columns: map[string]design.ColumnVolume{"customer_id": {Distinct: 1000}}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := d.Migration(schema)
+	ks := strings.Index(m, "CREATE KEYSPACE IF NOT EXISTS shop WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': '3'};")
+	tb := strings.Index(m, "CREATE TABLE IF NOT EXISTS shop.orders_by_customer_id")
+	if ks < 0 || tb < ks {
+		t.Errorf("migration:\n%s", m)
+	}
+	if _, err := parseSchema("0001_design.cql", m, ""); err != nil {
+		t.Errorf("the migration does not apply to an empty schema: %v", err)
+	}
+}

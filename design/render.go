@@ -92,7 +92,13 @@ func (d *Design) Migration(schema *cql.Schema) string {
 		ks := t.Table.Keyspace
 		if k := schema.Keyspaces[ks]; ks != "" && !done[ks] && k != nil && len(k.Replication) > 0 {
 			done[ks] = true
-			fmt.Fprintf(&b, "\nCREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s;\n", cql.QuoteName(ks), mapText(k.Replication))
+			repl := maps.Clone(k.Replication)
+			repl["class"] = strings.TrimPrefix(repl["class"], "org.apache.cassandra.locator.")
+			durable := ""
+			if !k.DurableWrites {
+				durable = " AND durable_writes = false"
+			}
+			fmt.Fprintf(&b, "\nCREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s%s;\n", cql.QuoteName(ks), mapText(repl), durable)
 		}
 	}
 	for _, t := range d.Tables {
