@@ -230,71 +230,14 @@ func layout(t *cql.Table, q *selectQuery) *suggestion {
 	if q.distinct || len(q.groupBy) > 0 {
 		return nil // grouping follows the primary key of the table as it is
 	}
-	nt := &cql.Table{Keyspace: t.Keyspace, Options: cql.TableOptions{DefaultTTL: t.Options.DefaultTTL}}
-	used := map[string]bool{}
-	addCol := func(name string, typ cql.Type, kind cql.ColumnKind, order cql.Order) {
-		c := &cql.Column{Name: name, Type: typ, Kind: kind, Order: order, Position: -1}
-		switch kind {
-		case cql.PartitionKey:
-			c.Position = len(nt.PartitionKey)
-			nt.PartitionKey = append(nt.PartitionKey, c)
-		case cql.Clustering:
-			c.Position = len(nt.Clustering)
-			nt.Clustering = append(nt.Clustering, c)
-		}
-		nt.Columns = append(nt.Columns, c)
-		used[name] = true
-	}
-	var notes []string
-	moved := func(c *cql.Column) {
-		if c.Kind == cql.Regular || c.Kind == cql.Static {
-			notes = append(notes, fmt.Sprintf("%s is a key column here: changing it means deleting the row and inserting it again", c.Name))
-		}
-	}
+	ls := &layoutState{nt: &cql.Table{Keyspace: t.Keyspace, Options: cql.TableOptions{DefaultTTL: t.Options.DefaultTTL}}, used: map[string]bool{}}
+	nt, used, addCol, moved := ls.nt, ls.used, ls.addCol, ls.moved
 	nq := *q
 	nq.where = nil
 	nq.allowFiltering = false
-	var where []string
-	var ins, ranges []*relation
-	for i := range q.where {
-		r := &q.where[i]
-		if r.token || r.tuple || r.other != "" || r.op == opNEQ || r.op == opLike || r.op == opIsNotNull {
-			return nil
-		}
-		c := t.Column(r.cols[0])
-		if c == nil {
-			return nil
-		}
-		switch {
-		case r.mapKey:
-			return nil // a map entry cannot become a key column without knowing the keys
-		case r.op == opContains || r.op == opContainsKey:
-			name, typ := elementColumn(c, r.op == opContainsKey)
-			if name == "" || used[name] {
-				return nil
-			}
-			addCol(name, typ, cql.PartitionKey, cql.Asc)
-			notes = append(notes, fmt.Sprintf("one row per element of %s: write a row for each element, delete it when the element goes", c.Name))
-			nr := *r
-			nr.cols, nr.op = []string{name}, opEQ
-			nq.where = append(nq.where, nr)
-			where = append(where, cql.QuoteName(name)+" = "+valueText(r))
-		case r.op == opEQ:
-			if !used[c.Name] {
-				addCol(c.Name, c.Type, cql.PartitionKey, cql.Asc)
-				moved(c)
-			}
-			nq.where = append(nq.where, *r)
-			where = append(where, r.text)
-		case r.op == opIN:
-			ins = append(ins, r)
-			nq.where = append(nq.where, *r)
-			where = append(where, r.text)
-		case r.op.isSlice():
-			ranges = append(ranges, r)
-			nq.where = append(nq.where, *r)
-			where = append(where, r.text)
-		}
+	where, ins, ranges, ok := ls.relations(t, q, &nq)
+	if !ok {
+		return nil
 	}
 	if len(nt.PartitionKey) == 0 {
 		return nil // nothing is known by equality: no partition key to look up
@@ -373,7 +316,7 @@ func layout(t *cql.Table, q *selectQuery) *suggestion {
 		}
 		addCol(c.Name, c.Type, kind, cql.Asc)
 	}
-	sg := &suggestion{table: nt, query: &nq, where: where, notes: notes}
+	sg := &suggestion{table: nt, query: &nq, where: where, notes: ls.notes}
 	if !bucketize(t, nt, sg, restStart) {
 		return nil
 	}
@@ -434,4 +377,81 @@ func rewriteQuery(s *cql.Select, sg *suggestion) string {
 		name = s.Table.Keyspace.String() + "." + name
 	}
 	return design.RewriteSelect(s, name, sg.where)
+}
+
+// layoutState is the suggested table as layout builds it: its columns so far, the names
+// used, and the notes for the writers.
+type layoutState struct {
+	nt    *cql.Table
+	used  map[string]bool
+	notes []string
+}
+
+func (ls *layoutState) addCol(name string, typ cql.Type, kind cql.ColumnKind, order cql.Order) {
+	nt := ls.nt
+	c := &cql.Column{Name: name, Type: typ, Kind: kind, Order: order, Position: -1}
+	switch kind {
+	case cql.PartitionKey:
+		c.Position = len(nt.PartitionKey)
+		nt.PartitionKey = append(nt.PartitionKey, c)
+	case cql.Clustering:
+		c.Position = len(nt.Clustering)
+		nt.Clustering = append(nt.Clustering, c)
+	}
+	nt.Columns = append(nt.Columns, c)
+	ls.used[name] = true
+}
+
+// moved notes an entity column that becomes a key column.
+func (ls *layoutState) moved(c *cql.Column) {
+	if c.Kind == cql.Regular || c.Kind == cql.Static {
+		ls.notes = append(ls.notes, fmt.Sprintf("%s is a key column here: changing it means deleting the row and inserting it again", c.Name))
+	}
+}
+
+// relations lays out the partition key from q's equality and CONTAINS relations and
+// collects its IN and range relations, writing the rewritten relations into nq and where.
+// ok is false for a relation no table key serves.
+func (ls *layoutState) relations(t *cql.Table, q *selectQuery, nq *selectQuery) (where []string, ins, ranges []*relation, ok bool) {
+	for i := range q.where {
+		r := &q.where[i]
+		if r.token || r.tuple || r.other != "" || r.op == opNEQ || r.op == opLike || r.op == opIsNotNull {
+			return nil, nil, nil, false
+		}
+		c := t.Column(r.cols[0])
+		if c == nil {
+			return nil, nil, nil, false
+		}
+		switch {
+		case r.mapKey:
+			return nil, nil, nil, false // a map entry cannot become a key column without knowing the keys
+		case r.op == opContains || r.op == opContainsKey:
+			name, typ := elementColumn(c, r.op == opContainsKey)
+			if name == "" || ls.used[name] {
+				return nil, nil, nil, false
+			}
+			ls.addCol(name, typ, cql.PartitionKey, cql.Asc)
+			ls.notes = append(ls.notes, fmt.Sprintf("one row per element of %s: write a row for each element, delete it when the element goes", c.Name))
+			nr := *r
+			nr.cols, nr.op = []string{name}, opEQ
+			nq.where = append(nq.where, nr)
+			where = append(where, cql.QuoteName(name)+" = "+valueText(r))
+		case r.op == opEQ:
+			if !ls.used[c.Name] {
+				ls.addCol(c.Name, c.Type, cql.PartitionKey, cql.Asc)
+				ls.moved(c)
+			}
+			nq.where = append(nq.where, *r)
+			where = append(where, r.text)
+		case r.op == opIN:
+			ins = append(ins, r)
+			nq.where = append(nq.where, *r)
+			where = append(where, r.text)
+		case r.op.isSlice():
+			ranges = append(ranges, r)
+			nq.where = append(nq.where, *r)
+			where = append(where, r.text)
+		}
+	}
+	return where, ins, ranges, true
 }
