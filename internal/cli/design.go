@@ -54,7 +54,7 @@ is derived; cql/denorm loads it).
 Exit status: 0 when the design is written, 2 for bad input (a query on a column no entity
 has, a volume for a column that does not exist, distinct above the rows, a query no table
 can serve), with the file and line.`,
-		Example: `  cqlsize design --schema entities.cql --queries queries.cql --workload volumes.yaml --out db/migrations
+		Example: `  cqlsize design --schema entities.cql --queries queries.cql --workload volumes.yaml --out db
   cqlsize design --schema entities.cql --queries queries.cql --workload volumes.yaml --out design --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runDesign(env, f) },
