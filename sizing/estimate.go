@@ -212,19 +212,19 @@ func EstimateTable(tbl *cql.Table, w *workload.TableWorkload, opt Options) (*Est
 	est.Largest = at(1, life)
 	est.P99 = at(percentileRank(est.Keys, 0.99), life)
 	est.Typical = at(percentileRank(est.Keys, 0.5), life)
-	est.Mean = p.partitionAt(sh, skew.CappedMean(est.Keys, p.rateCap(skew)), p.life(0), p.life(0))
+	est.Mean = p.partitionAt(sh, skew.CappedMean(est.Keys, p.rateCap(skew))/p.shards(), p.life(0), p.life(0))
 	if skew.Kind != workload.Zipf {
 		est.P99.Rank, est.Typical.Rank, est.Largest.Rank = 0, 0, 0
 	}
 
-	// Totals: keys × buckets retained.
-	est.Partitions = est.Keys
+	// Totals: keys × shards × buckets retained.
+	est.Partitions = est.Keys * p.shards()
 	if !p.bucket.IsZero() {
 		retained := p.horizon
 		if p.ttl > 0 {
 			retained = p.ttl + p.bucket.Avg // the oldest bucket is dropped only once its last write expires
 		}
-		est.Partitions = est.Keys * math.Max(1, math.Ceil(retained.Seconds()/p.bucket.Avg.Seconds()))
+		est.Partitions = est.Keys * p.shards() * math.Max(1, math.Ceil(retained.Seconds()/p.bucket.Avg.Seconds()))
 	}
 	live := 1.0
 	for _, d := range w.Deletes {
@@ -382,7 +382,12 @@ func (p *plan) rateCap(skew workload.Skew) float64 {
 // activity is how many times busier than the average key the key of rank k is, capped by
 // skew's max_rate.
 func (p *plan) activity(skew workload.Skew, keys, rank float64) float64 {
-	return skew.Capped(keys, rank, p.rateCap(skew))
+	return skew.Capped(keys, rank, p.rateCap(skew)) / p.shards()
+}
+
+// shards is how many partitions one key's writes spread over (1 without write shards).
+func (p *plan) shards() float64 {
+	return float64(max(1, p.w.Shards))
 }
 
 // growth samples the typical and the largest partition across their life.

@@ -63,6 +63,21 @@ type TableWorkload struct {
 	// until Horizon, or levels off under a TTL.
 	Bucket Span
 
+	// TableRate, Retention and Columns describe an entity table (what `cqlsize design`
+	// reads) rather than one query table: TableRate is the rows inserted into the whole
+	// table per span of time (rows: 50k/day), Retention how long rows are kept without a TTL
+	// (retention: 5y), and Columns how many values each column takes and how the rows spread
+	// over them (columns: {store_id: {distinct: 2000, skew: zipf:1.1}}). Rows per partition
+	// of any key follow from them.
+	TableRate Rate
+	Retention time.Duration
+	Columns   map[string]ColumnVolume
+
+	// Shards is how many write shards the partition key carries (shards: 8): a shard column
+	// beside the key spreads every key's writes evenly over that many partitions
+	// (bucket.Shard), so each holds a shards-th of the key's rows. 0 or 1 = none.
+	Shards int
+
 	// Horizon is how far ahead to project a partition no bucket bounds (horizon: 2y; default
 	// 1 year), and how long a bucketed table keeps its buckets when it has no TTL.
 	Horizon time.Duration

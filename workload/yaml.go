@@ -231,7 +231,7 @@ func (p *parser) rate(v *yaml.Node, field string) (Rate, bool) {
 
 // tableFields are the fields of a table entry, for the unknown-field message.
 var tableFields = []string{
-	"partitions", "rows_per_partition", "write_rate", "bucket", "horizon", "avg", "items", "nulls",
+	"partitions", "rows_per_partition", "rows", "retention", "columns", "write_rate", "bucket", "shards", "horizon", "avg", "items", "nulls",
 	"nulls_as", "ttl", "deletes", "overwrites", "skew", "write_spread", "writes", "compression_ratio",
 }
 
@@ -250,6 +250,10 @@ func (p *parser) table(t *TableWorkload, m *yaml.Node, prefix string) {
 				t.Partitions = n
 			}
 		case "rows_per_partition", "rows":
+			if key == "rows" && strings.Contains(v.Value, "/") {
+				p.entityRows(t, v, field)
+				return
+			}
 			if n, ok := p.count(v, field); ok {
 				t.RowsPerPartition = n
 				t.Fields["rows_per_partition"] = p.pos(v)
@@ -267,6 +271,20 @@ func (p *parser) table(t *TableWorkload, m *yaml.Node, prefix string) {
 					t.Bucket = w
 				}
 			}
+		case "shards":
+			if n, ok := p.count(v, field); ok {
+				if n < 1 || n != float64(int(n)) || n > 1e6 {
+					p.add(v, "%s: want a whole number of write shards from 1 to 1000000, got %s", field, v.Value)
+				} else {
+					t.Shards = int(n)
+				}
+			}
+		case "retention":
+			if d, ok := p.duration(v, field); ok {
+				t.Retention = d
+			}
+		case "columns":
+			p.columns(t, v, field)
 		case "horizon":
 			if d, ok := p.duration(v, field); ok {
 				t.Horizon = d
@@ -557,6 +575,8 @@ func (t *TableWorkload) check() []fieldProblem {
 	_, rateGiven := t.Fields["write_rate"]
 	hasRows, hasRate := t.RowsPerPartition > 0 || rowsSet || rowsGiven, !t.WriteRate.IsZero() || rateGiven
 	switch {
+	case t.IsEntity():
+		out = append(out, t.checkEntity()...)
 	case hasRows && hasRate:
 		add("write_rate", "declare rows_per_partition or write_rate, not both")
 	case !hasRows && !hasRate:
@@ -617,6 +637,7 @@ func (t *TableWorkload) Clone() *TableWorkload {
 	c.Items = cloneMap(t.Items)
 	c.Nulls = cloneMap(t.Nulls)
 	c.Overwrites = cloneMap(t.Overwrites)
+	c.Columns = cloneMap(t.Columns)
 	c.Fields = cloneMap(t.Fields)
 	if c.Fields == nil {
 		c.Fields = map[string]cql.Pos{}

@@ -116,7 +116,7 @@ func CheckQuery(schema *cql.Schema, q Query, opts Options) (Result, error) {
 	if wantsSuggestion(t, res, asWritten, sq) {
 		if alt, query := existingTable(schema, t, sq, stmt); alt != nil {
 			res.ExistingTable, res.SuggestedQuery = alt.QualifiedName(), query
-		} else if table, query, same := suggest(schema, t, sq, stmt); same {
+		} else if table, query, same := suggest(schema, t, sq, stmt, q, opts); same {
 			res.ExistingTable, res.SuggestedQuery = res.Table, query
 		} else {
 			res.SuggestedTable, res.SuggestedQuery = table, query

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"github.com/cqlsize/cqlsize/design"
 	"github.com/cqlsize/cqlsize/finding"
 	"github.com/cqlsize/cqlsize/severity"
 )
@@ -142,4 +143,9 @@ type Options struct {
 	// Unpaged says the service turns paging off for these queries. Every driver pages by
 	// default, and Cassandra refuses ORDER BY with IN on the partition key when paging.
 	Unpaged bool
+	// Volumes are the tables' volumes (a workload file's entity entries): with them a
+	// suggested table is the one `cqlsize design` makes, bucketed and sharded by its size;
+	// without them no bucket width is invented and the suggestion names the volume that
+	// would decide it.
+	Volumes *design.Volumes
 }

@@ -2,6 +2,8 @@ package check
 
 import (
 	"fmt"
+
+	"github.com/cqlsize/cqlsize/design"
 	"sort"
 	"strings"
 
@@ -40,6 +42,10 @@ type suggestion struct {
 	where []string
 	// notes say what the design asks of the writers, as comment lines above CREATE TABLE.
 	notes []string
+	// nolint is why the bucket lint waits (no volume to size the table), or "".
+	nolint string
+	// unsized marks a time series left unbucketed for want of volumes.
+	unsized bool
 }
 
 // suggest designs the table that serves q from one partition: its equality columns (and
@@ -48,8 +54,13 @@ type suggestion struct {
 // distinct) as clustering columns; the other columns it reads as regular columns. It
 // returns the CREATE TABLE statement and the query rewritten for it, or empty strings when
 // no single-partition table can serve the query.
-func suggest(schema *cql.Schema, t *cql.Table, q *selectQuery, stmt *cql.Select) (table, query string, same bool) {
-	sg := design(t, q)
+func suggest(schema *cql.Schema, t *cql.Table, q *selectQuery, stmt *cql.Select, query Query, opts Options) (table, text string, same bool) {
+	if opts.Volumes != nil {
+		if table, text, ok := sized(schema, t, stmt, query, opts.Volumes); ok {
+			return table, text, false
+		}
+	}
+	sg := layout(t, q)
 	if sg == nil {
 		return "", "", false
 	}
@@ -82,8 +93,53 @@ func suggest(schema *cql.Schema, t *cql.Table, q *selectQuery, stmt *cql.Select)
 	for _, n := range sg.notes {
 		b.WriteString("-- " + n + "\n")
 	}
-	b.WriteString(createTable(sg.table, stmt.Table.Keyspace.Name != ""))
+	if sg.nolint != "" {
+		b.WriteString("-- cqlsize:nolint BK101 " + sg.nolint + "\n")
+	}
+	b.WriteString(design.CreateTable(sg.table, stmt.Table.Keyspace.Name != ""))
 	return b.String(), rewriteQuery(stmt, sg), false
+}
+
+// sized asks the design engine for the table that serves the query, sized by the volumes:
+// the table `cqlsize design` makes for the same access pattern. It proves the table as
+// suggest does (the rewritten query reads one partition without ALLOW FILTERING), and
+// gives up (ok false) when the engine cannot serve the query or the volumes do not cover
+// its table; the caller then suggests the unsized table.
+func sized(schema *cql.Schema, t *cql.Table, stmt *cql.Select, q Query, vols *design.Volumes) (table, text string, ok bool) {
+	d, err := design.Run(design.Input{Schema: schema, Queries: []design.Query{{Name: q.Name, Rate: q.Rate, P99: q.P99, Stmt: stmt}}, Volumes: vols})
+	if err != nil || len(d.Tables) != 1 || len(d.Queries) != 1 {
+		return "", "", false
+	}
+	dt := d.Tables[0]
+	base := dt.Table.Name
+	for i := 2; lookup(schema, t.Keyspace, dt.Table.Name) != nil; i++ {
+		dt.Table.Name = fmt.Sprintf("%s_%d", base, i)
+	}
+	st, err := cql.Parse(q.Name, []byte(strings.Replace(d.Queries[0].Text, cql.QuoteName(base)+" ", cql.QuoteName(dt.Table.Name)+" ", 1)))
+	sel, isSelect := st.(*cql.Select)
+	if err != nil || !isSelect {
+		return "", "", false
+	}
+	nq := fromAST(sel, nil)
+	nq.table = dt.Table.Name
+	pc := &prepareContext{table: dt.Table}
+	if p := pc.prepare(nq, false); p.rej != nil || accessOf(dt.Table, nq).access != SinglePartition {
+		return "", "", false
+	}
+	var b strings.Builder
+	for _, r := range append(append([]string{}, dt.Reasons...), dt.Notes...) {
+		b.WriteString("-- " + r + "\n")
+	}
+	if dt.NoLint != "" {
+		b.WriteString("-- cqlsize:nolint BK101 " + dt.NoLint + "\n")
+	}
+	b.WriteString(design.CreateTable(dt.Table, stmt.Table.Keyspace.Name != ""))
+	text = sel.Text
+	if stmt.Table.Keyspace.Name == "" {
+		// The query as written names no keyspace: neither does its rewrite.
+		text = strings.Replace(text, cql.QuoteName(dt.Table.Keyspace)+"."+cql.QuoteName(dt.Table.Name), cql.QuoteName(dt.Table.Name), 1)
+	}
+	return b.String(), text, true
 }
 
 // sameOrder reports whether the clustering columns of a and b sort the same way.
@@ -168,75 +224,20 @@ func sameTypes(c, t *cql.Table, q *selectQuery) bool {
 	return true
 }
 
-func design(t *cql.Table, q *selectQuery) *suggestion {
+// layout designs the key of the table that serves q, as the design engine does for one
+// access pattern, on the checker's model of the query.
+func layout(t *cql.Table, q *selectQuery) *suggestion {
 	if q.distinct || len(q.groupBy) > 0 {
 		return nil // grouping follows the primary key of the table as it is
 	}
-	nt := &cql.Table{Keyspace: t.Keyspace, Options: cql.TableOptions{DefaultTTL: t.Options.DefaultTTL}}
-	used := map[string]bool{}
-	addCol := func(name string, typ cql.Type, kind cql.ColumnKind, order cql.Order) {
-		c := &cql.Column{Name: name, Type: typ, Kind: kind, Order: order, Position: -1}
-		switch kind {
-		case cql.PartitionKey:
-			c.Position = len(nt.PartitionKey)
-			nt.PartitionKey = append(nt.PartitionKey, c)
-		case cql.Clustering:
-			c.Position = len(nt.Clustering)
-			nt.Clustering = append(nt.Clustering, c)
-		}
-		nt.Columns = append(nt.Columns, c)
-		used[name] = true
-	}
-	var notes []string
-	moved := func(c *cql.Column) {
-		if c.Kind == cql.Regular || c.Kind == cql.Static {
-			notes = append(notes, fmt.Sprintf("%s is a key column here: changing it means deleting the row and inserting it again", c.Name))
-		}
-	}
+	ls := &layoutState{nt: &cql.Table{Keyspace: t.Keyspace, Options: cql.TableOptions{DefaultTTL: t.Options.DefaultTTL}}, used: map[string]bool{}}
+	nt, used, addCol, moved := ls.nt, ls.used, ls.addCol, ls.moved
 	nq := *q
 	nq.where = nil
 	nq.allowFiltering = false
-	var where []string
-	var ins, ranges []*relation
-	for i := range q.where {
-		r := &q.where[i]
-		if r.token || r.tuple || r.other != "" || r.op == opNEQ || r.op == opLike || r.op == opIsNotNull {
-			return nil
-		}
-		c := t.Column(r.cols[0])
-		if c == nil {
-			return nil
-		}
-		switch {
-		case r.mapKey:
-			return nil // a map entry cannot become a key column without knowing the keys
-		case r.op == opContains || r.op == opContainsKey:
-			name, typ := elementColumn(c, r.op == opContainsKey)
-			if name == "" || used[name] {
-				return nil
-			}
-			addCol(name, typ, cql.PartitionKey, cql.Asc)
-			notes = append(notes, fmt.Sprintf("one row per element of %s: write a row for each element, delete it when the element goes", c.Name))
-			nr := *r
-			nr.cols, nr.op = []string{name}, opEQ
-			nq.where = append(nq.where, nr)
-			where = append(where, cql.QuoteName(name)+" = "+valueText(r))
-		case r.op == opEQ:
-			if !used[c.Name] {
-				addCol(c.Name, c.Type, cql.PartitionKey, cql.Asc)
-				moved(c)
-			}
-			nq.where = append(nq.where, *r)
-			where = append(where, r.text)
-		case r.op == opIN:
-			ins = append(ins, r)
-			nq.where = append(nq.where, *r)
-			where = append(where, r.text)
-		case r.op.isSlice():
-			ranges = append(ranges, r)
-			nq.where = append(nq.where, *r)
-			where = append(where, r.text)
-		}
+	where, ins, ranges, ok := ls.relations(t, q, &nq)
+	if !ok {
+		return nil
 	}
 	if len(nt.PartitionKey) == 0 {
 		return nil // nothing is known by equality: no partition key to look up
@@ -315,7 +316,7 @@ func design(t *cql.Table, q *selectQuery) *suggestion {
 		}
 		addCol(c.Name, c.Type, kind, cql.Asc)
 	}
-	sg := &suggestion{table: nt, query: &nq, where: where, notes: notes}
+	sg := &suggestion{table: nt, query: &nq, where: where, notes: ls.notes}
 	if !bucketize(t, nt, sg, restStart) {
 		return nil
 	}
@@ -329,6 +330,12 @@ func design(t *cql.Table, q *selectQuery) *suggestion {
 	}
 	nt.Name = base + "_by_" + strings.Join(keyNames, "_")
 	nq.table = nt.Name
+	if sg.unsized {
+		if nolint, reason, ok := design.Unsized(nt, t.Name, keyNames[0]); ok {
+			sg.nolint = nolint
+			sg.notes = append(sg.notes, reason)
+		}
+	}
 	return sg
 }
 
@@ -362,93 +369,89 @@ func sameColumns(a, b []*cql.Column) bool {
 	return true
 }
 
-// createTable renders t as a CREATE TABLE statement.
-func createTable(t *cql.Table, qualified bool) string {
-	var b strings.Builder
-	name := cql.QuoteName(t.Name)
-	if qualified && t.Keyspace != "" {
-		name = cql.QuoteName(t.Keyspace) + "." + name
-	}
-	// IF NOT EXISTS, as the tool's own lint (IF101) asks of a migration: the advice goes
-	// into one as it is.
-	fmt.Fprintf(&b, "CREATE TABLE IF NOT EXISTS %s (\n", name)
-	for _, c := range t.Columns {
-		fmt.Fprintf(&b, "    %s %s", cql.QuoteName(c.Name), c.Type)
-		if c.Kind == cql.Static {
-			b.WriteString(" STATIC")
-		}
-		b.WriteString(",\n")
-	}
-	pk := make([]string, len(t.PartitionKey))
-	for i, c := range t.PartitionKey {
-		pk[i] = cql.QuoteName(c.Name)
-	}
-	key := strings.Join(pk, ", ")
-	if len(pk) > 1 || len(t.Clustering) > 0 {
-		key = "(" + key + ")"
-	}
-	for _, c := range t.Clustering {
-		key += ", " + cql.QuoteName(c.Name)
-	}
-	fmt.Fprintf(&b, "    PRIMARY KEY (%s)\n)", key)
-	var with []string
-	desc := false
-	var orders []string
-	for _, c := range t.Clustering {
-		desc = desc || c.Order == cql.Desc
-		orders = append(orders, cql.QuoteName(c.Name)+" "+strings.ToUpper(c.Order.String()))
-	}
-	if desc {
-		with = append(with, "CLUSTERING ORDER BY ("+strings.Join(orders, ", ")+")")
-	}
-	if t.Options.DefaultTTL > 0 {
-		with = append(with, fmt.Sprintf("default_time_to_live = %d", t.Options.DefaultTTL))
-	}
-	if len(with) > 0 {
-		b.WriteString(" WITH " + strings.Join(with, "\n    AND "))
-	}
-	return b.String()
-}
-
-// rewriteQuery writes the SELECT again for the suggested table.
+// rewriteQuery writes the SELECT again for the suggested table, as the design engine writes
+// its rewritten queries.
 func rewriteQuery(s *cql.Select, sg *suggestion) string {
-	var b strings.Builder
-	b.WriteString("SELECT ")
-	if s.JSON {
-		b.WriteString("JSON ")
-	}
-	if s.Star {
-		b.WriteString("*")
-	} else {
-		items := make([]string, len(s.Selectors))
-		for i, sel := range s.Selectors {
-			items[i] = sel.Text
-		}
-		b.WriteString(strings.Join(items, ", "))
-	}
 	name := cql.QuoteName(sg.table.Name)
 	if !s.Table.Keyspace.IsZero() {
 		name = s.Table.Keyspace.String() + "." + name
 	}
-	b.WriteString(" FROM " + name)
-	if len(sg.where) > 0 {
-		b.WriteString(" WHERE " + strings.Join(sg.where, " AND "))
+	return design.RewriteSelect(s, name, sg.where)
+}
+
+// layoutState is the suggested table as layout builds it: its columns so far, the names
+// used, and the notes for the writers.
+type layoutState struct {
+	nt    *cql.Table
+	used  map[string]bool
+	notes []string
+}
+
+func (ls *layoutState) addCol(name string, typ cql.Type, kind cql.ColumnKind, order cql.Order) {
+	nt := ls.nt
+	c := &cql.Column{Name: name, Type: typ, Kind: kind, Order: order, Position: -1}
+	switch kind {
+	case cql.PartitionKey:
+		c.Position = len(nt.PartitionKey)
+		nt.PartitionKey = append(nt.PartitionKey, c)
+	case cql.Clustering:
+		c.Position = len(nt.Clustering)
+		nt.Clustering = append(nt.Clustering, c)
 	}
-	if len(s.OrderBy) > 0 {
-		items := make([]string, len(s.OrderBy))
-		for i, o := range s.OrderBy {
-			items[i] = o.Column.String()
-			if o.Desc {
-				items[i] += " DESC"
-			}
+	nt.Columns = append(nt.Columns, c)
+	ls.used[name] = true
+}
+
+// moved notes an entity column that becomes a key column.
+func (ls *layoutState) moved(c *cql.Column) {
+	if c.Kind == cql.Regular || c.Kind == cql.Static {
+		ls.notes = append(ls.notes, fmt.Sprintf("%s is a key column here: changing it means deleting the row and inserting it again", c.Name))
+	}
+}
+
+// relations lays out the partition key from q's equality and CONTAINS relations and
+// collects its IN and range relations, writing the rewritten relations into nq and where.
+// ok is false for a relation no table key serves.
+func (ls *layoutState) relations(t *cql.Table, q *selectQuery, nq *selectQuery) (where []string, ins, ranges []*relation, ok bool) {
+	for i := range q.where {
+		r := &q.where[i]
+		if r.token || r.tuple || r.other != "" || r.op == opNEQ || r.op == opLike || r.op == opIsNotNull {
+			return nil, nil, nil, false
 		}
-		b.WriteString(" ORDER BY " + strings.Join(items, ", "))
+		c := t.Column(r.cols[0])
+		if c == nil {
+			return nil, nil, nil, false
+		}
+		switch {
+		case r.mapKey:
+			return nil, nil, nil, false // a map entry cannot become a key column without knowing the keys
+		case r.op == opContains || r.op == opContainsKey:
+			name, typ := elementColumn(c, r.op == opContainsKey)
+			if name == "" || ls.used[name] {
+				return nil, nil, nil, false
+			}
+			ls.addCol(name, typ, cql.PartitionKey, cql.Asc)
+			ls.notes = append(ls.notes, fmt.Sprintf("one row per element of %s: write a row for each element, delete it when the element goes", c.Name))
+			nr := *r
+			nr.cols, nr.op = []string{name}, opEQ
+			nq.where = append(nq.where, nr)
+			where = append(where, cql.QuoteName(name)+" = "+valueText(r))
+		case r.op == opEQ:
+			if !ls.used[c.Name] {
+				ls.addCol(c.Name, c.Type, cql.PartitionKey, cql.Asc)
+				ls.moved(c)
+			}
+			nq.where = append(nq.where, *r)
+			where = append(where, r.text)
+		case r.op == opIN:
+			ins = append(ins, r)
+			nq.where = append(nq.where, *r)
+			where = append(where, r.text)
+		case r.op.isSlice():
+			ranges = append(ranges, r)
+			nq.where = append(nq.where, *r)
+			where = append(where, r.text)
+		}
 	}
-	if s.PerPartitionLimit != nil {
-		b.WriteString(" PER PARTITION LIMIT " + s.PerPartitionLimit.Text)
-	}
-	if s.Limit != nil {
-		b.WriteString(" LIMIT " + s.Limit.Text)
-	}
-	return b.String()
+	return where, ins, ranges, true
 }

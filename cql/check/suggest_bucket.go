@@ -7,15 +7,16 @@ import (
 	"github.com/cqlsize/cqlsize/cql/bound"
 )
 
-// bucketize gives a suggested table that is a time series a time bucket in its partition
-// key, so that the advice passes the tool's own lint (BK101, which judges with the same
-// rule, cql/bound): a partition keyed only by what the query looks up grows for as long as
-// that key is written. It moves a bucket column the table already has (one the original
-// design bucketed by, or a date) from the clustering key into the partition key, or adds a
-// new one (day date, or month int for a series clustered by a date), puts the time column
-// first among the clustering columns the query does not restrict, and makes the rewritten
-// query name the bucket. It returns false when it cannot make a table the rule accepts;
-// the caller then suggests nothing rather than a table the next command rejects.
+// bucketize bounds a suggested table that is a time series, so that the advice passes the
+// tool's own lint (BK101, which judges with the same rule, cql/bound): a partition keyed only
+// by what the query looks up grows for as long as that key is written. It moves a bucket
+// column the table already has (one the original design bucketed by, or a date) from the
+// clustering key into the partition key, puts the time column first among the clustering
+// columns the query does not restrict, and makes the rewritten query name the bucket. It
+// invents no bucket width: without one to move, the table stays unbucketed with the volume
+// that decides its bucket named (check --workload sizes it with the design engine). It
+// returns false when it cannot make a table the rule accepts; the caller then suggests
+// nothing rather than a table the next command rejects.
 func bucketize(orig, nt *cql.Table, sg *suggestion, restStart int) bool {
 	v := bound.Judge(nt)
 	if !v.Unbounded() {
@@ -55,32 +56,19 @@ func bucketize(orig, nt *cql.Table, sg *suggestion, restStart int) bool {
 			}
 			return n
 		}
-	} else {
-		name, typ, what := "day", cql.Type{Kind: cql.Native, Name: "date"}, "the date (UTC) of "+v.Time.Name
-		if v.Time.Type.Kind == cql.Native && v.Time.Type.Name == "date" {
-			name, typ, what = "month", cql.Type{Kind: cql.Native, Name: "int"}, "the month of "+v.Time.Name+" as yyyymm (202501)"
-		}
-		if nt.Column(name) != nil || orig.Column(name) != nil {
-			name = "bucket_" + name
-			if nt.Column(name) != nil || orig.Column(name) != nil {
-				return false
-			}
-		}
-		col = &cql.Column{Name: name, Type: typ, Kind: cql.Regular, Position: -1}
-		nt.Columns = append(nt.Columns, col)
-		note = func(lead *cql.Column) string {
-			return fmt.Sprintf("a time series (clustered by %s): %s is a new partition key column, its time bucket: write %s into it, so a partition stops growing when its %s is over; "+
-				"the query reads one %s per call: walk back %s by %s for older rows", series(lead), name, what, name, name, name, name)
-		}
 	}
 
-	// The new key: the bucket joins the partition key; the time column leads the clustering
-	// columns the query leaves free, so each bucket reads newest (or oldest) first.
-	pk := append(append([]*cql.Column{}, nt.PartitionKey...), col)
+	// The new key: the bucket (when there is one to move) joins the partition key; the time
+	// column leads the clustering columns the query leaves free, so each partition (or
+	// bucket) reads newest (or oldest) first.
+	pk := append([]*cql.Column{}, nt.PartitionKey...)
+	if col != nil {
+		pk = append(pk, col)
+	}
 	var ck, rest []*cql.Column
 	for i, c := range nt.Clustering {
 		switch {
-		case c == col:
+		case col != nil && c == col:
 		case i < restStart:
 			ck = append(ck, c)
 		default:
@@ -88,7 +76,7 @@ func bucketize(orig, nt *cql.Table, sg *suggestion, restStart int) bool {
 		}
 	}
 	lead := v.Time
-	if lead == col { // the series' time was the bucket: the next time column leads
+	if col != nil && lead == col { // the series' time was the bucket: the next time column leads
 		lead = nil
 		for _, c := range rest {
 			if c.Type.Kind == cql.Native && (c.Type.Name == "timeuuid" || c.Type.Name == "timestamp") {
@@ -111,6 +99,13 @@ func bucketize(orig, nt *cql.Table, sg *suggestion, restStart int) bool {
 		}
 	}
 
+	if col == nil {
+		// No bucket the table already has: the width depends on the volumes, which a
+		// check without them does not know. The table stays unbucketed; layout names the
+		// volume that decides (the design engine's words) once the table has its name.
+		sg.unsized = true
+		return true
+	}
 	// The query names the bucket: = ? replaces a range or IN on it, or is added.
 	rel := relation{cols: []string{col.Name}, op: opEQ, text: cql.QuoteName(col.Name) + " = ?", value: "?"}
 	if i, ok := inQuery[col.Name]; ok {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/lint"
+	"github.com/cqlsize/cqlsize/design"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // TestSuggestionsPassLints holds the checker to the tool's own rules: every table `check`
@@ -68,7 +70,8 @@ func TestSuggestionsPassLints(t *testing.T) {
 // TestSuggestedTimeSeriesIsBucketed pins the shape of a suggestion for a time series: the
 // table's own bucket moves into the partition key (a messages-by-sender table:
 // ((sender_id, day), message_id, ...), not ((sender_id), conversation_id, day,
-// message_id)), or a new day column is added, and the text says why.
+// message_id)); without a bucket to move and without volumes no width is invented: the
+// table leads with its time and names the volume that decides the bucket.
 func TestSuggestedTimeSeriesIsBucketed(t *testing.T) {
 	s := schemaOf(t, `
 CREATE KEYSPACE chat WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
@@ -82,8 +85,8 @@ CREATE TABLE chat.logins (user_id uuid, day date, at timestamp, ip inet, PRIMARY
 	}{
 		{"own bucket moves into the key", "SELECT * FROM chat.messages WHERE sender_id = ?",
 			"PRIMARY KEY ((sender_id, day), message_id, conversation_id)", "day moves into the partition key as its time bucket", ""},
-		{"a new day bucket", "SELECT * FROM chat.events WHERE kind = ? ALLOW FILTERING",
-			"PRIMARY KEY ((kind, day), at, device_id)", "day is a new partition key column, its time bucket: write the date (UTC) of at", ""},
+		{"no width invented", "SELECT * FROM chat.events WHERE kind = ? ALLOW FILTERING",
+			"PRIMARY KEY ((kind), at, device_id)", "no bucket width is invented. The volume that decides it: events rows per span of time", ""},
 		{"the bucket left out: the table itself", "SELECT * FROM chat.logins WHERE user_id = ? ALLOW FILTERING",
 			"", "", "chat.logins"},
 	} {
@@ -101,9 +104,36 @@ CREATE TABLE chat.logins (user_id uuid, day date, at timestamp, ip inet, PRIMARY
 			if !strings.Contains(r.SuggestedTable, tc.key) || !strings.Contains(r.SuggestedTable, tc.says) {
 				t.Errorf("suggested table lacks %q or %q:\n%s", tc.key, tc.says, r.SuggestedTable)
 			}
-			if !strings.Contains(r.SuggestedQuery, "day = ?") {
+			if strings.Contains(tc.key, "day") != strings.Contains(r.SuggestedQuery, "day = ?") {
 				t.Errorf("rewritten query %q does not name the bucket", r.SuggestedQuery)
 			}
 		})
+	}
+}
+
+// TestCustomerOrdersSuggestion is the new user's case: orders keyed by order_id and "a
+// customer's last 20 orders". Without volumes check suggests no bucket and says which
+// volume decides; with a customer's 9 orders in 5 years it suggests the design engine's
+// unbucketed table; with a store's 2,500 a day (77,500 in a 31-day month), the month bucket the engine sized.
+func TestCustomerOrdersSuggestion(t *testing.T) {
+	s := schemaOf(t, `
+CREATE KEYSPACE app WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
+CREATE TABLE app.orders (order_id timeuuid PRIMARY KEY, customer_id uuid, store_id int, created_at timestamp, total_cents bigint);
+`)
+	q := "SELECT order_id, created_at, total_cents FROM app.orders WHERE customer_id = ? ORDER BY created_at DESC LIMIT 20 ALLOW FILTERING"
+	r := checkOne(t, s, q, Options{})
+	if strings.Contains(r.SuggestedTable, "day date") || strings.Contains(r.SuggestedQuery, "day = ?") || !strings.Contains(r.SuggestedTable, "--workload") {
+		t.Errorf("without volumes: %s\n%s", r.SuggestedTable, r.SuggestedQuery)
+	}
+	rate := func(s string) workload.Rate { r, _ := workload.ParseRate(s); return r }
+	vols := &design.Volumes{File: "workload.yaml", Entities: []*design.Entity{{Name: "app.orders", Rows: rate("50k/day"), Retention: 5 * workload.Year,
+		Columns: map[string]design.ColumnVolume{"customer_id": {Distinct: 10e6}, "store_id": {Distinct: 20}}}}}
+	r = checkOne(t, s, q, Options{Volumes: vols})
+	if !strings.Contains(r.SuggestedTable, "PRIMARY KEY ((customer_id), created_at, order_id)") || !strings.Contains(r.SuggestedTable, "9 rows a key on average") {
+		t.Errorf("9 orders a customer: %s", r.SuggestedTable)
+	}
+	r = checkOne(t, s, "SELECT order_id, created_at FROM app.orders WHERE store_id = ? ORDER BY created_at DESC LIMIT 20 ALLOW FILTERING", Options{Volumes: vols})
+	if !strings.Contains(r.SuggestedTable, "PRIMARY KEY ((store_id, month), created_at, order_id)") || !strings.Contains(r.SuggestedQuery, "month = ?") {
+		t.Errorf("2,500 orders a store a day: %s\n%s", r.SuggestedTable, r.SuggestedQuery)
 	}
 }

@@ -9,7 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cqlsize/cqlsize/cql/check"
+	"github.com/cqlsize/cqlsize/design"
 	"github.com/cqlsize/cqlsize/finding"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // checkFlags are the flags of `cqlsize check`.
@@ -21,6 +23,7 @@ type checkFlags struct {
 	failOn    string
 	unpaged   bool
 	listCodes bool
+	workload  string
 }
 
 func newCheckCmd(env *Env) *cobra.Command {
@@ -32,7 +35,9 @@ func newCheckCmd(env *Env) *cobra.Command {
 which table it reads; whether one partition, a fan-out over N partitions or only a scan
 serves it; whether Cassandra rejects it for needing ALLOW FILTERING or as invalid (and
 why); which secondary index serves it; and, for a query no table serves well, a table
-that serves it from one partition, with the query rewritten for it.
+that serves it from one partition, with the query rewritten for it. Without --workload a
+suggested time series gets no invented bucket width: it names the volume that decides
+it; with --workload (the volumes cqlsize design reads) it is sized as design sizes it.
 
 The schema is a .cql file or a folder of migrations (applied in version order). The
 queries file holds SELECT statements separated by ';', each optionally named by a
@@ -60,6 +65,7 @@ the queries cannot be read (nothing is printed on stdout then).`,
 	fl.StringVarP(&f.keyspace, "keyspace", "k", "", "keyspace of unqualified names in the schema files and queries (default: the only keyspace holding the table)")
 	fl.StringVar(&f.format, "format", "text", "output format: text, json or markdown")
 	fl.StringVar(&f.failOn, "fail-on", "fail", "exit 1 when a finding is at least this severe: warn, fail or never")
+	fl.StringVar(&f.workload, "workload", "", "the tables' volumes (a workload file's entity entries: rows:, retention:, columns:): suggested tables are then sized and bucketed as cqlsize design does")
 	fl.BoolVar(&f.unpaged, "unpaged", false, "the service turns paging off (allows ORDER BY with IN on the partition key)")
 	fl.BoolVar(&f.listCodes, "list-codes", false, "list the finding codes (as `cqlsize explain --list-codes QF` does) and exit")
 	return cmd
@@ -107,7 +113,17 @@ func runCheck(env *Env, f *checkFlags) error {
 	if len(queries) == 0 {
 		return InputErr(fmt.Errorf("queries %s: no query in it (an empty file, or only comments): nothing to check; is the path right?", f.queries))
 	}
-	results, err := check.Check(schema, queries, check.Options{Keyspace: f.keyspace, Unpaged: f.unpaged})
+	opts := check.Options{Keyspace: f.keyspace, Unpaged: f.unpaged}
+	if f.workload != "" {
+		w, err := workload.Load(f.workload)
+		if err != nil {
+			return InputErr(err)
+		}
+		if opts.Volumes, err = design.FromWorkload(w); err != nil {
+			return InputErr(err)
+		}
+	}
+	results, err := check.Check(schema, queries, opts)
 	if err != nil {
 		return InputErr(err)
 	}

@@ -96,6 +96,7 @@ Exit status, the same for every command:
 	// One line per command; keep the list sorted.
 	root.AddCommand(
 		newCheckCmd(env),
+		newDesignCmd(env),
 		newEstimateCmd(env),
 		newExplainCmd(env),
 		newMigrateCmd(env),

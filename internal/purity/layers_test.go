@@ -28,13 +28,16 @@ var layers = map[string][]string{
 
 	// Pure engines over the cql model: no driver (purity_test.go), no CLI.
 	"cql/bound":   {"cql"},
-	"cql/check":   {"cql", "cql/bound", "finding", "severity"},
+	"cql/check":   {"cql", "cql/bound", "design", "finding", "severity"},
 	"cql/lint":    {"cql", "cql/bound", "finding", "severity"},
 	"workload":    {"bucket", "cql"},
 	"sizing":      {"cql", "cql/bound", "finding", "severity", "workload"},
 	"sizing/disk": {"cql"},
 	"tombstone":   {"cql", "finding", "severity"},
 	"codes":       {"cql/check", "cql/lint", "finding", "sizing", "tombstone"},
+	// The design engine: its sizes are sizing's estimates, so check (which suggests its
+	// tables) sits above it.
+	"design": {"cql", "cql/bound", "severity", "sizing", "workload"},
 
 	// Libraries that talk to a cluster.
 	"connect":        {},
@@ -51,7 +54,7 @@ var layers = map[string][]string{
 	// The CLI and what only it uses.
 	"internal/workloadflag": {"cql", "workload"},
 	"internal/report":       {"cql", "finding", "profile", "sizing", "tombstone", "workload"},
-	"internal/cli": {"codes", "connect", "cql", "cql/check", "cql/lint", "cql/liveschema", "finding",
+	"internal/cli": {"codes", "connect", "cql", "cql/check", "cql/lint", "cql/liveschema", "design", "finding",
 		"internal/report", "internal/version", "internal/workloadflag", "migrations", "profile", "sizing",
 		"tombstone", "workload"},
 	"cmd/cqlsize": {"internal/cli"},
@@ -86,11 +89,12 @@ var testHelpers = []string{"cassandratest", "connect", "internal/authtest", "int
 // testHelpers): a test may reach higher than its package when that layer is its oracle or
 // its harness.
 var testLayers = map[string][]string{
-	"codes":                    {"cql", "internal/cli"}, // every registered code is reachable from the CLI
-	"cql/check":                {"cql/lint"},            // check and lint agree on the same shapes
-	"cql/denorm":               {"sizing", "workload"},  // a plan's writes sized by the byte model
-	"internal/workloadflag":    {"sizing"},              // flags through an estimate
-	"scripts":                  {"internal/version"},    // the node's version is the one tested against
+	"codes":                    {"cql", "internal/cli"},  // every registered code is reachable from the CLI
+	"cql/check":                {"cql/lint", "workload"}, // check and lint agree on the same shapes; volumes for sized suggestions
+	"design":                   {"cql/check"},            // the cases are read as the command reads them
+	"cql/denorm":               {"sizing", "workload"},   // a plan's writes sized by the byte model
+	"internal/workloadflag":    {"sizing"},               // flags through an estimate
+	"scripts":                  {"internal/version"},     // the node's version is the one tested against
 	"examples/likes":           {"bucket", "cql/denorm", "examples/internal/extest"},
 	"examples/magazines":       {"cql/denorm", "examples/internal/extest"},
 	"examples/orders":          {"cql/denorm", "examples/internal/extest"},

@@ -1,0 +1,171 @@
+package design_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/design"
+	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
+)
+
+// one designs a single access pattern on one entity with the given volume.
+func one(t *testing.T, entity, query string, ev *design.Entity) *design.Table {
+	t.Helper()
+	schema, err := parseSchema("entities.cql", entity, "app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := cql.Parse("queries.cql", []byte(query))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := design.Input{Schema: schema, Queries: []design.Query{{Name: "q", Stmt: st.(*cql.Select)}}}
+	if ev != nil {
+		in.Volumes = &design.Volumes{File: "workload.yaml", Entities: []*design.Entity{ev}}
+	}
+	d, err := design.Run(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Tables) != 1 {
+		t.Fatalf("%d tables", len(d.Tables))
+	}
+	return d.Tables[0]
+}
+
+func rate(s string) workload.Rate {
+	r, err := workload.ParseRate(s)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+const (
+	ordersEntity   = `CREATE TABLE orders (order_id timeuuid PRIMARY KEY, customer_id uuid, created_at timestamp, total_cents bigint);`
+	ordersQuery    = `SELECT order_id, created_at, total_cents FROM orders WHERE customer_id = ? ORDER BY created_at DESC LIMIT 20`
+	readingsEntity = `CREATE TABLE readings (sensor_id uuid, read_at timestamp, value double, PRIMARY KEY (sensor_id, read_at));`
+	readingsQuery  = `SELECT read_at, value FROM readings WHERE sensor_id = ? ORDER BY read_at DESC LIMIT 100`
+	postsEntity    = `CREATE TABLE posts (post_id timeuuid PRIMARY KEY, created_at timestamp, content text, hashtags set<text>);`
+	postsQuery     = `SELECT post_id, created_at, content FROM posts WHERE hashtags CONTAINS ? ORDER BY created_at DESC LIMIT 20`
+)
+
+// TestBucketBoundaries holds the choice to the coarsest bucket that keeps a partition under
+// 100,000 values, on both sides of each boundary. One value a row (total_cents, value):
+// the values of a partition are its rows.
+func TestBucketBoundaries(t *testing.T) {
+	fiveYears := time.Duration(5 * workload.Year)
+	for _, tc := range []struct {
+		name          string
+		entity, query string
+		ev            *design.Entity
+		bucket        string
+		shards        bool
+	}{
+		// 50k/day over 5y is 91.3M orders; over 10M customers, 9 a customer: no bucket.
+		{"a customer's 9 orders in 5 years: no bucket", ordersEntity, ordersQuery,
+			&design.Entity{Name: "orders", Rows: rate("50k/day"), Retention: fiveYears, Columns: map[string]design.ColumnVolume{"customer_id": {Distinct: 10e6}}}, "", false},
+		// 99,000 orders a customer over 5 years: still under 100,000 values.
+		{"99k a key over the retention: no bucket", ordersEntity, ordersQuery,
+			&design.Entity{Name: "orders", Rows: rate("99k/day"), Retention: fiveYears, Columns: map[string]design.ColumnVolume{"customer_id": {Distinct: 1826.2125}}}, "", false},
+		// 101,000: over; a year holds a fifth.
+		{"101k a key over the retention: a year", ordersEntity, ordersQuery,
+			&design.Entity{Name: "orders", Rows: rate("101k/day"), Retention: fiveYears, Columns: map[string]design.ColumnVolume{"customer_id": {Distinct: 1826.2125}}}, "year", false},
+		// One reading a second: 86,400 a day (a month would hold 2.6M, a week 605k): a day.
+		{"86,400 readings a day: a day", readingsEntity, readingsQuery,
+			&design.Entity{Name: "readings", Rows: rate("1/s"), TTL: 90 * workload.Day, Columns: map[string]design.ColumnVolume{"sensor_id": {Distinct: 1}}}, "day", false},
+		// 1.2 a second: 103,680 a day, over: an hour.
+		{"103,680 readings a day: an hour", readingsEntity, readingsQuery,
+			&design.Entity{Name: "readings", Rows: rate("1.2/s"), TTL: 90 * workload.Day, Columns: map[string]design.ColumnVolume{"sensor_id": {Distinct: 1}}}, "hour", false},
+		// 14,000 a week (2,000 a day, 60,900 a month): a month.
+		{"60,900 a month: a month", readingsEntity, readingsQuery,
+			&design.Entity{Name: "readings", Rows: rate("2000/day"), TTL: 365 * workload.Day, Columns: map[string]design.ColumnVolume{"sensor_id": {Distinct: 1}}}, "month", false},
+		// A Zipf head no bucket down to an hour holds: write shards.
+		{"a Zipf head: shards", postsEntity, postsQuery,
+			&design.Entity{Name: "posts", Rows: rate("10M/day"), Retention: 2 * workload.Year, Avg: map[string]float64{"content": 280},
+				Items: map[string]workload.Items{"hashtags": {Count: 2, Size: 12}}, Columns: map[string]design.ColumnVolume{"hashtags": {Distinct: 1e6, Skew: workload.Skew{Kind: workload.Zipf, S: 1.2}}}}, "hour", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tb := one(t, tc.entity, tc.query, tc.ev)
+			if tb.Bucket != tc.bucket || (tb.Shards > 1) != tc.shards {
+				t.Errorf("bucket %q, %d shards; want %q, shards %v\n%s", tb.Bucket, tb.Shards, tc.bucket, tc.shards, strings.Join(tb.Reasons, "\n"))
+			}
+			// The sizing that chose it agrees: under the limits with the choice.
+			if tb.Estimate.Largest.StoredValues >= 100000 || tb.Estimate.Largest.Bytes >= 100e6 {
+				t.Errorf("chosen table's largest partition: %v values, %v bytes", tb.Estimate.Largest.StoredValues, tb.Estimate.Largest.Bytes)
+			}
+		})
+	}
+}
+
+// TestShardedDesignAgreesWithEstimate reads the sharded design back as a user would, the
+// migration and the workload file, and sizes it with sizing alone: no warning with the
+// shards, and a warning when the same table is sized without them (the shards are what
+// holds the head, not a lenient reading of the workload).
+func TestShardedDesignAgreesWithEstimate(t *testing.T) {
+	schema, err := parseSchema("entities.cql", postsEntity, "app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := cql.Parse("queries.cql", []byte(postsQuery))
+	ev := &design.Entity{Name: "posts", Rows: rate("10M/day"), Retention: 2 * workload.Year, Avg: map[string]float64{"content": 280},
+		Items: map[string]workload.Items{"hashtags": {Count: 2, Size: 12}}, Columns: map[string]design.ColumnVolume{"hashtags": {Distinct: 1e6, Skew: workload.Skew{Kind: workload.Zipf, S: 1.2}}}}
+	d, err := design.Run(design.Input{Schema: schema, Queries: []design.Query{{Name: "q", Stmt: st.(*cql.Select)}},
+		Volumes: &design.Volumes{File: "workload.yaml", Entities: []*design.Entity{ev}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables, err := parseSchema("0001_design.cql", d.Migration(schema), "app")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, d.Migration(schema))
+	}
+	w, err := workload.Parse("workload.yaml", []byte(d.WorkloadFile()))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, d.WorkloadFile())
+	}
+	ests, err := sizing.EstimateAll(tables, w, sizing.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ests) != 1 || ests[0].Verdict >= sizing.Warn || w.Tables[0].Shards < 2 {
+		t.Fatalf("sharded table: %d estimates, verdict %v, shards %d", len(ests), ests[0].Verdict, w.Tables[0].Shards)
+	}
+	w.Tables[0].Shards = 0
+	unsharded, err := sizing.EstimateAll(tables, w, sizing.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unsharded[0].Verdict < sizing.Warn {
+		t.Errorf("without its shards the head fits: the shards prove nothing (largest %v values)", unsharded[0].Largest.StoredValues)
+	}
+}
+
+// TestMigrationCreatesTheEntitiesKeyspace: when the entities create their keyspace, the
+// migration creates it too (IF NOT EXISTS, with the same replication) before its tables.
+func TestMigrationCreatesTheEntitiesKeyspace(t *testing.T) {
+	src := "CREATE KEYSPACE shop WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': '3'};\n" +
+		"CREATE TABLE shop.orders (order_id timeuuid PRIMARY KEY, customer_id uuid, created_at timestamp);"
+	schema, err := parseSchema("entities.cql", src, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := cql.Parse("q.cql", []byte("SELECT order_id FROM shop.orders WHERE customer_id = ? ORDER BY created_at DESC"))
+	d, err := design.Run(design.Input{Schema: schema, Queries: []design.Query{{Name: "q", Stmt: st.(*cql.Select)}},
+		Volumes: &design.Volumes{File: "w.yaml", Entities: []*design.Entity{{Name: "shop.orders", Rows: rate("1k/day"), Retention: workload.Year,
+			Columns: map[string]design.ColumnVolume{"customer_id": {Distinct: 1000}}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := d.Migration(schema)
+	ks := strings.Index(m, "CREATE KEYSPACE IF NOT EXISTS shop WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': '3'};")
+	tb := strings.Index(m, "CREATE TABLE IF NOT EXISTS shop.orders_by_customer_id")
+	if ks < 0 || tb < ks {
+		t.Errorf("migration:\n%s", m)
+	}
+	if _, err := parseSchema("0001_design.cql", m, ""); err != nil {
+		t.Errorf("the migration does not apply to an empty schema: %v", err)
+	}
+}

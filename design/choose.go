@@ -1,0 +1,233 @@
+package design
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/cql/bound"
+	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
+)
+
+// choose picks the coarsest bucket whose p99 and largest partition (the Zipf head) stay
+// under 100,000 values and 100 MB over the life of the rows, no bucket when none is needed,
+// and write shards under the finest bucket when no bucket holds the busiest key.
+func choose(t *Table, g *group, name string, ev *Entity, in Input) error {
+	sh := g.sh
+	f, err := factsOf(sh, ev, in.Volumes.File)
+	if err != nil {
+		return err
+	}
+	ttl := 0
+	if f.ttl {
+		ttl = int(f.life / time.Second)
+	}
+	try := func(width string, shards int) (*candidate, error) {
+		tbl, derive := sh.build(name, width, shards, g.want, g.star, ttl)
+		if ttl > 0 && isSeries(tbl, width) {
+			tbl.Options.Compaction = twcs(width, f.life)
+		}
+		work := workloadFor(tbl, f, ev, sh, width, shards)
+		est, err := sizing.EstimateTable(tbl, work, sizing.Options{Target: in.Target, Schema: in.Schema})
+		if err != nil {
+			return nil, fmt.Errorf("size %s: %w", tbl.Name, err)
+		}
+		return &candidate{width: width, shards: shards, table: tbl, derive: derive, work: work, est: est}, nil
+	}
+	t.Reasons = append(t.Reasons, fmt.Sprintf("%s rows kept (%s for a %s of %s) over %s keys: %s a key on average, skew %s",
+		sizing.FormatCount(f.rate*f.life.Seconds()), rateText(f.rate), lifeWord(f), workload.FormatDuration(f.life),
+		f.keyText, rowsText(f.rate*f.life.Seconds()/f.keys), f.skew))
+	var last *candidate
+	for _, w := range widths {
+		if w != "" && (sh.timeCol == nil || spanOf(w).Avg > f.life) {
+			continue // no time to cut, or a bucket longer than the rows live
+		}
+		c, err := try(w, 0)
+		if err != nil {
+			return err
+		}
+		t.Reasons = append(t.Reasons, c.describe())
+		last = c
+		if c.fits() {
+			return settle(t, sh, c, f)
+		}
+	}
+	// No bucket holds the busiest key: spread every key over write shards under the finest
+	// bucket, as many as the head needs, with room for shards filling unevenly.
+	r := math.Max(last.est.Largest.StoredValues/1e5, last.est.Largest.Bytes/1e8)
+	n := int(math.Ceil(r * 1.25))
+	for ; n <= maxShards; n = int(math.Ceil(float64(n) * 1.5)) {
+		c, err := try(last.width, n)
+		if err != nil {
+			return err
+		}
+		if c.fits() {
+			if last.width == "" {
+				t.Reasons = append(t.Reasons, fmt.Sprintf("the entity has no time column to cut a bucket from, so every key is spread over write shards: %s", c.describe()))
+			} else {
+				t.Reasons = append(t.Reasons, fmt.Sprintf("no bucket down to %s holds the busiest key, so every key is spread over write shards: %s", widthText(last.width), c.describe()))
+			}
+			return settle(t, sh, c, f)
+		}
+	}
+	return cql.Errorf(ev.FieldPos("rows"), "workload: %s: no table can hold the busiest %s: even %s with %d write shards a partition is over 100,000 values or 100 MB (%s); lower the volume, shorten the retention or split the key",
+		ev.Name, keyNames(sh.pk), strings.TrimPrefix(orNone(last.width), "a "), maxShards, last.describe())
+}
+
+// settle records the chosen candidate on t.
+func settle(t *Table, sh *shape, c *candidate, f facts) error {
+	t.Table, t.Derive, t.Workload, t.Estimate = c.table, c.derive, c.work, c.est
+	t.Bucket = c.width
+	if c.width != "" {
+		t.BucketColumn, _, _ = bucketColumn(c.width, sh.entity)
+	}
+	if c.shards > 1 {
+		t.Shards, t.ShardColumn = c.shards, t.Table.PartitionKey[len(t.Table.PartitionKey)-1].Name
+		t.Notes = append(t.Notes, fmt.Sprintf("%s is a write shard: shard(%s, %d) spreads each key's rows over %d partitions; a read visits all %d (bucket.Scheme.Partitions lists them)",
+			t.ShardColumn, sh.identity.Name, c.shards, c.shards, c.shards))
+	}
+	switch {
+	case c.width == "" && bound.Judge(t.Table).Unbounded():
+		t.NoLint = fmt.Sprintf("sized: %s rows a partition over %s at most (%s values, %s): no bucket needed", sizing.FormatCount(c.est.Largest.Rows), workload.FormatDuration(f.life),
+			sizing.FormatCount(c.est.Largest.StoredValues), sizing.FormatBytes(c.est.Largest.Bytes))
+		t.Reasons = append(t.Reasons, "no bucket: the busiest partition stays under the limits for as long as its rows are kept")
+	case c.width == "":
+	case c.shards > 1:
+		t.Reasons = append(t.Reasons, fmt.Sprintf("bucket by %s of %s (%s is %s(%s)), the finest bucket tried, with %d write shards: the fewest that keep the largest partition under the limits",
+			c.width, t.TimeColumn, t.BucketColumn, bucketFunc(c.width), t.TimeColumn, c.shards))
+	default:
+		t.Reasons = append(t.Reasons, fmt.Sprintf("bucket by %s of %s: the coarsest that keeps the p99 and the largest partition under the limits; %s is %s(%s)",
+			c.width, t.TimeColumn, t.BucketColumn, bucketFunc(c.width), t.TimeColumn))
+	}
+	if c.table.Options.DefaultTTL > 0 {
+		t.Reasons = append(t.Reasons, fmt.Sprintf("rows expire: default_time_to_live %d (%s)", c.table.Options.DefaultTTL, workload.FormatDuration(f.life)))
+		graceFor(t, c, f)
+		if cls := c.table.Options.Compaction["class"]; cls != "" {
+			t.Reasons = append(t.Reasons, fmt.Sprintf("TimeWindowCompactionStrategy, windows of %s %s: whole sstables expire and are dropped without compacting tombstones",
+				c.table.Options.Compaction["compaction_window_size"], c.table.Options.Compaction["compaction_window_unit"]))
+		}
+	}
+	return nil
+}
+
+func bucketFunc(width string) string {
+	_, fn, _ := bucketColumn(width, &cql.Table{})
+	return fn
+}
+
+func orNone(width string) string {
+	if width == "" {
+		return "no bucket"
+	}
+	return "a " + width + " bucket"
+}
+
+// widthText is "an hour", "a day", or "no bucket" when the table has no time to cut.
+func widthText(width string) string {
+	switch width {
+	case "":
+		return "no bucket (no time column to cut)"
+	case "hour", "iso-week":
+		return "an " + width
+	}
+	return "a " + width
+}
+
+// rowsText is "1 row", "730 rows".
+func rowsText(n float64) string {
+	if s := sizing.FormatCount(n); s != "1" {
+		return s + " rows"
+	}
+	return "1 row"
+}
+
+func spanOf(width string) workload.Span {
+	s, _ := workload.ParseSpan(width)
+	return s
+}
+
+func lifeWord(f facts) string {
+	if f.ttl {
+		return "TTL"
+	}
+	return "retention"
+}
+
+func rateText(perSecond float64) string {
+	r := perKey(perSecond)
+	return r.String()
+}
+
+// isSeries reports whether a table holds a time series: bucketed, or clustered first by a
+// time.
+func isSeries(t *cql.Table, width string) bool {
+	return width != "" || len(t.Clustering) > 0 && isTime(t.Clustering[0])
+}
+
+// twcs is the compaction of a TTL'd time series: TimeWindowCompactionStrategy with a window
+// of the bucket (so a bucket's rows share sstables), else about a thirtieth of the TTL.
+func twcs(width string, ttl time.Duration) map[string]string {
+	unit, size := "DAYS", 1
+	switch width {
+	case "hour":
+		unit = "HOURS"
+	case "day":
+	case "iso-week":
+		size = 7
+	case "month":
+		size = 30
+	case "year":
+		size = 365
+	default:
+		d := ttl / 30
+		if d < workload.Day {
+			unit, size = "HOURS", max(1, int(math.Round(d.Hours())))
+		} else {
+			size = int(math.Round(d.Hours() / 24))
+		}
+	}
+	return map[string]string{"class": "TimeWindowCompactionStrategy", "compaction_window_unit": unit, "compaction_window_size": fmt.Sprint(size)}
+}
+
+// graces are the gc_grace_seconds a TTL'd table may get, longest first: the default ten
+// days, a day, three hours (max_hint_window), an hour, 15 and 5 minutes, a minute.
+var graces = []int{864000, 86400, 10800, 3600, 900, 300, 60}
+
+// tombstoneWarn is tombstone_warn_threshold: a read that passes more tombstones is logged.
+const tombstoneWarn = 1000
+
+// graceFor lowers gc_grace_seconds on a TTL'd, insert-only table when the busiest partition
+// receives so many rows that the ones expired within gc_grace_seconds would pass
+// tombstone_warn_threshold in the read of a bucket reaching its expiry. Expired cells need no
+// repair to reach every replica (each expires them itself), so the usual reason for ten days
+// does not hold; what a lower value costs is hints: a hint lives no longer than the table's
+// gc_grace_seconds, so a replica down longer misses writes until a repair.
+func graceFor(t *Table, c *candidate, f facts) {
+	span := f.life
+	if c.width != "" {
+		span = spanOf(c.width).Max
+	}
+	rate := c.est.Largest.Rows / span.Seconds() // rows a second into the busiest partition
+	if rate*float64(graces[0]) <= 0.9*tombstoneWarn {
+		return
+	}
+	g := graces[len(graces)-1]
+	for _, v := range graces {
+		if rate*float64(v) <= 0.9*tombstoneWarn {
+			g = v
+			break
+		}
+	}
+	t.Table.Options.GCGraceSeconds = g
+	if t.Table.Options.Raw == nil {
+		t.Table.Options.Raw = map[string]any{}
+	}
+	t.Table.Options.Raw["gc_grace_seconds"] = fmt.Sprint(g)
+	t.Reasons = append(t.Reasons, fmt.Sprintf("gc_grace_seconds %d: the busiest partition receives %s rows a second, and a read of a bucket reaching its expiry passes the rows expired within gc_grace_seconds as tombstones: %s of them, under tombstone_warn_threshold (1000); with the default ten days, %s",
+		g, trimFloat(rate), sizing.FormatCount(rate*float64(g)), sizing.FormatCount(rate*float64(graces[0]))))
+	t.Notes = append(t.Notes, fmt.Sprintf("gc_grace_seconds %d also bounds hints for this table: a replica down longer than %s misses its writes until a repair (expired rows need no repair, so the TTL is safe)",
+		g, workload.FormatDuration(time.Duration(g)*time.Second)))
+}

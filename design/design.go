@@ -1,0 +1,228 @@
+package design
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/cql/bound"
+	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
+)
+
+// Input is what a design starts from.
+type Input struct {
+	Schema  *cql.Schema // the entities: one table per entity, keyed by its identity
+	Queries []Query
+	// Volumes are the entities' volumes; nil designs the keys without sizing them: no
+	// bucket is invented, and each table says which volume would decide one.
+	Volumes *Volumes
+	Target  sizing.Target
+}
+
+// Design is the result: the query tables, every query rewritten for its table, and the
+// write plan.
+type Design struct {
+	Tables  []*Table
+	Queries []*Served
+	Target  sizing.Target
+}
+
+// Table is one query table and why it is the way it is.
+type Table struct {
+	Table  *cql.Table
+	Entity *cql.Table
+	// Bucket is the width of the time bucket in the partition key ("" for none), cut from
+	// TimeColumn into BucketColumn; Shards the write shards (0 for none).
+	Bucket, BucketColumn, TimeColumn string
+	Shards                           int
+	ShardColumn                      string
+	Derive                           []Derive // how each column is written from an entity row
+	Workload                         *workload.TableWorkload
+	Estimate                         *sizing.Estimate
+	Reasons                          []string // the choices, with the numbers behind them
+	Notes                            []string // what the design costs the writers
+	Queries                          []string // the access patterns it serves
+	// NoLint is the reason a time series with no bucket is bounded after all (BK101), or
+	// why its bucket is left open; empty when the lint has nothing to say.
+	NoLint string
+}
+
+// Served is one access pattern as the design serves it.
+type Served struct {
+	Name         string
+	Table        string // keyspace.table
+	PartitionKey []string
+	Bucket       string // width, "" for none
+	Shards       int
+	Text         string // the query rewritten for the table
+	Rate         float64
+	P99          string
+	Pos          cql.Pos
+	// Reads says how a reader gets more than one bucket or shard, when it must.
+	Reads string
+}
+
+// group is the access patterns one table serves.
+type group struct {
+	sh      *shape
+	acc     []*access
+	want    map[string]bool
+	star    bool
+	ordered bool // the clustering order is one a pattern asked for
+}
+
+// Run designs the tables for in. Bad input (a query on a column no entity has, a volume for
+// a column that does not exist, a query no table can serve) is an error naming the file,
+// line and column, every problem at once.
+func Run(in Input) (*Design, error) {
+	var errs []error
+	var groups []*group
+	bySig := map[string]*group{}
+	for _, q := range in.Queries {
+		a, err := analyze(in.Schema, q)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		sh := shapeOf(a)
+		g := bySig[sh.signature()]
+		if g == nil {
+			g = &group{sh: sh, want: map[string]bool{}}
+			bySig[sh.signature()] = g
+			groups = append(groups, g)
+		}
+		if len(a.order) > 0 && !g.ordered {
+			// The first pattern that asks for an order sets the table's.
+			g.sh.ck, g.ordered = sh.ck, true
+		}
+		g.acc = append(g.acc, a)
+		g.star = g.star || a.star
+		for _, c := range a.want {
+			g.want[c] = true
+		}
+		for _, r := range a.eq {
+			g.want[r.Column().Name] = true
+		}
+		for _, r := range append(append([]*cql.Relation{}, a.ins...), a.rng...) {
+			g.want[r.Column().Name] = true
+		}
+	}
+	errs = append(errs, checkVolumes(in.Schema, in.Volumes)...)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	d := &Design{Target: in.Target}
+	names := map[string]bool{}
+	for _, g := range groups {
+		t, err := designTable(g, in, names)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		d.Tables = append(d.Tables, t)
+		for _, a := range g.acc {
+			d.Queries = append(d.Queries, serve(a, t))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	// Queries in the order given.
+	order := map[string]int{}
+	for i, q := range in.Queries {
+		order[q.Name] = i
+	}
+	sort.SliceStable(d.Queries, func(i, j int) bool { return order[d.Queries[i].Name] < order[d.Queries[j].Name] })
+	return d, nil
+}
+
+// tableName is entity_by_key: orders_by_customer_id.
+func tableName(g *group, taken map[string]bool) string {
+	base := g.sh.entity.Name
+	var keys []string
+	for _, c := range g.sh.pk {
+		keys = append(keys, c.Name)
+	}
+	name := base + "_by_" + strings.Join(keys, "_")
+	for i := 2; taken[g.sh.entity.Keyspace+"."+name] || g.sh.entity.Name == name; i++ {
+		name = fmt.Sprintf("%s_by_%s_%d", base, strings.Join(keys, "_"), i)
+	}
+	taken[g.sh.entity.Keyspace+"."+name] = true
+	return name
+}
+
+// designTable chooses the bucket and shards of one table and explains them.
+func designTable(g *group, in Input, taken map[string]bool) (*Table, error) {
+	sh := g.sh
+	name := tableName(g, taken)
+	t := &Table{Entity: sh.entity}
+	for _, a := range g.acc {
+		t.Queries = append(t.Queries, a.q.Name)
+	}
+	if sh.timeCol != nil {
+		t.TimeColumn = sh.timeCol.Name
+	}
+	var ev *Entity
+	if in.Volumes != nil {
+		ev = in.Volumes.Entity(sh.entity.Keyspace, sh.entity.Name)
+		if ev == nil {
+			return nil, cql.Errorf(cql.Pos{File: in.Volumes.File, Line: 1, Col: 1},
+				"workload: no entry for entity %s, which query %s reads: give its rows:, retention: (or ttl:) and the distinct counts of the columns it is looked up by", sh.entity.QualifiedName(), g.acc[0].q.Name)
+		}
+	}
+	if ev == nil {
+		t.Table, t.Derive = sh.build(name, "", 0, g.want, g.star, 0)
+		unsized(t, sh)
+	} else {
+		if err := choose(t, g, name, ev, in); err != nil {
+			return nil, err
+		}
+	}
+	t.Notes = append(t.Notes, keyNotes(t, sh)...)
+	return t, nil
+}
+
+// unsized says, for a table designed without volumes, which volume decides its bucket.
+func unsized(t *Table, sh *shape) {
+	if nolint, reason, ok := Unsized(t.Table, sh.entity.Name, firstKey(sh)); ok {
+		t.NoLint = nolint
+		t.Reasons = append(t.Reasons, reason)
+	}
+}
+
+// Unsized says what a design says of a table that is a time series nothing bounds when it
+// has no volume to size it: no bucket width is invented; the reason for the lint (BK101)
+// to wait, and the volume that would decide the bucket. entity names the entity table the
+// rows come from, column the column the partition is looked up by. ok is false when the
+// table is bounded as it is.
+func Unsized(t *cql.Table, entity, column string) (nolint, reason string, ok bool) {
+	v := bound.Judge(t)
+	if !v.Unbounded() {
+		return "", "", false
+	}
+	keys := keyNames(t.PartitionKey)
+	nolint = fmt.Sprintf("unsized: whether %s needs a time bucket, and which, depends on how many rows one (%s) receives over their retention", t.Name, keys)
+	reason = fmt.Sprintf("%s is a time series (clustered by %s) with no volume to size it: no bucket width is invented. "+
+		"The volume that decides it: %s rows per span of time (rows: N/day), how long they are kept (retention: or ttl:) and how many distinct %s there are (columns: {%s: {distinct: N}}); "+
+		"give them in a workload file (--workload) to get the coarsest bucket that keeps a partition under 100,000 values and 100 MB",
+		t.Name, v.Time.Name, entity, column, column)
+	return nolint, reason, true
+}
+
+func firstKey(sh *shape) string {
+	if sh.elem != nil {
+		return sh.elem.collection.Name
+	}
+	return sh.pk[0].Name
+}
+
+func keyNames(cols []*cql.Column) string {
+	var out []string
+	for _, c := range cols {
+		out = append(out, c.Name)
+	}
+	return strings.Join(out, ", ")
+}

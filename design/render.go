@@ -1,0 +1,297 @@
+package design
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/workload"
+)
+
+// CreateTable renders t as CREATE TABLE IF NOT EXISTS (as the tool's own lint asks of a
+// migration), with its clustering order, default TTL and compaction when it has them.
+func CreateTable(t *cql.Table, qualifiedName bool) string {
+	var b strings.Builder
+	name := cql.QuoteName(t.Name)
+	if qualifiedName && t.Keyspace != "" {
+		name = cql.QuoteName(t.Keyspace) + "." + name
+	}
+	fmt.Fprintf(&b, "CREATE TABLE IF NOT EXISTS %s (\n", name)
+	for _, c := range t.Columns {
+		fmt.Fprintf(&b, "    %s %s", cql.QuoteName(c.Name), c.Type)
+		if c.Kind == cql.Static {
+			b.WriteString(" STATIC")
+		}
+		b.WriteString(",\n")
+	}
+	pk := make([]string, len(t.PartitionKey))
+	for i, c := range t.PartitionKey {
+		pk[i] = cql.QuoteName(c.Name)
+	}
+	key := strings.Join(pk, ", ")
+	if len(pk) > 1 || len(t.Clustering) > 0 {
+		key = "(" + key + ")"
+	}
+	for _, c := range t.Clustering {
+		key += ", " + cql.QuoteName(c.Name)
+	}
+	fmt.Fprintf(&b, "    PRIMARY KEY (%s)\n)", key)
+	var with []string
+	desc := false
+	var orders []string
+	for _, c := range t.Clustering {
+		desc = desc || c.Order == cql.Desc
+		orders = append(orders, cql.QuoteName(c.Name)+" "+strings.ToUpper(c.Order.String()))
+	}
+	if desc {
+		with = append(with, "CLUSTERING ORDER BY ("+strings.Join(orders, ", ")+")")
+	}
+	if t.Options.DefaultTTL > 0 {
+		with = append(with, fmt.Sprintf("default_time_to_live = %d", t.Options.DefaultTTL))
+	}
+	if t.Options.GCGraceSeconds > 0 && t.Options.GCGraceSeconds != cql.DefaultGCGraceSeconds {
+		with = append(with, fmt.Sprintf("gc_grace_seconds = %d", t.Options.GCGraceSeconds))
+	}
+	if c := t.Options.Compaction; len(c) > 0 {
+		keys := make([]string, 0, len(c))
+		for k := range c {
+			if k != "class" {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		items := []string{"'class': '" + c["class"] + "'"}
+		for _, k := range keys {
+			v := c[k]
+			if k != "compaction_window_size" {
+				v = "'" + v + "'"
+			}
+			items = append(items, "'"+k+"': "+v)
+		}
+		with = append(with, "compaction = {"+strings.Join(items, ", ")+"}")
+	}
+	if len(with) > 0 {
+		b.WriteString(" WITH " + strings.Join(with, "\n    AND "))
+	}
+	return b.String()
+}
+
+// Migration is the CQL migration that creates every table of the design (and the keyspace,
+// when the entities create one): each table under comment lines giving its access patterns
+// and the reasons for its key.
+func (d *Design) Migration(schema *cql.Schema) string {
+	var b strings.Builder
+	b.WriteString("-- Written by cqlsize design: one table per access pattern (merged where one serves several),\n")
+	b.WriteString("-- each sized by the volumes of the workload file. Every line below says why.\n")
+	done := map[string]bool{}
+	for _, t := range d.Tables {
+		ks := t.Table.Keyspace
+		if k := schema.Keyspaces[ks]; ks != "" && !done[ks] && k != nil && len(k.Replication) > 0 {
+			done[ks] = true
+			repl := maps.Clone(k.Replication)
+			repl["class"] = strings.TrimPrefix(repl["class"], "org.apache.cassandra.locator.")
+			durable := ""
+			if !k.DurableWrites {
+				durable = " AND durable_writes = false"
+			}
+			fmt.Fprintf(&b, "\nCREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s%s;\n", cql.QuoteName(ks), mapText(repl), durable)
+		}
+	}
+	for _, t := range d.Tables {
+		b.WriteString("\n")
+		fmt.Fprintf(&b, "-- %s serves %s.\n", t.Table.Name, strings.Join(t.Queries, ", "))
+		for _, r := range t.Reasons {
+			b.WriteString(comment(r))
+		}
+		for _, n := range t.Notes {
+			b.WriteString(comment("cost: " + n))
+		}
+		if t.NoLint != "" {
+			b.WriteString("-- cqlsize:nolint BK101 " + t.NoLint + "\n")
+		}
+		b.WriteString(CreateTable(t.Table, true) + ";\n")
+	}
+	return b.String()
+}
+
+// comment wraps text as -- lines of at most about 100 characters.
+func comment(text string) string {
+	var b strings.Builder
+	line := "--"
+	for _, w := range strings.Fields(text) {
+		if len(line)+1+len(w) > 100 && line != "--" {
+			b.WriteString(line + "\n")
+			line = "--  "
+		}
+		line += " " + w
+	}
+	return b.String() + line + "\n"
+}
+
+func mapText(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	items := make([]string, len(keys))
+	for i, k := range keys {
+		items[i] = "'" + k + "': '" + m[k] + "'"
+	}
+	return "{" + strings.Join(items, ", ") + "}"
+}
+
+// QueriesFile is every query rewritten for its table, under the same name, rate and p99,
+// in the queries-file format `check` reads.
+func (d *Design) QueriesFile() string {
+	var b strings.Builder
+	for i, q := range d.Queries {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("-- query: " + q.Name)
+		if q.Rate > 0 {
+			b.WriteString("  rate=" + trimFloat(q.Rate) + "/s")
+		}
+		if q.P99 != "" {
+			b.WriteString("  p99=" + q.P99)
+		}
+		b.WriteString("\n")
+		if q.Reads != "" {
+			b.WriteString(comment("reads " + q.Reads))
+		}
+		b.WriteString(q.Text + ";\n")
+	}
+	return b.String()
+}
+
+func trimFloat(v float64) string {
+	s := fmt.Sprintf("%.3f", v)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	return s
+}
+
+// WorkloadFile is the per-table workload `estimate` reads, derived from the volumes: every
+// figure the design sized each table with.
+func (d *Design) WorkloadFile() string {
+	var b strings.Builder
+	b.WriteString("# Written by cqlsize design from the entity volumes: the workload of each query table.\n")
+	b.WriteString("version: 1\ntables:\n")
+	for _, t := range d.Tables {
+		w := t.Workload
+		if w == nil {
+			continue
+		}
+		fmt.Fprintf(&b, "  %s:\n", t.Table.QualifiedName())
+		fmt.Fprintf(&b, "    partitions: %s\n", trimFloat(w.Partitions))
+		fmt.Fprintf(&b, "    write_rate: %s\n", rateYAML(w.WriteRate))
+		if !w.Bucket.IsZero() {
+			fmt.Fprintf(&b, "    bucket: %s\n", w.Bucket.Name)
+		}
+		if w.Shards > 1 {
+			fmt.Fprintf(&b, "    shards: %d\n", w.Shards)
+		}
+		if w.TTL != nil {
+			fmt.Fprintf(&b, "    ttl: %ds\n", int64(w.TTL.Seconds()))
+		} else if w.Horizon > 0 {
+			fmt.Fprintf(&b, "    horizon: %dh\n", int64(w.Horizon.Hours()))
+		}
+		switch {
+		case w.Skew.Kind == workload.Zipf && !w.Skew.MaxRate.IsZero():
+			fmt.Fprintf(&b, "    skew: {zipf: %s, max_rate: %s}\n", trimFloat(w.Skew.S), rateYAML(w.Skew.MaxRate))
+		case w.Skew.Kind == workload.Zipf:
+			fmt.Fprintf(&b, "    skew: {zipf: %s}\n", trimFloat(w.Skew.S))
+		case !w.Skew.MaxRate.IsZero():
+			fmt.Fprintf(&b, "    skew: {max_rate: %s}\n", rateYAML(w.Skew.MaxRate))
+		}
+		b.WriteString("    nulls_as: unset\n")
+		if len(w.Avg) > 0 {
+			fmt.Fprintf(&b, "    avg: {%s}\n", numbers(w.Avg))
+		}
+		if len(w.Items) > 0 {
+			var items []string
+			for _, k := range sortedKeys(w.Items) {
+				it := w.Items[k]
+				s := fmt.Sprintf("%s: {count: %s", k, trimFloat(it.Count))
+				if it.Size > 0 {
+					s += ", size: " + trimFloat(it.Size)
+				}
+				if it.KeySize > 0 {
+					s += ", key: " + trimFloat(it.KeySize)
+				}
+				items = append(items, s+"}")
+			}
+			fmt.Fprintf(&b, "    items: {%s}\n", strings.Join(items, ", "))
+		}
+	}
+	return b.String()
+}
+
+// rateYAML writes a rate as the workload file reads it: count per second, hour, day or
+// year, or per the duration it was given in.
+func rateYAML(r workload.Rate) string {
+	count := strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.6f", r.Count), "0"), ".")
+	switch r.Per {
+	case time.Second:
+		return count + "/s"
+	case time.Hour:
+		return count + "/hour"
+	case workload.Day:
+		return count + "/day"
+	case workload.Year:
+		return count + "/year"
+	}
+	return fmt.Sprintf("%s/%ds", count, int64(r.Per.Seconds()))
+}
+
+func numbers(m map[string]float64) string {
+	var items []string
+	for _, k := range sortedKeys(m) {
+		items = append(items, k+": "+trimFloat(m[k]))
+	}
+	return strings.Join(items, ", ")
+}
+
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// WritePlanFile is the write plan: for each entity, the tables one write fans out to and
+// the rule (cql/derive, TARGET=EXPR) that fills each of their key columns; the other
+// columns are copied by name. cql/denorm loads it (LoadWritePlan).
+func (d *Design) WritePlanFile() string {
+	var b strings.Builder
+	b.WriteString("# Written by cqlsize design: each entity row is written to every table under it, each key\n")
+	b.WriteString("# column filled by its rule (cql/derive: COL, year/month/week/day/hour(COL), shard(COL, N),\n")
+	b.WriteString("# each(COL)); the other columns are copied from the entity's column of the same name.\n")
+	b.WriteString("version: 1\nentities:\n")
+	var order []string
+	byEntity := map[string][]*Table{}
+	for _, t := range d.Tables {
+		e := t.Entity.QualifiedName()
+		if t.Entity.Keyspace == "" {
+			e = t.Entity.Name
+		}
+		if byEntity[e] == nil {
+			order = append(order, e)
+		}
+		byEntity[e] = append(byEntity[e], t)
+	}
+	for _, e := range order {
+		fmt.Fprintf(&b, "  %s:\n", e)
+		for _, t := range byEntity[e] {
+			name := t.Table.QualifiedName()
+			if t.Table.Keyspace == "" {
+				name = t.Table.Name
+			}
+			fmt.Fprintf(&b, "    - table: %s\n      derive:\n", name)
+			keys := len(t.Table.PartitionKey) + len(t.Table.Clustering)
+			for _, dv := range t.Derive[:min(keys, len(t.Derive))] {
+				fmt.Fprintf(&b, "        - %s=%s\n", cql.QuoteName(dv.Column), dv.Expr)
+			}
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,220 @@
+package design
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/cqlsize/cqlsize/cql"
+)
+
+// JSONVersion is the version of the JSON report (docs/design-json.md): it changes only when
+// a field changes meaning or goes away; new fields may appear within a version.
+const JSONVersion = 1
+
+// Files names what a design wrote into its output folder.
+type Files struct {
+	Migration string `json:"migration"`
+	Queries   string `json:"queries"`
+	Workload  string `json:"workload"`
+	WritePlan string `json:"write_plan"`
+}
+
+type jsonReport struct {
+	Version int         `json:"version"`
+	Target  string      `json:"target"`
+	Sized   bool        `json:"sized"`
+	Tables  []jsonTable `json:"tables"`
+	Queries []jsonQuery `json:"queries"`
+	Files   *Files      `json:"files,omitempty"`
+}
+
+type jsonTable struct {
+	Name         string       `json:"name"`
+	Entity       string       `json:"entity"`
+	Queries      []string     `json:"queries"`
+	PartitionKey []string     `json:"partition_key"`
+	Clustering   []string     `json:"clustering"`
+	Bucket       string       `json:"bucket"`
+	BucketColumn string       `json:"bucket_column,omitempty"`
+	TimeColumn   string       `json:"time_column,omitempty"`
+	Shards       int          `json:"shards"`
+	TTLSeconds   int          `json:"ttl_seconds"`
+	Compaction   string       `json:"compaction"`
+	Derive       []string     `json:"derive"`
+	Partition    *jsonSizes   `json:"partition,omitempty"`
+	Reasons      []string     `json:"reasons"`
+	Notes        []string     `json:"notes"`
+	CreateTable  string       `json:"create_table"`
+	Verdict      string       `json:"verdict,omitempty"`
+	Findings     []jsonFinder `json:"findings,omitempty"`
+}
+
+type jsonSizes struct {
+	P99Rows      float64 `json:"p99_rows"`
+	P99Values    float64 `json:"p99_values"`
+	P99Bytes     float64 `json:"p99_bytes"`
+	LargestRows  float64 `json:"largest_rows"`
+	LargestValue float64 `json:"largest_values"`
+	LargestBytes float64 `json:"largest_bytes"`
+}
+
+type jsonFinder struct {
+	Code     string `json:"code"`
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+}
+
+type jsonQuery struct {
+	Name         string   `json:"name"`
+	Table        string   `json:"table"`
+	PartitionKey []string `json:"partition_key"`
+	Bucket       string   `json:"bucket"`
+	Shards       int      `json:"shards"`
+	Query        string   `json:"query"`
+	Reads        string   `json:"reads,omitempty"`
+}
+
+// WriteJSON writes the design as the versioned JSON report.
+func (d *Design) WriteJSON(w io.Writer, files *Files) error {
+	r := jsonReport{Version: JSONVersion, Target: string(d.target()), Files: files, Tables: []jsonTable{}, Queries: []jsonQuery{}}
+	for _, t := range d.Tables {
+		jt := jsonTable{Name: t.Table.QualifiedName(), Entity: t.Entity.QualifiedName(), Queries: t.Queries, Bucket: t.Bucket,
+			BucketColumn: t.BucketColumn, TimeColumn: t.TimeColumn, Shards: t.Shards, TTLSeconds: t.Table.Options.DefaultTTL,
+			Compaction: t.Table.Options.CompactionClass(), Reasons: nonNil(t.Reasons), Notes: nonNil(t.Notes), CreateTable: CreateTable(t.Table, true)}
+		for _, c := range t.Table.PartitionKey {
+			jt.PartitionKey = append(jt.PartitionKey, c.Name)
+		}
+		jt.Clustering = []string{}
+		for _, c := range t.Table.Clustering {
+			jt.Clustering = append(jt.Clustering, c.Name+" "+c.Order.String())
+		}
+		for _, dv := range t.Derive {
+			jt.Derive = append(jt.Derive, dv.Column+"="+dv.Expr)
+		}
+		if e := t.Estimate; e != nil {
+			r.Sized = true
+			r6 := func(v float64) float64 { return math.Round(v*10) / 10 }
+			jt.Partition = &jsonSizes{r6(e.P99.Rows), r6(e.P99.StoredValues), math.Round(e.P99.Bytes), r6(e.Largest.Rows), r6(e.Largest.StoredValues), math.Round(e.Largest.Bytes)}
+			jt.Verdict = e.Verdict.String()
+			for _, f := range e.Findings {
+				jt.Findings = append(jt.Findings, jsonFinder{f.Code, f.Severity.String(), f.Message})
+			}
+		}
+		r.Tables = append(r.Tables, jt)
+	}
+	for _, q := range d.Queries {
+		r.Queries = append(r.Queries, jsonQuery{q.Name, q.Table, q.PartitionKey, q.Bucket, q.Shards, q.Text, q.Reads})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // a query's > and < as written
+	return enc.Encode(r)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func (d *Design) target() string {
+	if d.Target == "" {
+		return "cassandra-5.0"
+	}
+	return string(d.Target)
+}
+
+// WriteText writes the design for a person: each table with the patterns it serves, its
+// key and the reasons, then each query as rewritten.
+func (d *Design) WriteText(w io.Writer, files *Files) error {
+	ew := &errWriter{w: w}
+	for i, t := range d.Tables {
+		if i > 0 {
+			ew.printf("\n")
+		}
+		ew.printf("%s  (serves %s)\n", t.Table.QualifiedName(), strings.Join(t.Queries, ", "))
+		ew.printf("  key: %s\n", keyText(t.Table))
+		for _, r := range t.Reasons {
+			ew.printf("  - %s\n", r)
+		}
+		for _, n := range t.Notes {
+			ew.printf("  cost: %s\n", n)
+		}
+	}
+	ew.printf("\nQueries:\n")
+	for _, q := range d.Queries {
+		ew.printf("  %s -> %s\n    %s\n", q.Name, q.Table, q.Text)
+		if q.Reads != "" {
+			ew.printf("    reads %s\n", q.Reads)
+		}
+	}
+	if files != nil {
+		ew.printf("\nWrote %s, %s, %s and %s.\n", files.Migration, files.Queries, files.Workload, files.WritePlan)
+	}
+	return ew.err
+}
+
+// WriteMarkdown writes the design as a Markdown section.
+func (d *Design) WriteMarkdown(w io.Writer, files *Files) error {
+	ew := &errWriter{w: w}
+	ew.printf("## Tables\n")
+	for _, t := range d.Tables {
+		ew.printf("\n### `%s`\n\nServes %s. Key: `%s`.\n\n", t.Table.QualifiedName(), strings.Join(t.Queries, ", "), keyText(t.Table))
+		for _, r := range t.Reasons {
+			ew.printf("- %s\n", r)
+		}
+		for _, n := range t.Notes {
+			ew.printf("- Cost: %s\n", n)
+		}
+	}
+	ew.printf("\n## Queries\n\n| query | table | rewritten |\n|---|---|---|\n")
+	for _, q := range d.Queries {
+		ew.printf("| %s | `%s` | `%s` |\n", q.Name, q.Table, strings.ReplaceAll(q.Text, "|", `\|`))
+	}
+	if files != nil {
+		ew.printf("\nWrote `%s`, `%s`, `%s` and `%s`.\n", files.Migration, files.Queries, files.Workload, files.WritePlan)
+	}
+	return ew.err
+}
+
+// keyText is PRIMARY KEY's contents: ((customer_id), created_at DESC, order_id).
+func keyText(t *cql.Table) string {
+	var pk []string
+	for _, c := range t.PartitionKey {
+		pk = append(pk, c.Name)
+	}
+	s := "((" + strings.Join(pk, ", ") + ")"
+	for _, c := range t.Clustering {
+		s += ", " + c.Name
+		if c.Order == cql.Desc {
+			s += " DESC"
+		}
+	}
+	return s + ")"
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}
+
+// Explain adds, to a queries file's parse error at an OR, why no table serves one: the
+// parser stops there, and the user should learn what to write instead.
+func Explain(err error) error {
+	var ce *cql.Error
+	if errors.As(err, &ce) && strings.Contains(ce.Msg, "found OR") {
+		return cql.Errorf(ce.Pos, "%s: a query with OR asks for two keys at once, and a table is read by one partition key: write each alternative as a query of its own (two reads, merged by the service)", ce.Msg)
+	}
+	return err
+}
