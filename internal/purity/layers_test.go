@@ -30,6 +30,7 @@ var layers = map[string][]string{
 	"cql/bound":   {"cql"},
 	"cql/check":   {"cql", "cql/bound", "finding", "severity"},
 	"cql/lint":    {"cql", "cql/bound", "finding", "severity"},
+	"cql/derive":  {"bucket", "cql"},
 	"workload":    {"bucket", "cql"},
 	"sizing":      {"cql", "cql/bound", "finding", "severity", "workload"},
 	"sizing/disk": {"cql"},
@@ -39,7 +40,7 @@ var layers = map[string][]string{
 	// Libraries that talk to a cluster.
 	"connect":        {},
 	"cql/liveschema": {"cql"},
-	"cql/denorm":     {"bucket", "cql"},
+	"cql/denorm":     {"bucket", "cql", "cql/derive"},
 	"migrations":     {"cql", "cql/liveschema", "internal/version"},
 	"profile":        {"cql", "cql/liveschema", "sizing", "sizing/disk", "workload"},
 
