@@ -9,7 +9,8 @@ import (
 
 // Bookkeeping names the tables `cqlsize migrate` keeps in a keyspace it manages: the history
 // (cqlsize_migrations) and the lease (cqlsize_migrations_lock), or the same under another
-// --table name, which their comment gives away. They are the tool's records, not the
+// --table name, which their comment gives away; and the per-range progress of
+// `cqlsize backfill` (cqlsize_backfill, cqlsize_backfill_lease). They are the tool's records, not the
 // application's data: a workload of them is one `estimate --schema <the migrations>` refuses
 // (the files never create them), so a profile of every table leaves them out.
 func Bookkeeping(t *cql.Table) bool {
@@ -17,10 +18,10 @@ func Bookkeeping(t *cql.Table) bool {
 		return false
 	}
 	switch t.Name {
-	case "cqlsize_migrations", "cqlsize_migrations_lock":
+	case "cqlsize_migrations", "cqlsize_migrations_lock", "cqlsize_backfill", "cqlsize_backfill_lease":
 		return true
 	}
-	return strings.HasPrefix(t.Options.Comment, "cqlsize migrate:")
+	return strings.HasPrefix(t.Options.Comment, "cqlsize migrate:") || strings.HasPrefix(t.Options.Comment, "cqlsize backfill:")
 }
 
 // NoTableError is a keyspace with no table to profile: none at all, or only cqlsize's own

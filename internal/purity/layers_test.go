@@ -38,11 +38,12 @@ var layers = map[string][]string{
 	"codes":       {"cql/check", "cql/lint", "finding", "sizing", "tombstone"},
 
 	// Libraries that talk to a cluster.
-	"connect":        {},
-	"cql/liveschema": {"cql"},
-	"cql/denorm":     {"bucket", "cql", "cql/derive"},
-	"migrations":     {"cql", "cql/liveschema", "internal/version"},
-	"profile":        {"cql", "cql/liveschema", "sizing", "sizing/disk", "workload"},
+	"internal/tokenscan": {},
+	"connect":            {},
+	"cql/liveschema":     {"cql"},
+	"cql/denorm":         {"bucket", "cql", "cql/derive"},
+	"migrations":         {"cql", "cql/liveschema", "internal/version"},
+	"profile":            {"cql", "cql/liveschema", "internal/tokenscan", "sizing", "sizing/disk", "workload"},
 
 	// Test harnesses: a real node, the fault ring, the node with authentication.
 	"cassandratest":     {"connect", "internal/version"},
