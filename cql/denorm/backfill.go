@@ -125,17 +125,17 @@ type BackfillResult struct {
 	Backfill        string        `json:"backfill"`
 	Share           int           `json:"share"`
 	Shares          int           `json:"shares"`
-	Ranges          int           `json:"ranges"`           // of this share
-	RangesCopied    int           `json:"ranges_copied"`    // by this run
-	RangesDone      int           `json:"ranges_done"`      // before this run, or by another run during it
-	RangesFailed    int           `json:"ranges_failed"`    // left for the next run
-	Rows            int64         `json:"rows"`             // source rows read
-	TargetRows      int64         `json:"target_rows"`      // target rows written
-	Statements      int64         `json:"statements"`       // writes sent
-	KeyOnlyRows     int64         `json:"key_only_rows"`    // source rows with no live regular cell
-	SkippedRows     int64         `json:"skipped_rows"`     // source rows whose target key derives from a null
-	Bytes           int64         `json:"bytes"`            // value bytes read
-	Splits          int           `json:"splits"`           // ranges split after a failed read
+	Ranges          int           `json:"ranges"`        // of this share
+	RangesCopied    int           `json:"ranges_copied"` // by this run
+	RangesDone      int           `json:"ranges_done"`   // before this run, or by another run during it
+	RangesFailed    int           `json:"ranges_failed"` // left for the next run
+	Rows            int64         `json:"rows"`          // source rows read
+	TargetRows      int64         `json:"target_rows"`   // target rows written
+	Statements      int64         `json:"statements"`    // writes sent
+	KeyOnlyRows     int64         `json:"key_only_rows"` // source rows with no live regular cell
+	SkippedRows     int64         `json:"skipped_rows"`  // source rows whose target key derives from a null
+	Bytes           int64         `json:"bytes"`         // value bytes read
+	Splits          int           `json:"splits"`        // ranges split after a failed read
 	Elapsed         time.Duration `json:"-"`
 	ElapsedSeconds  float64       `json:"elapsed_seconds"`
 	RowsPerSecond   float64       `json:"rows_per_second"`
@@ -146,7 +146,9 @@ type BackfillResult struct {
 }
 
 // Complete reports whether every range of the share is copied.
-func (r *BackfillResult) Complete() bool { return r.RangesFailed == 0 && r.RangesCopied+r.RangesDone == r.Ranges }
+func (r *BackfillResult) Complete() bool {
+	return r.RangesFailed == 0 && r.RangesCopied+r.RangesDone == r.Ranges
+}
 
 // BackfillError is a backfill that copied some ranges and could not copy others; its
 // Result says which. Run it again: it continues with the ranges left.
