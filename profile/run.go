@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"sort"
 	"strings"
 	"time"
@@ -175,25 +174,10 @@ type slice struct{ lo, hi int64 }
 // its share of partitions samples the ring at k places; the slices never overlap, so no
 // partition is read twice.
 func slices(k int, seed uint64) []slice {
-	if k <= 1 {
-		return []slice{{minToken, maxToken}}
-	}
-	rng := rand.New(rand.NewPCG(seed, seed^0x5DEECE66D))
-	cuts := make([]int64, k)
-	for i := range cuts {
-		cuts[i] = int64(rng.Uint64())
-	}
-	sort.Slice(cuts, func(i, j int) bool { return cuts[i] < cuts[j] })
-	out := make([]slice, 0, k+1)
-	for i := 0; i+1 < k; i++ {
-		if cuts[i] < cuts[i+1] {
-			out = append(out, slice{cuts[i], cuts[i+1]})
-		}
-	}
-	// The last cut wraps around: (last, max] then (min, first].
-	out = append(out, slice{cuts[k-1], maxToken})
-	if cuts[0] > minToken {
-		out = append(out, slice{minToken, cuts[0]})
+	rs := tokenscan.Random(k, seed)
+	out := make([]slice, len(rs))
+	for i, r := range rs {
+		out[i] = slice{r.Lo, r.Hi}
 	}
 	return out
 }

@@ -105,19 +105,24 @@ func (e *MismatchError) Error() string {
 // begin records the backfill's plan (ranges and rules) unless a run recorded one, and
 // checks that a recorded one is the same.
 func (c *checkpoint) begin(ctx context.Context, ranges int, rules string) error {
-	m := map[string]any{}
 	applied, err := c.s.Query(`UPDATE `+c.progress+` SET ranges = ?, rules = ?, started_at = ? WHERE backfill = ? IF ranges = null`,
-		ranges, rules, time.Now(), c.id).WithContext(ctx).MapScanCAS(m)
+		ranges, rules, time.Now(), c.id).WithContext(ctx).MapScanCAS(map[string]any{})
 	if err != nil {
 		return fmt.Errorf("record the backfill in %s: %w", c.progress, err)
 	}
 	if applied {
 		return nil
 	}
-	have := fmt.Sprintf("%v ranges and rules %q", m["ranges"], m["rules"])
-	want := fmt.Sprintf("%d ranges and rules %q", ranges, rules)
-	if have != want {
-		return &MismatchError{Backfill: c.id, Have: have, Want: want}
+	var have int
+	var haveRules string
+	// At SERIAL, so an LWT in flight completes first.
+	if err := c.s.Query(`SELECT ranges, rules FROM `+c.progress+` WHERE backfill = ? LIMIT 1`, c.id).WithContext(ctx).
+		Consistency(gocql.Consistency(0x0008)).Scan(&have, &haveRules); err != nil {
+		return fmt.Errorf("read the backfill in %s: %w", c.progress, err)
+	}
+	if have != ranges || haveRules != rules {
+		return &MismatchError{Backfill: c.id, Have: fmt.Sprintf("%d ranges and rules %q", have, haveRules),
+			Want: fmt.Sprintf("%d ranges and rules %q", ranges, rules)}
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"reflect"
 	"sort"
 	"strings"
@@ -92,11 +91,8 @@ func Verify(ctx context.Context, s *gocql.Session, p *derive.Program, o VerifyOp
 	if o.Full {
 		parts = tokenscan.Even(64)
 	} else {
-		rng := rand.New(rand.NewPCG(o.Seed, o.Seed^0x9E3779B97F4A7C15))
 		k := min(32, max(1, o.Sample/20))
-		for i := 0; i < k; i++ {
-			parts = append(parts, tokenscan.Range{Lo: int64(rng.Uint64()), Hi: tokenscan.MaxToken})
-		}
+		parts = tokenscan.Random(k, o.Seed)
 		quota = (o.Sample + k - 1) / k
 	}
 	jobs := make(chan tokenscan.Range)

@@ -10,6 +10,8 @@ import (
 	"errors"
 	"math"
 	"math/big"
+	"math/rand/v2"
+	"sort"
 	"sync"
 	"time"
 
@@ -50,6 +52,33 @@ func Even(k int) []Range {
 		}
 		out = append(out, Range{lo, hi})
 		lo = hi
+	}
+	return out
+}
+
+// Random cuts the ring at k random tokens drawn from seed and returns the ranges between
+// the cuts, covering the ring once: from the first cut on, the last one wrapping around
+// the end of the ring. Walking each from its start samples the ring at k places without
+// reading a row twice.
+func Random(k int, seed uint64) []Range {
+	if k <= 1 {
+		return []Range{{MinToken, MaxToken}}
+	}
+	rng := rand.New(rand.NewPCG(seed, seed^0x5DEECE66D))
+	cuts := make([]int64, k)
+	for i := range cuts {
+		cuts[i] = int64(rng.Uint64())
+	}
+	sort.Slice(cuts, func(i, j int) bool { return cuts[i] < cuts[j] })
+	out := make([]Range, 0, k+1)
+	for i := 0; i+1 < k; i++ {
+		if cuts[i] < cuts[i+1] {
+			out = append(out, Range{cuts[i], cuts[i+1]})
+		}
+	}
+	out = append(out, Range{cuts[k-1], MaxToken})
+	if cuts[0] > MinToken {
+		out = append(out, Range{MinToken, cuts[0]})
 	}
 	return out
 }

@@ -61,3 +61,19 @@ func TestLimiterHoldsTheRate(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestRandomCoversTheRingOnce(t *testing.T) {
+	for _, k := range []int{1, 2, 10, 100} {
+		rs := Random(k, 7)
+		var sum float64
+		for i, r := range rs {
+			if r.Lo >= r.Hi {
+				t.Errorf("Random(%d): range %d empty or reversed: %+v", k, i, r)
+			}
+			sum += r.Width()
+		}
+		if math.Abs(sum-1) > 1e-9 {
+			t.Errorf("Random(%d) covers %.12f of the ring", k, sum)
+		}
+	}
+}
