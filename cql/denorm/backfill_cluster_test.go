@@ -9,9 +9,9 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql/derive"
-	"github.com/cqlsize/cqlsize/internal/casstest"
-	"github.com/cqlsize/cqlsize/internal/liveschema"
+	"github.com/cqlsize/cqlsize/cql/liveschema"
 )
 
 // backfillCQL: the source (posts) and three targets: re-keyed by user and month, fanned out
@@ -29,7 +29,7 @@ CREATE TABLE keys_only_copy (b int, a int, PRIMARY KEY (b, a));
 // schema the backfill compiles against.
 func backfillSetup(t *testing.T) (*gocql.Session, string) {
 	t.Helper()
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	for _, st := range strings.Split(strings.TrimSpace(backfillCQL), ";") {
 		if st = strings.TrimSpace(st); st != "" {
 			if err := s.Query(st).Exec(); err != nil {

@@ -16,11 +16,11 @@ import (
 	"github.com/gocql/gocql"
 	"github.com/spf13/cobra"
 
+	"github.com/cqlsize/cqlsize/connect"
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/denorm"
 	"github.com/cqlsize/cqlsize/cql/derive"
-	"github.com/cqlsize/cqlsize/internal/connect"
-	"github.com/cqlsize/cqlsize/internal/liveschema"
+	"github.com/cqlsize/cqlsize/cql/liveschema"
 )
 
 // backfillFlags are the flags of `cqlsize backfill`.

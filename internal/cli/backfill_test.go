@@ -9,7 +9,7 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlsize/cqlsize/internal/casstest"
+	"github.com/cqlsize/cqlsize/cassandratest"
 )
 
 // Flags that cannot be right fail with exit 2 before any cluster is asked.
@@ -47,7 +47,7 @@ func TestBackfillBadFlagsExitTwo(t *testing.T) {
 // keyspace and the session.
 func backfillKeyspace(t *testing.T, rows int) (*gocql.Session, string) {
 	t.Helper()
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	for _, st := range []string{
 		"CREATE TABLE posts (id timeuuid PRIMARY KEY, user_id text, created_at timestamp, title text, tags set<text>)",
 		"CREATE TABLE posts_by_month (user_id text, month text, id timeuuid, title text, PRIMARY KEY ((user_id, month), id))",
@@ -150,7 +150,7 @@ func TestBackfillCommandEndToEnd(t *testing.T) {
 	// Remove one target row and change another by hand.
 	var user, month string
 	var id gocql.UUID
-	if err := s.Query("SELECT user_id, month, id FROM " + ks + ".posts_by_month LIMIT 1").Scan(&user, &month, &id); err != nil {
+	if err := s.Query("SELECT user_id, month, id FROM "+ks+".posts_by_month LIMIT 1").Scan(&user, &month, &id); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Query("DELETE FROM "+ks+".posts_by_month WHERE user_id = ? AND month = ? AND id = ?", user, month, id).Exec(); err != nil {
