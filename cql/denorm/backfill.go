@@ -53,6 +53,10 @@ type BackfillOptions struct {
 	// PerHost opens a session to one node, to read system.size_estimates from every node
 	// for the progress total. Nil: the answering node's only.
 	PerHost func(ctx context.Context, addr string) (*gocql.Session, error)
+	// PartTimeout, when positive, bounds how long the read of one range (or of a part of a
+	// range split before) may take: past it the read counts as failed and the rest is split,
+	// as after a timeout the node reports. Zero: only the cluster's timeouts apply.
+	PartTimeout time.Duration
 	// Wait is how long to wait between looks at ranges another run holds (default 2 s).
 	Wait time.Duration
 }

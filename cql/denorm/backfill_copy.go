@@ -57,7 +57,13 @@ func (r *run) copyRange(ctx context.Context, rg tokenscan.Range, wr *rowWriter) 
 // returns the last token whose partition was read whole, where a retry starts.
 func (r *run) readPart(ctx context.Context, part tokenscan.Range, wr *rowWriter, w *writeSet, st *rangeStats) (int64, error) {
 	readAt := time.Now().UnixMicro()
-	iter := r.s.Query(r.reader.stmt, part.Lo, part.Hi).WithContext(ctx).Consistency(r.o.ReadConsistency).
+	rctx := ctx
+	if r.o.PartTimeout > 0 {
+		var cancel context.CancelFunc
+		rctx, cancel = context.WithTimeout(ctx, r.o.PartTimeout)
+		defer cancel()
+	}
+	iter := r.s.Query(r.reader.stmt, part.Lo, part.Hi).WithContext(rctx).Consistency(r.o.ReadConsistency).
 		PageSize(r.o.PageSize).Idempotent(true).Iter()
 	sc, err := r.reader.scanner(iter)
 	if err != nil {
@@ -71,9 +77,13 @@ func (r *run) readPart(ctx context.Context, part tokenscan.Range, wr *rowWriter,
 	var cur int64
 	started := false
 	for {
-		if err := r.limiter.Take(ctx, 1); err != nil {
+		if err := r.limiter.Take(rctx, 1); err != nil {
 			iter.Close()
 			return reached, err
+		}
+		if err := rctx.Err(); err != nil { // the part's time is up, even within a page
+			iter.Close()
+			return reached, fmt.Errorf("read for longer than %s: %w", r.o.PartTimeout, err)
 		}
 		if !iter.Scan(sc.dest...) {
 			break
