@@ -20,10 +20,11 @@ import (
 // backfillCQL: the source (posts) and three targets: re-keyed by user and month, fanned out
 // by hashtag and day, and a copy keyed by id that keeps the non-frozen set as a set.
 const backfillCQL = `
-CREATE TABLE posts (id timeuuid PRIMARY KEY, user_id text, created_at timestamp, title text, body text, tags set<text>);
+CREATE TABLE posts (id timeuuid PRIMARY KEY, user_id text, created_at timestamp, title text, body text, tags set<text>, langs list<text>, attrs map<text, int>);
 CREATE TABLE posts_by_month (user_id text, month text, id timeuuid, title text, body text, PRIMARY KEY ((user_id, month), id));
 CREATE TABLE posts_by_tag (tag text, day text, id timeuuid, title text, PRIMARY KEY ((tag, day), id));
-CREATE TABLE posts_copy (id timeuuid PRIMARY KEY, user_id text, title text, tags set<text>);
+CREATE TABLE posts_copy (id timeuuid PRIMARY KEY, user_id text, title text, tags set<text>, langs frozen<list<text>>, attrs map<text, int>);
+CREATE TABLE posts_list (id timeuuid PRIMARY KEY, langs list<text>);
 CREATE TABLE keys_only (a int, b int, PRIMARY KEY (a, b));
 CREATE TABLE keys_only_copy (b int, a int, PRIMARY KEY (b, a));
 `
@@ -133,7 +134,9 @@ func TestBackfillKeepsWriteTimesAndTTLs(t *testing.T) {
 			ks, id, i%7, at.Format("2006-01-02T15:04:05Z"), i, i%3, ts))
 		if i%2 == 0 { // body later, with a TTL; one more tag later still
 			exec(t, s, fmt.Sprintf("UPDATE %s.posts USING TIMESTAMP %d AND TTL 86400 SET body = 'body %d' WHERE id = %s", ks, ts+500, i, id))
-			exec(t, s, fmt.Sprintf("UPDATE %s.posts USING TIMESTAMP %d SET tags = tags + {'late'} WHERE id = %s", ks, ts+900, id))
+			exec(t, s, fmt.Sprintf("UPDATE %s.posts USING TIMESTAMP %d SET tags = tags + {'late'} WHERE id = %s", ks, ts+900, id),
+				fmt.Sprintf("UPDATE %s.posts USING TIMESTAMP %d SET langs = langs + ['en', 'de'], attrs = attrs + {'b': 2, 'a': 1} WHERE id = %s", ks, ts+100, id),
+				fmt.Sprintf("UPDATE %s.posts USING TIMESTAMP %d AND TTL 50000 SET langs = langs + ['fr'], attrs = attrs + {'c': 3} WHERE id = %s", ks, ts+700, id))
 		}
 		want = append(want, id.String())
 	}
@@ -186,20 +189,47 @@ func TestBackfillKeepsWriteTimesAndTTLs(t *testing.T) {
 		}
 	}
 
-	// The copy keeps the non-frozen set element by element: the late tag's own write time.
+	// The copy keeps non-frozen sets and maps element by element: each element's own write
+	// time and TTL. A non-frozen list copied into a frozen one is one cell, written at its
+	// newest element's time.
 	cp := program(t, s, ks, "posts", "posts_copy")
 	runBackfill(t, s, cp, BackfillOptions{})
-	var srcTS, dstTS []int64
-	var srcTags, dstTags []string
-	id0 := want[0]
-	if err := s.Query(fmt.Sprintf("SELECT tags, WRITETIME(tags) FROM %s.posts WHERE id = %s", ks, id0)).Scan(&srcTags, &srcTS); err != nil {
-		t.Fatal(err)
+	ts0 := int64(1_700_000_000_000_000)
+	for _, col := range []string{"tags", "attrs", "langs"} {
+		q := "SELECT %s, WRITETIME(%s), TTL(%s) FROM %s.%s WHERE id = " + want[0]
+		var sv, dv map[string]any = map[string]any{}, map[string]any{}
+		if err := s.Query(fmt.Sprintf(q, col, col, col, ks, "posts")).MapScan(sv); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Query(fmt.Sprintf(q, col, col, col, ks, "posts_copy")).MapScan(dv); err != nil {
+			t.Fatal(err)
+		}
+		if col == "langs" {
+			if fmt.Sprint(dv[col]) != "[en de fr]" || dv["writetime(langs)"] != ts0+700 || dv["ttl(langs)"] != 0 {
+				t.Errorf("langs into a frozen list: %v at %v TTL %v, want [en de fr] at %d with none (not every element has a TTL)",
+					dv[col], dv["writetime(langs)"], dv["ttl(langs)"], ts0+700)
+			}
+			continue
+		}
+		ws, wd := fmt.Sprint(sv[col], sv["writetime("+col+")"]), fmt.Sprint(dv[col], dv["writetime("+col+")"])
+		if ws != wd {
+			t.Errorf("%s: source %s, target %s", col, ws, wd)
+		}
+		st, dt := sv["ttl("+col+")"].([]int), dv["ttl("+col+")"].([]int)
+		if col == "attrs" && fmt.Sprint(st) != "[0 0 50000]" && (len(st) != 3 || st[2] < 49000) {
+			t.Errorf("attrs: source TTLs %v, want the third element's only", st)
+		}
+		for i := range st {
+			if i >= len(dt) || (st[i] == 0) != (dt[i] == 0) || dt[i] > st[i]+1 {
+				t.Errorf("%s: source TTLs %v, target %v", col, st, dt)
+				break
+			}
+		}
 	}
-	if err := s.Query(fmt.Sprintf("SELECT tags, WRITETIME(tags) FROM %s.posts_copy WHERE id = %s", ks, id0)).Scan(&dstTags, &dstTS); err != nil {
-		t.Fatal(err)
-	}
-	if fmt.Sprint(srcTags, srcTS) != fmt.Sprint(dstTags, dstTS) || len(srcTS) != 3 || srcTS[0] == srcTS[2] {
-		t.Errorf("set copy: source %v at %v, target %v at %v", srcTags, srcTS, dstTags, dstTS)
+	// A non-frozen list target is refused before anything is read.
+	if _, err := Backfill(context.Background(), s, program(t, s, ks, "posts", "posts_list"), BackfillOptions{}); err == nil ||
+		!strings.Contains(err.Error(), "column langs is a non-frozen list: writing it again") {
+		t.Errorf("a non-frozen list target: %v", err)
 	}
 }
 

@@ -100,12 +100,7 @@ func (r *run) readPart(ctx context.Context, part tokenscan.Range, wr *rowWriter,
 		targets := 0
 		err := r.b.build(&row, readAt, func(tr *targetRow) error {
 			targets++
-			for _, s := range wr.statements(tr) {
-				if err := w.send(s); err != nil {
-					return err
-				}
-			}
-			return nil
+			return w.send(wr.statements(tr))
 		})
 		if err != nil {
 			iter.Close()
@@ -156,8 +151,10 @@ func (w *writeSet) failed() error {
 	return w.err
 }
 
-// send queues s; it fails when an earlier write failed, so the range stops early.
-func (w *writeSet) send(s statement) error {
+// send queues the statements of one target row, sent one after the other in their order
+// (a list's elements, appended by separate statements, keep their order only so); it fails
+// when an earlier write failed, so the range stops early.
+func (w *writeSet) send(stmts []statement) error {
 	if err := w.failed(); err != nil {
 		return err
 	}
@@ -169,22 +166,31 @@ func (w *writeSet) send(s statement) error {
 	w.wg.Add(1)
 	go func() {
 		defer func() { <-w.sem; w.wg.Done() }()
-		err := w.r.s.Query(s.cql, s.args...).WithContext(w.ctx).Consistency(w.r.o.WriteConsistency).
-			Idempotent(true).RetryPolicy(w.policy).Exec()
-		for tries := 0; err != nil && driverCancelled(w.ctx, err) && tries < maxResends; tries++ {
-			err = w.r.s.Query(s.cql, s.args...).WithContext(w.ctx).Consistency(w.r.o.WriteConsistency).
-				Idempotent(true).RetryPolicy(w.policy).Exec()
-		}
-		w.r.statements.Add(1)
-		if err != nil {
-			w.mu.Lock()
-			if w.err == nil {
-				w.err = fmt.Errorf("%w: %s: %v", errWrite, s.cql, err)
+		for _, s := range stmts {
+			if err := w.exec(s); err != nil {
+				w.mu.Lock()
+				if w.err == nil {
+					w.err = fmt.Errorf("%w: %s: %v", errWrite, s.cql, err)
+				}
+				w.mu.Unlock()
+				return
 			}
-			w.mu.Unlock()
 		}
 	}()
 	return nil
+}
+
+// exec sends one idempotent statement, retried by the policy, and again when the driver
+// cancelled it on its own.
+func (w *writeSet) exec(s statement) error {
+	err := w.r.s.Query(s.cql, s.args...).WithContext(w.ctx).Consistency(w.r.o.WriteConsistency).
+		Idempotent(true).RetryPolicy(w.policy).Exec()
+	for tries := 0; err != nil && driverCancelled(w.ctx, err) && tries < maxResends; tries++ {
+		err = w.r.s.Query(s.cql, s.args...).WithContext(w.ctx).Consistency(w.r.o.WriteConsistency).
+			Idempotent(true).RetryPolicy(w.policy).Exec()
+	}
+	w.r.statements.Add(1)
+	return err
 }
 
 // wait waits for every write sent and returns the first failure.
