@@ -34,8 +34,8 @@ type NoTableError struct {
 
 func (e *NoTableError) Error() string {
 	if len(e.Skipped) > 0 {
-		return fmt.Sprintf("keyspace %s has no table but cqlsize migrate's own bookkeeping (%s); name one in Options.Tables to profile it",
-			e.Keyspace, strings.Join(e.Skipped, ", "))
+		return fmt.Sprintf("keyspace %s has no table but %s own bookkeeping (%s); name one in Options.Tables to profile it",
+			e.Keyspace, whose(e.Skipped), strings.Join(e.Skipped, ", "))
 	}
 	return fmt.Sprintf("keyspace %s has no table", e.Keyspace)
 }
@@ -60,6 +60,16 @@ func SkippedNote(keyspace string, skipped []string) string {
 	for i, n := range skipped {
 		q[i] = keyspace + "." + n
 	}
-	return fmt.Sprintf("skipped %s: cqlsize migrate's own bookkeeping, not application data (name it in Options.Tables to profile it)",
-		strings.Join(q, ", "))
+	return fmt.Sprintf("skipped %s: %s own bookkeeping, not application data (name it in Options.Tables to profile it)",
+		strings.Join(q, ", "), whose(skipped))
+}
+
+// whose names the command that keeps the tables: migrate, unless a backfill's are among them.
+func whose(tables []string) string {
+	for _, t := range tables {
+		if strings.HasPrefix(t, "cqlsize_backfill") {
+			return "cqlsize migrate's and backfill's"
+		}
+	}
+	return "cqlsize migrate's"
 }
