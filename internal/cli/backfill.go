@@ -312,8 +312,9 @@ func runVerify(env *Env, f *backfillFlags, s *gocql.Session, p *derive.Program, 
 		return InputErr(err)
 	}
 	if f.format == "json" {
-		b, _ := json.MarshalIndent(res, "", "  ")
-		fmt.Fprintf(env.Stdout, "%s\n", b)
+		if err := writeJSON(env.Stdout, res); err != nil {
+			return err
+		}
 	} else {
 		what := "a sample of"
 		if res.Full {
@@ -336,12 +337,7 @@ func runVerify(env *Env, f *backfillFlags, s *gocql.Session, p *derive.Program, 
 
 func printBackfill(w io.Writer, format string, r *denorm.BackfillResult) error {
 	if format == "json" {
-		b, err := json.MarshalIndent(r, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "%s\n", b)
-		return err
+		return writeJSON(w, r)
 	}
 	share := ""
 	if r.Shares > 1 {
@@ -359,6 +355,14 @@ func printBackfill(w io.Writer, format string, r *denorm.BackfillResult) error {
 		fmt.Fprintf(w, "  not copied: %s\n", f)
 	}
 	return nil
+}
+
+// writeJSON prints v indented, with -> as it is (not \u003e).
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 func humanBytes(b float64) string {

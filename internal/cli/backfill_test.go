@@ -10,6 +10,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/cassandratest"
+	"github.com/cqlsize/cqlsize/cql/denorm"
 )
 
 // Flags that cannot be right fail with exit 2 before any cluster is asked.
@@ -172,5 +173,22 @@ func TestBackfillCommandEndToEnd(t *testing.T) {
 	code, out, _ = sweepStep(t, append(args, "--verify", "--format", "json", "--sample", "5000")...)
 	if code != ExitFindings || !strings.Contains(out, `"missing": 1`) {
 		t.Errorf("verify --format json of a sample larger than the table: exit %d\n%s", code, out)
+	}
+}
+
+func TestBackfillProgressLine(t *testing.T) {
+	for _, tc := range []struct {
+		p    denorm.BackfillProgress
+		want string
+	}{
+		{denorm.BackfillProgress{Ranges: 256}, "[..............................]   0%  0/256 ranges  0 rows  0 B"},
+		{denorm.BackfillProgress{Ranges: 256, RangesDone: 64, Fraction: 0.25, Rows: 51234, TotalRows: 204800, Bytes: 3 << 20, TotalBytes: 12 << 20, ETA: 90 * time.Second},
+			"[#######.......................]  25%  64/256 ranges  51234 rows of ~204800  3.0 MiB of ~12.0 MiB  ETA 1m30s"},
+		{denorm.BackfillProgress{Ranges: 10, RangesDone: 10, Fraction: 1, Rows: 7, HeldByOther: 2},
+			"[##############################] 100%  10/10 ranges  7 rows  0 B  (2 ranges held by another run)"},
+	} {
+		if got := backfillLine(tc.p); got != tc.want {
+			t.Errorf("backfillLine(%+v)\n got %q\nwant %q", tc.p, got, tc.want)
+		}
 	}
 }
