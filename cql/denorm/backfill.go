@@ -200,11 +200,7 @@ func Backfill(ctx context.Context, s *gocql.Session, p *derive.Program, o Backfi
 		return nil, err
 	}
 	src, dst := p.SourceTable(), p.TargetTable()
-	b, err := newRowBuilder(p)
-	if err != nil {
-		return nil, err
-	}
-	reader, err := newSourceReader(p)
+	b, reader, err := newCopier(p)
 	if err != nil {
 		return nil, err
 	}

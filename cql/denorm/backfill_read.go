@@ -112,6 +112,20 @@ func newSourceReader(p *derive.Program) (*sourceReader, error) {
 	return r, nil
 }
 
+// newCopier checks that p's tables can be copied cell by cell and returns what reads the
+// source and what builds the target rows.
+func newCopier(p *derive.Program) (*rowBuilder, *sourceReader, error) {
+	b, err := newRowBuilder(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := newSourceReader(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, r, nil
+}
+
 // scanner holds the scan destinations of one iterator: pointers to pointers, so a null
 // reads as nil rather than as the type's zero value.
 type scanner struct {

@@ -76,11 +76,7 @@ func Verify(ctx context.Context, s *gocql.Session, p *derive.Program, o VerifyOp
 	if o.Seed == 0 {
 		o.Seed = uint64(time.Now().UnixNano())
 	}
-	b, err := newRowBuilder(p)
-	if err != nil {
-		return nil, err
-	}
-	reader, err := newSourceReader(p)
+	b, reader, err := newCopier(p)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/cqlsize/cqlsize/cql"
 )
 
 // Func is what an expression does with its source column.
@@ -247,14 +249,4 @@ func (p *parser) ident(want string) (string, error) {
 }
 
 // quote renders a stored name so ParseRule reads it back as the same name.
-func quote(name string) string {
-	plain := name != ""
-	for i := 0; i < len(name) && plain; i++ {
-		c := name[i]
-		plain = c >= 'a' && c <= 'z' || c == '_' || i > 0 && c >= '0' && c <= '9'
-	}
-	if plain {
-		return name
-	}
-	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
-}
+func quote(name string) string { return cql.QuoteName(name) }

@@ -199,7 +199,7 @@ func runBackfill(env *Env, f *backfillFlags) error {
 	if err != nil {
 		return err
 	}
-	cfg, s, err := openFor(env, f.hosts, f.timeout)
+	cfg, s, err := openFor(env, f.hosts, "LOCAL_QUORUM", f.timeout)
 	if err != nil {
 		return err
 	}
@@ -242,9 +242,9 @@ func runBackfill(env *Env, f *backfillFlags) error {
 }
 
 // openFor opens a session to --hosts (or $CASSANDRA_HOSTS) with the environment's
-// credentials and TLS.
-func openFor(env *Env, hosts string, timeout time.Duration) (connect.Config, *gocql.Session, error) {
-	cfg := connect.Config{Consistency: "LOCAL_QUORUM", Timeout: timeout, ConnectTimeout: 10 * time.Second, Logger: log.New(io.Discard, "", 0)}
+// credentials and TLS, at the given default consistency.
+func openFor(env *Env, hosts, consistency string, timeout time.Duration) (connect.Config, *gocql.Session, error) {
+	cfg := connect.Config{Consistency: consistency, Timeout: timeout, ConnectTimeout: 10 * time.Second, Logger: log.New(io.Discard, "", 0)}
 	if hosts != "" {
 		cfg.Hosts, cfg.Source = connect.SplitHosts(hosts), "--hosts"
 	}
