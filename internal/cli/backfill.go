@@ -224,7 +224,7 @@ func runBackfill(env *Env, f *backfillFlags) error {
 	bar.finish()
 	var mismatch *denorm.MismatchError
 	if errors.As(err, &mismatch) {
-		return Usagef("%v (--restart)", err)
+		return Usagef("%s", cliWords(err.Error()))
 	}
 	if res != nil {
 		if perr := printBackfill(env.Stdout, f.format, res); perr != nil {
