@@ -138,6 +138,10 @@ func TestBackfillCommandEndToEnd(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, ": 0 of 16 ranges copied by this run, 16 done before or by another run, 0 left") {
 		t.Errorf("second run: exit %d\n%s%s", code, out, errOut)
 	}
+	code, out, errOut = sweepStep(t, append(args[:len(args)-1:len(args)-1], "8")...)
+	if code != ExitBadInput || out != "" || !strings.Contains(errOut, "was made with 16 ranges") || !strings.Contains(errOut, "start over with --restart") {
+		t.Errorf("a run with --ranges 8 over a checkpoint of 16: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
 	code, out, _ = sweepStep(t, append(args, "--restart")...)
 	if code != ExitOK || !strings.Contains(out, ": 16 of 16 ranges copied by this run, 0 done before") || !strings.Contains(out, fmt.Sprintf("  %d source rows read", n)) {
 		t.Errorf("--restart: exit %d\n%s", code, out)
