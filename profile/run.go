@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"sort"
 	"strings"
 	"time"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/liveschema"
+	"github.com/cqlsize/cqlsize/internal/tokenscan"
 )
 
 // NotFoundError is a keyspace or table the cluster does not have: bad input, not trouble.
@@ -32,8 +31,8 @@ func (e *NotFoundError) Error() string {
 
 // Murmur3Partitioner's token range: (minToken, maxToken]; minToken itself is never a key's.
 const (
-	minToken = math.MinInt64
-	maxToken = math.MaxInt64
+	minToken = tokenscan.MinToken
+	maxToken = tokenscan.MaxToken
 )
 
 // Run profiles the tables of o.Keyspace. A table it cannot read at all, or only partly
@@ -89,25 +88,25 @@ func Run(ctx context.Context, s *gocql.Session, o Options) (*Result, error) {
 		tables = append(tables, t)
 	}
 	o.typesOf = ks
-	var est *estimator
+	var est *tokenscan.Estimator
 	if o.PerHost != nil {
 		actx, cancel := context.WithTimeout(ctx, o.Timeout)
-		addrs, err := nodeAddrs(actx, s)
+		addrs, err := tokenscan.NodeAddrs(actx, s)
 		cancel()
 		if err != nil {
 			res.Problems = append(res.Problems, fmt.Sprintf("size estimates from the answering node only: %v", err))
 		} else if len(addrs) > 1 {
-			est = &estimator{open: o.PerHost, addrs: addrs, sessions: map[string]*gocql.Session{}, failed: map[string]error{}}
-			defer est.close()
+			est = tokenscan.NewEstimator(o.PerHost, addrs)
+			defer est.Close()
 		}
 	}
-	bucket := newBucket(o.Rate, o.Now)
+	bucket := tokenscan.NewLimiter(o.Rate)
 	start := time.Now()
 	for _, t := range tables {
 		tp, err := profileTable(ctx, s, o, t, bucket)
 		res.Rows += tp.RowsSeen
 		if err != nil {
-			if ctx.Err() != nil || refused(err) {
+			if ctx.Err() != nil || tokenscan.Refused(err) {
 				return nil, fmt.Errorf("profile %s.%s: %w", t.Keyspace, t.Name, err)
 			}
 			tp.Partial, tp.Problem = true, err.Error()
@@ -117,13 +116,13 @@ func Run(ctx context.Context, s *gocql.Session, o Options) (*Result, error) {
 		}
 		sctx, cancel := context.WithTimeout(ctx, o.Timeout)
 		if est != nil {
-			n, nodes, problem := est.sum(sctx, t.Keyspace, t.Name)
-			tp.SizeEstimates, tp.SizeEstimatesNodes = n, nodes
+			n, nodes, problem := est.Sum(sctx, t.Keyspace, t.Name)
+			tp.SizeEstimates, tp.SizeEstimatesNodes = n.Partitions, nodes
 			if problem != "" {
 				res.Problems = append(res.Problems, problem)
 			}
-		} else if n, err := sizeEstimates(sctx, s, t.Keyspace, t.Name); err == nil {
-			tp.SizeEstimates, tp.SizeEstimatesNodes = n, 1
+		} else if n, err := tokenscan.SizeEstimates(sctx, s, t.Keyspace, t.Name); err == nil {
+			tp.SizeEstimates, tp.SizeEstimatesNodes = n.Partitions, 1
 		} else {
 			res.Problems = append(res.Problems, err.Error())
 		}
@@ -140,20 +139,6 @@ func Run(ctx context.Context, s *gocql.Session, o Options) (*Result, error) {
 		res.RateAchieved = float64(res.Rows) / el.Seconds()
 	}
 	return res, nil
-}
-
-// refused reports an answer that reading again will not change: no permission, an invalid
-// request. Such an error stops the run instead of leaving a partial profile.
-func refused(err error) bool {
-	var req gocql.RequestError
-	if !errors.As(err, &req) {
-		return false
-	}
-	switch req.Code() {
-	case gocql.ErrCodeSyntax, gocql.ErrCodeInvalid, gocql.ErrCodeUnauthorized, gocql.ErrCodeCredentials, gocql.ErrCodeConfig:
-		return true
-	}
-	return false
 }
 
 func (o Options) withDefaults() Options {
@@ -189,25 +174,10 @@ type slice struct{ lo, hi int64 }
 // its share of partitions samples the ring at k places; the slices never overlap, so no
 // partition is read twice.
 func slices(k int, seed uint64) []slice {
-	if k <= 1 {
-		return []slice{{minToken, maxToken}}
-	}
-	rng := rand.New(rand.NewPCG(seed, seed^0x5DEECE66D))
-	cuts := make([]int64, k)
-	for i := range cuts {
-		cuts[i] = int64(rng.Uint64())
-	}
-	sort.Slice(cuts, func(i, j int) bool { return cuts[i] < cuts[j] })
-	out := make([]slice, 0, k+1)
-	for i := 0; i+1 < k; i++ {
-		if cuts[i] < cuts[i+1] {
-			out = append(out, slice{cuts[i], cuts[i+1]})
-		}
-	}
-	// The last cut wraps around: (last, max] then (min, first].
-	out = append(out, slice{cuts[k-1], maxToken})
-	if cuts[0] > minToken {
-		out = append(out, slice{minToken, cuts[0]})
+	rs := tokenscan.Random(k, seed)
+	out := make([]slice, len(rs))
+	for i, r := range rs {
+		out[i] = slice{r.Lo, r.Hi}
 	}
 	return out
 }
@@ -223,55 +193,13 @@ const maxFailedTime = 2 * time.Minute
 
 // evenSlices cuts the ring into k equal slices.
 func evenSlices(k int) []slice {
-	step := math.Exp2(64) / float64(k)
-	out := make([]slice, 0, k)
-	lo := int64(minToken)
-	for i := 1; i <= k; i++ {
-		hi := int64(maxToken)
-		if i < k {
-			hi = int64(float64(minToken) + step*float64(i))
-		}
-		out = append(out, slice{lo, hi})
-		lo = hi
+	rs := tokenscan.Even(k)
+	out := make([]slice, len(rs))
+	for i, r := range rs {
+		out[i] = slice{r.Lo, r.Hi}
 	}
 	return out
 }
 
 // width is the fraction of the ring in (lo, hi].
-func width(lo, hi int64) float64 {
-	return (float64(hi) - float64(lo)) / math.Exp2(64)
-}
-
-// bucket is a token bucket over rows read: take blocks until n rows are allowed. Its burst
-// is one second of the rate, so the rate holds over any second-long window.
-type bucket struct {
-	rate   float64
-	tokens float64
-	last   time.Time
-}
-
-func newBucket(rate float64, _ func() time.Time) *bucket {
-	return &bucket{rate: rate, tokens: math.Min(rate, 1), last: time.Now()}
-}
-
-func (b *bucket) take(ctx context.Context, n float64) error {
-	if b == nil || b.rate <= 0 {
-		return nil
-	}
-	now := time.Now()
-	b.tokens = math.Min(b.rate, b.tokens+now.Sub(b.last).Seconds()*b.rate)
-	b.last = now
-	b.tokens -= n
-	if b.tokens >= 0 {
-		return nil
-	}
-	wait := time.Duration(-b.tokens / b.rate * float64(time.Second))
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+func width(lo, hi int64) float64 { return tokenscan.Width(lo, hi) }

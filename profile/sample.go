@@ -12,6 +12,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/internal/tokenscan"
 	"github.com/cqlsize/cqlsize/sizing"
 	"github.com/cqlsize/cqlsize/sizing/disk"
 )
@@ -165,7 +166,7 @@ func kindName(k cql.ColumnKind) string {
 }
 
 // profileTable walks the ring of one table. On an error it still returns what it read.
-func profileTable(ctx context.Context, s *gocql.Session, o Options, t *cql.Table, b *bucket) (*Table, error) {
+func profileTable(ctx context.Context, s *gocql.Session, o Options, t *cql.Table, b *tokenscan.Limiter) (*Table, error) {
 	began := time.Now()
 	ks := &cql.Keyspace{Types: map[string]*cql.UserType{}}
 	if o.typesOf != nil {
@@ -220,7 +221,7 @@ walk:
 			})
 			tp.RingFraction += width(sl.lo, reached)
 			if err != nil {
-				if ctx.Err() != nil || refused(err) {
+				if ctx.Err() != nil || tokenscan.Refused(err) {
 					break walk
 				}
 				// A range no replica answered for (a node down, a timeout): skip the
@@ -269,7 +270,7 @@ walk:
 
 // walk reads slice sl from its start until want partitions are complete (0: all of it) and
 // returns the last token it covered.
-func (sm *sampler) walk(ctx context.Context, s *gocql.Session, o Options, sl slice, want int, b *bucket, tr gocql.Tracer, done func()) (int64, error) {
+func (sm *sampler) walk(ctx context.Context, s *gocql.Session, o Options, sl slice, want int, b *tokenscan.Limiter, tr gocql.Tracer, done func()) (int64, error) {
 	qctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	q := s.Query(sm.stmt, sl.lo, sl.hi).WithContext(qctx).Consistency(o.Consistency).
@@ -282,7 +283,7 @@ func (sm *sampler) walk(ctx context.Context, s *gocql.Session, o Options, sl sli
 	reached := sl.lo
 	var lastWarn *string
 	for {
-		if err := b.take(ctx, 1); err != nil {
+		if err := b.Take(ctx, 1); err != nil {
 			iter.Close()
 			return reached, err
 		}

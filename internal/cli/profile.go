@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"net"
 	"os"
 	"strings"
@@ -125,23 +124,9 @@ func runProfile(env *Env, f *profileFlags) error {
 	} else if render, err = report.ProfileWriterFor(f.format); err != nil {
 		return Usagef("--format: %v", err)
 	}
-	cfg := connect.Config{Consistency: "ONE", Timeout: f.timeout, ConnectTimeout: 10 * time.Second,
-		Logger: log.New(io.Discard, "", 0)}
-	if f.hosts != "" {
-		cfg.Hosts, cfg.Source = connect.SplitHosts(f.hosts), "--hosts"
-	}
-	cfg = cfg.FromGetenv(env.Getenv)
-	if len(cfg.Hosts) == 0 {
-		return Usagef("no cluster: pass --hosts or set $%s", connect.EnvHosts)
-	}
-	if err := cfg.Validate(); err != nil {
-		return Usagef("%v", err)
-	}
-	ctx, cancel := context.WithTimeout(env.Ctx, cfg.ConnectTimeout+5*time.Second)
-	s, err := connect.Open(ctx, cfg)
-	cancel()
+	cfg, s, err := openFor(env, f.hosts, "ONE", f.timeout)
 	if err != nil {
-		return InputErr(err)
+		return err
 	}
 	defer s.Close()
 

@@ -95,6 +95,7 @@ Exit status, the same for every command:
 	})
 	// One line per command; keep the list sorted.
 	root.AddCommand(
+		newBackfillCmd(env),
 		newCheckCmd(env),
 		newDesignCmd(env),
 		newEstimateCmd(env),

@@ -30,6 +30,7 @@ var layers = map[string][]string{
 	"cql/bound":   {"cql"},
 	"cql/check":   {"cql", "cql/bound", "design", "finding", "severity"},
 	"cql/lint":    {"cql", "cql/bound", "finding", "severity"},
+	"cql/derive":  {"bucket", "cql"},
 	"workload":    {"bucket", "cql"},
 	"sizing":      {"cql", "cql/bound", "finding", "severity", "workload"},
 	"sizing/disk": {"cql"},
@@ -40,11 +41,12 @@ var layers = map[string][]string{
 	"design": {"cql", "cql/bound", "severity", "sizing", "workload"},
 
 	// Libraries that talk to a cluster.
-	"connect":        {},
-	"cql/liveschema": {"cql"},
-	"cql/denorm":     {"bucket", "cql"},
-	"migrations":     {"cql", "cql/liveschema", "internal/version"},
-	"profile":        {"cql", "cql/liveschema", "sizing", "sizing/disk", "workload"},
+	"internal/tokenscan": {},
+	"connect":            {},
+	"cql/liveschema":     {"cql"},
+	"cql/denorm":         {"bucket", "cql", "cql/derive", "internal/tokenscan"},
+	"migrations":         {"cql", "cql/liveschema", "internal/version"},
+	"profile":            {"cql", "cql/liveschema", "internal/tokenscan", "sizing", "sizing/disk", "workload"},
 
 	// Test harnesses: a real node, the fault ring, the node with authentication.
 	"cassandratest":     {"connect", "internal/version"},
@@ -54,7 +56,7 @@ var layers = map[string][]string{
 	// The CLI and what only it uses.
 	"internal/workloadflag": {"cql", "workload"},
 	"internal/report":       {"cql", "finding", "profile", "sizing", "tombstone", "workload"},
-	"internal/cli": {"codes", "connect", "cql", "cql/check", "cql/lint", "cql/liveschema", "design", "finding",
+	"internal/cli": {"codes", "connect", "cql", "cql/check", "cql/denorm", "cql/derive", "cql/lint", "cql/liveschema", "design", "finding",
 		"internal/report", "internal/version", "internal/workloadflag", "migrations", "profile", "sizing",
 		"tombstone", "workload"},
 	"cmd/cqlsize": {"internal/cli"},
@@ -89,12 +91,12 @@ var testHelpers = []string{"cassandratest", "connect", "internal/authtest", "int
 // testHelpers): a test may reach higher than its package when that layer is its oracle or
 // its harness.
 var testLayers = map[string][]string{
-	"codes":                    {"cql", "internal/cli"},  // every registered code is reachable from the CLI
-	"cql/check":                {"cql/lint", "workload"}, // check and lint agree on the same shapes; volumes for sized suggestions
-	"design":                   {"cql/check"},            // the cases are read as the command reads them
-	"cql/denorm":               {"sizing", "workload"},   // a plan's writes sized by the byte model
-	"internal/workloadflag":    {"sizing"},               // flags through an estimate
-	"scripts":                  {"internal/version"},     // the node's version is the one tested against
+	"codes":                    {"cql", "internal/cli"},                  // every registered code is reachable from the CLI
+	"cql/check":                {"cql/lint", "workload"},                 // check and lint agree on the same shapes; volumes for sized suggestions
+	"design":                   {"cql/check"},                            // the cases are read as the command reads them
+	"cql/denorm":               {"cql/liveschema", "sizing", "workload"}, // a plan's writes sized by the byte model; the backfill compiled against the live tables
+	"internal/workloadflag":    {"sizing"},                               // flags through an estimate
+	"scripts":                  {"internal/version"},                     // the node's version is the one tested against
 	"examples/likes":           {"bucket", "cql/denorm", "examples/internal/extest"},
 	"examples/magazines":       {"cql/denorm", "examples/internal/extest"},
 	"examples/orders":          {"cql/denorm", "examples/internal/extest"},

@@ -1,0 +1,467 @@
+package denorm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/cql/derive"
+	"github.com/cqlsize/cqlsize/internal/tokenscan"
+)
+
+// BackfillOptions configure Backfill. The zero value is the recommended setting.
+type BackfillOptions struct {
+	// ReadConsistency of the source reads (default LOCAL_ONE).
+	ReadConsistency gocql.Consistency
+	// WriteConsistency of the target writes and of the checkpoint (default LOCAL_QUORUM).
+	WriteConsistency gocql.Consistency
+	// Rate bounds the source rows read a second, over all workers (0: no limit).
+	Rate float64
+	// Workers is how many token ranges are copied at once (default 4).
+	Workers int
+	// InFlight bounds the writes each worker has in flight (default 32).
+	InFlight int
+	// Ranges is how many equal token ranges the ring is cut into (default 256): the unit of
+	// checkpointing, leasing and of Share. It is recorded with the checkpoint; a run that
+	// continues one must use the same number.
+	Ranges int
+	// PageSize is the rows of each source page (default 500).
+	PageSize int
+	// Share and Shares take the Share-th of Shares equal parts of the ranges (1-based;
+	// default 1 of 1), so Shares processes with no coordinator divide one backfill.
+	Share, Shares int
+	// Restart forgets the checkpoint and copies every range again.
+	Restart bool
+	// Lease is how long a claim on a range lasts unless renewed (default 30 s). A run that
+	// dies holds its ranges that long.
+	Lease time.Duration
+	// MaxSplits bounds how many times a range whose reads fail (a timeout, too many
+	// tombstones) is split in two and read again, from where it stopped (default 16).
+	MaxSplits int
+	// Owner names this run in the leases (default host:pid:random).
+	Owner string
+	// Progress, when set, is called after each range (and at most every 200 ms while rows
+	// are read).
+	Progress func(BackfillProgress)
+	// PerHost opens a session to one node, to read system.size_estimates from every node
+	// for the progress total. Nil: the answering node's only.
+	PerHost func(ctx context.Context, addr string) (*gocql.Session, error)
+	// PartTimeout, when positive, bounds how long the read of one range (or of a part of a
+	// range split before) may take: past it the read counts as failed and the rest is split,
+	// as after a timeout the node reports. Zero: only the cluster's timeouts apply.
+	PartTimeout time.Duration
+	// Wait is how long to wait between looks at ranges another run holds (default 2 s).
+	Wait time.Duration
+}
+
+func (o BackfillOptions) withDefaults() (BackfillOptions, error) {
+	if o.ReadConsistency == gocql.Any {
+		o.ReadConsistency = gocql.LocalOne
+	}
+	if o.WriteConsistency == gocql.Any {
+		o.WriteConsistency = gocql.LocalQuorum
+	}
+	if o.Rate < 0 {
+		return o, fmt.Errorf("backfill: rate %g: must not be negative", o.Rate)
+	}
+	def := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&o.Workers, 4)
+	def(&o.InFlight, 32)
+	def(&o.Ranges, 256)
+	def(&o.PageSize, 500)
+	def(&o.MaxSplits, 16)
+	if o.Shares == 0 && o.Share == 0 {
+		o.Share, o.Shares = 1, 1
+	}
+	if o.Workers < 0 || o.InFlight < 0 || o.Ranges < 0 || o.PageSize < 0 || o.MaxSplits < 0 {
+		return o, errors.New("backfill: workers, in-flight writes, ranges, page size and splits must not be negative")
+	}
+	if o.Shares < 1 || o.Share < 1 || o.Share > o.Shares || o.Shares > o.Ranges {
+		return o, fmt.Errorf("backfill: share %d of %d: want 1 <= share <= shares <= ranges (%d)", o.Share, o.Shares, o.Ranges)
+	}
+	if o.Rate > 0 && float64(o.PageSize) > o.Rate {
+		o.PageSize = max(1, int(o.Rate))
+	}
+	if o.Lease == 0 {
+		o.Lease = 30 * time.Second
+	}
+	if o.Lease < 4*time.Second {
+		return o, fmt.Errorf("backfill: lease %s: want at least 4s", o.Lease)
+	}
+	if o.Wait == 0 {
+		o.Wait = 2 * time.Second
+	}
+	if o.Owner == "" {
+		host, _ := os.Hostname()
+		o.Owner = fmt.Sprintf("%s:%d:%08x", host, os.Getpid(), rand.Uint32())
+	}
+	return o, nil
+}
+
+// BackfillProgress is where a backfill stands.
+type BackfillProgress struct {
+	Ranges      int     // ranges of this share
+	RangesDone  int     // copied, by this run or before it
+	Fraction    float64 // of this share's token ring copied
+	Rows        int64   // source rows read by this run
+	TargetRows  int64   // target rows written by this run
+	Bytes       int64   // value bytes read by this run (about as stored)
+	TotalRows   float64 // this share's source rows, from system.size_estimates (0: unknown)
+	TotalBytes  float64
+	Elapsed     time.Duration
+	ETA         time.Duration // from the ring this run copied so far; 0 until known
+	HeldByOther int           // ranges another run is copying now
+}
+
+// BackfillResult is what a backfill did.
+type BackfillResult struct {
+	Backfill        string        `json:"backfill"`
+	Share           int           `json:"share"`
+	Shares          int           `json:"shares"`
+	Ranges          int           `json:"ranges"`        // of this share
+	RangesCopied    int           `json:"ranges_copied"` // by this run
+	RangesDone      int           `json:"ranges_done"`   // before this run, or by another run during it
+	RangesFailed    int           `json:"ranges_failed"` // left for the next run
+	Rows            int64         `json:"rows"`          // source rows read
+	TargetRows      int64         `json:"target_rows"`   // target rows written
+	Statements      int64         `json:"statements"`    // writes sent
+	KeyOnlyRows     int64         `json:"key_only_rows"` // source rows with no live regular cell
+	SkippedRows     int64         `json:"skipped_rows"`  // source rows whose target key derives from a null
+	Bytes           int64         `json:"bytes"`         // value bytes read
+	Splits          int           `json:"splits"`        // ranges split after a failed read
+	Elapsed         time.Duration `json:"-"`
+	ElapsedSeconds  float64       `json:"elapsed_seconds"`
+	RowsPerSecond   float64       `json:"rows_per_second"`
+	Failures        []string      `json:"failures,omitempty"`
+	EstimatedRows   float64       `json:"estimated_rows,omitempty"`
+	EstimatedBytes  float64       `json:"estimated_bytes,omitempty"`
+	ConsistencyRead string        `json:"read_consistency"`
+}
+
+// Complete reports whether every range of the share is copied.
+func (r *BackfillResult) Complete() bool {
+	return r.RangesFailed == 0 && r.RangesCopied+r.RangesDone == r.Ranges
+}
+
+// BackfillError is a backfill that copied some ranges and could not copy others; its
+// Result says which. Run it again: it continues with the ranges left.
+type BackfillError struct {
+	Result *BackfillResult
+	Err    error // the first failure
+}
+
+func (e *BackfillError) Error() string {
+	return fmt.Sprintf("backfill %s: %d of %d ranges not copied: %v", e.Result.Backfill, e.Result.RangesFailed, e.Result.Ranges, e.Err)
+}
+
+func (e *BackfillError) Unwrap() error { return e.Err }
+
+// Backfill copies every row of p's source table into its target table, as p derives the
+// target rows: the same program a service's dual writes use through MapValues, so both
+// write the same rows.
+//
+// Each target cell is written with its source cell's write time (USING TIMESTAMP) and
+// remaining TTL, so a row the service deleted or updated while the copy ran stays deleted
+// or updated: the service's write is newer than the copied one. Cells of one row with
+// different write times go in different statements. A row's liveness (what keeps a row
+// whose cells are all null) takes the write time of its oldest cell; a row fanned out of a
+// non-frozen collection's element, that element's; a source row with no live regular cell
+// (key columns only), whose write time CQL cannot show, the time its read was sent with
+// no TTL, so a delete sent after the read still wins.
+//
+// The ring is cut into o.Ranges ranges; o.Workers of them are read at once, paged, at
+// o.ReadConsistency and at most o.Rate rows a second. A range whose read fails (a timeout,
+// too many tombstones, replicas down) is split in two from where it stopped and read
+// again, up to o.MaxSplits times. Each range copied is recorded in ProgressTable in the
+// target's keyspace, so a run that was stopped continues with the ranges left (o.Restart
+// starts over); each range is copied under a lease (LWT with a TTL in LeaseTable), so two
+// runs never copy a range at the same time: a run waits for the ranges another holds.
+//
+// The error is a *BackfillError when some ranges could not be copied, a *MismatchError
+// when the checkpoint was made with other rules, or what stopped the run (ctx, the
+// bookkeeping tables); the result is returned with it when there is one.
+func Backfill(ctx context.Context, s *gocql.Session, p *derive.Program, o BackfillOptions) (*BackfillResult, error) {
+	if s == nil || p == nil {
+		return nil, errors.New("backfill: no session or no program")
+	}
+	o, err := o.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	src, dst := p.SourceTable(), p.TargetTable()
+	b, reader, err := newCopier(p)
+	if err != nil {
+		return nil, err
+	}
+	ck := &checkpoint{s: s, id: backfillID(src, dst), consistency: o.WriteConsistency, ttl: o.Lease, owner: o.Owner,
+		progress: quoteIdent(dst.Keyspace) + "." + ProgressTable, lease: quoteIdent(dst.Keyspace) + "." + LeaseTable}
+	if err := ck.ensure(ctx, dst.Keyspace); err != nil {
+		return nil, err
+	}
+	if o.Restart {
+		if err := ck.restart(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if err := ck.begin(ctx, o.Ranges, programText(p)); err != nil {
+		return nil, err
+	}
+	all := tokenscan.Even(o.Ranges)
+	mine := all[(o.Share-1)*len(all)/o.Shares : o.Share*len(all)/o.Shares]
+	r := &run{s: s, o: o, b: b, reader: reader, ck: ck, started: time.Now(),
+		res: &BackfillResult{Backfill: ck.id, Share: o.Share, Shares: o.Shares, Ranges: len(mine), ConsistencyRead: o.ReadConsistency.String()}}
+	r.estimate(ctx, src.Keyspace, src.Name, mine)
+	err = r.loop(ctx, mine)
+	res := r.res
+	res.Elapsed = time.Since(r.started)
+	res.ElapsedSeconds = res.Elapsed.Seconds()
+	if res.ElapsedSeconds > 0 {
+		res.RowsPerSecond = float64(res.Rows) / res.ElapsedSeconds
+	}
+	if err != nil {
+		return res, err
+	}
+	if res.RangesFailed > 0 {
+		return res, &BackfillError{Result: res, Err: r.firstErr}
+	}
+	return res, nil
+}
+
+// programText is the program's rules, to tell a changed backfill apart in the checkpoint.
+func programText(p *derive.Program) string {
+	var cols []string
+	for _, t := range p.Columns() {
+		cols = append(cols, t.Column+"="+t.Expr.String())
+	}
+	return rulesText(cols)
+}
+
+// run is one Backfill call's state.
+type run struct {
+	s       *gocql.Session
+	o       BackfillOptions
+	b       *rowBuilder
+	reader  *sourceReader
+	ck      *checkpoint
+	limiter *tokenscan.Limiter
+	started time.Time
+
+	mu       sync.Mutex
+	res      *BackfillResult
+	firstErr error
+	doneW    float64 // ring width of this share done (before or by this run)
+	copiedW  float64 // by this run
+	shareW   float64
+	held     int
+	lastProg time.Time
+
+	rows, targetRows, bytes, statements, keyOnly, skipped atomic.Int64
+}
+
+// estimate reads the source's size for the progress total.
+func (r *run) estimate(ctx context.Context, ks, table string, mine []tokenscan.Range) {
+	for _, rg := range mine {
+		r.shareW += rg.Width()
+	}
+	ectx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var size tokenscan.Size
+	if r.o.PerHost != nil {
+		if addrs, err := tokenscan.NodeAddrs(ectx, r.s); err == nil && len(addrs) > 1 {
+			est := tokenscan.NewEstimator(r.o.PerHost, addrs)
+			size, _, _ = est.Sum(ectx, ks, table)
+			est.Close()
+		}
+	}
+	if size.Partitions == 0 {
+		size, _ = tokenscan.SizeEstimates(ectx, r.s, ks, table)
+	}
+	// size_estimates counts partitions; rows per partition are known once some are read.
+	r.res.EstimatedRows, r.res.EstimatedBytes = size.Partitions*r.shareW, size.Bytes*r.shareW
+}
+
+// loop copies the share's ranges not yet done, in rounds: a round hands every range left
+// to the workers; ranges another run holds are looked at again after o.Wait.
+func (r *run) loop(ctx context.Context, mine []tokenscan.Range) error {
+	r.limiter = tokenscan.NewLimiter(r.o.Rate)
+	left := mine
+	for round := 0; len(left) > 0; round++ {
+		done, err := r.ck.done(ctx)
+		if err != nil {
+			return err
+		}
+		var todo []tokenscan.Range
+		r.mu.Lock()
+		r.doneW, r.held = 0, 0
+		for _, rg := range mine {
+			if _, ok := done[rg.Lo]; ok {
+				r.doneW += rg.Width()
+			}
+		}
+		r.mu.Unlock()
+		for _, rg := range left {
+			if _, ok := done[rg.Lo]; ok {
+				// Done before this run, or, in a later round, by the run that held it.
+				r.mu.Lock()
+				r.res.RangesDone++
+				r.mu.Unlock()
+				continue
+			}
+			todo = append(todo, rg)
+		}
+		if len(todo) == 0 {
+			break
+		}
+		if round > 0 {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(r.o.Wait):
+			}
+		}
+		held, err := r.round(ctx, todo)
+		if err != nil {
+			return err
+		}
+		left = held
+	}
+	r.report(true)
+	return nil
+}
+
+// round copies todo with o.Workers workers and returns the ranges another run held.
+func (r *run) round(ctx context.Context, todo []tokenscan.Range) ([]tokenscan.Range, error) {
+	jobs := make(chan tokenscan.Range)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var held []tokenscan.Range
+	var stop error
+	for w := 0; w < min(r.o.Workers, len(todo)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wr := newRowWriter(r.b)
+			for rg := range jobs {
+				h, err := r.one(ctx, rg, wr)
+				mu.Lock()
+				if h {
+					held = append(held, rg)
+				}
+				if err != nil && stop == nil {
+					stop = err
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, rg := range todo {
+		if ctx.Err() != nil {
+			break
+		}
+		jobs <- rg
+	}
+	close(jobs)
+	wg.Wait()
+	if stop == nil {
+		stop = ctx.Err()
+	}
+	return held, stop
+}
+
+// one claims and copies one range. held: another run holds it. The error is one that
+// stops the run (ctx, the checkpoint); a range that fails is counted and left.
+func (r *run) one(ctx context.Context, rg tokenscan.Range, wr *rowWriter) (held bool, stop error) {
+	rctx, release, owner, err := r.ck.claim(ctx, rg.Lo)
+	if err != nil {
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		r.fail(rg, err)
+		return false, nil
+	}
+	if owner != "" {
+		r.mu.Lock()
+		r.held++
+		r.mu.Unlock()
+		return true, nil
+	}
+	defer release()
+	// Another run may have finished it between the look at the checkpoint and the claim.
+	if done, err := r.ck.isDone(rctx, rg.Lo); err != nil || done {
+		if err != nil {
+			r.fail(rg, err)
+			return false, nil
+		}
+		r.mu.Lock()
+		r.res.RangesDone++
+		r.doneW += rg.Width()
+		r.mu.Unlock()
+		return false, nil
+	}
+	st, err := r.copyRange(rctx, rg, wr)
+	if err != nil {
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		if cause := context.Cause(rctx); errors.Is(cause, ErrLeaseLost) {
+			err = fmt.Errorf("%w: %v", cause, err)
+		}
+		r.fail(rg, err)
+		return false, nil
+	}
+	if err := r.ck.markDone(rctx, rangeDone{lo: rg.Lo, hi: rg.Hi, rows: st.rows, targetRows: st.targetRows, bytes: st.bytes}); err != nil {
+		r.fail(rg, err)
+		return false, nil
+	}
+	r.mu.Lock()
+	r.res.RangesCopied++
+	r.doneW += rg.Width()
+	r.copiedW += rg.Width()
+	r.mu.Unlock()
+	r.report(true)
+	return false, nil
+}
+
+func (r *run) fail(rg tokenscan.Range, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.res.RangesFailed++
+	r.res.Failures = append(r.res.Failures, fmt.Sprintf("range (%d, %d]: %v", rg.Lo, rg.Hi, err))
+	if r.firstErr == nil {
+		r.firstErr = err
+	}
+}
+
+// report folds the counters into the result and calls o.Progress (at most every 200 ms
+// unless force).
+func (r *run) report(force bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	res := r.res
+	res.Rows, res.TargetRows, res.Bytes = r.rows.Load(), r.targetRows.Load(), r.bytes.Load()
+	res.Statements, res.KeyOnlyRows, res.SkippedRows = r.statements.Load(), r.keyOnly.Load(), r.skipped.Load()
+	if r.o.Progress == nil || !force && time.Since(r.lastProg) < 200*time.Millisecond {
+		return
+	}
+	r.lastProg = time.Now()
+	p := BackfillProgress{Ranges: res.Ranges, RangesDone: res.RangesDone + res.RangesCopied, Rows: res.Rows, TargetRows: res.TargetRows,
+		Bytes: res.Bytes, TotalRows: res.EstimatedRows, TotalBytes: res.EstimatedBytes, Elapsed: time.Since(r.started), HeldByOther: r.held}
+	if r.shareW > 0 {
+		p.Fraction = min(1, r.doneW/r.shareW)
+	}
+	if r.copiedW > 0 && r.doneW < r.shareW {
+		p.ETA = time.Duration(float64(p.Elapsed) * (r.shareW - r.doneW) / r.copiedW)
+	}
+	r.o.Progress(p)
+}

@@ -1,0 +1,258 @@
+package denorm
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/cql"
+)
+
+// The bookkeeping tables a backfill keeps in the target's keyspace. profile.Bookkeeping
+// knows their names and comments, so a profile of the keyspace leaves them out.
+const (
+	ProgressTable = "cqlsize_backfill"
+	LeaseTable    = "cqlsize_backfill_lease"
+)
+
+// ErrLeaseLost is the cause of a range's cancellation when its lease could not be renewed
+// in time: another run may take the range, so this one stops writing it.
+var ErrLeaseLost = errors.New("the lease on the range was lost")
+
+// checkpoint is the per-range progress of backfills and the leases on ranges being copied.
+type checkpoint struct {
+	s           *gocql.Session
+	id          string // the backfill: source and target
+	progress    string // qualified tables
+	lease       string
+	consistency gocql.Consistency
+	ttl         time.Duration
+	owner       string
+}
+
+// bookkeepingID derives a fixed table id from the table's name, so that processes creating
+// the table at the same moment create the same one (random ids would leave two ids for one
+// name).
+func bookkeepingID(keyspace, table string) string {
+	s := sha256.Sum256([]byte("cqlsize/backfill/" + keyspace + "." + table))
+	s[6] = s[6]&0x0f | 0x40
+	s[8] = s[8]&0x3f | 0x80
+	u, _ := gocql.UUIDFromBytes(s[:16])
+	return u.String()
+}
+
+// ensure creates the tables unless they exist, and waits until they answer.
+func (c *checkpoint) ensure(ctx context.Context, keyspace string) error {
+	for _, t := range []struct{ name, ddl string }{
+		{ProgressTable, `CREATE TABLE IF NOT EXISTS %s (
+			backfill text, range_lo bigint, range_hi bigint,
+			rows bigint, target_rows bigint, bytes bigint, finished_at timestamp, finished_by text,
+			ranges int static, rules text static, started_at timestamp static,
+			PRIMARY KEY ((backfill), range_lo))
+			WITH ID = %s AND comment = 'cqlsize backfill: one row per token range copied, per backfill'`},
+		{LeaseTable, `CREATE TABLE IF NOT EXISTS %s (
+			backfill text, range_lo bigint, owner text, acquired_at timestamp,
+			PRIMARY KEY ((backfill, range_lo)))
+			WITH ID = %s AND gc_grace_seconds = 3600
+			AND comment = 'cqlsize backfill: the run copying a range now (LWT + TTL)'`},
+	} {
+		var n string
+		err := c.s.Query(`SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?`, keyspace, t.name).
+			WithContext(ctx).Consistency(gocql.One).Scan(&n)
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, gocql.ErrNotFound) {
+			return fmt.Errorf("read system_schema.tables: %w", err)
+		}
+		q := cql.QuoteName(keyspace) + "." + t.name
+		if err := c.s.Query(fmt.Sprintf(t.ddl, q, bookkeepingID(keyspace, t.name))).WithContext(ctx).Exec(); err != nil {
+			return fmt.Errorf("create the bookkeeping table %s: %w", q, err)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for _, q := range []string{`SELECT range_lo FROM ` + c.progress + ` WHERE backfill = ? LIMIT 1`, `SELECT owner FROM ` + c.lease + ` WHERE backfill = ? AND range_lo = 0`} {
+		for {
+			err := c.s.Query(q, c.id).WithContext(ctx).Consistency(c.consistency).Exec()
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) || ctx.Err() != nil {
+				return fmt.Errorf("query the bookkeeping tables: %w", err)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
+// MismatchError is a checkpoint made by a backfill of the same tables with other rules or
+// another number of ranges: continuing would mix two copies. Start over with Restart.
+type MismatchError struct {
+	Backfill   string
+	Have, Want string
+}
+
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("the checkpoint of backfill %s was made with %s, this run has %s: run it as it was, or start over with BackfillOptions.Restart", e.Backfill, e.Have, e.Want)
+}
+
+// begin records the backfill's plan (ranges and rules) unless a run recorded one, and
+// checks that a recorded one is the same.
+func (c *checkpoint) begin(ctx context.Context, ranges int, rules string) error {
+	applied, err := c.s.Query(`UPDATE `+c.progress+` SET ranges = ?, rules = ?, started_at = ? WHERE backfill = ? IF ranges = null`,
+		ranges, rules, time.Now(), c.id).WithContext(ctx).MapScanCAS(map[string]any{})
+	if err != nil {
+		return fmt.Errorf("record the backfill in %s: %w", c.progress, err)
+	}
+	if applied {
+		return nil
+	}
+	var have int
+	var haveRules string
+	// At SERIAL, so an LWT in flight completes first.
+	if err := c.s.Query(`SELECT ranges, rules FROM `+c.progress+` WHERE backfill = ? LIMIT 1`, c.id).WithContext(ctx).
+		Consistency(gocql.Consistency(0x0008)).Scan(&have, &haveRules); err != nil {
+		return fmt.Errorf("read the backfill in %s: %w", c.progress, err)
+	}
+	if have != ranges || haveRules != rules {
+		return &MismatchError{Backfill: c.id, Have: fmt.Sprintf("%d ranges and rules %q", have, haveRules),
+			Want: fmt.Sprintf("%d ranges and rules %q", ranges, rules)}
+	}
+	return nil
+}
+
+// restart forgets the backfill's progress.
+func (c *checkpoint) restart(ctx context.Context) error {
+	if err := c.s.Query(`DELETE FROM `+c.progress+` WHERE backfill = ?`, c.id).WithContext(ctx).Consistency(c.consistency).Exec(); err != nil {
+		return fmt.Errorf("clear the checkpoint in %s: %w", c.progress, err)
+	}
+	return nil
+}
+
+// rangeDone is a range's progress row.
+type rangeDone struct {
+	lo, hi                  int64
+	rows, targetRows, bytes int64
+}
+
+// done reads the ranges already copied.
+func (c *checkpoint) done(ctx context.Context) (map[int64]rangeDone, error) {
+	iter := c.s.Query(`SELECT range_lo, range_hi, rows, target_rows, bytes FROM `+c.progress+` WHERE backfill = ?`, c.id).
+		WithContext(ctx).Consistency(c.consistency).Iter()
+	out := map[int64]rangeDone{}
+	var d rangeDone
+	var hi *int64
+	for iter.Scan(&d.lo, &hi, &d.rows, &d.targetRows, &d.bytes) {
+		if hi != nil { // the static row of a backfill with no range done reads as a null range
+			d.hi = *hi
+			out[d.lo] = d
+		}
+	}
+	if err := iter.Close(); err != nil {
+		return nil, fmt.Errorf("read the checkpoint in %s: %w", c.progress, err)
+	}
+	return out, nil
+}
+
+// isDone reports whether the range starting at lo was copied.
+func (c *checkpoint) isDone(ctx context.Context, lo int64) (bool, error) {
+	var hi *int64
+	err := c.s.Query(`SELECT range_hi FROM `+c.progress+` WHERE backfill = ? AND range_lo = ?`, c.id, lo).
+		WithContext(ctx).Consistency(c.consistency).Scan(&hi)
+	if errors.Is(err, gocql.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read the checkpoint in %s: %w", c.progress, err)
+	}
+	return hi != nil, nil
+}
+
+// markDone records a range as copied.
+func (c *checkpoint) markDone(ctx context.Context, d rangeDone) error {
+	err := c.s.Query(`INSERT INTO `+c.progress+` (backfill, range_lo, range_hi, rows, target_rows, bytes, finished_at, finished_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.id, d.lo, d.hi, d.rows, d.targetRows, d.bytes, time.Now(), c.owner).WithContext(ctx).Consistency(c.consistency).Idempotent(true).Exec()
+	if err != nil {
+		return fmt.Errorf("record range (%d, %d] in %s: %w", d.lo, d.hi, c.progress, err)
+	}
+	return nil
+}
+
+// claim takes the lease on the range starting at lo, or reports that another run holds it
+// (held). The lease expires after ttl unless renewed; the returned context is cancelled,
+// with ErrLeaseLost, when it could not be renewed in time, and release ends it.
+func (c *checkpoint) claim(ctx context.Context, lo int64) (rctx context.Context, release func(), held string, err error) {
+	sent := time.Now()
+	m := map[string]any{}
+	applied, err := c.s.Query(`INSERT INTO `+c.lease+` (backfill, range_lo, owner, acquired_at) VALUES (?, ?, ?, ?) IF NOT EXISTS USING TTL ?`,
+		c.id, lo, c.owner, sent, int(c.ttl/time.Second)).WithContext(ctx).MapScanCAS(m)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("claim range %d in %s: %w", lo, c.lease, err)
+	}
+	if !applied {
+		owner, _ := m["owner"].(string)
+		return nil, nil, owner, nil
+	}
+	rctx, cancel := context.WithCancelCause(ctx)
+	stop := make(chan struct{})
+	finished := make(chan struct{})
+	// The lease is good until sent + ttl, less a margin for the node's rounding of the TTL
+	// to seconds and for clock drift; it is renewed every quarter of the ttl.
+	margin := time.Second + c.ttl/10
+	go func() {
+		defer close(finished)
+		valid := sent.Add(c.ttl - margin)
+		tick := time.NewTicker(c.ttl / 4)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-rctx.Done():
+				return
+			case <-tick.C:
+			}
+			at := time.Now()
+			if at.After(valid) {
+				cancel(ErrLeaseLost)
+				return
+			}
+			qctx, qcancel := context.WithDeadline(rctx, valid)
+			ok, err := c.s.Query(`UPDATE `+c.lease+` USING TTL ? SET owner = ? WHERE backfill = ? AND range_lo = ? IF owner = ?`,
+				int(c.ttl/time.Second), c.owner, c.id, lo, c.owner).WithContext(qctx).MapScanCAS(map[string]any{})
+			qcancel()
+			switch {
+			case err == nil && ok:
+				valid = at.Add(c.ttl - margin)
+			case err == nil:
+				cancel(ErrLeaseLost) // another run holds it
+				return
+			}
+		}
+	}()
+	release = func() {
+		close(stop)
+		<-finished
+		dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer dcancel()
+		// Best effort: a lease left behind expires after its TTL.
+		_, _ = c.s.Query(`DELETE FROM `+c.lease+` WHERE backfill = ? AND range_lo = ? IF owner = ?`, c.id, lo, c.owner).
+			WithContext(dctx).MapScanCAS(map[string]any{})
+		cancel(nil)
+	}
+	return rctx, release, "", nil
+}
+
+// backfillID names a backfill in the checkpoint: its source and target tables.
+func backfillID(src, dst *cql.Table) string {
+	return src.Keyspace + "." + src.Name + " -> " + dst.Keyspace + "." + dst.Name
+}
+
+// rulesText is the program's rules in a canonical form, to tell a changed backfill apart.
+func rulesText(cols []string) string { return strings.Join(cols, "; ") }

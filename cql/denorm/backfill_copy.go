@@ -1,0 +1,200 @@
+package denorm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/internal/tokenscan"
+)
+
+// rangeStats counts what one range copied.
+type rangeStats struct{ rows, targetRows, bytes int64 }
+
+// copyRange reads rg and writes its target rows. A read that fails is split: the rest of
+// the range, from the last partition read whole, is cut in two and each half read again,
+// up to o.MaxSplits times in all. Writes are sent o.InFlight at a time; the range counts
+// as copied only when every one succeeded.
+func (r *run) copyRange(ctx context.Context, rg tokenscan.Range, wr *rowWriter) (rangeStats, error) {
+	var st rangeStats
+	w := newWriteSet(ctx, r, r.o.InFlight)
+	stack := []tokenscan.Range{rg}
+	splits := 0
+	for len(stack) > 0 {
+		part := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		reached, err := r.readPart(ctx, part, wr, w, &st)
+		if err == nil {
+			continue
+		}
+		if ctx.Err() != nil || tokenscan.Refused(err) || errors.Is(err, errWrite) {
+			w.wait()
+			return st, err
+		}
+		rest := tokenscan.Range{Lo: reached, Hi: part.Hi}
+		a, b, ok := rest.Halves()
+		if !ok || splits >= r.o.MaxSplits {
+			w.wait()
+			return st, fmt.Errorf("read (%d, %d] after %d splits: %w", rest.Lo, rest.Hi, splits, err)
+		}
+		splits++
+		r.mu.Lock()
+		r.res.Splits++
+		r.mu.Unlock()
+		stack = append(stack, b, a) // a first: the walk stays in token order
+	}
+	if err := w.wait(); err != nil {
+		return st, err
+	}
+	return st, nil
+}
+
+// readPart reads (part.Lo, part.Hi] and queues the writes of its rows. On a read error it
+// returns the last token whose partition was read whole, where a retry starts.
+func (r *run) readPart(ctx context.Context, part tokenscan.Range, wr *rowWriter, w *writeSet, st *rangeStats) (int64, error) {
+	readAt := time.Now().UnixMicro()
+	rctx := ctx
+	if r.o.PartTimeout > 0 {
+		var cancel context.CancelFunc
+		rctx, cancel = context.WithTimeout(ctx, r.o.PartTimeout)
+		defer cancel()
+	}
+	iter := r.s.Query(r.reader.stmt, part.Lo, part.Hi).WithContext(rctx).Consistency(r.o.ReadConsistency).
+		PageSize(r.o.PageSize).Idempotent(true).Iter()
+	sc, err := r.reader.scanner(iter)
+	if err != nil {
+		cerr := iter.Close()
+		if cerr != nil {
+			return part.Lo, cerr
+		}
+		return part.Lo, err
+	}
+	reached := part.Lo
+	var cur int64
+	started := false
+	for {
+		if err := r.limiter.Take(rctx, 1); err != nil {
+			iter.Close()
+			return reached, err
+		}
+		if err := rctx.Err(); err != nil { // the part's time is up, even within a page
+			iter.Close()
+			return reached, fmt.Errorf("read for longer than %s: %w", r.o.PartTimeout, err)
+		}
+		if !iter.Scan(sc.dest...) {
+			break
+		}
+		row := sc.row()
+		if started && row.token != cur {
+			reached = cur // every row of the partition at cur has been read
+		}
+		cur, started = row.token, true
+		st.rows++
+		st.bytes += row.bytes
+		r.rows.Add(1)
+		r.bytes.Add(row.bytes)
+		targets := 0
+		err := r.b.build(&row, readAt, func(tr *targetRow) error {
+			targets++
+			return w.send(wr.statements(tr))
+		})
+		if err != nil {
+			iter.Close()
+			if errors.Is(err, errWrite) {
+				return reached, err
+			}
+			return reached, fmt.Errorf("%w: %v", errWrite, err)
+		}
+		if targets == 0 && len(r.b.p.Columns()) > 0 {
+			r.skipped.Add(1)
+		}
+		if len(row.meta) == 0 {
+			r.keyOnly.Add(1)
+		}
+		st.targetRows += int64(targets)
+		r.targetRows.Add(int64(targets))
+		r.report(false)
+	}
+	if err := iter.Close(); err != nil {
+		return reached, err
+	}
+	return part.Hi, nil
+}
+
+// errWrite marks a failure to write (or to derive) a target row: splitting the read does
+// not help.
+var errWrite = errors.New("write the target rows")
+
+// writeSet sends statements concurrently, a bounded number at a time, and remembers the
+// first failure.
+type writeSet struct {
+	ctx    context.Context
+	r      *run
+	sem    chan struct{}
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	err    error
+	policy gocql.RetryPolicy
+}
+
+func newWriteSet(ctx context.Context, r *run, n int) *writeSet {
+	return &writeSet{ctx: ctx, r: r, sem: make(chan struct{}, n), policy: newRetryPolicy(ClusterOptions{Retries: DefaultRetries, MinBackoff: 100 * time.Millisecond, MaxBackoff: 2 * time.Second})}
+}
+
+func (w *writeSet) failed() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// send queues the statements of one target row, sent one after the other in their order
+// (a list's elements, appended by separate statements, keep their order only so); it fails
+// when an earlier write failed, so the range stops early.
+func (w *writeSet) send(stmts []statement) error {
+	if err := w.failed(); err != nil {
+		return err
+	}
+	select {
+	case w.sem <- struct{}{}:
+	case <-w.ctx.Done():
+		return w.ctx.Err()
+	}
+	w.wg.Add(1)
+	go func() {
+		defer func() { <-w.sem; w.wg.Done() }()
+		for _, s := range stmts {
+			if err := w.exec(s); err != nil {
+				w.mu.Lock()
+				if w.err == nil {
+					w.err = fmt.Errorf("%w: %s: %v", errWrite, s.cql, err)
+				}
+				w.mu.Unlock()
+				return
+			}
+		}
+	}()
+	return nil
+}
+
+// exec sends one idempotent statement, retried by the policy, and again when the driver
+// cancelled it on its own.
+func (w *writeSet) exec(s statement) error {
+	err := w.r.s.Query(s.cql, s.args...).WithContext(w.ctx).Consistency(w.r.o.WriteConsistency).
+		Idempotent(true).RetryPolicy(w.policy).Exec()
+	for tries := 0; err != nil && driverCancelled(w.ctx, err) && tries < maxResends; tries++ {
+		err = w.r.s.Query(s.cql, s.args...).WithContext(w.ctx).Consistency(w.r.o.WriteConsistency).
+			Idempotent(true).RetryPolicy(w.policy).Exec()
+	}
+	w.r.statements.Add(1)
+	return err
+}
+
+// wait waits for every write sent and returns the first failure.
+func (w *writeSet) wait() error {
+	w.wg.Wait()
+	return w.failed()
+}

@@ -1,0 +1,407 @@
+package denorm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/cql/derive"
+	"github.com/cqlsize/cqlsize/internal/tokenscan"
+)
+
+// VerifyOptions configure Verify. The zero value checks a sample of 1,000 source rows.
+type VerifyOptions struct {
+	// Consistency of the reads of both tables (default LOCAL_QUORUM, which sees what the
+	// backfill wrote at LOCAL_QUORUM).
+	Consistency gocql.Consistency
+	// Sample is how many source rows to check, read from random places of the ring
+	// (default 1000). Full checks every row instead.
+	Sample int
+	Full   bool
+	// Workers is how many source slices are checked at once (default 4).
+	Workers int
+	// Rate bounds the source rows read a second (0: no limit).
+	Rate float64
+	// Examples is how many missing or different rows are described (default 10).
+	Examples int
+	// Seed of the sample's start tokens (0: from the clock).
+	Seed uint64
+}
+
+// VerifyResult is what Verify found.
+type VerifyResult struct {
+	SourceRows int64    `json:"source_rows"` // checked
+	TargetRows int64    `json:"target_rows"` // expected target rows looked up
+	Missing    int64    `json:"missing"`
+	Different  int64    `json:"different"`
+	Rechecked  int64    `json:"rechecked"` // found wrong, read again, and right the second time (a write of the service in between)
+	Examples   []string `json:"examples,omitempty"`
+	Full       bool     `json:"full"`
+}
+
+// OK reports a verification that found nothing missing or different.
+func (v *VerifyResult) OK() bool { return v.Missing == 0 && v.Different == 0 }
+
+// Verify reads source rows (a sample, or all with o.Full) and checks that each target row
+// p derives from them exists in the target table with the same values, and, cell by cell,
+// the same write times and about the same remaining TTL (a second or a few less, as it
+// counts down while the tables are read). A row found missing or different is read again,
+// source and target, before it counts: the service may have written it in between.
+//
+// Verify does not look for extra target rows (rows with no source row).
+func Verify(ctx context.Context, s *gocql.Session, p *derive.Program, o VerifyOptions) (*VerifyResult, error) {
+	if s == nil || p == nil {
+		return nil, errors.New("verify: no session or no program")
+	}
+	if o.Consistency == gocql.Any {
+		o.Consistency = gocql.LocalQuorum
+	}
+	if o.Sample <= 0 {
+		o.Sample = 1000
+	}
+	if o.Workers <= 0 {
+		o.Workers = 4
+	}
+	if o.Examples == 0 {
+		o.Examples = 10
+	}
+	if o.Seed == 0 {
+		o.Seed = uint64(time.Now().UnixNano())
+	}
+	b, reader, err := newCopier(p)
+	if err != nil {
+		return nil, err
+	}
+	v := &verifier{s: s, o: o, b: b, reader: reader, target: newTargetReader(b), res: &VerifyResult{Full: o.Full},
+		limiter: tokenscan.NewLimiter(o.Rate)}
+	var parts []tokenscan.Range
+	quota := 0
+	if o.Full {
+		parts = tokenscan.Even(64)
+	} else {
+		k := min(32, max(1, o.Sample/20))
+		parts = tokenscan.Random(k, o.Seed)
+		quota = (o.Sample + k - 1) / k
+	}
+	jobs := make(chan tokenscan.Range)
+	var wg sync.WaitGroup
+	var firstErr error
+	var mu sync.Mutex
+	for w := 0; w < min(o.Workers, len(parts)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for part := range jobs {
+				if err := v.part(ctx, part, quota); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for _, part := range parts {
+		jobs <- part
+	}
+	close(jobs)
+	wg.Wait()
+	return v.res, firstErr
+}
+
+type verifier struct {
+	s       *gocql.Session
+	o       VerifyOptions
+	b       *rowBuilder
+	reader  *sourceReader
+	target  *targetReader
+	limiter *tokenscan.Limiter
+	mu      sync.Mutex
+	res     *VerifyResult
+}
+
+// part checks the source rows of one range, at most quota of them (0: all).
+func (v *verifier) part(ctx context.Context, part tokenscan.Range, quota int) error {
+	iter := v.s.Query(v.reader.stmt, part.Lo, part.Hi).WithContext(ctx).Consistency(v.o.Consistency).PageSize(500).Idempotent(true).Iter()
+	sc, err := v.reader.scanner(iter)
+	if err != nil {
+		if cerr := iter.Close(); cerr != nil {
+			return fmt.Errorf("verify: read the source: %w", cerr)
+		}
+		return err
+	}
+	n := 0
+	for quota == 0 || n < quota {
+		if err := v.limiter.Take(ctx, 1); err != nil {
+			iter.Close()
+			return err
+		}
+		readAt := time.Now()
+		if !iter.Scan(sc.dest...) {
+			break
+		}
+		n++
+		row := sc.row()
+		if err := v.check(ctx, &row, readAt, sc); err != nil {
+			iter.Close()
+			return err
+		}
+	}
+	if err := iter.Close(); err != nil {
+		return fmt.Errorf("verify: read the source: %w", err)
+	}
+	return nil
+}
+
+// check compares the target rows of one source row, reading both again once when one is
+// wrong.
+func (v *verifier) check(ctx context.Context, row *sourceRow, readAt time.Time, sc *scanner) error {
+	v.mu.Lock()
+	v.res.SourceRows++
+	v.mu.Unlock()
+	var bad []string
+	err := v.b.build(row, readAt.UnixMicro(), func(tr *targetRow) error {
+		v.mu.Lock()
+		v.res.TargetRows++
+		v.mu.Unlock()
+		problem, err := v.target.compare(ctx, v.s, v.o.Consistency, tr, readAt)
+		if problem != "" {
+			bad = append(bad, problem)
+		}
+		return err
+	})
+	if err != nil || len(bad) == 0 {
+		return err
+	}
+	// Read the source row again by its key, and its target rows.
+	again, found, err := v.reread(ctx, row, sc)
+	if err != nil {
+		return err
+	}
+	var still []string
+	if found {
+		at := time.Now()
+		err = v.b.build(&again, at.UnixMicro(), func(tr *targetRow) error {
+			problem, err := v.target.compare(ctx, v.s, v.o.Consistency, tr, at)
+			if problem != "" {
+				still = append(still, problem)
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if len(still) == 0 {
+		v.res.Rechecked++
+		return nil
+	}
+	for _, p := range still {
+		if strings.HasPrefix(p, "missing") {
+			v.res.Missing++
+		} else {
+			v.res.Different++
+		}
+		if len(v.res.Examples) < v.o.Examples {
+			v.res.Examples = append(v.res.Examples, p)
+		}
+	}
+	return nil
+}
+
+// reread reads the source row with row's primary key again.
+func (v *verifier) reread(ctx context.Context, row *sourceRow, sc *scanner) (sourceRow, bool, error) {
+	var key []any
+	for _, c := range v.reader.keyCols {
+		key = append(key, row.vals[c.Name])
+	}
+	iter := v.s.Query(v.reader.byKey, key...).WithContext(ctx).Consistency(v.o.Consistency).Iter()
+	sc2, err := v.reader.scanner(iter)
+	if err != nil {
+		iter.Close()
+		return sourceRow{}, false, err
+	}
+	found := iter.Scan(sc2.dest...)
+	var again sourceRow
+	if found {
+		again = sc2.row()
+	}
+	if err := iter.Close(); err != nil {
+		return sourceRow{}, false, fmt.Errorf("verify: read the source row again: %w", err)
+	}
+	return again, found, nil
+}
+
+// targetReader reads a target row by its key with the write time and TTL of its cells.
+type targetReader struct {
+	b    *rowBuilder
+	stmt string
+	cols []int // indexes into b.cols of the non-key columns read
+}
+
+func newTargetReader(b *rowBuilder) *targetReader {
+	dst := b.p.TargetTable()
+	tr := &targetReader{b: b}
+	var sel, meta, where []string
+	for i, c := range b.cols {
+		if c.key {
+			continue
+		}
+		tr.cols = append(tr.cols, i)
+		sel = append(sel, c.quoted)
+		meta = append(meta, "WRITETIME("+c.quoted+")", "TTL("+c.quoted+")")
+	}
+	for _, k := range b.keys {
+		where = append(where, b.cols[k].quoted+" = ?")
+	}
+	if len(sel) == 0 {
+		sel = []string{b.cols[b.keys[0]].quoted}
+	}
+	tr.stmt = "SELECT " + strings.Join(append(sel, meta...), ", ") + " FROM " + cql.QuoteName(dst.Keyspace) + "." + cql.QuoteName(dst.Name) +
+		" WHERE " + strings.Join(where, " AND ")
+	return tr
+}
+
+// compare reads the target row of tr and says what is wrong with it ("" when nothing).
+func (t *targetReader) compare(ctx context.Context, s *gocql.Session, cons gocql.Consistency, tr *targetRow, readAt time.Time) (string, error) {
+	m := map[string]any{}
+	err := s.Query(t.stmt, tr.key...).WithContext(ctx).Consistency(cons).MapScan(m)
+	key := fmt.Sprint(tr.key)
+	if errors.Is(err, gocql.ErrNotFound) {
+		return "missing " + key, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("verify: read the target row %s: %w", key, err)
+	}
+	want := map[int]targetCell{}
+	stamps := map[int][]stamp{}
+	for s, cells := range tr.groups {
+		for _, c := range cells {
+			if c.add {
+				stamps[c.col] = append(stamps[c.col], s)
+				continue
+			}
+			want[c.col] = c
+			stamps[c.col] = []stamp{s}
+		}
+	}
+	slack := int(time.Since(readAt).Seconds()) + 5
+	for _, i := range t.cols {
+		c := t.b.cols[i]
+		got := m[c.Column]
+		w, ok := want[i]
+		if !ok && len(stamps[i]) == 0 {
+			if !zeroValue(got) {
+				return fmt.Sprintf("different %s: column %s is %v, the source has none", key, c.Column, got), nil
+			}
+			continue
+		}
+		if ok && !sameValue(got, w.value) {
+			return fmt.Sprintf("different %s: column %s is %v, want %v", key, c.Column, got, w.value), nil
+		}
+		if problem := sameStamps(c, m, stamps[i], slack); problem != "" {
+			return fmt.Sprintf("different %s: column %s %s", key, c.Column, problem), nil
+		}
+	}
+	return "", nil
+}
+
+// sameStamps compares a target cell's write time and remaining TTL (or, for a non-frozen
+// collection, its elements') with the source's.
+func sameStamps(c tcol, m map[string]any, want []stamp, slack int) string {
+	wt, ttl := m["writetime("+c.Column+")"], m["ttl("+c.Column+")"]
+	var gotTS []int64
+	var gotTTL []int
+	switch x := wt.(type) {
+	case int64:
+		gotTS = []int64{x}
+		t, _ := ttl.(int)
+		gotTTL = []int{t}
+	case []int64:
+		gotTS = x
+		gotTTL, _ = ttl.([]int)
+	}
+	if c.dstMulti {
+		// Element write times, compared as sets of (time) values.
+		var wantTS []int64
+		for _, s := range want {
+			wantTS = append(wantTS, s.ts)
+		}
+		if len(wantTS) == 0 {
+			return ""
+		}
+		g := uniq(gotTS)
+		w := uniq(wantTS)
+		if !reflect.DeepEqual(g, w) {
+			return fmt.Sprintf("has element write times %v, want %v", g, w)
+		}
+		return ""
+	}
+	if len(want) == 0 || len(gotTS) != 1 {
+		return ""
+	}
+	if gotTS[0] != want[0].ts {
+		return fmt.Sprintf("was written at %d, the source cell at %d", gotTS[0], want[0].ts)
+	}
+	g, w := gotTTL[0], want[0].ttl
+	switch {
+	case w <= 0 && g != 0:
+		return fmt.Sprintf("has a TTL of %ds, the source cell none", g)
+	case w > 0 && (g <= 0 || g > w+1 || g < w-slack):
+		return fmt.Sprintf("has a TTL of %ds, the source cell %ds", g, w)
+	}
+	return ""
+}
+
+func uniq(xs []int64) []int64 {
+	out := append([]int64(nil), xs...)
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	k := 0
+	for i, x := range out {
+		if i == 0 || x != out[k-1] {
+			out[k] = x
+			k++
+		}
+	}
+	return out[:k]
+}
+
+// sameValue compares a value read back with the value written.
+func sameValue(got, want any) bool {
+	if gt, ok := got.(time.Time); ok {
+		wt, ok := want.(time.Time)
+		return ok && gt.Equal(wt)
+	}
+	if reflect.DeepEqual(got, want) {
+		return true
+	}
+	// A collection read back empty is the same as none; a uuid column of a timeuuid value.
+	gv, wv := reflect.ValueOf(got), reflect.ValueOf(want)
+	if gv.IsValid() && wv.IsValid() && gv.Kind() == wv.Kind() && (gv.Kind() == reflect.Slice || gv.Kind() == reflect.Map) && gv.Len() == 0 && wv.Len() == 0 {
+		return true
+	}
+	return fmt.Sprint(got) == fmt.Sprint(want) && gv.Kind() == wv.Kind()
+}
+
+// zeroValue reports a value MapScan reads for a null: the type's zero value.
+func zeroValue(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Slice || rv.Kind() == reflect.Map {
+		return rv.Len() == 0
+	}
+	return rv.IsZero()
+}
