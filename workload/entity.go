@@ -1,6 +1,8 @@
 package workload
 
 import (
+	"strings"
+
 	"gopkg.in/yaml.v3"
 )
 
@@ -16,6 +18,33 @@ type ColumnVolume struct {
 // columns:) rather than the partitions of one query table.
 func (t *TableWorkload) IsEntity() bool {
 	return !t.TableRate.IsZero() || t.Fields["rows_rate"].IsValid() || t.Retention > 0 || len(t.Columns) > 0
+}
+
+// designField reads the fields `cqlsize design` added to the format: an entity entry's
+// rows: rate, retention: and columns:, and a query table's shards:. It reports whether key
+// was one of them.
+func (p *parser) designField(t *TableWorkload, key string, v *yaml.Node, field string) bool {
+	switch {
+	case key == "rows" && strings.Contains(v.Value, "/"):
+		p.entityRows(t, v, field)
+	case key == "retention":
+		if d, ok := p.duration(v, field); ok {
+			t.Retention = d
+		}
+	case key == "columns":
+		p.columns(t, v, field)
+	case key == "shards":
+		if n, ok := p.count(v, field); ok {
+			if n < 1 || n != float64(int(n)) || n > 1e6 {
+				p.add(v, "%s: want a whole number of write shards from 1 to 1000000, got %s", field, v.Value)
+			} else {
+				t.Shards = int(n)
+			}
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 // entityRows reads `rows: 50k/day`: inserts into the whole entity table per span of time.

@@ -244,16 +244,15 @@ func (p *parser) table(t *TableWorkload, m *yaml.Node, prefix string) {
 	p.fields(m, name, func(key string, k, v *yaml.Node) {
 		field := name + "." + key
 		t.Fields[key] = p.pos(v)
+		if p.designField(t, key, v, field) {
+			return
+		}
 		switch key {
 		case "partitions":
 			if n, ok := p.count(v, field); ok {
 				t.Partitions = n
 			}
 		case "rows_per_partition", "rows":
-			if key == "rows" && strings.Contains(v.Value, "/") {
-				p.entityRows(t, v, field)
-				return
-			}
 			if n, ok := p.count(v, field); ok {
 				t.RowsPerPartition = n
 				t.Fields["rows_per_partition"] = p.pos(v)
@@ -271,20 +270,6 @@ func (p *parser) table(t *TableWorkload, m *yaml.Node, prefix string) {
 					t.Bucket = w
 				}
 			}
-		case "shards":
-			if n, ok := p.count(v, field); ok {
-				if n < 1 || n != float64(int(n)) || n > 1e6 {
-					p.add(v, "%s: want a whole number of write shards from 1 to 1000000, got %s", field, v.Value)
-				} else {
-					t.Shards = int(n)
-				}
-			}
-		case "retention":
-			if d, ok := p.duration(v, field); ok {
-				t.Retention = d
-			}
-		case "columns":
-			p.columns(t, v, field)
 		case "horizon":
 			if d, ok := p.duration(v, field); ok {
 				t.Horizon = d

@@ -15,13 +15,8 @@ import (
 // reader has to guess; split it into steps whose names say what they do.
 const maxFuncLines = 120
 
-// longFuncExempt are the files the length rule skips, each with the reason.
-var longFuncExempt = map[string]string{
-	// The redesign suggester is being replaced as a whole by the design package's engine;
-	// splitting functions that are about to go would only move lines around.
-	"cql/check/suggest.go":        "being replaced by the design engine",
-	"cql/check/suggest_bucket.go": "being replaced by the design engine",
-}
+// longFuncExempt are the files the length rule skips, each with the reason (none now).
+var longFuncExempt = map[string]string{}
 
 func TestNoFunctionOverMaxLines(t *testing.T) {
 	root := filepath.Join("..", "..")

@@ -93,7 +93,7 @@ var testHelpers = []string{"cassandratest", "connect", "internal/authtest", "int
 var testLayers = map[string][]string{
 	"codes":                    {"cql", "internal/cli"},                  // every registered code is reachable from the CLI
 	"cql/check":                {"cql/lint", "workload"},                 // check and lint agree on the same shapes; volumes for sized suggestions
-	"design":                   {"cql/check"},                            // the cases are read as the command reads them
+	"design":                   {"bucket", "cql/check", "cql/denorm"},    // the cases read as the command reads them, written through denorm and read back bucket by bucket
 	"cql/denorm":               {"cql/liveschema", "sizing", "workload"}, // a plan's writes sized by the byte model; the backfill compiled against the live tables
 	"internal/workloadflag":    {"sizing"},                               // flags through an estimate
 	"scripts":                  {"internal/version"},                     // the node's version is the one tested against
