@@ -219,4 +219,9 @@ func TestWorkloadRoundTrip(t *testing.T) {
 	if !strings.Contains(b.String(), "the largest read had 45 rows") || !strings.Contains(b.String(), "--full") {
 		t.Errorf("a sampled Zipf table's workload does not say its head is extrapolated:\n%s", b.String())
 	}
+	// The sizes of a sampled Zipf table are not held to the accuracy bounds (they vary with the
+	// sample): the file says so of every one of them, where the user reads them.
+	if note := "# sampled: every size estimated from this table (typical, p99, busiest key, on disk) rests on the"; !strings.Contains(b.String(), note) {
+		t.Errorf("a sampled Zipf table's workload does not say its sizes rest on the sample (%q):\n%s", note, b.String())
+	}
 }
