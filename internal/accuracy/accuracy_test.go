@@ -81,6 +81,6 @@ func TestModelMatchesCassandra(t *testing.T) {
 			t.Errorf("%s: model has %.0f rows in the largest partition, Cassandra %.0f", r.Ref.Name, r.Model.LargeRows, r.Actual.LargeRows)
 		}
 	}
-	held, shown := ModelFigures(results)
-	figures.Record(t, started, held, shown, nil)
+	held, shown, why := ModelFigures(results)
+	figures.Record(t, started, held, shown, why)
 }

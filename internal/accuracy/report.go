@@ -45,17 +45,19 @@ func pct(v float64) string {
 // ModelFigures are a run's figures as internal/figures records them: held, the model's
 // error on each workload's typical and largest partition ("model/NAME/typical") and on the
 // tombstones of its largest where Cassandra wrote some ("model-tombstones/NAME"); shown, the
-// classic formula's ("classic/NAME/typical").
-func ModelFigures(results []Result) (held, shown map[string]float64) {
-	held, shown = map[string]float64{}, map[string]float64{}
+// classic formula's ("classic/NAME/typical"), with why.
+func ModelFigures(results []Result) (held, shown map[string]float64, why map[string]string) {
+	held, shown, why = map[string]float64{}, map[string]float64{}, map[string]string{}
 	for _, r := range results {
 		mt, ml := r.ModelError()
 		ct, cl := r.ClassicError()
 		held["model/"+r.Ref.Name+"/typical"], held["model/"+r.Ref.Name+"/largest"] = mt, ml
-		shown["classic/"+r.Ref.Name+"/typical"], shown["classic/"+r.Ref.Name+"/largest"] = ct, cl
+		for k, v := range map[string]float64{"classic/" + r.Ref.Name + "/typical": ct, "classic/" + r.Ref.Name + "/largest": cl} {
+			shown[k], why[k] = v, "the classic formula, shown beside the model for comparison"
+		}
 		if r.Actual.LargestTombstones > 0 {
 			held["model-tombstones/"+r.Ref.Name] = rel(r.Model.LargestTombstones, r.Actual.LargestTombstones)
 		}
 	}
-	return held, shown
+	return held, shown, why
 }

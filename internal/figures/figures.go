@@ -145,8 +145,13 @@ func Runs(test string) ([]Run, error) {
 // its sign, the figure and the run it came from.
 func (c Claim) Worst(runs []Run) (v float64, figure string, run *Run) {
 	for i := range runs {
-		for name, x := range runs[i].Figures {
-			if c.Covers(name) && (run == nil || math.Abs(x) > math.Abs(v)) {
+		names := make([]string, 0, len(runs[i].Figures))
+		for name := range runs[i].Figures {
+			names = append(names, name)
+		}
+		sort.Strings(names) // of equal figures, the first by name and run, every time
+		for _, name := range names {
+			if x := runs[i].Figures[name]; c.Covers(name) && (run == nil || math.Abs(x) > math.Abs(v)) {
 				v, figure, run = x, name, &runs[i]
 			}
 		}

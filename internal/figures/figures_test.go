@@ -89,7 +89,7 @@ func TestEveryHeldFigureHasAClaim(t *testing.T) {
 			}
 		}
 		for name := range r.Shown {
-			if r.ShownWhy != nil && r.ShownWhy[name] == "" && !strings.HasPrefix(name, "classic/") {
+			if r.ShownWhy != nil && r.ShownWhy[name] == "" {
 				t.Errorf("%s: figure %s is shown without a reason", r.File, name)
 			}
 		}

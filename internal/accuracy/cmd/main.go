@@ -118,8 +118,8 @@ func run() error {
 		}
 		fmt.Printf("(%s, scale %g, Cassandra at %s)\n", time.Since(start).Round(time.Second), *scale, strings.Join(cfg.Hosts, ","))
 		if figures.Recording() && *only == "" {
-			held, shown := accuracy.ModelFigures(results)
-			if err := save(figures.Run{Test: fmt.Sprintf("accuracy-model-scale-%g", *scale), Started: start, Figures: held, Shown: shown}); err != nil {
+			held, shown, why := accuracy.ModelFigures(results)
+			if err := save(figures.Run{Test: fmt.Sprintf("accuracy-model-scale-%g", *scale), Started: start, Figures: held, Shown: shown, ShownWhy: why}); err != nil {
 				return err
 			}
 		}
