@@ -136,22 +136,14 @@ func TestReadmeStatesTheBounds(t *testing.T) {
 // The README's table of the reference workloads shows the worst error of each over the
 // recorded runs, as docs/figures.md does.
 func TestReadmeModelTableIsMeasured(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, err := Runs("TestModelMatchesCassandra")
-	if err != nil {
-		t.Fatal(err)
-	}
+	readme, runs := readmeAndRuns(t, "TestModelMatchesCassandra")
 	rows := ModelTable(runs)
 	if len(rows) == 0 {
 		t.Fatal("no recorded run of TestModelMatchesCassandra")
 	}
 	readmeRows := map[string][]string{}
-	for _, line := range strings.Split(string(readme), "\n") {
-		cells := strings.Split(strings.Trim(line, "| "), " | ")
-		if strings.HasPrefix(line, "| ") && len(cells) == 4 {
+	for _, cells := range tableRows(readme) {
+		if len(cells) == 4 {
 			readmeRows[cells[0]] = cells
 		}
 	}
@@ -190,14 +182,7 @@ func TestPercent(t *testing.T) {
 // recorded runs of `make accuracy`'s profile part, in parentheses where a figure is shown and
 // not held, as docs/figures.md does.
 func TestReadmeProfileTablesAreMeasured(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	all, err := Runs("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	readme, all := readmeAndRuns(t, "")
 	tests := profileTests(all)
 	if len(tests) != 1 {
 		t.Fatalf("want the runs of one setting of make accuracy's profile part, have %v", tests)
@@ -208,10 +193,8 @@ func TestReadmeProfileTablesAreMeasured(t *testing.T) {
 	}
 	// The sampled table has a column saying what the table exercises; the full one does not.
 	byMode := map[string]map[string][]string{"sampled": {}, "full": {}}
-	for _, line := range strings.Split(string(readme), "\n") {
-		cells := strings.Split(strings.Trim(line, "| "), " | ")
+	for _, cells := range tableRows(readme) {
 		switch {
-		case !strings.HasPrefix(line, "| "):
 		case len(cells) == 8:
 			byMode["sampled"][cells[0]] = append(cells[:1:1], cells[2:]...)
 		case len(cells) == 7:
@@ -251,4 +234,29 @@ func skewDiff(cell string) (float64, bool) {
 		return 0, false
 	}
 	return fitted - loaded, true
+}
+
+// readmeAndRuns reads README.md and the recorded runs of test ("" for all).
+func readmeAndRuns(t *testing.T, test string) (string, []Run) {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := Runs(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(readme), runs
+}
+
+// tableRows are the cells of every Markdown table row in text.
+func tableRows(text string) [][]string {
+	var rows [][]string
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "| ") {
+			rows = append(rows, strings.Split(strings.Trim(line, "| "), " | "))
+		}
+	}
+	return rows
 }
