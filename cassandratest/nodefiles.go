@@ -25,13 +25,35 @@ import (
 //     Then the test reads its files, and TableDir proves they are this node's by finding the
 //     directory named after the test table's id, which no other node can have.
 //   - any other cluster is remote (a testcontainers container, CASSANDRA_HOSTS elsewhere, a
-//     ring, another Cassandra on this machine): its files cannot be read from here, and the
-//     test is skipped with the reason. With CQLSIZE_REQUIRE_NODE_FILES=1 (scripts/test sets it
-//     when it runs the local node) the skip is a failure, so such a run never passes without
-//     the check.
+//     ring, another Cassandra on this machine): its files cannot be read from here. Then the
+//     test fails when the node's files are required (nodeFilesRequired), and is skipped with
+//     the reason only when they are not; the skip is also written to $CQLSIZE_SKIP_LOG, which
+//     scripts/test prints at the end of its run, so it is never silent.
+//
+// The node's files are required on every cluster path whenever the cluster is
+// (CQLSIZE_REQUIRE_CASSANDRA=1, which scripts/test sets, or CI): a run that requires the
+// cluster never passes without the checks that read its files. CQLSIZE_REQUIRE_NODE_FILES=1
+// requires them outside such a run, and =0 is the one way to skip them knowingly (a
+// container, a remote cluster).
 
-// EnvRequireNodeFiles, set to 1, turns a skip for want of the node's files into a failure.
+// EnvRequireNodeFiles, set to 1, turns a skip for want of the node's files into a failure;
+// set to 0, it allows the skip where the cluster is required.
 const EnvRequireNodeFiles = "CQLSIZE_REQUIRE_NODE_FILES"
+
+// EnvSkipLog names a file each skip for want of the node's files is appended to, one line
+// a test (scripts/test sets it and prints the file at the end).
+const EnvSkipLog = "CQLSIZE_SKIP_LOG"
+
+// nodeFilesRequired is the policy above, from the environment getenv reads.
+func nodeFilesRequired(getenv func(string) string) bool {
+	switch getenv(EnvRequireNodeFiles) {
+	case "1":
+		return true
+	case "0":
+		return false
+	}
+	return getenv("CI") != "" || getenv("CQLSIZE_REQUIRE_CASSANDRA") == "1"
+}
 
 // DevClusterName is the cluster name of scripts/cassandra's development node.
 const DevClusterName = "cqlsize-dev"
@@ -102,9 +124,10 @@ func LocalNode(t testing.TB, s *gocql.Session) *NodeFiles {
 		}
 	}
 	if why := f.whyRemote(); why != "" {
-		if os.Getenv(EnvRequireNodeFiles) == "1" {
-			t.Fatalf("the node's data files are needed, and %s (%s=1 makes this a failure)", why, EnvRequireNodeFiles)
+		if nodeFilesRequired(os.Getenv) {
+			t.Fatalf("the node's data files are needed, and %s (the cluster is required, so this is a failure: point CASSANDRA_HOSTS at scripts/cassandra's node, or set %s=0 to skip the tests that read its files)", why, EnvRequireNodeFiles)
 		}
+		logSkip(t, why)
 		t.Skipf("skipped: this test reads the node's data files, and %s", why)
 	}
 	script, err := projectScript()
@@ -112,6 +135,23 @@ func LocalNode(t testing.TB, s *gocql.Session) *NodeFiles {
 		t.Fatalf("node files: %v", err)
 	}
 	return &NodeFiles{Script: script, DataDirs: f.dataDirs}
+}
+
+// logSkip appends the skip of t to $CQLSIZE_SKIP_LOG, when it names a file.
+func logSkip(t testing.TB, why string) {
+	t.Helper()
+	p := os.Getenv(EnvSkipLog)
+	if p == "" {
+		return
+	}
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatalf("node files: record the skip in %s=%s: %v", EnvSkipLog, p, err)
+	}
+	defer f.Close()
+	if _, err := fmt.Fprintf(f, "%s: not run: it reads the node's data files, and %s\n", t.Name(), why); err != nil {
+		t.Fatalf("node files: record the skip in %s: %v", p, err)
+	}
 }
 
 // cacheDir is where scripts/cassandra keeps its jars and nodes: $CQLSIZE_CACHE, else

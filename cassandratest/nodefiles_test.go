@@ -47,6 +47,42 @@ func TestNodeFilesPolicy(t *testing.T) {
 	}
 }
 
+// TestNodeFilesRequired: wherever the cluster is required, so are the node's files, on
+// every cluster path; only CQLSIZE_REQUIRE_NODE_FILES=0 allows the skip there.
+func TestNodeFilesRequired(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want bool
+	}{
+		{map[string]string{}, false},
+		{map[string]string{"CQLSIZE_REQUIRE_NODE_FILES": "1"}, true},
+		{map[string]string{"CQLSIZE_REQUIRE_CASSANDRA": "1"}, true},
+		{map[string]string{"CI": "true"}, true},
+		{map[string]string{"CI": "true", "CQLSIZE_REQUIRE_NODE_FILES": "0"}, false},
+		{map[string]string{"CQLSIZE_REQUIRE_CASSANDRA": "1", "CQLSIZE_REQUIRE_NODE_FILES": "0"}, false},
+		{map[string]string{"CQLSIZE_REQUIRE_CASSANDRA": "0"}, false},
+	} {
+		if got := nodeFilesRequired(func(k string) string { return tc.env[k] }); got != tc.want {
+			t.Errorf("%v: required %v, want %v", tc.env, got, tc.want)
+		}
+	}
+}
+
+// TestLogSkip: a skip for want of the node's files is written where scripts/test prints it.
+func TestLogSkip(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "skips")
+	t.Setenv(EnvSkipLog, p)
+	logSkip(t, "the cluster is a container")
+	logSkip(t, "again")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "TestLogSkip: not run: it reads the node's data files, and the cluster is a container\nTestLogSkip: not run: it reads the node's data files, and again\n"; string(b) != want {
+		t.Errorf("skip log %q, want %q", b, want)
+	}
+}
+
 // TestLocalNodeFindsTheTable: on the development node the helper hands out the node's files
 // and finds a fresh table's directory by its id, after a flush its sstables; on any other
 // cluster it skips (or fails under CQLSIZE_REQUIRE_NODE_FILES=1) saying why.

@@ -1,7 +1,6 @@
-package profile
+package profile_test
 
 import (
-	"bytes"
 	"context"
 	"math"
 	"strings"
@@ -11,17 +10,33 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/cassandratest"
-	"github.com/cqlsize/cqlsize/cql"
-	"github.com/cqlsize/cqlsize/sizing"
-	"github.com/cqlsize/cqlsize/workload"
+	"github.com/cqlsize/cqlsize/internal/accuracy"
+	"github.com/cqlsize/cqlsize/internal/figures"
+	"github.com/cqlsize/cqlsize/profile"
 )
 
-// TestRunGrowthAgreesWithEstimate profiles a table written at one row an hour per partition
-// (client timestamps an hour apart) and holds each partition's crossing dates to what
-// estimate says of the workload the profile wrote, with write_rate set to that partition's
-// rate. It logs the dates the value bytes alone would give, for comparison.
-func TestRunGrowthAgreesWithEstimate(t *testing.T) {
+// TestRunGrowthMatchesTheNode profiles a table written at one row an hour per partition
+// (client timestamps an hour apart), every other row with a 400-byte body, and holds each
+// partition's crossing dates to a truth the profile does not compute:
+//
+//   - 100 MB: the node's own sizes. After a flush and compaction, sstablepartitions gives
+//     every partition's bytes and rows; a least-squares fit of bytes = a + b·(rows with a
+//     body) + c·(rows without) says what each row costs on disk, and so at how many rows the
+//     partition reaches 100 MB.
+//   - 100,000 values: by hand. Row r writes title and body when r is even and title only when
+//     odd, so n rows store n + ⌈n/2⌉ values, and 100,000 are reached at row 66,667.
+//
+// Each partition grows at the rate the profile projects for it; the figure is the error of
+// the time left until the crossing, held to internal/figures' "growth-bytes" and
+// "growth-values" bounds (the measured worst over the recorded runs plus a margin). CQLSIZE_RECORD_FIGURES=1 records the run.
+func TestRunGrowthMatchesTheNode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes data into Cassandra; skipped with -short")
+	}
 	s, ks := cassandratest.Keyspace(t)
+	files := cassandratest.LocalNode(t, s)
+	bounds := map[string]float64{"100 MB": figures.Bound(t, "growth-bytes"), "100,000 values": figures.Bound(t, "growth-values")}
+	started := time.Now()
 	if err := s.Query(`CREATE TABLE feed (user int, at timestamp, title text, body text, PRIMARY KEY (user, at))`).Exec(); err != nil {
 		t.Fatal(err)
 	}
@@ -41,58 +56,113 @@ func TestRunGrowthAgreesWithEstimate(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
+	perRow := nodeBytesPerRow(t, ctx, s, &accuracy.Node{Script: files.Script, DataDir: files.DataDirs}, ks)
+
 	now := time.Now().UTC()
-	r, err := Run(ctx, s, Options{Keyspace: ks, Tables: []string{"feed"}, Full: true, NoTrace: true, Now: func() time.Time { return now }})
+	r, err := profile.Run(ctx, s, profile.Options{Keyspace: ks, Tables: []string{"feed"}, Full: true, NoTrace: true, Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tb := r.Tables[0]
 	if math.Abs(tb.WriteRate*3600-1) > 0.01 || len(tb.Growth.Partitions) != 3 {
-		t.Fatalf("write rate %g rows/h (want 1), growth %+v", tb.WriteRate*3600, tb.Growth)
+		t.Fatalf("write rate %g rows/h (want 1: the rows are an hour apart), growth %+v", tb.WriteRate*3600, tb.Growth)
 	}
-	var wl bytes.Buffer
-	if err := r.WriteWorkload(&wl); err != nil {
-		t.Fatal(err)
-	}
-	w, err := workload.Parse("w.yaml", wl.Bytes())
-	if err != nil {
-		t.Fatalf("%v\n%s", err, wl.String())
-	}
-	g := tb.Growth
-	t.Logf("per row: %.1f Data.db bytes (value bytes %.1f), %.2f stored values (%d regular columns)",
-		g.BytesPerRow, tb.RowBytes.Mean, g.ValuesPerRow, len(tb.Schema.ColumnsOf(cql.Regular)))
-	for _, p := range g.Partitions {
-		tw := *w.Table(ks + ".feed")
-		tw.Fields = map[string]cql.Pos{}
-		tw.RowsPerPartition, tw.WriteRate = 0, workload.Rate{Count: p.RowsPerSecond * 86400, Per: workload.Day}
-		est, err := sizing.EstimateTable(tb.Schema, &tw, sizing.Options{})
-		if err != nil {
-			t.Fatal(err)
+	held := map[string]float64{}
+	for _, p := range tb.Growth.Partitions {
+		n := math.Round(p.Rows)
+		truth := map[string]float64{
+			// n + ⌈n/2⌉ values after n rows: the first row count with 100,000.
+			"100,000 values": math.Ceil(2 * float64(profile.LimitValues) / 3),
+			"100 MB":         perRow.rowsAt(profile.LimitBytes),
 		}
-		born := now.Add(-time.Duration(p.Rows / p.RowsPerSecond * float64(time.Second)))
 		for _, c := range p.Crossings {
-			for _, x := range est.Crossings {
-				if !strings.HasPrefix(x.Limit.Name, c.Limit) {
-					continue
-				}
-				if c.At.IsZero() || x.TypicalNever {
-					t.Errorf("%s %s: profile %+v, estimate %+v", p.Which, c.Limit, c, x)
-					continue
-				}
-				want := born.Add(x.Typical)
-				if d := c.At.Sub(want); d < -time.Minute || d > time.Minute {
-					t.Errorf("%s reaches %s on %s, estimate says %s", p.Which, c.Limit, c.At, want)
-				}
-				// What the value bytes alone gave: rows at the limit from value bytes per row
-				// (and every regular column a value), at the same rate.
-				old := map[string]float64{"100 MB": (LimitBytes - p.Rows*tb.RowBytes.Mean) / tb.RowBytes.Mean,
-					"100,000 values": LimitValues/float64(len(tb.Schema.ColumnsOf(cql.Regular))) - p.Rows}[c.Limit] / p.RowsPerSecond
-				t.Logf("%-8s %6.0f rows, %.3g rows/h: %-15s %s (estimate %s); by value bytes %s",
-					p.Which, p.Rows, p.RowsPerSecond*3600, c.Limit, c.At.Format("2006-01-02"), want.Format("2006-01-02"),
-					now.Add(time.Duration(old*float64(time.Second))).Format("2006-01-02"))
+			want, ok := truth[c.Limit]
+			if !ok || c.At.IsZero() || c.Already || c.Never {
+				t.Errorf("%s %s: crossing %+v", p.Which, c.Limit, c)
+				continue
+			}
+			left := (want - n) / p.RowsPerSecond // seconds until the truth's crossing
+			e := (c.At.Sub(now).Seconds() - left) / left
+			held["growth/"+p.Which+"/"+c.Limit] = e
+			t.Logf("%-8s %4.0f rows at %.3g rows/h: %-15s profile %s, truth %s (row %.0f): %+.2f%%",
+				p.Which, n, p.RowsPerSecond*3600, c.Limit, c.At.Format("2006-01-02"),
+				now.Add(time.Duration(left*float64(time.Second))).Format("2006-01-02"), want, 100*e)
+			if bound := bounds[c.Limit]; math.Abs(e) > bound {
+				t.Errorf("%s reaches %s on %s, the node's sizes say %s: %+.2f%% of the time left, over %.1f%%", p.Which, c.Limit,
+					c.At.Format("2006-01-02"), now.Add(time.Duration(left*float64(time.Second))).Format("2006-01-02"), 100*e, 100*bound)
 			}
 		}
+		if len(p.Crossings) != 2 {
+			t.Errorf("%s: %d crossings, want 100 MB and 100,000 values", p.Which, len(p.Crossings))
+		}
 	}
+	figures.Record(t, started, held, nil, nil)
+}
+
+// rowCost is what the node's sstablepartitions says a feed partition costs: a fixed part and
+// a row with a body and one without.
+type rowCost struct{ fixed, withBody, without float64 }
+
+// rowsAt is the rows at which a partition reaches bytes, the rows alternating with and
+// without a body.
+func (c rowCost) rowsAt(bytes float64) float64 {
+	return 2 * (bytes - c.fixed) / (c.withBody + c.without)
+}
+
+// nodeBytesPerRow flushes and compacts keyspace, reads every feed partition's bytes and rows
+// with sstablepartitions and fits bytes = fixed + withBody·⌈rows/2⌉ + without·⌊rows/2⌋ by
+// least squares (the normal equations, solved by Cramer's rule).
+func nodeBytesPerRow(t *testing.T, ctx context.Context, s *gocql.Session, node *accuracy.Node, ks string) rowCost {
+	t.Helper()
+	if err := node.FlushAndCompact(ctx, ks); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := node.TableDir(ctx, s, ks, "feed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, err := node.SSTablePartitions(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(parts) != 100 {
+		t.Fatalf("sstablepartitions: %d partitions, want the 100 written", len(parts))
+	}
+	var m [3][3]float64
+	var v [3]float64
+	for _, p := range parts {
+		x := [3]float64{1, math.Ceil(float64(p.Rows) / 2), math.Floor(float64(p.Rows) / 2)}
+		for i := range x {
+			for j := range x {
+				m[i][j] += x[i] * x[j]
+			}
+			v[i] += x[i] * float64(p.Size)
+		}
+	}
+	det := func(a [3][3]float64) float64 {
+		return a[0][0]*(a[1][1]*a[2][2]-a[1][2]*a[2][1]) - a[0][1]*(a[1][0]*a[2][2]-a[1][2]*a[2][0]) + a[0][2]*(a[1][0]*a[2][1]-a[1][1]*a[2][0])
+	}
+	d := det(m)
+	var sol [3]float64
+	for k := range sol {
+		a := m
+		for i := range a {
+			a[i][k] = v[i]
+		}
+		sol[k] = det(a) / d
+	}
+	c := rowCost{fixed: sol[0], withBody: sol[1], without: sol[2]}
+	var worst float64
+	for _, p := range parts {
+		fit := c.fixed + c.withBody*math.Ceil(float64(p.Rows)/2) + c.without*math.Floor(float64(p.Rows)/2)
+		worst = math.Max(worst, math.Abs(fit-float64(p.Size)))
+	}
+	t.Logf("the node: a feed partition is %.1f bytes + %.2f a row with a body + %.2f a row without (fit within %.0f bytes of all 100)",
+		c.fixed, c.withBody, c.without, worst)
+	if worst > 64 {
+		t.Fatalf("the fit misses a partition by %.0f bytes: the rows do not cost what the fit says", worst)
+	}
+	return c
 }

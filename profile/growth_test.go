@@ -87,8 +87,24 @@ func TestGrowthAgreesWithEstimate(t *testing.T) {
 	}
 	// Data.db bytes exceed the value bytes (row header, timestamps, cell flags), and a row
 	// whose body is unset half the time stores 2.5 values of its 3 regular columns.
-	if g.BytesPerRow <= 16+4+40+150+4 || g.ValuesPerRow >= 3 || g.ValuesPerRow < 2 {
-		t.Errorf("per row: %.4g bytes, %.4g values", g.BytesPerRow, g.ValuesPerRow)
+	if g.BytesPerRow <= 16+4+40+150+4 || math.Abs(g.ValuesPerRow-2.5) > 1e-9 {
+		t.Errorf("per row: %.4g bytes, %.4g values (want 2.5: title and n always, body half the time)", g.BytesPerRow, g.ValuesPerRow)
+	}
+	// By hand, not from estimate: the typical partition holds 200 rows and stores 2.5 values a
+	// row, so it reaches 100,000 values at row 40,000, (40,000 - 200) / 0.01 s from now.
+	byHand := 0
+	for _, c := range g.Partitions[0].Crossings {
+		if c.Limit != "100,000 values" {
+			continue
+		}
+		byHand++
+		want := now.Add(time.Duration((100000/2.5 - 200) / rate * float64(time.Second)))
+		if d := c.At.Sub(want); g.Partitions[0].Which != "typical" || d < -time.Minute || d > time.Minute {
+			t.Errorf("the typical partition reaches 100,000 values on %s; by hand %s", c.At, want)
+		}
+	}
+	if byHand != 1 {
+		t.Errorf("the typical partition has %d crossings of 100,000 values, want 1: %+v", byHand, g.Partitions[0].Crossings)
 	}
 	for _, p := range g.Partitions {
 		est := estimateOf(t, r, tb, p.RowsPerSecond)
@@ -218,5 +234,10 @@ func TestWorkloadRoundTrip(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "the largest read had 45 rows") || !strings.Contains(b.String(), "--full") {
 		t.Errorf("a sampled Zipf table's workload does not say its head is extrapolated:\n%s", b.String())
+	}
+	// The sizes of a sampled Zipf table are not held to the accuracy bounds (they vary with the
+	// sample): the file says so of every one of them, where the user reads them.
+	if note := "# sampled: every size estimated from this table (typical, p99, busiest key, on disk) rests on the"; !strings.Contains(b.String(), note) {
+		t.Errorf("a sampled Zipf table's workload does not say its sizes rest on the sample (%q):\n%s", note, b.String())
 	}
 }

@@ -97,8 +97,13 @@ func writeTable(b *bufio.Writer, t *Table) {
 		fmt.Fprintf(b, "    skew: {zipf: %s}   # fitted to rows per partition of %d partitions, R² %.3f\n", num(t.Skew.S), t.Skew.Points, t.Skew.R2)
 		if float64(t.PartitionsSeen) < t.Partitions {
 			// A sample catches the few busiest keys or misses them, so the head is the fitted
-			// curve extrapolated to rank 1: over simulated samples it moved by -31%..+51%.
-			fmt.Fprintf(b, "    # sampled: the busiest key's partition is extrapolated from the fit (the largest read had %s rows);\n    # profile with --full to measure the head of a skewed table\n", num(rp.Max))
+			// curve extrapolated to rank 1: over simulated samples it moved by -31%..+51%. The
+			// mean rows and the exponent every size of the table is estimated from vary with the
+			// sample too, so the note names them all: none of them is held to a bound when sampled.
+			fmt.Fprintf(b, "    # sampled: every size estimated from this table (typical, p99, busiest key, on disk) rests on the\n"+
+				"    # sample's mean rows and fitted exponent, which vary from sample to sample; the busiest key's\n"+
+				"    # partition is extrapolated from the fit (the largest read had %s rows);\n"+
+				"    # profile with --full to measure the head of a skewed table\n", num(rp.Max))
 		}
 	default:
 		fmt.Fprintf(b, "    skew: uniform   # %s (fitted exponent %s, R² %.3f)\n", oneLine(t.Skew.Note), num(t.Skew.Fitted), t.Skew.R2)

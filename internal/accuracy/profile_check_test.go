@@ -1,6 +1,8 @@
 package accuracy
 
 import (
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -33,21 +35,47 @@ func check(skew float64, full bool, got float64, fitted float64, predicted bool)
 	return c
 }
 
+// heldBounds is the bound each held figure of a uniform table answers to, as the README
+// states them (internal/figures): a prediction off by more than its bound is a miss.
+var heldBounds = []struct {
+	name  string
+	bound *float64
+}{
+	{"typical partition", &PartitionBound}, {"largest partition (busiest key)", &PartitionBound},
+	{"rows/partition p99", &RowsP99Bound}, {"on disk (Space used live)", &DiskBound}, {"estimate on disk (Data.db)", &DiskBound},
+}
+
+// missedAt lists the held figures a uniform table misses when every prediction is off by
+// the factor got.
+func missedAt(got float64) []string {
+	var out []string
+	for _, h := range heldBounds {
+		if math.Abs(got-1) > *h.bound+1e-9 {
+			out = append(out, h.name)
+		}
+	}
+	return out
+}
+
 func TestFigures(t *testing.T) {
-	for _, c := range []struct {
+	type tc struct {
 		name   string
 		c      ProfileCheck
 		missed []string // figures over their bound
-	}{
-		{"uniform, exact", check(0, false, 1, 0, true), nil},
-		{"uniform, 4% off", check(0, false, 1.04, 0, true), nil},
-		{"uniform, 6% off", check(0, false, 1.06, 0, true), []string{"typical partition", "largest partition (busiest key)"}},
-		{"uniform, 12% off", check(0, false, 1.12, 0, true), []string{"typical partition", "largest partition (busiest key)", "rows/partition p99"}},
-		{"uniform, 20% off", check(0, false, 1.2, 0, true), []string{"typical partition", "largest partition (busiest key)", "rows/partition p99", "on disk (Space used live)", "estimate on disk (Data.db)"}},
+	}
+	cases := []tc{{"uniform, exact", check(0, false, 1, 0, true), nil}}
+	// Just inside and just outside each bound, both ways.
+	for _, b := range []float64{PartitionBound, RowsP99Bound, DiskBound} {
+		for _, got := range []float64{1 + b - 0.002, 1 + b + 0.002, 1 - b - 0.002} {
+			cases = append(cases, tc{fmt.Sprintf("uniform, %+.1f%% off", 100*(got-1)), check(0, false, got, 0, true), missedAt(got)})
+		}
+	}
+	off := 1 + 2*max(PartitionBound, RowsP99Bound, DiskBound) // off by more than any bound
+	cases = append(cases, []tc{
 		{"uniform read as zipf", check(0, false, 1, 0.3, true), []string{"skew"}},
-		{"sampled zipf, sizes off, exponent close", check(1.1, false, 1.3, 1.15, true), nil},
-		{"sampled zipf, exponent off", check(1.1, false, 1, 0.95, true), []string{"skew"}},
-		{"full zipf, sizes off", check(1.1, true, 1.3, 1.1, true), []string{"typical partition", "largest partition (busiest key)", "rows/partition p99", "on disk (Space used live)", "estimate on disk (Data.db)"}},
+		{"sampled zipf, sizes off, exponent close", check(1.1, false, off, 1.1+SkewBound/2, true), nil},
+		{"sampled zipf, exponent off", check(1.1, false, 1, 1.1-SkewBound-0.01, true), []string{"skew"}},
+		{"full zipf, sizes off", check(1.1, true, off, 1.1, true), missedAt(off)},
 		{"zipf read as uniform", check(0.8, true, 1, 0, true), []string{"skew"}},
 		{"no disk prediction", check(0, false, 1, 0, false), nil},
 		{"bucketed, estimate projects more buckets", func() ProfileCheck {
@@ -55,7 +83,8 @@ func TestFigures(t *testing.T) {
 			c.Estimate.Partitions, c.Estimate.TotalBytes = 36500, 365e6
 			return c
 		}(), nil},
-	} {
+	}...)
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var missed []string
 			figs := c.c.Figures()
@@ -78,14 +107,17 @@ func TestFigures(t *testing.T) {
 }
 
 func TestWriteProfileTableAndMillion(t *testing.T) {
+	// The second table is off by more than any bound: its typical, largest, rows p99 and
+	// estimate's Data.db miss (its disk is not predicted, so not compared).
+	off := 1 + max(PartitionBound, RowsP99Bound, DiskBound) + 0.01
 	run := &ProfileRun{Result: &profile.Result{Rows: 123, RateAchieved: 45}, Sample: 500,
-		Tables: []ProfileCheck{check(1.1, false, 1.3, 1.15, true), check(0, false, 1.06, 0, false)}}
+		Tables: []ProfileCheck{check(1.1, false, 1.3, 1.1+SkewBound/2, true), check(0, false, off, 0, false)}}
 	var b strings.Builder
 	if err := WriteProfileTable(&b, run); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"(+30.0%)", "+6.0% !", "2 figures over their bound", "sampled (--sample 500)", "not compared: the profile predicted no disk size: no sample"} {
+	for _, want := range []string{"(+30.0%)", fmt.Sprintf("%+.1f%% !", 100*(off-1)), "4 figures over their bound", "sampled (--sample 500)", "not compared: the profile predicted no disk size: no sample"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
 		}

@@ -62,7 +62,7 @@ func WriteProfileTable(w io.Writer, run *ProfileRun) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "%d tables, %d figures over their bound (partitions %.0f%%, rows p99 %.0f%%, skew ±%.1f, disk %.0f%%); "+
+	_, err = fmt.Fprintf(w, "%d tables, %d figures over their bound (partitions %.1f%%, rows p99 %.1f%%, skew ±%.2f, disk %.1f%%); "+
 		"profile read %d rows in %s (%.0f rows/s, rate set %s)%s\n",
 		len(run.Tables), missed, 100*PartitionBound, 100*RowsP99Bound, SkewBound, 100*DiskBound,
 		r.Rows, run.ProfileTook.Round(10*time.Millisecond), r.RateAchieved, rateSet(r.RateSet), partial(r.Partial, r.Problems))
@@ -156,4 +156,30 @@ func WriteMillion(w io.Writer, m *MillionRun) error {
 
 func ms(d time.Duration) string {
 	return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
+}
+
+// ProfileFigures are the runs' figures as internal/figures records them,
+// "profile/MODE/TABLE/KEY" (MODE sampled or full): held, those compared to a bound; shown,
+// those shown without one, with why. A figure that cannot be compared is left out.
+func ProfileFigures(runs ...*ProfileRun) (held, shown map[string]float64, why map[string]string) {
+	held, shown, why = map[string]float64{}, map[string]float64{}, map[string]string{}
+	for _, run := range runs {
+		mode := "sampled"
+		if run.Full {
+			mode = "full"
+		}
+		for _, c := range run.Tables {
+			for _, f := range c.Figures() {
+				key := "profile/" + mode + "/" + c.Loaded.Table.Name + "/" + f.Key
+				switch {
+				case f.Skip != "":
+				case f.Shown != "":
+					shown[key], why[key] = f.Err(), f.Shown
+				default:
+					held[key] = f.Err()
+				}
+			}
+		}
+	}
+	return held, shown, why
 }

@@ -41,3 +41,23 @@ func pct(v float64) string {
 	}
 	return fmt.Sprintf("%+.1f%%", 100*v)
 }
+
+// ModelFigures are a run's figures as internal/figures records them: held, the model's
+// error on each workload's typical and largest partition ("model/NAME/typical") and on the
+// tombstones of its largest where Cassandra wrote some ("model-tombstones/NAME"); shown, the
+// classic formula's ("classic/NAME/typical"), with why.
+func ModelFigures(results []Result) (held, shown map[string]float64, why map[string]string) {
+	held, shown, why = map[string]float64{}, map[string]float64{}, map[string]string{}
+	for _, r := range results {
+		mt, ml := r.ModelError()
+		ct, cl := r.ClassicError()
+		held["model/"+r.Ref.Name+"/typical"], held["model/"+r.Ref.Name+"/largest"] = mt, ml
+		for k, v := range map[string]float64{"classic/" + r.Ref.Name + "/typical": ct, "classic/" + r.Ref.Name + "/largest": cl} {
+			shown[k], why[k] = v, "the classic formula, shown beside the model for comparison"
+		}
+		if r.Actual.LargestTombstones > 0 {
+			held["model-tombstones/"+r.Ref.Name] = rel(r.Model.LargestTombstones, r.Actual.LargestTombstones)
+		}
+	}
+	return held, shown, why
+}

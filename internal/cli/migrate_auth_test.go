@@ -130,12 +130,6 @@ func TestAuthMigrateUpNoGossipInfo(t *testing.T) {
 		"0001_a.cql": "CREATE TABLE IF NOT EXISTS a (k int PRIMARY KEY);\nALTER TABLE events ADD extra text;\n",
 	})
 	code, out, errOut := runAuth(t, authtest.Env(t, deployer, pw), "migrate", "up", "--keyspace", ks, "--dir", dir, "--agreement-timeout", "5s")
-	if code == ExitRetry && strings.Contains(errOut, "read system_views.gossip_info: User "+deployer+" has no SELECT permission") {
-		// Known, reported: migrations/agreement.go readView falls back to system.peers only
-		// on Invalid (no gossip_info before 4.1), not on Unauthorized. The skip clears
-		// itself when that is fixed.
-		t.Skipf("known: schema agreement does not fall back to system.peers_v2 when gossip_info is refused (exit 3 after --agreement-timeout): %s", errOut)
-	}
 	want := fmt.Sprintf("User %s has no ALTER permission on <table %s.events>", deployer, ks)
 	if code != ExitBadInput || !strings.Contains(errOut, want) {
 		t.Errorf("up without ALTER or gossip_info: exit %d\nstdout: %s\nstderr: %s\nwant 2 and %q", code, out, errOut, want)

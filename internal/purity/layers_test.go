@@ -23,6 +23,7 @@ var layers = map[string][]string{
 	"internal/version": {},
 	"internal/golden":  {},
 	"cql/options":      {},
+	"internal/figures": {},
 	"cql":              {"cql/options"},
 	"finding":          {"cql", "severity"},
 
@@ -62,8 +63,8 @@ var layers = map[string][]string{
 	"cmd/cqlsize": {"internal/cli"},
 
 	// The accuracy harness (the byte model and profile against the node's own files).
-	"internal/accuracy":     {"cql", "cql/liveschema", "profile", "sizing", "workload"},
-	"internal/accuracy/cmd": {"connect", "internal/accuracy", "profile"},
+	"internal/accuracy":     {"cql", "cql/liveschema", "internal/figures", "profile", "sizing", "workload"},
+	"internal/accuracy/cmd": {"connect", "internal/accuracy", "internal/figures", "profile"},
 
 	// The examples import public packages only, so each can be copied into a service;
 	// examples/internal/extest is their shared test harness.
@@ -84,8 +85,9 @@ var layers = map[string][]string{
 }
 
 // testHelpers may be imported by any package's tests: they give a test a real node, the
-// fault ring, the node with authentication, or a golden file.
-var testHelpers = []string{"cassandratest", "connect", "internal/authtest", "internal/golden", "internal/ringtest"}
+// fault ring, the node with authentication, a golden file, or the measured bound it holds a
+// figure to.
+var testHelpers = []string{"cassandratest", "connect", "internal/authtest", "internal/figures", "internal/golden", "internal/ringtest"}
 
 // testLayers lists the further arrows a package's tests take (beyond its row in layers and
 // testHelpers): a test may reach higher than its package when that layer is its oracle or
@@ -96,6 +98,7 @@ var testLayers = map[string][]string{
 	"design":                   {"bucket", "cql/check", "cql/denorm"},    // the cases read as the command reads them, written through denorm and read back bucket by bucket
 	"cql/denorm":               {"cql/liveschema", "sizing", "workload"}, // a plan's writes sized by the byte model; the backfill compiled against the live tables
 	"internal/workloadflag":    {"sizing"},                               // flags through an estimate
+	"profile":                  {"internal/accuracy"},                    // the node's sstablepartitions sizes are the growth test's truth
 	"scripts":                  {"internal/version"},                     // the node's version is the one tested against
 	"examples/likes":           {"bucket", "cql/denorm", "examples/internal/extest"},
 	"examples/magazines":       {"cql/denorm", "examples/internal/extest"},

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cqlsize/cqlsize/cassandratest"
 )
 
 // A listener that accepts and never answers (what a SIGSTOPped node looks like from
@@ -39,19 +41,10 @@ func TestAnswersNeedsAReply(t *testing.T) {
 	}
 }
 
-// A real node answers the OPTIONS probe.
+// A real node answers the OPTIONS probe. The node is the test cluster's (cassandratest), so
+// where a cluster is required this runs or fails, never skips for want of CASSANDRA_HOSTS.
 func TestAnswersRealNode(t *testing.T) {
-	h := os.Getenv("CASSANDRA_HOSTS")
-	if h == "" {
-		t.Skip("CASSANDRA_HOSTS unset")
-	}
-	host := h
-	for i, c := range h {
-		if c == ',' {
-			host = h[:i]
-			break
-		}
-	}
+	host := cassandratest.Hosts(t)[0]
 	if _, _, err := net.SplitHostPort(host); err != nil {
 		host = net.JoinHostPort(host, "9042")
 	}

@@ -9,7 +9,9 @@
 //
 // It creates a keyspace of its own, writes each workload, flushes and compacts, measures every
 // partition with sstablepartitions, prints the tables and drops the keyspace. It needs the node
-// scripts/cassandra runs on this machine (it reads the node's sstables).
+// scripts/cassandra runs on this machine (it reads the node's sstables). With
+// CQLSIZE_RECORD_FIGURES=1 it records the model's and the profile's figures in
+// internal/figures/runs (docs/figures.md).
 package main
 
 import (
@@ -26,6 +28,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/connect"
 	"github.com/cqlsize/cqlsize/internal/accuracy"
+	"github.com/cqlsize/cqlsize/internal/figures"
 	"github.com/cqlsize/cqlsize/profile"
 )
 
@@ -114,6 +117,12 @@ func run() error {
 			return err
 		}
 		fmt.Printf("(%s, scale %g, Cassandra at %s)\n", time.Since(start).Round(time.Second), *scale, strings.Join(cfg.Hosts, ","))
+		if figures.Recording() && *only == "" {
+			held, shown, why := accuracy.ModelFigures(results)
+			if err := save(figures.Run{Test: fmt.Sprintf("accuracy-model-scale-%g", *scale), Started: start, Figures: held, Shown: shown, ShownWhy: why}); err != nil {
+				return err
+			}
+		}
 	}
 	if *part == "" || *part == "profile" {
 		if err := profileTables(ctx, s, ks, node, *pscale, *sample); err != nil {
@@ -171,5 +180,20 @@ func profileTables(ctx context.Context, s *gocql.Session, ks string, node *accur
 			return err
 		}
 	}
+	if !figures.Recording() {
+		return nil
+	}
+	held, shown, why := accuracy.ProfileFigures(sampled, full)
+	return save(figures.Run{Test: fmt.Sprintf("accuracy-profile-scale-%g-sample-%d", scale, sample), Started: start,
+		Figures: held, Shown: shown, ShownWhy: why})
+}
+
+// save records a run in internal/figures/runs (CQLSIZE_RECORD_FIGURES=1) and says where.
+func save(r figures.Run) error {
+	p, err := figures.Save(r)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("(figures recorded in %s)\n", p)
 	return nil
 }
