@@ -26,6 +26,7 @@ func (f *estimateFlags) liveConfig(env *Env) (*connect.Config, error) {
 	}
 	cfg := connect.Config{Consistency: "ONE", Timeout: 20 * time.Second, ConnectTimeout: 10 * time.Second,
 		Logger: log.New(io.Discard, "", 0)}
+	f.tls.apply(&cfg)
 	if f.hosts != "" {
 		cfg.Hosts, cfg.Source = connect.SplitHosts(f.hosts), "--hosts"
 	}

@@ -52,6 +52,7 @@ var layers = map[string][]string{
 	"cassandratest":     {"connect", "internal/version"},
 	"internal/ringtest": {"cassandratest", "connect"},
 	"internal/authtest": {"cassandratest", "connect"},
+	"internal/tlstest":  {"cassandratest", "connect"},
 
 	// The CLI and what only it uses.
 	"internal/workloadflag": {"cql", "workload"},
@@ -84,8 +85,8 @@ var layers = map[string][]string{
 }
 
 // testHelpers may be imported by any package's tests: they give a test a real node, the
-// fault ring, the node with authentication, or a golden file.
-var testHelpers = []string{"cassandratest", "connect", "internal/authtest", "internal/golden", "internal/ringtest"}
+// fault ring, the node with authentication, the TLS nodes, or a golden file.
+var testHelpers = []string{"cassandratest", "connect", "internal/authtest", "internal/golden", "internal/ringtest", "internal/tlstest"}
 
 // testLayers lists the further arrows a package's tests take (beyond its row in layers and
 // testHelpers): a test may reach higher than its package when that layer is its oracle or
