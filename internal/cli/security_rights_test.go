@@ -31,6 +31,10 @@ type commandScenario struct {
 	files []Right
 	// folder, when set, is the migration folder instead of rightsFiles.
 	folder map[string]string
+	// formats are further --format values the secrets test runs the command with, and
+	// verbose says it takes -v (the driver's log on stderr).
+	formats []string
+	verbose bool
 	// passed checks a run with every right.
 	passed func(code int, out, errOut string) bool
 }
@@ -40,6 +44,7 @@ type commandScenario struct {
 // row in commandRights (TestRightsTableCoversEveryCommand).
 var commandScenarios = map[string]commandScenario{
 	"migrate up": {
+		verbose: true,
 		args: func(ks, dir string) []string {
 			return []string{"migrate", "up", "-k", ks, "--dir", dir, "--agreement-timeout", "20s"}
 		},
@@ -49,24 +54,28 @@ var commandScenarios = map[string]commandScenario{
 		},
 	},
 	"migrate plan": {
-		args: func(ks, dir string) []string { return []string{"migrate", "plan", "-k", ks, "--dir", dir} },
+		verbose: true,
+		args:    func(ks, dir string) []string { return []string{"migrate", "plan", "-k", ks, "--dir", dir} },
 		passed: func(code int, out, _ string) bool {
 			return code == ExitOK && strings.Contains(out, "ALTER TABLE events ADD extra text;")
 		},
 	},
 	"migrate validate": {
+		verbose: true, formats: []string{"json"},
 		args: func(ks, dir string) []string { return []string{"migrate", "validate", "-k", ks, "--dir", dir} },
 		passed: func(code int, out, _ string) bool {
 			return code == ExitOK && strings.Contains(out, "validated 2 files")
 		},
 	},
 	"migrate status": {
+		verbose: true, formats: []string{"json"},
 		args: func(ks, dir string) []string { return []string{"migrate", "status", "-k", ks, "--dir", dir} },
 		passed: func(code int, out, _ string) bool {
 			return code == ExitOK && strings.Contains(out, "at version 1, 1 applied, 1 pending")
 		},
 	},
 	"migrate resolve": {
+		verbose: true,
 		args: func(ks, dir string) []string {
 			return []string{"migrate", "resolve", "2", "1", "--rerun", "-k", ks, "--dir", dir, "--lock-ttl", "5s"}
 		},
@@ -85,12 +94,14 @@ var commandScenarios = map[string]commandScenario{
 		},
 	},
 	"migrate baseline": {
+		verbose: true,
 		args: func(ks, dir string) []string {
 			return []string{"migrate", "baseline", "2", "-k", ks, "--dir", dir, "--lock-ttl", "5s"}
 		},
 		passed: func(code int, out, _ string) bool { return code == ExitOK && strings.Contains(out, "baseline") },
 	},
 	"migrate accept-checksum": {
+		verbose: true,
 		args: func(ks, dir string) []string {
 			return []string{"migrate", "accept-checksum", "1", "-k", ks, "--dir", dir, "--lock-ttl", "5s"}
 		},
@@ -98,6 +109,7 @@ var commandScenarios = map[string]commandScenario{
 		passed: func(code int, out, _ string) bool { return code == ExitOK && strings.Contains(out, "accepted") },
 	},
 	"migrate repair": {
+		verbose: true,
 		args: func(ks, dir string) []string {
 			return []string{"migrate", "repair", "-k", ks, "--dir", dir, "--lock-ttl", "5s"}
 		},
@@ -105,12 +117,14 @@ var commandScenarios = map[string]commandScenario{
 		passed: func(code int, out, _ string) bool { return code == ExitOK && strings.Contains(out, "accepted") },
 	},
 	"profile": {
+		formats: []string{"workload", "text", "markdown", "html"},
 		args: func(ks, _ string) []string {
 			return []string{"profile", "-k", ks, "--table", "events", "--sample", "10", "--format", "json"}
 		},
 		passed: func(code int, out, _ string) bool { return code == ExitOK && strings.Contains(out, `"events"`) },
 	},
 	"estimate --live": {
+		formats: []string{"text", "markdown", "html"},
 		args: func(ks, _ string) []string {
 			return []string{"estimate", "--live", "-k", ks, "--table", "events", "--rows", "10", "--format", "json"}
 		},

@@ -111,12 +111,7 @@ func TestTLSCommands(t *testing.T) {
 }
 
 func runTLSCase(t *testing.T, c tlsCtx, sc commandScenario, tc tlsCase) {
-	env := func(k string) string {
-		if k == "CASSANDRA_HOSTS" {
-			return tc.hosts(c)
-		}
-		return ""
-	}
+	env := credEnv(tc.hosts(c), "", "")
 	flags := tc.flags(c)
 	if tc.want == nil {
 		node := c.server
@@ -125,12 +120,7 @@ func runTLSCase(t *testing.T, c tlsCtx, sc commandScenario, tc tlsCase) {
 		}
 		admin, ks := node.Keyspace(t, tc.mutual)
 		fillEvents(t, admin)
-		direct := func(k string) string {
-			if k == "CASSANDRA_HOSTS" {
-				return node.Hosts[0]
-			}
-			return ""
-		}
+		direct := credEnv(node.Hosts[0], "", "")
 		setupFlags := caFlags(node)
 		if tc.mutual {
 			setupFlags = clientFlags(node)
