@@ -152,9 +152,13 @@ func runProfile(env *Env, f *profileFlags) error {
 			return Usagef("%v on %s%s", err, strings.Join(cfg.Hosts, ","), hint)
 		}
 		if notPermitted(err) {
+			table := ""
+			if g := grantFor(err.Error()); g != "" {
+				table = strings.TrimSuffix(g, ";") + "; for all its tables "
+			}
 			return &ExitError{Code: ExitBadInput, Err: fmt.Errorf("%w; profile reads the rows it samples, so the role needs SELECT "+
-				"on every table it profiles: GRANT SELECT ON KEYSPACE %s TO %s, or name the tables it may read with --table",
-				err, keyspace, orUnnamed(cfg.Username))}
+				"on every table it profiles: %sGRANT SELECT ON KEYSPACE %s TO %s; or name the tables it may read with --table",
+				err, table, keyspace, orUnnamed(cfg.Username))}
 		}
 		return InputErr(err)
 	}
