@@ -126,8 +126,12 @@ func (c *liveConn) fill(env *Env, r *report.Report) error {
 			for j := range r.Tables {
 				r.Tables[j].Live = nil
 			}
+			// system.size_estimates is readable by every role; the views are not.
 			note := fmt.Sprintf("no cluster figures from %s: %v (they need SELECT on "+
-				"system_views.max_partition_size, system_views.tombstones_per_read and system.size_estimates)", r.Live.Hosts, err)
+				"system_views.max_partition_size and system_views.tombstones_per_read)", r.Live.Hosts, err)
+			if g := grantFor(err.Error()); g != "" {
+				note += ": " + g
+			}
 			r.Notes = append(r.Notes, note)
 			// On stderr too: not every format prints the report's notes (markdown does not).
 			fmt.Fprintf(env.Stderr, "cqlsize: %s\n", note)
