@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"sort"
 	"strconv"
 	"strings"
@@ -246,12 +245,7 @@ func runBackfill(env *Env, f *backfillFlags) error {
 // openFor opens a session to --hosts (or $CASSANDRA_HOSTS) with the environment's
 // credentials and TLS, at the given default consistency.
 func openFor(env *Env, hosts, consistency string, timeout time.Duration, tls *tlsFlags) (connect.Config, *gocql.Session, error) {
-	cfg := connect.Config{Consistency: consistency, Timeout: timeout, ConnectTimeout: 10 * time.Second, Logger: log.New(io.Discard, "", 0)}
-	tls.apply(&cfg)
-	if hosts != "" {
-		cfg.Hosts, cfg.Source = connect.SplitHosts(hosts), "--hosts"
-	}
-	cfg = cfg.FromGetenv(env.Getenv)
+	cfg := readerConfig(env, hosts, consistency, timeout, tls)
 	if len(cfg.Hosts) == 0 {
 		return cfg, nil, Usagef("no cluster: pass --hosts or set $%s", connect.EnvHosts)
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log"
 	"sort"
 	"strings"
 	"time"
@@ -24,13 +22,7 @@ func (f *estimateFlags) liveConfig(env *Env) (*connect.Config, error) {
 	if f.hosts == "" && !f.live {
 		return nil, nil
 	}
-	cfg := connect.Config{Consistency: "ONE", Timeout: 20 * time.Second, ConnectTimeout: 10 * time.Second,
-		Logger: log.New(io.Discard, "", 0)}
-	f.tls.apply(&cfg)
-	if f.hosts != "" {
-		cfg.Hosts, cfg.Source = connect.SplitHosts(f.hosts), "--hosts"
-	}
-	cfg = cfg.FromGetenv(env.Getenv)
+	cfg := readerConfig(env, f.hosts, "ONE", 20*time.Second, &f.tls)
 	if len(cfg.Hosts) == 0 {
 		return nil, Usagef("--live: no cluster: set $%s or pass --hosts", connect.EnvHosts)
 	}

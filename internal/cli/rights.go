@@ -42,12 +42,7 @@ const (
 // node: with exactly these grants the command passes; without any one of them it fails
 // (exit 2, naming the permission and the GRANT) or does what Without says.
 var commandRights = []CommandRights{
-	{Command: "migrate up", Rights: []Right{
-		{Permission: "SELECT", Resource: rightsBook, Why: "read what was applied"},
-		{Permission: "MODIFY", Resource: rightsBook, Why: "record each statement before and after it runs"},
-		{Permission: "SELECT", Resource: rightsLock, Why: "take the migration lock (a lightweight transaction reads it)"},
-		{Permission: "MODIFY", Resource: rightsLock, Why: "take, renew and release the migration lock"},
-	}, Also: "and what the files' statements need: CREATE, ALTER or DROP ON KEYSPACE {ks} (or ON TABLE) for DDL, MODIFY for INSERT, UPDATE, DELETE"},
+	{Command: "migrate up", Rights: bookAndLock("read what was applied", "record each statement before and after it runs"), Also: "and what the files' statements need: CREATE, ALTER or DROP ON KEYSPACE {ks} (or ON TABLE) for DDL, MODIFY for INSERT, UPDATE, DELETE"},
 	{Command: "migrate plan", Rights: []Right{
 		{Permission: "SELECT", Resource: rightsBook, Why: "read what was applied, to list what is pending"},
 	}},
@@ -57,30 +52,10 @@ var commandRights = []CommandRights{
 	{Command: "migrate status", Rights: []Right{
 		{Permission: "SELECT", Resource: rightsBook, Why: "read what was applied"},
 	}},
-	{Command: "migrate resolve", Rights: []Right{
-		{Permission: "SELECT", Resource: rightsBook, Why: "read the statement in doubt"},
-		{Permission: "MODIFY", Resource: rightsBook, Why: "record the decision"},
-		{Permission: "SELECT", Resource: rightsLock, Why: "take the migration lock"},
-		{Permission: "MODIFY", Resource: rightsLock, Why: "take and release the migration lock"},
-	}},
-	{Command: "migrate baseline", Rights: []Right{
-		{Permission: "SELECT", Resource: rightsBook, Why: "read what was applied"},
-		{Permission: "MODIFY", Resource: rightsBook, Why: "record the files as baseline"},
-		{Permission: "SELECT", Resource: rightsLock, Why: "take the migration lock"},
-		{Permission: "MODIFY", Resource: rightsLock, Why: "take and release the migration lock"},
-	}},
-	{Command: "migrate accept-checksum", Rights: []Right{
-		{Permission: "SELECT", Resource: rightsBook, Why: "read the recorded checksum"},
-		{Permission: "MODIFY", Resource: rightsBook, Why: "record the new checksum"},
-		{Permission: "SELECT", Resource: rightsLock, Why: "take the migration lock"},
-		{Permission: "MODIFY", Resource: rightsLock, Why: "take and release the migration lock"},
-	}},
-	{Command: "migrate repair", Rights: []Right{
-		{Permission: "SELECT", Resource: rightsBook, Why: "read the recorded checksums"},
-		{Permission: "MODIFY", Resource: rightsBook, Why: "record the new checksums"},
-		{Permission: "SELECT", Resource: rightsLock, Why: "take the migration lock"},
-		{Permission: "MODIFY", Resource: rightsLock, Why: "take and release the migration lock"},
-	}},
+	{Command: "migrate resolve", Rights: bookAndLock("read the statement in doubt", "record the decision")},
+	{Command: "migrate baseline", Rights: bookAndLock("read what was applied", "record the files as baseline")},
+	{Command: "migrate accept-checksum", Rights: bookAndLock("read the recorded checksum", "record the new checksum")},
+	{Command: "migrate repair", Rights: bookAndLock("read the recorded checksums", "record the new checksums")},
 	{Command: "profile", Rights: []Right{
 		{Permission: "SELECT", Resource: "TABLE {ks}.{table}", Why: "sample the rows (or SELECT ON KEYSPACE {ks} for every table)"},
 	}},
@@ -90,6 +65,18 @@ var commandRights = []CommandRights{
 		{Permission: "SELECT", Resource: "TABLE system_views.tombstones_per_read", Why: "tombstones the node's reads met",
 			Without: "the estimate without cluster figures, and a note naming the permission"},
 	}},
+}
+
+// bookAndLock are the rights of a migrate command that writes the bookkeeping under the
+// migration lock: read and write the bookkeeping table (read says why it reads, write why
+// it writes) and the lock table.
+func bookAndLock(read, write string) []Right {
+	return []Right{
+		{Permission: "SELECT", Resource: rightsBook, Why: read},
+		{Permission: "MODIFY", Resource: rightsBook, Why: write},
+		{Permission: "SELECT", Resource: rightsLock, Why: "take the migration lock (a lightweight transaction reads it)"},
+		{Permission: "MODIFY", Resource: rightsLock, Why: "take, renew and release the migration lock"},
+	}
 }
 
 // rightsFor returns the rights of command, or nil.

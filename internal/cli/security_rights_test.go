@@ -159,27 +159,33 @@ func fileChecksum(t *testing.T, name string) string {
 // it), then as a role holding exactly its rights (it passes).
 func TestAuthRights(t *testing.T) {
 	authtest.Hosts(t)
+	forEachCommand(t, func(t *testing.T, cr CommandRights, sc commandScenario) {
+		admin, ks, dir := rightsSetup(t, sc)
+		for i, r := range cr.Rights {
+			if r.Without != "" {
+				continue // run below, after the failing cases: it changes nothing either
+			}
+			runRights(t, admin, ks, dir, cr, sc, i)
+		}
+		for i, r := range cr.Rights {
+			if r.Without != "" {
+				runRights(t, admin, ks, dir, cr, sc, i)
+			}
+		}
+		runRights(t, admin, ks, dir, cr, sc, -1)
+	})
+}
+
+// forEachCommand runs f as a subtest for every command of commandRights with its row of
+// commandScenarios; a command without a row fails.
+func forEachCommand(t *testing.T, f func(t *testing.T, cr CommandRights, sc commandScenario)) {
 	for _, cr := range commandRights {
 		sc, ok := commandScenarios[cr.Command]
 		if !ok {
 			t.Errorf("%s: in commandRights but no scenario in commandScenarios runs it", cr.Command)
 			continue
 		}
-		t.Run(strings.ReplaceAll(cr.Command, " ", "_"), func(t *testing.T) {
-			admin, ks, dir := rightsSetup(t, sc)
-			for i, r := range cr.Rights {
-				if r.Without != "" {
-					continue // run below, after the failing cases: it changes nothing either
-				}
-				runRights(t, admin, ks, dir, cr, sc, i)
-			}
-			for i, r := range cr.Rights {
-				if r.Without != "" {
-					runRights(t, admin, ks, dir, cr, sc, i)
-				}
-			}
-			runRights(t, admin, ks, dir, cr, sc, -1)
-		})
+		t.Run(strings.ReplaceAll(cr.Command, " ", "_"), func(t *testing.T) { f(t, cr, sc) })
 	}
 }
 

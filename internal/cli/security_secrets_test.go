@@ -33,51 +33,44 @@ func TestAuthSecretsNeverShown(t *testing.T) {
 	}
 	// A line of the key's base64 body: any part of the key showing is a leak.
 	keyLine := strings.Split(strings.TrimSpace(string(key)), "\n")[1]
-	for _, cr := range commandRights {
-		sc, ok := commandScenarios[cr.Command]
-		if !ok {
-			t.Errorf("%s: no scenario in commandScenarios", cr.Command)
-			continue
+	forEachCommand(t, func(t *testing.T, cr CommandRights, sc commandScenario) {
+		sentinel := fmt.Sprintf("Sentinel-pw-%s-%d", strings.ReplaceAll(cr.Command, " ", ""), os.Getpid())
+		admin, ks, dir := rightsSetup(t, sc)
+		// A superuser, so every command works: what is tested is what it prints.
+		role := "secret_" + strings.ToLower(strings.NewReplacer(" ", "_", "-", "_").Replace(cr.Command))
+		if err := admin.Query(fmt.Sprintf("CREATE ROLE IF NOT EXISTS %s WITH PASSWORD = '%s' AND LOGIN = true AND SUPERUSER = true", role, sentinel)).Exec(); err != nil {
+			t.Fatal(err)
 		}
-		t.Run(strings.ReplaceAll(cr.Command, " ", "_"), func(t *testing.T) {
-			sentinel := fmt.Sprintf("Sentinel-pw-%s-%d", strings.ReplaceAll(cr.Command, " ", ""), os.Getpid())
-			admin, ks, dir := rightsSetup(t, sc)
-			// A superuser, so every command works: what is tested is what it prints.
-			role := "secret_" + strings.ToLower(strings.NewReplacer(" ", "_", "-", "_").Replace(cr.Command))
-			if err := admin.Query(fmt.Sprintf("CREATE ROLE IF NOT EXISTS %s WITH PASSWORD = '%s' AND LOGIN = true AND SUPERUSER = true", role, sentinel)).Exec(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = admin.Query("DROP ROLE IF EXISTS " + role).Exec() })
-			tlsAdmin, tlsKs := mutual.Keyspace(t, true)
-			fillEvents(t, tlsAdmin)
-			tlsDir := scenarioSetup(t, tlsAdmin, tlsKs, credEnv(mutual.Hosts[0], "", ""), clientFlags(mutual), sc)
-			runs := []secretRun{
-				{"right password", authtest.Env(t, role, sentinel), sc.args(ks, dir)},
-				{"wrong password", authtest.Env(t, role, sentinel+"-wrong"), sc.args(ks, dir)},
-				{"wrong user", authtest.Env(t, "nobody_"+role, sentinel), sc.args(ks, dir)},
-				{"mutual TLS", credEnv(mutual.Hosts[0], role, sentinel), append(sc.args(tlsKs, tlsDir), clientFlags(mutual)...)},
-			}
-			for _, r := range runs {
-				for i, args := range secretVariants(sc, r.args) {
-					code, out, errOut, files := runCapturingFiles(t, r.env, args)
-					if i == 0 && (strings.HasPrefix(r.what, "right") || strings.HasPrefix(r.what, "mutual")) {
-						// The run must have done its work, or the sentinel never met the code that could leak it.
-						if !sc.passed(code, out, errOut) {
-							t.Errorf("%s, %q: exit %d\nstdout: %s\nstderr: %s", r.what, args, code, out, errOut)
-						}
+		t.Cleanup(func() { _ = admin.Query("DROP ROLE IF EXISTS " + role).Exec() })
+		tlsAdmin, tlsKs := mutual.Keyspace(t, true)
+		fillEvents(t, tlsAdmin)
+		tlsDir := scenarioSetup(t, tlsAdmin, tlsKs, credEnv(mutual.Hosts[0], "", ""), clientFlags(mutual), sc)
+		runs := []secretRun{
+			{"right password", authtest.Env(t, role, sentinel), sc.args(ks, dir)},
+			{"wrong password", authtest.Env(t, role, sentinel+"-wrong"), sc.args(ks, dir)},
+			{"wrong user", authtest.Env(t, "nobody_"+role, sentinel), sc.args(ks, dir)},
+			{"mutual TLS", credEnv(mutual.Hosts[0], role, sentinel), append(sc.args(tlsKs, tlsDir), clientFlags(mutual)...)},
+		}
+		for _, r := range runs {
+			for i, args := range secretVariants(sc, r.args) {
+				code, out, errOut, files := runCapturingFiles(t, r.env, args)
+				if i == 0 && (strings.HasPrefix(r.what, "right") || strings.HasPrefix(r.what, "mutual")) {
+					// The run must have done its work, or the sentinel never met the code that could leak it.
+					if !sc.passed(code, out, errOut) {
+						t.Errorf("%s, %q: exit %d\nstdout: %s\nstderr: %s", r.what, args, code, out, errOut)
 					}
-					for what, text := range map[string]string{"stdout": out, "stderr": errOut, "files written": files} {
-						if strings.Contains(text, sentinel) {
-							t.Errorf("%s, %q: the password shows in %s:\n%s", r.what, args, what, text)
-						}
-						if strings.Contains(text, keyLine) {
-							t.Errorf("%s, %q: the client key shows in %s:\n%s", r.what, args, what, text)
-						}
+				}
+				for what, text := range map[string]string{"stdout": out, "stderr": errOut, "files written": files} {
+					if strings.Contains(text, sentinel) {
+						t.Errorf("%s, %q: the password shows in %s:\n%s", r.what, args, what, text)
+					}
+					if strings.Contains(text, keyLine) {
+						t.Errorf("%s, %q: the client key shows in %s:\n%s", r.what, args, what, text)
 					}
 				}
 			}
-		})
-	}
+		}
+	})
 }
 
 // credEnv is an environment with the cluster and, when user is set, credentials.

@@ -96,18 +96,11 @@ func TestTLSCommands(t *testing.T) {
 	c.otherCA, c.otherCert, c.otherKey = tlstest.OtherCA(t)
 	c.plain = cassandratest.Hosts(t)[0]
 	c.forward = tlstest.Forward(t, net.JoinHostPort(c.server.Hosts[0], "9042"))
-	for _, cr := range commandRights {
-		sc, ok := commandScenarios[cr.Command]
-		if !ok {
-			t.Errorf("%s: no scenario in commandScenarios", cr.Command)
-			continue
+	forEachCommand(t, func(t *testing.T, cr CommandRights, sc commandScenario) {
+		for _, tc := range tlsCases {
+			t.Run(tc.name, func(t *testing.T) { runTLSCase(t, c, sc, tc) })
 		}
-		t.Run(strings.ReplaceAll(cr.Command, " ", "_"), func(t *testing.T) {
-			for _, tc := range tlsCases {
-				t.Run(tc.name, func(t *testing.T) { runTLSCase(t, c, sc, tc) })
-			}
-		})
-	}
+	})
 }
 
 func runTLSCase(t *testing.T, c tlsCtx, sc commandScenario, tc tlsCase) {

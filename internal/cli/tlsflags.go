@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"io"
+	"log"
+	"time"
+
 	"github.com/spf13/pflag"
 
 	"github.com/cqlsize/cqlsize/connect"
@@ -22,4 +26,18 @@ func (t *tlsFlags) bind(f *pflag.FlagSet) {
 // apply copies the TLS settings into a connection configuration.
 func (t *tlsFlags) apply(cfg *connect.Config) {
 	cfg.CAFile, cfg.CertFile, cfg.KeyFile, cfg.ServerName = t.ca, t.cert, t.key, t.serverName
+}
+
+// readerConfig is the connection of profile, estimate and backfill: 10s to reach the
+// cluster, the driver's log discarded, the cluster from --hosts (or $CASSANDRA_HOSTS), TLS
+// from the flags, credentials from the environment. Hosts is empty when neither names a
+// cluster.
+func readerConfig(env *Env, hosts, consistency string, timeout time.Duration, t *tlsFlags) connect.Config {
+	cfg := connect.Config{Consistency: consistency, Timeout: timeout, ConnectTimeout: 10 * time.Second,
+		Logger: log.New(io.Discard, "", 0)}
+	t.apply(&cfg)
+	if hosts != "" {
+		cfg.Hosts, cfg.Source = connect.SplitHosts(hosts), "--hosts"
+	}
+	return cfg.FromGetenv(env.Getenv)
 }
