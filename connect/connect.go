@@ -53,8 +53,13 @@ type Config struct {
 	CAFile              string // TLS: CA bundle that signs the nodes' certificates
 	CertFile            string // TLS: client certificate (with KeyFile)
 	KeyFile             string
-	InsecureTLS         bool   // TLS without verifying the server name (test clusters only)
-	Source              string // where Hosts came from, for error messages ("--hosts", "CASSANDRA_HOSTS")
+	InsecureTLS         bool // TLS without verifying the server name (test clusters only)
+	// ServerName is the name the nodes' certificates are checked against instead of the
+	// address connected to: for nodes reached through an address their certificates do not
+	// list (a load balancer, a tunnel) or clusters that share one certificate. The chain is
+	// still verified.
+	ServerName string
+	Source     string // where Hosts came from, for error messages ("--hosts", "CASSANDRA_HOSTS")
 	// Logger receives the driver's own log lines (reconnects, schema agreement waits);
 	// nil keeps gocql's default (the standard logger). A CLI passes one that writes to
 	// stderr only when asked to be verbose.
@@ -204,7 +209,7 @@ func (c Config) ClusterConfig() (*gocql.ClusterConfig, error) {
 	if c.Username != "" || c.Password != "" {
 		cc.Authenticator = gocql.PasswordAuthenticator{Username: c.Username, Password: c.Password}
 	}
-	if c.CAFile != "" || c.CertFile != "" || c.InsecureTLS {
+	if c.tlsOn() {
 		tc, err := c.tlsConfig()
 		if err != nil {
 			return nil, err
@@ -215,7 +220,7 @@ func (c Config) ClusterConfig() (*gocql.ClusterConfig, error) {
 }
 
 func (c Config) tlsConfig() (*tls.Config, error) {
-	tc := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: c.InsecureTLS} //nolint:gosec // opt-in for test clusters
+	tc := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: c.InsecureTLS, ServerName: c.ServerName} //nolint:gosec // opt-in for test clusters
 	if c.CAFile != "" {
 		pem, err := os.ReadFile(c.CAFile)
 		if err != nil {
@@ -244,6 +249,9 @@ type UnreachableError struct {
 	Attempts int           // session attempts made
 	Waited   time.Duration // from the first attempt to giving up
 	Err      error         // what the last attempt failed with
+	// TLS, when set, says the attempt failed for a TLS reason (including a plain client
+	// turned away by a node that wants TLS): running again unchanged fails the same way.
+	TLS *TLSTrouble
 }
 
 func (e *UnreachableError) Error() string {
@@ -251,7 +259,11 @@ func (e *UnreachableError) Error() string {
 	if e.Attempts > 1 {
 		tried = fmt.Sprintf(" (%d attempts in %s)", e.Attempts, e.Waited.Round(100*time.Millisecond))
 	}
-	return fmt.Sprintf("cannot connect to Cassandra at %s (from %s)%s: %v", strings.Join(e.Hosts, ","), e.Source, tried, e.Err)
+	why := ""
+	if e.TLS != nil {
+		why = ": " + e.TLS.Explain()
+	}
+	return fmt.Sprintf("cannot connect to Cassandra at %s (from %s)%s: %v%s", strings.Join(e.Hosts, ","), e.Source, tried, e.Err, why)
 }
 
 func (e *UnreachableError) Unwrap() error { return e.Err }
@@ -259,7 +271,9 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 // Refused reports whether the cluster answered and refused the login (wrong or missing
 // credentials) or the TLS handshake failed: Open stopped at once, and running again
 // unchanged meets the same refusal, so a caller must not count it as trouble to retry.
-func (e *UnreachableError) Refused() bool { return e.Err != nil && !worthRetrying(e.Err) }
+func (e *UnreachableError) Refused() bool {
+	return e.TLS != nil || (e.Err != nil && !worthRetrying(e.Err))
+}
 
 // attemptTimeout bounds one connection's dial and handshake. A session attempt can spend
 // it twice on a frozen node: once for the control connection, once filling its pool.
@@ -291,7 +305,7 @@ func OpenWith(ctx context.Context, c Config, configure func(*gocql.ClusterConfig
 	start := time.Now()
 	octx, cancel := context.WithTimeout(ctx, c.connectTimeout())
 	defer cancel()
-	unreachable := func(attempts int, err error) error {
+	unreachable := func(attempts int, err error) *UnreachableError {
 		return &UnreachableError{Hosts: c.Hosts, Source: c.source(), Attempts: attempts, Waited: time.Since(start), Err: err}
 	}
 	wait := 200 * time.Millisecond
@@ -301,6 +315,11 @@ func OpenWith(ctx context.Context, c Config, configure func(*gocql.ClusterConfig
 		s, err := createSession(octx, cc)
 		if err == nil {
 			return s, nil
+		}
+		if trouble := diagnoseTLS(octx, c, err); trouble != nil {
+			u := unreachable(attempt, err)
+			u.TLS = trouble
+			return nil, u
 		}
 		if !worthRetrying(err) {
 			return nil, unreachable(attempt, err)

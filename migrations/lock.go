@@ -163,6 +163,11 @@ func (st *store) acquire(ctx context.Context, emit func(Event), needed func(cont
 		if err != nil && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		if err != nil && refusedStatement(err) {
+			// A role without SELECT or MODIFY on the lock table is refused the same way every
+			// time: waiting out the lock timeout would only hide the refusal.
+			return nil, err
+		}
 		if ok {
 			l := &lease{st: st, owner: owner, ttl: ttl, done: make(chan struct{}), epoch: sent}
 			l.extend(sent)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,6 +25,7 @@ import (
 // backfillFlags are the flags of `cqlsize backfill`.
 type backfillFlags struct {
 	hosts, keyspace, from, to string
+	tls                       tlsFlags
 	derive                    []string
 	rate, split               string
 	consistency, writeCons    string
@@ -80,6 +80,7 @@ and it continues.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.hosts, "hosts", "", "the cluster, host[:port],... (default $CASSANDRA_HOSTS)")
+	f.tls.bind(fl)
 	fl.StringVarP(&f.keyspace, "keyspace", "k", "", "the keyspace of --from and --to when they are not keyspace.table")
 	fl.StringVar(&f.from, "from", "", "the source table, table or keyspace.table")
 	fl.StringVar(&f.to, "to", "", "the target table, table or keyspace.table")
@@ -199,7 +200,7 @@ func runBackfill(env *Env, f *backfillFlags) error {
 	if err != nil {
 		return err
 	}
-	cfg, s, err := openFor(env, f.hosts, "LOCAL_QUORUM", f.timeout)
+	cfg, s, err := openFor(env, f.hosts, "LOCAL_QUORUM", f.timeout, &f.tls)
 	if err != nil {
 		return err
 	}
@@ -243,12 +244,8 @@ func runBackfill(env *Env, f *backfillFlags) error {
 
 // openFor opens a session to --hosts (or $CASSANDRA_HOSTS) with the environment's
 // credentials and TLS, at the given default consistency.
-func openFor(env *Env, hosts, consistency string, timeout time.Duration) (connect.Config, *gocql.Session, error) {
-	cfg := connect.Config{Consistency: consistency, Timeout: timeout, ConnectTimeout: 10 * time.Second, Logger: log.New(io.Discard, "", 0)}
-	if hosts != "" {
-		cfg.Hosts, cfg.Source = connect.SplitHosts(hosts), "--hosts"
-	}
-	cfg = cfg.FromGetenv(env.Getenv)
+func openFor(env *Env, hosts, consistency string, timeout time.Duration, tls *tlsFlags) (connect.Config, *gocql.Session, error) {
+	cfg := readerConfig(env, hosts, consistency, timeout, tls)
 	if len(cfg.Hosts) == 0 {
 		return cfg, nil, Usagef("no cluster: pass --hosts or set $%s", connect.EnvHosts)
 	}

@@ -39,6 +39,7 @@ type estimateFlags struct {
 
 	hosts, keyspace string
 	live            bool
+	tls             tlsFlags
 }
 
 // quickFields are the single-valued workload fields a flag can set, flag name -> field.
@@ -138,6 +139,7 @@ nothing on stdout on 2 or 3.`,
 	fl.StringVar(&f.deletesAt, "deletes-at", "scattered", "where deleted rows lie relative to where reads start: scattered, head (a queue) or tail (old rows of a newest-first read)")
 	fl.StringVar(&f.hosts, "hosts", "", "read the schema and live figures from this cluster, host[:port],...")
 	fl.BoolVar(&f.live, "live", false, "use the cluster in $CASSANDRA_HOSTS (as --hosts does)")
+	f.tls.bind(fl)
 	fl.StringVarP(&f.keyspace, "keyspace", "k", "", "keyspace of unqualified table names in the schema files (migrations written for cqlsize migrate --keyspace), and the keyspace to read from a cluster")
 	return cmd
 }

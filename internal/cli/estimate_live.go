@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log"
 	"sort"
 	"strings"
 	"time"
@@ -24,12 +22,7 @@ func (f *estimateFlags) liveConfig(env *Env) (*connect.Config, error) {
 	if f.hosts == "" && !f.live {
 		return nil, nil
 	}
-	cfg := connect.Config{Consistency: "ONE", Timeout: 20 * time.Second, ConnectTimeout: 10 * time.Second,
-		Logger: log.New(io.Discard, "", 0)}
-	if f.hosts != "" {
-		cfg.Hosts, cfg.Source = connect.SplitHosts(f.hosts), "--hosts"
-	}
-	cfg = cfg.FromGetenv(env.Getenv)
+	cfg := readerConfig(env, f.hosts, "ONE", 20*time.Second, &f.tls)
 	if len(cfg.Hosts) == 0 {
 		return nil, Usagef("--live: no cluster: set $%s or pass --hosts", connect.EnvHosts)
 	}
@@ -125,8 +118,12 @@ func (c *liveConn) fill(env *Env, r *report.Report) error {
 			for j := range r.Tables {
 				r.Tables[j].Live = nil
 			}
+			// system.size_estimates is readable by every role; the views are not.
 			note := fmt.Sprintf("no cluster figures from %s: %v (they need SELECT on "+
-				"system_views.max_partition_size, system_views.tombstones_per_read and system.size_estimates)", r.Live.Hosts, err)
+				"system_views.max_partition_size and system_views.tombstones_per_read)", r.Live.Hosts, err)
+			if g := grantFor(err.Error()); g != "" {
+				note += ": " + g
+			}
 			r.Notes = append(r.Notes, note)
 			// On stderr too: not every format prints the report's notes (markdown does not).
 			fmt.Fprintf(env.Stderr, "cqlsize: %s\n", note)

@@ -46,9 +46,7 @@ type connFlags struct {
 	timeout        time.Duration
 	connectTimeout time.Duration
 	username       string
-	tlsCA          string
-	tlsCert        string
-	tlsKey         string
+	tls            tlsFlags
 	localDC        string
 }
 
@@ -61,9 +59,7 @@ func (c *connFlags) bind(cmd *cobra.Command) {
 	f.DurationVar(&c.timeout, "timeout", 30*time.Second, "per-request timeout (DDL on a busy cluster takes seconds)")
 	f.DurationVar(&c.connectTimeout, "connect-timeout", 10*time.Second, "how long to keep trying to reach the cluster (attempts are repeated with backoff); then exit 3")
 	f.StringVar(&c.username, "username", "", "user name (default $"+connect.EnvUsername+"); the password is read only from $"+connect.EnvPassword)
-	f.StringVar(&c.tlsCA, "tls-ca", "", "TLS: CA bundle (PEM) that signs the nodes' certificates")
-	f.StringVar(&c.tlsCert, "tls-cert", "", "TLS: client certificate (PEM), with --tls-key")
-	f.StringVar(&c.tlsKey, "tls-key", "", "TLS: client key (PEM), with --tls-cert")
+	c.tls.bind(f)
 	f.StringVar(&c.localDC, "local-dc", "", "route requests to this datacenter first")
 }
 
@@ -93,8 +89,9 @@ func (v *cqlNameValue) Set(s string) error {
 func (c *connFlags) config(env *Env, cmd *cobra.Command, verbose bool) (cfg connect.Config, hosts bool, err error) {
 	cfg = connect.Config{
 		Port: c.port, Consistency: c.consistency, Timeout: c.timeout, ConnectTimeout: c.connectTimeout,
-		Username: c.username, LocalDC: c.localDC, CAFile: c.tlsCA, CertFile: c.tlsCert, KeyFile: c.tlsKey,
+		Username: c.username, LocalDC: c.localDC,
 	}
+	c.tls.apply(&cfg)
 	if c.hosts != "" {
 		cfg.Hosts, cfg.Source = connect.SplitHosts(c.hosts), "--hosts"
 	}

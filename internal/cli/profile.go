@@ -32,6 +32,7 @@ type profileFlags struct {
 	timeout         time.Duration
 	format, output  string
 	seed            uint64
+	tls             tlsFlags
 }
 
 func newProfileCmd(env *Env) *cobra.Command {
@@ -62,8 +63,8 @@ commented with its source and sample size:
   cqlsize estimate --live --keyspace app --workload workload.yaml
 
 --format text, json, markdown or html prints the profile itself (html with a growth chart).
-The cluster is --hosts, or $CASSANDRA_HOSTS; credentials and TLS come from the environment as
-for estimate. A progress bar is drawn on stderr when it is a terminal.
+The cluster is --hosts, or $CASSANDRA_HOSTS; the credentials come from the environment
+(CASSANDRA_USERNAME, CASSANDRA_PASSWORD) as for estimate, TLS from the --tls-* flags. A progress bar is drawn on stderr when it is a terminal.
 
 Exit status: 0 done; 2 bad flags, a keyspace or table that does not exist, a keyspace with
 no table, a refusal (no SELECT permission on a table), or a login the cluster refuses:
@@ -90,6 +91,7 @@ nothing at all could be read nothing is printed.`,
 	fl.StringVar(&f.format, "format", "workload", "output: workload (YAML for estimate), text, json, markdown or html")
 	fl.StringVarP(&f.output, "output", "o", "", "write to this file instead of standard output")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the random start tokens (0: from the clock), to repeat a walk")
+	f.tls.bind(fl)
 	return cmd
 }
 
@@ -124,7 +126,7 @@ func runProfile(env *Env, f *profileFlags) error {
 	} else if render, err = report.ProfileWriterFor(f.format); err != nil {
 		return Usagef("--format: %v", err)
 	}
-	cfg, s, err := openFor(env, f.hosts, "ONE", f.timeout)
+	cfg, s, err := openFor(env, f.hosts, "ONE", f.timeout, &f.tls)
 	if err != nil {
 		return err
 	}
@@ -150,9 +152,13 @@ func runProfile(env *Env, f *profileFlags) error {
 			return Usagef("%v on %s%s", err, strings.Join(cfg.Hosts, ","), hint)
 		}
 		if notPermitted(err) {
+			table := ""
+			if g := grantFor(err.Error()); g != "" {
+				table = strings.TrimSuffix(g, ";") + "; for all its tables "
+			}
 			return &ExitError{Code: ExitBadInput, Err: fmt.Errorf("%w; profile reads the rows it samples, so the role needs SELECT "+
-				"on every table it profiles: GRANT SELECT ON KEYSPACE %s TO %s, or name the tables it may read with --table",
-				err, keyspace, orUnnamed(cfg.Username))}
+				"on every table it profiles: %sGRANT SELECT ON KEYSPACE %s TO %s; or name the tables it may read with --table",
+				err, table, keyspace, orUnnamed(cfg.Username))}
 		}
 		return InputErr(err)
 	}

@@ -25,15 +25,21 @@ func runAuth(t *testing.T, getenv func(string) string, args ...string) (code int
 func authEvents(t *testing.T) (admin *gocql.Session, ks string) {
 	t.Helper()
 	admin, ks = authtest.Keyspace(t)
-	if err := admin.Query("CREATE TABLE events (id int, seq int, body text, PRIMARY KEY (id, seq))").Exec(); err != nil {
+	fillEvents(t, admin)
+	return admin, ks
+}
+
+// fillEvents creates the events table in the session's keyspace with 50 rows in 5 partitions.
+func fillEvents(t *testing.T, s *gocql.Session) {
+	t.Helper()
+	if err := s.Query("CREATE TABLE events (id int, seq int, body text, PRIMARY KEY (id, seq))").Exec(); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 50; i++ {
-		if err := admin.Query("INSERT INTO events (id, seq, body) VALUES (?, ?, ?)", i%5, i, fmt.Sprint("body ", i)).Exec(); err != nil {
+		if err := s.Query("INSERT INTO events (id, seq, body) VALUES (?, ?, ?)", i%5, i, fmt.Sprint("body ", i)).Exec(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return admin, ks
 }
 
 // TestAuthProfileNoSelect: a role that may log in and read the schema but not the table gets

@@ -62,6 +62,9 @@ func DoContext(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		if !errors.As(err, &e) || e.Err != nil {
 			fmt.Fprintf(stderr, "cqlsize: %s\n", cliWords(err.Error()))
 		}
+		for _, h := range hints(err) {
+			fmt.Fprintf(stderr, "cqlsize: hint: %s\n", h)
+		}
 		if isUsageError(err) {
 			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", commandPath(root, args))
 		}

@@ -53,6 +53,7 @@ var layers = map[string][]string{
 	"cassandratest":     {"connect", "internal/version"},
 	"internal/ringtest": {"cassandratest", "connect"},
 	"internal/authtest": {"cassandratest", "connect"},
+	"internal/tlstest":  {"cassandratest", "connect"},
 
 	// The CLI and what only it uses.
 	"internal/workloadflag": {"cql", "workload"},
@@ -85,9 +86,9 @@ var layers = map[string][]string{
 }
 
 // testHelpers may be imported by any package's tests: they give a test a real node, the
-// fault ring, the node with authentication, a golden file, or the measured bound it holds a
-// figure to.
-var testHelpers = []string{"cassandratest", "connect", "internal/authtest", "internal/figures", "internal/golden", "internal/ringtest"}
+// fault ring, the node with authentication, the TLS nodes, a golden file, or the measured
+// bound it holds a figure to.
+var testHelpers = []string{"cassandratest", "connect", "internal/authtest", "internal/figures", "internal/golden", "internal/ringtest", "internal/tlstest"}
 
 // testLayers lists the further arrows a package's tests take (beyond its row in layers and
 // testHelpers): a test may reach higher than its package when that layer is its oracle or
