@@ -295,16 +295,24 @@ func TestConsoleExamples(t *testing.T) {
 func runBlock(t *testing.T, b consoleBlock, rewrite map[int]consoleCmd) {
 	t.Helper()
 	t.Chdir(sandbox(t))
+	for _, problem := range checkBlock(b, *golden.Update, rewrite) {
+		t.Error(problem)
+	}
+}
+
+// checkBlock runs b's commands in the current directory and returns what differs from the
+// page. With update, a differing output goes into rewrite (indented as the block is) instead.
+func checkBlock(b consoleBlock, update bool, rewrite map[int]consoleCmd) []string {
+	var problems []string
 	for _, c := range b.cmds {
 		got, err := runConsole(c.text)
 		if err != nil {
-			t.Errorf("%s:%d: %v", b.file, c.line, err)
-			return
+			return append(problems, fmt.Sprintf("%s:%d: %v", b.file, c.line, err))
 		}
 		if strings.Join(got, "\n") == strings.Join(c.want, "\n") {
 			continue
 		}
-		if *golden.Update {
+		if update {
 			c.want = got
 			for i := range c.want {
 				if c.want[i] != "" {
@@ -314,9 +322,10 @@ func runBlock(t *testing.T, b consoleBlock, rewrite map[int]consoleCmd) {
 			rewrite[c.from] = c
 			continue
 		}
-		t.Errorf("%s:%d: $ %s\nprints what the page does not show (go test ./internal/cli -run TestConsoleExamples -update rewrites it; review the diff):\n%s",
-			b.file, c.line, c.text, golden.Diff(strings.Join(c.want, "\n"), strings.Join(got, "\n")))
+		problems = append(problems, fmt.Sprintf("%s:%d: $ %s\nprints what the page does not show (go test ./internal/cli -run TestConsoleExamples -update rewrites it; review the diff):\n%s",
+			b.file, c.line, c.text, golden.Diff(strings.Join(c.want, "\n"), strings.Join(got, "\n"))))
 	}
+	return problems
 }
 
 // writeOutputs replaces the outputs in rewrite (already indented) and writes the page.
@@ -399,5 +408,90 @@ func TestEveryCommandHasAConsoleExample(t *testing.T) {
 		if _, ok := covered[p]; !ok {
 			t.Errorf("%s has no offline console example in README.md or docs/ (its --help, or a refusal of bad input, runs offline)", p)
 		}
+	}
+}
+
+func TestShellWords(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+		err  bool
+	}{
+		{in: `cqlsize estimate --schema a.cql`, want: []string{"cqlsize", "estimate", "--schema", "a.cql"}},
+		{in: `cqlsize migrate new "create users"`, want: []string{"cqlsize", "migrate", "new", "create users"}},
+		{in: `cqlsize x --replication "{'class': 'SimpleStrategy'}" -k '"App"'`, want: []string{"cqlsize", "x", "--replication", "{'class': 'SimpleStrategy'}", "-k", `"App"`}},
+		{in: `cqlsize a\ b "q\"x"`, want: []string{"cqlsize", "a b", `q"x`}},
+		{in: `cqlsize profile > w.yaml`, err: true},
+		{in: `cqlsize estimate | head`, err: true},
+		{in: `echo $?`, err: true},
+		{in: `cqlsize "unclosed`, err: true},
+		{in: `cqlsize --schema *.cql`, err: true},
+	} {
+		got, err := shellWords(c.in)
+		if (err != nil) != c.err || !c.err && strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("shellWords(%q) = %q, %v; want %q (error: %v)", c.in, got, err, c.want, c.err)
+		}
+	}
+}
+
+func TestNeedsCluster(t *testing.T) {
+	for in, want := range map[string]string{
+		"cqlsize estimate --schema s.cql":                             "",
+		"CASSANDRA_HOSTS=127.0.0.1 cqlsize migrate up":                "CASSANDRA_HOSTS=",
+		"CQLSIZE_RING_HOSTS=127.0.1.1 go test ./migrations":           "CQLSIZE_RING_HOSTS=",
+		"cqlsize profile --hosts 10.0.0.1 -k app":                     "--hosts",
+		"cqlsize estimate --live -k app":                              "--live",
+		"cqlsize migrate up --container=cassandra:5.0":                "--container",
+		"CQLSIZE_HEAP=1G cqlsize estimate --schema s.cql --hostsfile": "",
+	} {
+		if got := needsCluster(in); got != want {
+			t.Errorf("needsCluster(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// The comparison fails a page that shows the wrong output or the wrong exit status, and
+// -update writes what the command prints, indented as the block is.
+func TestConsoleBlockComparison(t *testing.T) {
+	page := strings.Split(strings.Join([]string{
+		"- a list item:",
+		"  ```console",
+		"  $ cqlsize migrate",
+		"  cqlsize: migrate needs a subcommand: up, status, validate, plan, new, baseline, accept-checksum, repair or resolve",
+		"  [exit 2]",
+		"  $ cqlsize version \\",
+		"      now",
+		"  what it used to print",
+		"  ```",
+	}, "\n"), "\n")
+	blocks, err := parseConsoleBlocks("page.md", page)
+	if err != nil || len(blocks) != 1 || len(blocks[0].cmds) != 2 {
+		t.Fatalf("parse: %+v, %v", blocks, err)
+	}
+	if got := blocks[0].cmds[1].text; got != "cqlsize version  now" {
+		t.Errorf("continued line read as %q", got)
+	}
+	problems := checkBlock(blocks[0], false, nil)
+	if len(problems) != 1 || !strings.Contains(problems[0], "page.md:6:") {
+		t.Fatalf("want one difference, at page.md:6 (the second command): %q", problems)
+	}
+	rewrite := map[int]consoleCmd{}
+	if p := checkBlock(blocks[0], true, rewrite); len(p) != 0 {
+		t.Fatal(p)
+	}
+	writeDir := t.TempDir()
+	path := filepath.Join(writeDir, "page.md")
+	writeOutputs(t, path, page, rewrite)
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join(append(page[:7:7], `  cqlsize: unknown command "now" for "cqlsize version"`,
+		"  Run 'cqlsize version --help' for usage.", "  [exit 2]", "  ```"), "\n")
+	if string(got) != want {
+		t.Errorf("-update wrote\n%s\nwant\n%s", got, want)
+	}
+	if _, err := parseConsoleBlocks("open.md", []string{"```console", "$ cqlsize version"}); err == nil {
+		t.Error("an unclosed block is not an error")
 	}
 }
