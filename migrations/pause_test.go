@@ -284,7 +284,7 @@ func TestPausedHolderNeverAppliesTwice(t *testing.T) {
 // holds the ring lock: it faults no node, but a node another test stops would turn a round
 // into a different experiment. `make test-ring` plays one round (a round took about 50 s on
 // the loaded 2-core machine, and TestPausedHolderNeverAppliesTwice plays 10 on the dev node
-// in `make test`); the README's 10 rounds on the ring come from CQLSIZE_PAUSE_ROUNDS=10.
+// in `make test`); docs/faults.md's 10 rounds on the ring come from CQLSIZE_PAUSE_ROUNDS=10.
 func TestRingPausedHolderNeverAppliesTwice(t *testing.T) {
 	hosts := ringtest.Hosts(t)
 	ringtest.Lock(t)

@@ -71,7 +71,7 @@ func boundSession(t *testing.T, ks string) *gocql.Session {
 // folder, in rounds, each on a fresh keyspace the processes create at replication factor
 // 3: every process exits 0 and every migration is applied exactly once (a counter per data
 // statement, and the bookkeeping). `make test-ring` runs 3 rounds (24 processes: the race
-// this guards against failed 4 of 24 before it was fixed); the README's 10 rounds come
+// this guards against failed 4 of 24 before it was fixed); docs/faults.md's 10 rounds come
 // from CQLSIZE_DEPLOY_ROUNDS=10.
 func TestRingConcurrentDeploys(t *testing.T) {
 	ringtest.Hosts(t)

@@ -14,7 +14,7 @@ import (
 	"github.com/cqlsize/cqlsize/cassandratest"
 )
 
-// TestProfileImpact1M measures what profiling costs the node (the README's figure): it loads
+// TestProfileImpact1M measures what profiling costs the node (docs/profile.md's figure): it loads
 // 1,000,000 rows (10,000 partitions of 100), then profiles the table whole at --rate 20000
 // while a probe reads single partitions 50 times a second, and prints the profile's time and
 // the probe's latency before and during. It takes a few minutes and loads the node, so it

@@ -159,7 +159,7 @@ func TestRunMissingTable(t *testing.T) {
 
 // TestRunRate checks --rate on the node: a full scan of 2,000 rows at 500 rows a second must
 // take about 4 s, and the node must have served the scans (system_views.local_scan_latency
-// counts the range reads it ran for the table). The figures are printed for the README.
+// counts the range reads it ran for the table). The figures are printed for docs/profile.md.
 func TestRunRate(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
 	loadEvents(t, s, 200, func(int) int { return 10 }, 20)

@@ -22,7 +22,7 @@ import (
 // paused node waits for the request timeout (6 s) and then goes to the next replica; a
 // speculative read goes to the next replica after the delay. Every page must hold the
 // user's newest posts in order, both ways; the latencies are logged, not asserted (they
-// are this machine's, see the README). `make test-ring` makes one run; the README's
+// are this machine's, see docs/faults.md). `make test-ring` makes one run; docs/faults.md's
 // figures over 3 runs come from CQLSIZE_RING_RUNS=3 (see ringtest.Runs).
 func TestRingTimelineSpeculativeReadsUnderPause(t *testing.T) {
 	ringtest.Hosts(t)

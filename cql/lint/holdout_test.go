@@ -22,7 +22,7 @@ const holdoutDir = "testdata/holdout"
 const minHoldout = 40
 
 // BK101's figures on the holdout, set at what it measured on its first run (rounded down
-// to 5%) so the README's out-of-sample figure is defended: 53 shapes (21 labelled warn),
+// to 5%) so docs/migrate.md's out-of-sample figure is defended: 53 shapes (21 labelled warn),
 // TP 18, FP 0, FN 3, TN 32: precision 100% (18/18), recall 86% (18/21). The three misses
 // are event times no schema shows: a sort key in text ("<epoch ms>#<id>"), a snowflake
 // bigint and a ULID in text.
@@ -121,7 +121,7 @@ func TestHoldoutOnCassandra(t *testing.T) {
 // labels: precision and recall at least the measured figures, never an error without a
 // workload, and no other code (every holdout header expects none). Each disagreement is
 // logged with the shape, the label, what the lint said and the label's reason. Run with
-// -v for the figures the README quotes.
+// -v for the figures docs/migrate.md quotes.
 func TestHoldoutBK101(t *testing.T) {
 	shapes := loadHoldout(t)
 	if t.Failed() {

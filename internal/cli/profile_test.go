@@ -44,7 +44,7 @@ func hostsEnv(t *testing.T) func(string) string {
 	}
 }
 
-// TestProfileThenEstimate runs exactly what the README shows: `cqlsize profile > workload.yaml`
+// TestProfileThenEstimate runs exactly what docs/profile.md shows: `cqlsize profile > workload.yaml`
 // then `cqlsize estimate --live --workload workload.yaml`, on the node.
 func TestProfileThenEstimate(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)

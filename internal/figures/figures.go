@@ -1,6 +1,6 @@
 // Package figures keeps the accuracy figures the node tests measure and the bounds they hold
 // them to in one place, so that a bound is the measured worst plus a stated margin and the
-// README says the same number:
+// docs (README.md and the docs/ pages) say the same number:
 //
 //   - bounds.json lists the claims: which recorded figures each covers, the margin over
 //     their measured worst, and the bound the tests enforce (Bound reads it).
@@ -8,7 +8,7 @@
 //     CQLSIZE_RECORD_FIGURES=1 (Record).
 //   - docs/figures.md is generated from both (go test ./internal/figures -update), and the
 //     package's tests fail when a bound is not the worst of at least MinRuns runs plus its
-//     margin, when a held figure is covered by no claim, or when README.md states a figure
+//     margin, when a held figure is covered by no claim, or when the docs state a figure
 //     other than the bound.
 package figures
 
@@ -53,11 +53,11 @@ type Claim struct {
 	MarginWhy string  `json:"margin_why"`
 	Bound     float64 `json:"bound"` // the worst plus the margin, rounded up to Step
 	What      string  `json:"what"`  // one sentence for docs/figures.md
-	// Stated: a measured figure the README states (the worst of the runs, {worst}) that no
+	// Stated: a measured figure the docs state (the worst of the runs, {worst}) that no
 	// test holds to a bound (a run too long for make test); Bound and Margin are 0.
 	Stated bool `json:"stated,omitempty"`
-	// Readme is the text README.md states the bound in, with {bound} for it; "" when the
-	// README does not state it.
+	// Readme is the text the docs (README.md or a docs/ page) state the bound in, with {bound} for it; "" when the
+	// docs do not state it.
 	Readme []string `json:"readme,omitempty"`
 }
 

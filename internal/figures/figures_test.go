@@ -107,14 +107,10 @@ func TestFiguresMarkdownIsCurrent(t *testing.T) {
 
 var space = regexp.MustCompile(`\s+`)
 
-// The README states each bound the tests enforce, in the words bounds.json gives for it: a
-// README figure that differs from the bound (or the measured worst it cites) fails here.
-func TestReadmeStatesTheBounds(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := space.ReplaceAllString(string(readme), " ")
+// The docs state each bound the tests enforce, in the words bounds.json gives for it: a
+// figure on a page that differs from the bound (or the measured worst it cites) fails here.
+func TestDocsStateTheBounds(t *testing.T) {
+	text := space.ReplaceAllString(docsText(t), " ")
 	claims, err := Claims()
 	if err != nil {
 		t.Fatal(err)
@@ -127,34 +123,34 @@ func TestReadmeStatesTheBounds(t *testing.T) {
 		for _, p := range c.Readme {
 			want := space.ReplaceAllString(c.Phrase(p, runs), " ")
 			if !strings.Contains(text, want) {
-				t.Errorf("README.md does not say %q (claim %s: bound %s)", want, c.Name, c.Text(c.Bound, false))
+				t.Errorf("neither README.md nor a page of docs/ says %q (claim %s: bound %s)", want, c.Name, c.Text(c.Bound, false))
 			}
 		}
 	}
 }
 
-// The README's table of the reference workloads shows the worst error of each over the
+// docs/byte-model.md's table of the reference workloads shows the worst error of each over the
 // recorded runs, as docs/figures.md does.
-func TestReadmeModelTableIsMeasured(t *testing.T) {
-	readme, runs := readmeAndRuns(t, "TestModelMatchesCassandra")
+func TestDocsModelTableIsMeasured(t *testing.T) {
+	docs, runs := docsAndRuns(t, "TestModelMatchesCassandra")
 	rows := ModelTable(runs)
 	if len(rows) == 0 {
 		t.Fatal("no recorded run of TestModelMatchesCassandra")
 	}
-	readmeRows := map[string][]string{}
-	for _, cells := range tableRows(readme) {
+	docRows := map[string][]string{}
+	for _, cells := range tableRows(docs) {
 		if len(cells) == 4 {
-			readmeRows[cells[0]] = cells
+			docRows[cells[0]] = cells
 		}
 	}
 	for _, r := range rows {
-		cells, ok := readmeRows[r.Workload]
+		cells, ok := docRows[r.Workload]
 		if !ok {
-			t.Errorf("README.md's accuracy table has no row %s", r.Workload)
+			t.Errorf("docs/byte-model.md's accuracy table has no row %s", r.Workload)
 			continue
 		}
 		if cells[2] != r.Model || cells[3] != r.Classic {
-			t.Errorf("README.md: %s model %s, classic %s; the runs' worst: %s, %s", r.Workload, cells[2], cells[3], r.Model, r.Classic)
+			t.Errorf("docs/byte-model.md: %s model %s, classic %s; the runs' worst: %s, %s", r.Workload, cells[2], cells[3], r.Model, r.Classic)
 		}
 	}
 }
@@ -178,11 +174,11 @@ func TestPercent(t *testing.T) {
 	}
 }
 
-// The README's profile tables (sampled, and the Zipf tables read whole) show the worst of the
+// docs/profile.md's profile tables (sampled, and the Zipf tables read whole) show the worst of the
 // recorded runs of `make accuracy`'s profile part, in parentheses where a figure is shown and
 // not held, as docs/figures.md does.
-func TestReadmeProfileTablesAreMeasured(t *testing.T) {
-	readme, all := readmeAndRuns(t, "")
+func TestDocsProfileTablesAreMeasured(t *testing.T) {
+	docs, all := docsAndRuns(t, "")
 	tests := profileTests(all)
 	if len(tests) != 1 {
 		t.Fatalf("want the runs of one setting of make accuracy's profile part, have %v", tests)
@@ -193,7 +189,7 @@ func TestReadmeProfileTablesAreMeasured(t *testing.T) {
 	}
 	// The sampled table has a column saying what the table exercises; the full one does not.
 	byMode := map[string]map[string][]string{"sampled": {}, "full": {}}
-	for _, cells := range tableRows(readme) {
+	for _, cells := range tableRows(docs) {
 		switch {
 		case len(cells) == 8:
 			byMode["sampled"][cells[0]] = append(cells[:1:1], cells[2:]...)
@@ -209,16 +205,16 @@ func TestReadmeProfileTablesAreMeasured(t *testing.T) {
 		for _, w := range want {
 			got, ok := rows[w.Table]
 			if !ok {
-				t.Errorf("README.md's %s profile table has no row %s", mode, w.Table)
+				t.Errorf("docs/profile.md's %s profile table has no row %s", mode, w.Table)
 				continue
 			}
 			wantCells := append([]string{w.RowsP99}, w.Columns...)
 			gotCells := append([]string{got[1]}, got[3:]...)
 			if strings.Join(gotCells, " | ") != strings.Join(wantCells, " | ") {
-				t.Errorf("README.md, %s %s: rows p99, typical, largest, on disk, estimate %q; the runs' worst %q", mode, w.Table, gotCells, wantCells)
+				t.Errorf("docs/profile.md, %s %s: rows p99, typical, largest, on disk, estimate %q; the runs' worst %q", mode, w.Table, gotCells, wantCells)
 			}
 			if diff, ok := skewDiff(got[2]); !ok || math.Abs(diff-w.Skew) > 0.005 {
-				t.Errorf("README.md, %s %s: skew %q, the runs' worst fitted − loaded is %+.2f", mode, w.Table, got[2], w.Skew)
+				t.Errorf("docs/profile.md, %s %s: skew %q, the runs' worst fitted − loaded is %+.2f", mode, w.Table, got[2], w.Skew)
 			}
 		}
 	}
@@ -236,18 +232,38 @@ func skewDiff(cell string) (float64, bool) {
 	return fitted - loaded, true
 }
 
-// readmeAndRuns reads README.md and the recorded runs of test ("" for all).
-func readmeAndRuns(t *testing.T, test string) (string, []Run) {
+// docsAndRuns reads the docs (docsText) and the recorded runs of test ("" for all).
+func docsAndRuns(t *testing.T, test string) (string, []Run) {
 	t.Helper()
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	runs, err := Runs(test)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(readme), runs
+	return docsText(t), runs
+}
+
+// docsText is what a reader of the docs reads: README.md and the pages of docs/, but not
+// docs/figures.md, which is generated from the runs (a figure must be stated where the reader
+// meets it, not only in the generated record).
+func docsText(t *testing.T) string {
+	t.Helper()
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, p := range append([]string{filepath.Join(root, "README.md")}, pages...) {
+		if filepath.Base(p) == "figures.md" {
+			continue
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(src)
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 // tableRows are the cells of every Markdown table row in text.
