@@ -191,6 +191,8 @@ func (d *Design) WorkloadFile() string {
 		fmt.Fprintf(&b, "    write_rate: %s\n", rateYAML(w.WriteRate))
 		if !w.Bucket.IsZero() {
 			fmt.Fprintf(&b, "    bucket: %s\n", w.Bucket.Name)
+		} else if w.NoBucket {
+			b.WriteString("    bucket: none\n")
 		}
 		if w.Shards > 1 {
 			fmt.Fprintf(&b, "    shards: %d\n", w.Shards)

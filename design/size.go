@@ -122,6 +122,8 @@ func workloadFor(t *cql.Table, f facts, ev *Entity, sh *shape, width string, sha
 	}
 	if width != "" {
 		tw.Bucket, _ = workload.ParseSpan(width)
+	} else if _, _, implied := sizing.TableBucket(t); implied {
+		tw.NoBucket = true // a key column named like a bucket (album_year) is none here
 	}
 	for col, v := range ev.Avg {
 		if c := t.Column(col); c != nil {

@@ -111,6 +111,8 @@ func newPlan(tbl *cql.Table, w *workload.TableWorkload, schema *cql.Schema) (*pl
 	// Bucket: the workload's, else the one the partition key implies.
 	if !w.Bucket.IsZero() {
 		p.bucket, p.bucketSrc = w.Bucket, "workload"
+	} else if w.NoBucket {
+		// The workload says no column of the key is a bucket (bucket: none).
 	} else if b, col, ok := TableBucket(tbl); ok {
 		p.bucket, p.bucketSrc = b, "table (column "+col+")"
 		if !w.WriteRate.IsZero() {

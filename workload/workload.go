@@ -63,6 +63,10 @@ type TableWorkload struct {
 	// until Horizon, or levels off under a TTL.
 	Bucket Span
 
+	// NoBucket says the partition key holds no time bucket (bucket: none), though a column
+	// of it is named like one (album_year int): the partition is sized unbucketed.
+	NoBucket bool
+
 	// TableRate, Retention and Columns describe an entity table (what `cqlsize design`
 	// reads) rather than one query table: TableRate is the rows inserted into the whole
 	// table per span of time (rows: 50k/day), Retention how long rows are kept without a TTL

@@ -219,3 +219,14 @@ func exampleSchema(t *testing.T) *cql.Schema {
 	}
 	return s
 }
+
+// TestBucketNone: bucket: none says the key holds no bucket, whatever its columns are named.
+func TestBucketNone(t *testing.T) {
+	w, err := Parse("w.yaml", []byte("version: 1\ntables:\n  t:\n    partitions: 10\n    write_rate: 1/day\n    bucket: none\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tw := w.Tables[0]; !tw.NoBucket || !tw.Bucket.IsZero() {
+		t.Errorf("bucket: none read as %+v, NoBucket %v", tw.Bucket, tw.NoBucket)
+	}
+}

@@ -263,6 +263,10 @@ func (p *parser) table(t *TableWorkload, m *yaml.Node, prefix string) {
 			}
 		case "bucket":
 			if s, ok := p.scalar(v, field); ok {
+				if strings.EqualFold(strings.TrimSpace(s), "none") {
+					t.NoBucket, t.Bucket = true, Span{}
+					return
+				}
 				w, err := ParseSpan(s)
 				if err != nil {
 					p.add(v, "%s: %v", field, err)
