@@ -262,18 +262,7 @@ func (p *parser) table(t *TableWorkload, m *yaml.Node, prefix string) {
 				t.WriteRate = r
 			}
 		case "bucket":
-			if s, ok := p.scalar(v, field); ok {
-				if strings.EqualFold(strings.TrimSpace(s), "none") {
-					t.NoBucket, t.Bucket = true, Span{}
-					return
-				}
-				w, err := ParseSpan(s)
-				if err != nil {
-					p.add(v, "%s: %v", field, err)
-				} else {
-					t.Bucket = w
-				}
-			}
+			p.bucket(t, v, field)
 		case "horizon":
 			if d, ok := p.duration(v, field); ok {
 				t.Horizon = d
@@ -648,4 +637,22 @@ func cloneMap[V any](m map[string]V) map[string]V {
 		out[k] = v
 	}
 	return out
+}
+
+// bucket reads `bucket: month` (a width, as bucket.ParseWidth reads it) or `bucket: none`.
+func (p *parser) bucket(t *TableWorkload, v *yaml.Node, field string) {
+	s, ok := p.scalar(v, field)
+	if !ok {
+		return
+	}
+	if strings.EqualFold(strings.TrimSpace(s), "none") {
+		t.NoBucket, t.Bucket = true, Span{}
+		return
+	}
+	w, err := ParseSpan(s)
+	if err != nil {
+		p.add(v, "%s: %v", field, err)
+		return
+	}
+	t.Bucket = w
 }
