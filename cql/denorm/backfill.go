@@ -136,8 +136,8 @@ type BackfillResult struct {
 	Rows            int64         `json:"rows"`          // source rows read
 	TargetRows      int64         `json:"target_rows"`   // target rows written
 	Statements      int64         `json:"statements"`    // writes sent
-	KeyOnlyRows     int64         `json:"key_only_rows"` // source rows with no live regular cell
-	SkippedRows     int64         `json:"skipped_rows"`  // source rows whose target key derives from a null
+	KeyOnlyRows     int64         `json:"key_only_rows"` // source rows with no live cell in the columns read (written at the read's time)
+	SkippedRows     int64         `json:"skipped_rows"`  // source rows that give no target row (a key from a null, an empty each())
 	Bytes           int64         `json:"bytes"`         // value bytes read
 	Splits          int           `json:"splits"`        // ranges split after a failed read
 	Elapsed         time.Duration `json:"-"`
