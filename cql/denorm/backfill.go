@@ -136,8 +136,8 @@ type BackfillResult struct {
 	Rows            int64         `json:"rows"`          // source rows read
 	TargetRows      int64         `json:"target_rows"`   // target rows written
 	Statements      int64         `json:"statements"`    // writes sent
-	KeyOnlyRows     int64         `json:"key_only_rows"` // source rows with no live regular cell
-	SkippedRows     int64         `json:"skipped_rows"`  // source rows whose target key derives from a null
+	KeyOnlyRows     int64         `json:"key_only_rows"` // source rows with no live cell in the columns read (written at the read's time)
+	SkippedRows     int64         `json:"skipped_rows"`  // source rows that give no target row (a key from a null, an empty each())
 	Bytes           int64         `json:"bytes"`         // value bytes read
 	Splits          int           `json:"splits"`        // ranges split after a failed read
 	Elapsed         time.Duration `json:"-"`
@@ -341,27 +341,62 @@ func (r *run) loop(ctx context.Context, mine []tokenscan.Range) error {
 }
 
 // round copies todo with o.Workers workers and returns the ranges another run held.
+// Claims run ahead of the copying (claimers take up to o.Workers ranges before a worker is
+// free), and a worker reads its next range while the writes of the one before finish (at
+// most two ranges finishing a worker): the checkpoint's round trips, lightweight
+// transactions among them, then do not stall the reads.
 func (r *run) round(ctx context.Context, todo []tokenscan.Range) ([]tokenscan.Range, error) {
 	jobs := make(chan tokenscan.Range)
-	var wg sync.WaitGroup
+	ready := make(chan claimed, r.o.Workers)
+	var claimers, workers, finishing sync.WaitGroup
 	var mu sync.Mutex
 	var held []tokenscan.Range
 	var stop error
-	for w := 0; w < min(r.o.Workers, len(todo)); w++ {
-		wg.Add(1)
+	stopWith := func(err error) {
+		mu.Lock()
+		if stop == nil {
+			stop = err
+		}
+		mu.Unlock()
+	}
+	for c := 0; c < min(r.o.Workers/2+1, len(todo)); c++ {
+		claimers.Add(1)
 		go func() {
-			defer wg.Done()
-			wr := newRowWriter(r.b)
+			defer claimers.Done()
 			for rg := range jobs {
-				h, err := r.one(ctx, rg, wr)
-				mu.Lock()
-				if h {
+				cl, h, err := r.claim(ctx, rg)
+				switch {
+				case err != nil:
+					stopWith(err)
+				case h:
+					mu.Lock()
 					held = append(held, rg)
+					mu.Unlock()
+				case cl.release != nil:
+					ready <- cl
 				}
-				if err != nil && stop == nil {
-					stop = err
+			}
+		}()
+	}
+	for w := 0; w < min(r.o.Workers, len(todo)); w++ {
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			wr := newRowWriter(r.b)
+			pending := make(chan struct{}, 2)
+			for cl := range ready {
+				finish, err := r.copy(ctx, cl, wr)
+				if err != nil {
+					stopWith(err)
 				}
-				mu.Unlock()
+				if finish != nil {
+					pending <- struct{}{}
+					finishing.Add(1)
+					go func() {
+						defer func() { <-pending; finishing.Done() }()
+						finish()
+					}()
+				}
 			}
 		}()
 	}
@@ -372,65 +407,95 @@ func (r *run) round(ctx context.Context, todo []tokenscan.Range) ([]tokenscan.Ra
 		jobs <- rg
 	}
 	close(jobs)
-	wg.Wait()
+	claimers.Wait()
+	close(ready)
+	workers.Wait()
+	finishing.Wait()
 	if stop == nil {
 		stop = ctx.Err()
 	}
 	return held, stop
 }
 
-// one claims and copies one range. held: another run holds it. The error is one that
-// stops the run (ctx, the checkpoint); a range that fails is counted and left.
-func (r *run) one(ctx context.Context, rg tokenscan.Range, wr *rowWriter) (held bool, stop error) {
+// claimed is a range this run holds the lease on.
+type claimed struct {
+	rg      tokenscan.Range
+	ctx     context.Context // cancelled when the lease is lost
+	release func()
+}
+
+// claim takes the lease on rg. held: another run holds it; a zero claimed and no error:
+// the range turned out done (or failed, and is counted). The error stops the run.
+func (r *run) claim(ctx context.Context, rg tokenscan.Range) (claimed, bool, error) {
 	rctx, release, owner, err := r.ck.claim(ctx, rg.Lo)
 	if err != nil {
 		if ctx.Err() != nil {
-			return false, ctx.Err()
+			return claimed{}, false, ctx.Err()
 		}
 		r.fail(rg, err)
-		return false, nil
+		return claimed{}, false, nil
 	}
 	if owner != "" {
 		r.mu.Lock()
 		r.held++
 		r.mu.Unlock()
-		return true, nil
+		return claimed{}, true, nil
 	}
-	defer release()
 	// Another run may have finished it between the look at the checkpoint and the claim.
 	if done, err := r.ck.isDone(rctx, rg.Lo); err != nil || done {
+		release()
 		if err != nil {
 			r.fail(rg, err)
-			return false, nil
+			return claimed{}, false, nil
 		}
 		r.mu.Lock()
 		r.res.RangesDone++
 		r.doneW += rg.Width()
 		r.mu.Unlock()
-		return false, nil
+		return claimed{}, false, nil
 	}
-	st, err := r.copyRange(rctx, rg, wr)
+	return claimed{rg: rg, ctx: rctx, release: release}, false, nil
+}
+
+// copy reads a claimed range, queueing its writes; finish, when not nil, waits for the
+// writes, records the range as copied and lets the lease go. The error stops the run
+// (ctx); a range that fails is counted and left.
+func (r *run) copy(ctx context.Context, cl claimed, wr *rowWriter) (finish func(), stop error) {
+	rg, rctx := cl.rg, cl.ctx
+	st, w, err := r.readRange(rctx, rg, wr)
 	if err != nil {
+		cl.release()
 		if ctx.Err() != nil {
-			return false, ctx.Err()
+			return nil, ctx.Err()
 		}
-		if cause := context.Cause(rctx); errors.Is(cause, ErrLeaseLost) {
-			err = fmt.Errorf("%w: %v", cause, err)
+		r.fail(rg, r.leaseCause(rctx, err))
+		return nil, nil
+	}
+	return func() {
+		defer cl.release()
+		if err := w.wait(); err != nil {
+			r.fail(rg, r.leaseCause(rctx, err))
+			return
 		}
-		r.fail(rg, err)
-		return false, nil
+		if err := r.ck.markDone(rctx, rangeDone{lo: rg.Lo, hi: rg.Hi, rows: st.rows, targetRows: st.targetRows, bytes: st.bytes}); err != nil {
+			r.fail(rg, r.leaseCause(rctx, err))
+			return
+		}
+		r.mu.Lock()
+		r.res.RangesCopied++
+		r.doneW += rg.Width()
+		r.copiedW += rg.Width()
+		r.mu.Unlock()
+		r.report(true)
+	}, nil
+}
+
+// leaseCause says so when err came from the range's lease being lost.
+func (r *run) leaseCause(rctx context.Context, err error) error {
+	if cause := context.Cause(rctx); errors.Is(cause, ErrLeaseLost) {
+		return fmt.Errorf("%w: %v", cause, err)
 	}
-	if err := r.ck.markDone(rctx, rangeDone{lo: rg.Lo, hi: rg.Hi, rows: st.rows, targetRows: st.targetRows, bytes: st.bytes}); err != nil {
-		r.fail(rg, err)
-		return false, nil
-	}
-	r.mu.Lock()
-	r.res.RangesCopied++
-	r.doneW += rg.Width()
-	r.copiedW += rg.Width()
-	r.mu.Unlock()
-	r.report(true)
-	return false, nil
+	return err
 }
 
 func (r *run) fail(rg tokenscan.Range, err error) {

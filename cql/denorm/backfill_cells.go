@@ -52,8 +52,8 @@ type rowBuilder struct {
 	p    *derive.Program
 	cols []tcol
 	keys []int // indexes into cols of the target's primary key, in key order
-	// regular lists the source's regular columns: the oldest of their cells stands for
-	// the row's own write time.
+	// regular lists the source's regular columns the program reads: the oldest of their
+	// cells stands for the row's own write time.
 	regular []string
 }
 
@@ -91,17 +91,19 @@ func newRowBuilder(p *derive.Program) (*rowBuilder, error) {
 	if len(b.keys) != len(dst.PartitionKey)+len(dst.Clustering) {
 		return nil, fmt.Errorf("backfill %s.%s: a primary key column is not filled", dst.Keyspace, dst.Name)
 	}
-	for _, c := range p.SourceTable().Columns {
-		if c.Kind == cql.Regular && !(c.Type.Kind == cql.UDT && !c.Type.Frozen) {
+	src := p.SourceTable()
+	for _, name := range p.Sources() {
+		if c := src.Column(name); c.Kind == cql.Regular && !(c.Type.Kind == cql.UDT && !c.Type.Frozen) {
 			b.regular = append(b.regular, c.Name)
 		}
 	}
 	return b, nil
 }
 
-// liveness is the source row's own write time as far as CQL shows it: the oldest of its
-// regular cells (the INSERT that made the row wrote them all; later updates are newer), or,
-// for a row with no live regular cell, readAt with no TTL (see the package's backfill notes).
+// liveness is the source row's own write time as far as CQL shows it: the oldest of the
+// regular cells the program reads (the INSERT that made the row wrote them all; later
+// updates are newer), or, for a row with none live (key columns only, or only columns the
+// target does not take), readAt with no TTL, so a delete sent after the read still wins.
 func (b *rowBuilder) liveness(row *sourceRow, readAt int64) (stamp, bool) {
 	var best stamp
 	found := false

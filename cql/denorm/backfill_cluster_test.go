@@ -452,6 +452,11 @@ func TestBackfillWithConcurrentWrites(t *testing.T) {
 		t.Fatalf("only %d mutations ran during the backfill (%d failed): the test did not race anything", mutations, errs)
 	}
 	t.Logf("backfill read %d rows in %.1fs while %d mutations ran (%d failed)", res.Rows, res.ElapsedSeconds, mutations, errs)
+	// --rate 1000/s: the limiter lets no more through (a lower bound on the time, which a
+	// slow machine cannot break).
+	if min := float64(res.Rows-1) / 1000; res.ElapsedSeconds < min {
+		t.Errorf("%d rows read in %.2fs at a rate of 1000/s: want at least %.2fs", res.Rows, res.ElapsedSeconds, min)
+	}
 	compareByMonth(t, expectedByMonth(t, s, ks), actualByMonth(t, s, ks))
 }
 

@@ -15,11 +15,12 @@ import (
 // rangeStats counts what one range copied.
 type rangeStats struct{ rows, targetRows, bytes int64 }
 
-// copyRange reads rg and writes its target rows. A read that fails is split: the rest of
-// the range, from the last partition read whole, is cut in two and each half read again,
-// up to o.MaxSplits times in all. Writes are sent o.InFlight at a time; the range counts
-// as copied only when every one succeeded.
-func (r *run) copyRange(ctx context.Context, rg tokenscan.Range, wr *rowWriter) (rangeStats, error) {
+// readRange reads rg and queues the writes of its target rows, o.InFlight at a time; the
+// range is copied once the writeSet's wait says every one succeeded. A read that fails is
+// split: the rest of the range, from the last partition read whole, is cut in two and each
+// half read again, up to o.MaxSplits times in all. On an error the writes sent are waited
+// for before it returns.
+func (r *run) readRange(ctx context.Context, rg tokenscan.Range, wr *rowWriter) (rangeStats, *writeSet, error) {
 	var st rangeStats
 	w := newWriteSet(ctx, r, r.o.InFlight)
 	stack := []tokenscan.Range{rg}
@@ -33,13 +34,13 @@ func (r *run) copyRange(ctx context.Context, rg tokenscan.Range, wr *rowWriter) 
 		}
 		if ctx.Err() != nil || tokenscan.Refused(err) || errors.Is(err, errWrite) {
 			w.wait()
-			return st, err
+			return st, nil, err
 		}
 		rest := tokenscan.Range{Lo: reached, Hi: part.Hi}
 		a, b, ok := rest.Halves()
 		if !ok || splits >= r.o.MaxSplits {
 			w.wait()
-			return st, fmt.Errorf("read (%d, %d] after %d splits: %w", rest.Lo, rest.Hi, splits, err)
+			return st, nil, fmt.Errorf("read (%d, %d] after %d splits: %w", rest.Lo, rest.Hi, splits, err)
 		}
 		splits++
 		r.mu.Lock()
@@ -47,10 +48,7 @@ func (r *run) copyRange(ctx context.Context, rg tokenscan.Range, wr *rowWriter) 
 		r.mu.Unlock()
 		stack = append(stack, b, a) // a first: the walk stays in token order
 	}
-	if err := w.wait(); err != nil {
-		return st, err
-	}
-	return st, nil
+	return st, w, nil
 }
 
 // readPart reads (part.Lo, part.Hi] and queues the writes of its rows. On a read error it

@@ -50,8 +50,8 @@ type sourceReader struct {
 	nonFroze map[string]bool
 }
 
-// newSourceReader reads the columns p needs, and the write time and TTL of every regular
-// and static cell (a row's oldest cell stands for when the row was written: see liveness).
+// newSourceReader reads the columns p needs, with the write time and TTL of each of their
+// regular and static cells. Only those: every WRITETIME() read costs the node time.
 func newSourceReader(p *derive.Program) (*sourceReader, error) {
 	t := p.SourceTable()
 	need := map[string]bool{}
@@ -87,7 +87,7 @@ func newSourceReader(p *derive.Program) (*sourceReader, error) {
 			n++
 			sel = append(sel, cql.QuoteName(c.Name))
 		}
-		if !key {
+		if !key && need[c.Name] {
 			sc.wt = 0 // placed after every value, below
 			meta = append(meta, "WRITETIME("+cql.QuoteName(c.Name)+")", "TTL("+cql.QuoteName(c.Name)+")")
 		}
