@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/evolve"
+	"github.com/cqlsize/cqlsize/internal/connect"
+	"github.com/cqlsize/cqlsize/internal/tokenscan"
 	"github.com/cqlsize/cqlsize/sizing"
 )
 
@@ -219,7 +222,43 @@ func (f *evolvePlanFlags) loadSchema(env *Env, keyspace string, in *evolve.Input
 		return nil, InputErr(err)
 	}
 	in.Hosts = strings.Join(live.Hosts, ",")
+	if in.Rows == 0 {
+		parts, _ := splitCQLName(f.from)
+		if err := countSourceRows(env, conn, *live, schema.Table(parts[0], parts[1]), in); err != nil {
+			return nil, InputErr(err)
+		}
+	}
 	return schema, nil
+}
+
+// countSourceRows counts the existing table's rows as profile does, from system.size_estimates
+// summed over every node (each records its primary ranges): flushed data only. A table with
+// clustering columns has more rows than partitions; the plan says so.
+func countSourceRows(env *Env, conn *liveConn, cfg connect.Config, t *cql.Table, in *evolve.Input) error {
+	if t == nil {
+		return nil // reported as an unknown --from by the caller
+	}
+	ctx, cancel := context.WithTimeout(env.Ctx, 60*time.Second)
+	defer cancel()
+	addrs, err := tokenscan.NodeAddrs(ctx, conn.s)
+	if err != nil {
+		return err
+	}
+	est := tokenscan.NewEstimator(tokenscan.HostOpener(perHost(cfg)), addrs)
+	defer est.Close()
+	size, nodes, problem := est.Sum(ctx, t.Keyspace, t.Name)
+	if problem != "" {
+		fmt.Fprintf(env.Stderr, "cqlsize: %s\n", problem)
+	}
+	if size.Partitions == 0 {
+		return nil // nothing flushed yet: the workload, if any, counts them
+	}
+	in.Rows = size.Partitions
+	in.RowsFrom = fmt.Sprintf("system.size_estimates summed over %d node(s), flushed data only", nodes)
+	if len(t.Clustering) > 0 {
+		in.RowsFrom += "; these are partitions, and a table with clustering columns has more rows (pass --rows)"
+	}
+	return nil
 }
 
 func (f *evolvePlanFlags) schemaSource() string {
