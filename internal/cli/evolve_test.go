@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,13 +43,7 @@ func TestEvolvePlanOffline(t *testing.T) {
 // Bad input is exit 2 with nothing on stdout, naming the flag or file:line:col.
 func TestEvolvePlanBadInput(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, src string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, src string) string { return writeIn(t, dir, name, src) }
 	broken := write("broken.cql", "CREATE TABLE posts_by_hashtag (\n  hashtag text,\n  month text PRIMARY KEY (hashtag)\n")
 	needs := write("needs.cql", "CREATE TABLE posts_by_owner (\n  owner uuid,\n  post_id timeuuid,\n  PRIMARY KEY (owner, post_id)\n);\n")
 	hashtag := "../../examples/posts/testdata/evolve/posts_by_hashtag.cql"
