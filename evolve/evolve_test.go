@@ -10,7 +10,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/internal/golden"
-	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // oldTables are the existing tables the cases evolve from.
@@ -125,7 +125,7 @@ func TestNewTableRefused(t *testing.T) {
 // (sized by the posts example's workload, rows counted from it), and re-keying readings into
 // day buckets with a given row count.
 func TestPlanGolden(t *testing.T) {
-	w, err := sizing.LoadWorkload("../examples/posts/workload.yaml")
+	w, err := workload.Load("../examples/posts/workload.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/derive"
 	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // NewTable reads the new table's CREATE TABLE from file into a copy of schema, unqualified
@@ -63,7 +64,7 @@ type Input struct {
 
 	// Workload sizes the new table (its entry by name) and, when Rows is zero, counts the
 	// old one's rows (its entry); nil: neither.
-	Workload     *sizing.Workload
+	Workload     *workload.Workload
 	WorkloadFile string
 	Target       sizing.Target
 	Now          time.Time
@@ -216,7 +217,7 @@ func backfill(in Input, derived []Derived, prog *derive.Program) (Backfill, erro
 	bf := Backfill{Command: b.String(), RowsPerSecond: in.Rate, RateFrom: in.RateFrom, Fanout: 1}
 	bf.VerifyCommand = bf.Command + " --verify"
 	bf.SourceRows, bf.RowsFrom = in.Rows, in.RowsFrom
-	var srcWork *sizing.TableWorkload
+	var srcWork *workload.TableWorkload
 	if in.Workload != nil {
 		srcWork = in.Workload.Table(in.From.Name)
 	}
@@ -233,7 +234,7 @@ func backfill(in Input, derived []Derived, prog *derive.Program) (Backfill, erro
 		if t.Expr.Func != derive.Each {
 			continue
 		}
-		var items sizing.Items
+		var items workload.Items
 		if srcWork != nil {
 			items = srcWork.Items[t.Expr.Column]
 		}

@@ -17,11 +17,11 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/denorm"
 	"github.com/cqlsize/cqlsize/evolve"
 	"github.com/cqlsize/cqlsize/examples/posts"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 	"github.com/cqlsize/cqlsize/migrations"
 )
 
@@ -49,7 +49,7 @@ func evolveService(t *testing.T, s *gocql.Session, ks string, stage denorm.Stage
 // its hashtags and that posts_by_hashtag holds nothing else (no deleted post, no removed
 // hashtag brought back).
 func TestEvolveAddHashtagTable(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	ctx := context.Background()
 	dir := t.TempDir()
 	copyFile(t, "testdata/evolve/migrations/0001_posts.cql", filepath.Join(dir, "0001_posts.cql"))

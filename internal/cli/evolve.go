@@ -12,11 +12,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cqlsize/cqlsize/connect"
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/evolve"
-	"github.com/cqlsize/cqlsize/internal/connect"
 	"github.com/cqlsize/cqlsize/internal/tokenscan"
 	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // defaultCopyRate is the backfill's rows written a second that a plan assumes when
@@ -154,7 +155,7 @@ func (f *evolvePlanFlags) input(env *Env) (*evolve.Input, error) {
 		in.RateFrom = "--copy-rate"
 	}
 	if f.rows != "" {
-		if in.Rows, err = sizing.ParseCount(f.rows); err != nil || in.Rows <= 0 {
+		if in.Rows, err = workload.ParseCount(f.rows); err != nil || in.Rows <= 0 {
 			return nil, Usagef("--rows %q: want a count of rows such as 40M", f.rows)
 		}
 		in.RowsFrom = "--rows"
@@ -180,7 +181,7 @@ func (f *evolvePlanFlags) input(env *Env) (*evolve.Input, error) {
 	}
 	in.From, in.ToSource = from, string(src)
 	if f.workload != "" {
-		if in.Workload, err = sizing.LoadWorkload(f.workload); err != nil {
+		if in.Workload, err = workload.Load(f.workload); err != nil {
 			return nil, InputErr(fmt.Errorf("load workload: %w", err))
 		}
 	}

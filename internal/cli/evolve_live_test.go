@@ -10,16 +10,16 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/evolve"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 )
 
 // TestEvolvePlanLive reads the existing table from the node and counts its rows from
 // system.size_estimates: 2,000 posts written, flushed and the estimates refreshed, the plan's
 // row count must be within the estimate's error of 2,000.
 func TestEvolvePlanLive(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
-	node := casstest.LocalNode(t, s)
+	s, ks := cassandratest.Keyspace(t)
+	node := cassandratest.LocalNode(t, s)
 	if err := s.Query(`CREATE TABLE posts_by_id (post_id timeuuid PRIMARY KEY, user_id uuid, content text,
 		hashtags frozen<set<text>>, created_at timestamp)`).Exec(); err != nil {
 		t.Fatal(err)
@@ -37,7 +37,7 @@ func TestEvolvePlanLive(t *testing.T) {
 			t.Fatalf("%v: %v\n%s", cmd, err, out)
 		}
 	}
-	code, out, errOut := run(t, "evolve", "plan", "--hosts", strings.Join(casstest.Hosts(t), ","), "--from", ks+".posts_by_id",
+	code, out, errOut := run(t, "evolve", "plan", "--hosts", strings.Join(cassandratest.Hosts(t), ","), "--from", ks+".posts_by_id",
 		"--to", "../../examples/posts/testdata/evolve/posts_by_hashtag.cql", "--keep-from", "--copy-rate", "100", "--format", "json")
 	if code != ExitOK {
 		t.Fatalf("code %d: %s", code, errOut)
@@ -49,7 +49,7 @@ func TestEvolvePlanLive(t *testing.T) {
 	if math.Abs(p.Backfill.SourceRows-n) > n/10 || !strings.Contains(p.Backfill.RowsFrom, "system.size_estimates") {
 		t.Errorf("rows %v from %q: want about %d from system.size_estimates", p.Backfill.SourceRows, p.Backfill.RowsFrom, n)
 	}
-	if !strings.Contains(p.Backfill.Command, "--hosts "+strings.Join(casstest.Hosts(t), ",")+" -k "+ks+" ") {
+	if !strings.Contains(p.Backfill.Command, "--hosts "+strings.Join(cassandratest.Hosts(t), ",")+" -k "+ks+" ") {
 		t.Errorf("command %q does not name the cluster and keyspace", p.Backfill.Command)
 	}
 }
