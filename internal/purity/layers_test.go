@@ -107,7 +107,7 @@ var testLayers = map[string][]string{
 	"examples/likes":           {"bucket", "cql/denorm", "examples/internal/extest"},
 	"examples/magazines":       {"cql/denorm", "examples/internal/extest"},
 	"examples/orders":          {"cql/denorm", "examples/internal/extest"},
-	"examples/posts":           {"examples/internal/extest"},
+	"examples/posts":           {"evolve", "examples/internal/extest"}, // the evolve scenario plans the migration it adds
 	"examples/sensors":         {"bucket", "cql/denorm", "examples/internal/extest"},
 	"examples/trending":        {"examples/internal/extest", "sizing", "workload"},
 	"examples/viewing_history": {"bucket", "cql/denorm", "examples/internal/extest"},
