@@ -66,7 +66,7 @@ func (p *Plan) WriteText(w io.Writer) error {
 	if p.Backfill.Seconds > 0 {
 		fmt.Fprintf(b, "\nRows of %s: %s.\n", p.From, p.Backfill.RowsFrom)
 		if p.Backfill.FanoutFrom != "" {
-			fmt.Fprintf(b, "Rows of %s per row: %s.\n", p.To, p.Backfill.FanoutFrom)
+			fmt.Fprintf(b, "Rows of %s per row of %s: %s.\n", p.To, p.From, p.Backfill.FanoutFrom)
 		}
 		fmt.Fprintf(b, "Copy rate: %s.\n", p.Backfill.RateFrom)
 	}
