@@ -261,8 +261,15 @@ func New[E any](session *gocql.Session, schema *cql.Schema, opts Options, maps .
 // retired reports whether name is the old table of a transition at NewOnly, whose mapping
 // may outlive the table: the migration dropping it can ship before the code forgets it.
 func retired(name string, trs []Transition) bool {
+	bare := func(n string) string { return n[strings.LastIndexByte(n, '.')+1:] }
 	for _, tr := range trs {
-		if tr.Stage == NewOnly && tr.Old != "" && strings.EqualFold(tr.Old, name) {
+		if tr.Stage != NewOnly || tr.Old == "" {
+			continue
+		}
+		// keyspace.table on one side and table on the other name the same table here: the
+		// schema no longer has it to tell otherwise.
+		qualified := strings.Contains(tr.Old, ".") && strings.Contains(name, ".")
+		if strings.EqualFold(tr.Old, name) || !qualified && strings.EqualFold(bare(tr.Old), bare(name)) {
 			return true
 		}
 	}

@@ -185,6 +185,9 @@ func TestTransitionOldTableDropped(t *testing.T) {
 	if got := strings.Join(m.Tables(), " "); got != "app.posts_by_id app.posts_by_user app.posts_by_hashtag" {
 		t.Errorf("tables %s", got)
 	}
+	if _, err := New(nil, schema, Options{Transitions: []Transition{{Old: "app.user_posts_v1", New: "posts_by_user", Stage: NewOnly}}}, maps...); err != nil {
+		t.Errorf("the old table named keyspace.table, its mapping table: %v", err)
+	}
 	_, err = New(nil, schema, Options{Transitions: []Transition{{Old: "user_posts_v1", New: "posts_by_user", Stage: ReadNew}}}, maps...)
 	var se *SchemaError
 	if !errors.As(err, &se) || se.Table != "user_posts_v1" {
