@@ -21,7 +21,7 @@ type Derived struct {
 	Why string `json:"why,omitempty"`
 }
 
-// Rule renders the derive rule, COL=EXPR, as cqlsize backfill's --derive takes it.
+// Rule renders the derive rule, COL=EXPR, as derive.ParseRule reads it.
 func (d Derived) Rule() string { return d.Column + "=" + d.Expr }
 
 // NeedError is a key column of the new table that the old one does not have and no rule
@@ -30,12 +30,23 @@ type NeedError struct {
 	Pos    cql.Pos // where the new table declares the column
 	Table  string
 	Column string
-	Msg    string
+	Msg    string // why no rule fits
+	Want   string // the shape of the rule to give, such as shard=shard(COL, N)
 }
 
 func (e *NeedError) Error() string {
-	return fmt.Sprintf("%s: %s needs a --derive: %s", e.Pos, e.Column, e.Msg)
+	return fmt.Sprintf("%s: %s needs a derive rule: %s: give one such as %s", e.Pos, e.Column, e.Msg, e.Want)
 }
+
+// RuleError is a given rule that does not parse or does not fit the tables.
+type RuleError struct {
+	Rule string // as given
+	Err  error  // a *derive.Error
+}
+
+func (e *RuleError) Error() string { return fmt.Sprintf("rule %q: %v", e.Rule, e.Err) }
+
+func (e *RuleError) Unwrap() error { return e.Err }
 
 // bucketWidths are the derive functions that cut time into buckets, by the name a bucket
 // column carries (month, created_month, day_bucket...).
@@ -62,7 +73,7 @@ func Infer(src, dst *cql.Table, given []string) ([]Derived, *derive.Program, err
 	for _, text := range given {
 		r, err := derive.ParseRule(text)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--derive %q: %w", text, err)
+			return nil, nil, &RuleError{Rule: text, Err: err}
 		}
 		rules = append(rules, r)
 		named[r.Target] = true
@@ -92,7 +103,7 @@ func Infer(src, dst *cql.Table, given []string) ([]Derived, *derive.Program, err
 	if err != nil {
 		var de *derive.Error
 		if errors.As(err, &de) && de.Rule >= 0 && de.Rule < len(given) {
-			return nil, nil, fmt.Errorf("--derive %q: %w", given[de.Rule], err)
+			return nil, nil, &RuleError{Rule: given[de.Rule], Err: err}
 		}
 		return nil, nil, fmt.Errorf("fill %s from %s: %w", dst.QualifiedName(), src.QualifiedName(), err)
 	}
@@ -101,13 +112,13 @@ func Infer(src, dst *cql.Table, given []string) ([]Derived, *derive.Program, err
 
 // inferColumn finds the rule for one key column of dst that src lacks.
 func inferColumn(src, dst *cql.Table, c *cql.Column) (Derived, error) {
-	need := func(format string, args ...any) error {
-		return &NeedError{Pos: c.Pos, Table: dst.QualifiedName(), Column: c.Name, Msg: fmt.Sprintf(format, args...)}
+	need := func(want, format string, args ...any) error {
+		return &NeedError{Pos: c.Pos, Table: dst.QualifiedName(), Column: c.Name, Msg: fmt.Sprintf(format, args...), Want: c.Name + "=" + want}
 	}
 	words := strings.Split(c.Name, "_")
 	if slices.Contains(words, "shard") {
-		return Derived{}, need("a shard column holds bucket.Shard of a key over N shards, and N is yours to choose "+
-			"(estimate's SZ102 says how many a hot key needs): pass --derive %s=shard(COL, N) with COL a column of %s", c.Name, src.Name)
+		return Derived{}, need("shard(COL, N)", "a shard column holds bucket.Shard of a column of %s over N shards, and N is yours "+
+			"to choose (estimate's SZ102 says how many a hot key needs)", src.Name)
 	}
 	for _, f := range bucketWidths {
 		if !slices.Contains(words, f.String()) {
@@ -115,7 +126,7 @@ func inferColumn(src, dst *cql.Table, c *cql.Column) (Derived, error) {
 		}
 		from, err := timeSource(src, dst, f)
 		if err != nil {
-			return Derived{}, need("its name says a %s bucket, but %v: pass --derive %s=%s(COL)", f, err, c.Name, f)
+			return Derived{}, need(f.String()+"(COL)", "its name says a %s bucket, but %v", f, err)
 		}
 		return Derived{Column: c.Name, Expr: derive.Expr{Func: f, Column: from.Name}.String(),
 			Why: fmt.Sprintf("%s names a %s bucket; %s is %s's %s %s", c.Name, f, from.Name, src.Name, from.Type, role(dst, from.Name))}, nil
@@ -139,10 +150,10 @@ func inferColumn(src, dst *cql.Table, c *cql.Column) (Derived, error) {
 		return Derived{Column: c.Name, Expr: derive.Expr{Func: derive.Each, Column: s.Name}.String(),
 			Why: fmt.Sprintf("%s is a %s: one row per element, its %s in %s", s.Name, s.Type, c.Type, c.Name)}, nil
 	case 0:
-		return Derived{}, need("%s has no column %s, its name names no bucket (year, month, week, day, hour) "+
-			"and no set or list of %s fits it: pass --derive %s=EXPR", src.Name, c.Name, c.Type, c.Name)
+		return Derived{}, need("EXPR", "%s has no column %s, its name names no bucket (year, month, week, day, hour) "+
+			"and no set or list of %s fits it", src.Name, c.Name, c.Type)
 	}
-	return Derived{}, need("%s has several sets or lists of %s (%s): pass --derive %s=each(COL)", src.Name, c.Type, names(pick), c.Name)
+	return Derived{}, need("each(COL)", "%s has several sets or lists of %s (%s)", src.Name, c.Type, names(pick))
 }
 
 // timeSource picks the column of src a bucket of width f is cut from.

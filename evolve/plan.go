@@ -297,7 +297,7 @@ func steps(in Input, p *Plan) []Step {
 func backfillDo(b Backfill, from, to string) string {
 	s := fmt.Sprintf("copy the rows %s held before dual writes, each cell with its source write time and remaining TTL, so newer dual writes and deletes win", from)
 	if b.Seconds == 0 {
-		return s + fmt.Sprintf("; its duration is unknown: no row count of %s (pass --rows, a cluster, or a workload entry for it)", from)
+		return s + fmt.Sprintf("; its duration is unknown: no row count of %s (no cluster counted it, no workload entry gives it)", from)
 	}
 	return s + fmt.Sprintf("; %s rows of %s, %s rows of %s at %s rows/s: about %s",
 		sizing.FormatCount(b.SourceRows), from, sizing.FormatCount(b.TargetRows), to, sizing.FormatCount(b.RowsPerSecond), duration(b.Seconds))

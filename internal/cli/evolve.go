@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -118,7 +119,7 @@ func runEvolvePlan(env *Env, f *evolvePlanFlags) error {
 	}
 	plan, err := evolve.Build(*in)
 	if err != nil {
-		return InputErr(err)
+		return InputErr(deriveFlagErrors(err))
 	}
 	var out bytes.Buffer
 	if f.format == "json" {
@@ -195,6 +196,27 @@ func (f *evolvePlanFlags) input(env *Env) (*evolve.Input, error) {
 		}
 	}
 	return in, nil
+}
+
+// deriveFlagErrors says the plan's rule errors in the command's words: a given rule is the
+// --derive that gave it, a column needing a rule is told to pass one. Several are one line each.
+func deriveFlagErrors(err error) error {
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range joined.Unwrap() {
+			out = append(out, deriveFlagErrors(e))
+		}
+		return errors.Join(out...)
+	}
+	var need *evolve.NeedError
+	var rule *evolve.RuleError
+	switch {
+	case errors.As(err, &need):
+		return fmt.Errorf("%s: %s needs a --derive: %s: pass --derive %s", need.Pos, need.Column, need.Msg, need.Want)
+	case errors.As(err, &rule):
+		return fmt.Errorf("--derive %q: %w", rule.Rule, rule.Err)
+	}
+	return err
 }
 
 // loadSchema reads the schema from the files or the cluster; a cluster also counts the
