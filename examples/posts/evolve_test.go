@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -146,6 +148,19 @@ func TestEvolveAddHashtagTable(t *testing.T) {
 		sort.Strings(got)
 		if !slices.Equal(got, want[tag]) {
 			t.Errorf("#%s timeline: %d posts, the independent reader finds %d", tag, len(got), len(want[tag]))
+		}
+	}
+}
+
+// Before read-new a hashtag timeline is a 503 that says why, with nothing read (the store
+// here has no session at all).
+func TestHashtagTimelineNotServedOverHTTP(t *testing.T) {
+	for _, stage := range []denorm.Stage{denorm.OldOnly, denorm.DualWrite} {
+		st := evolveService(t, nil, "posts", stage)
+		rec := httptest.NewRecorder()
+		posts.Handler(st, nil).ServeHTTP(rec, httptest.NewRequest("GET", "/hashtags/go/posts", nil))
+		if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "not served yet") {
+			t.Errorf("%s: %d %s", stage, rec.Code, rec.Body)
 		}
 	}
 }
