@@ -96,18 +96,24 @@ func TestEvolveAddHashtagTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The service's writes count only while the backfill reads ranges (from its first
+	// progress with rows read until it returns), so the test knows the race happened. The
+	// backfill is rate-limited to spread its reads over a few seconds.
+	var reading atomic.Bool
 	stop := make(chan struct{})
-	churn := startChurn(t, v2, before, stop)
-	res, err := denorm.Backfill(ctx, s, prog, denorm.BackfillOptions{Workers: 2, Ranges: 64})
+	churn := startChurn(t, v2, before, stop, &reading)
+	res, err := denorm.Backfill(ctx, s, prog, denorm.BackfillOptions{Workers: 2, Ranges: 64, Rate: 400,
+		Progress: func(p denorm.BackfillProgress) { reading.Store(reading.Load() || p.Rows > 0) }})
+	reading.Store(false)
 	close(stop)
 	ops := churn()
 	if err != nil {
 		t.Fatalf("backfill: %v", err)
 	}
-	t.Logf("backfill: %d source rows, %d target rows in %.1fs; during it the service created %d, edited %d and deleted %d posts",
+	t.Logf("backfill: %d source rows, %d target rows in %.1fs; while it read, the service created %d, edited %d and deleted %d posts",
 		res.Rows, res.TargetRows, res.ElapsedSeconds, ops.created, ops.edited, ops.deleted)
 	if ops.edited == 0 || ops.deleted == 0 {
-		t.Fatalf("the service edited %d and deleted %d posts during the backfill: the copy ran too fast to test the race", ops.edited, ops.deleted)
+		t.Fatalf("the service edited %d and deleted %d posts while the backfill read: no race tested", ops.edited, ops.deleted)
 	}
 	vr, err := denorm.Verify(ctx, s, prog, denorm.VerifyOptions{Full: true})
 	if err != nil || !vr.OK() {
@@ -273,47 +279,53 @@ func randomPost(at time.Time) (*posts.Post, error) {
 type churnOps struct{ created, edited, deleted int64 }
 
 // startChurn has the service create new posts, change the hashtags of older ones and
-// delete others until stop closes; the returned function waits for it and says how much it did.
-func startChurn(t *testing.T, st *posts.Store, older []*posts.Post, stop chan struct{}) func() churnOps {
+// delete others, about 150 writes a second, until stop closes; the returned function waits
+// for it and says how much it did while reading was set. Each older post is edited or
+// deleted at most once; when they run out, it only creates.
+func startChurn(t *testing.T, st *posts.Store, older []*posts.Post, stop chan struct{}, reading *atomic.Bool) func() churnOps {
 	var ops churnOps
 	var wg sync.WaitGroup
 	var failed atomic.Value
 	ctx := context.Background()
 	order := rand.Perm(len(older))
 	var next atomic.Int64
+	count := func(n *int64) {
+		if reading.Load() {
+			atomic.AddInt64(n, 1)
+		}
+	}
 	for range 4 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			tick := time.NewTicker(25 * time.Millisecond)
+			defer tick.Stop()
 			for {
 				select {
 				case <-stop:
 					return
-				default:
+				case <-tick.C:
 				}
 				i := int(next.Add(1))
-				if i >= len(order) {
-					return
-				}
-				old := older[order[i]]
 				var err error
-				switch i % 3 {
-				case 0:
+				switch {
+				case i >= len(order) || i%3 == 0:
 					var p *posts.Post
 					if p, err = randomPost(time.Now()); err == nil {
 						err = st.Create(ctx, p)
-						atomic.AddInt64(&ops.created, 1)
+						count(&ops.created)
 					}
-				case 1: // a post's hashtags edited: one dropped, another added
+				case i%3 == 1: // a post's hashtags edited: one dropped, another added
+					old := older[order[i]]
 					edited := *old
 					edited.Hashtags = append(slices.Clone(old.Hashtags[min(1, len(old.Hashtags)):]), evolveTags[rand.N(len(evolveTags))])
 					if edited.Hashtags, err = posts.NormalizeHashtags(edited.Hashtags); err == nil {
 						_, err = st.Model.Update(ctx, old, &edited)
-						atomic.AddInt64(&ops.edited, 1)
+						count(&ops.edited)
 					}
-				case 2:
-					err = st.Delete(ctx, old.ID)
-					atomic.AddInt64(&ops.deleted, 1)
+				default:
+					err = st.Delete(ctx, older[order[i]].ID)
+					count(&ops.deleted)
 				}
 				if err != nil {
 					failed.Store(fmt.Errorf("service write during the backfill: %w", err))
