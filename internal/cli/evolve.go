@@ -52,7 +52,9 @@ shard) is a new table, filled while the service keeps running. evolve plan print
 there for one table: create the new table, deploy dual writes, backfill, verify, switch
 reads, drop the old table in a later migration.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		RunE: func(*cobra.Command, []string) error {
+			return Usagef("evolve needs a subcommand: plan")
+		},
 	}
 	cmd.AddCommand(newEvolvePlanCmd(env))
 	return cmd

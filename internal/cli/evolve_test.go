@@ -42,6 +42,9 @@ func TestEvolvePlanOffline(t *testing.T) {
 
 // Bad input is exit 2 with nothing on stdout, naming the flag or file:line:col.
 func TestEvolvePlanBadInput(t *testing.T) {
+	if code, _, errOut := run(t, "evolve"); code != ExitBadInput || !strings.Contains(errOut, "evolve needs a subcommand: plan") {
+		t.Errorf("evolve alone: %d %q", code, errOut)
+	}
 	dir := t.TempDir()
 	write := func(name, src string) string { return writeIn(t, dir, name, src) }
 	broken := write("broken.cql", "CREATE TABLE posts_by_hashtag (\n  hashtag text,\n  month text PRIMARY KEY (hashtag)\n")
@@ -53,6 +56,7 @@ func TestEvolvePlanBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"--to", hashtag, "--schema", schema}, "--from is required"},
+		{[]string{"--from", "posts.posts_by_id", "--to", hashtag, "--schema", schema, "--keep"}, "unknown flag: --keep"},
 		{[]string{"--from", "posts_by_id", "--to", hashtag, "--schema", schema}, `--from "posts_by_id": want keyspace.table`},
 		{[]string{"--from", "posts.nosuch", "--to", hashtag, "--schema", schema}, "--from posts.nosuch: no such table in " + schema},
 		{[]string{"--from", "posts.posts_by_id", "--schema", schema}, "--to is required"},
