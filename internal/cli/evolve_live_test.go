@@ -64,9 +64,9 @@ func TestEvolvePlanLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, command := range []string{p.Backfill.Command, p.Backfill.VerifyCommand} {
-		args := shellWords(t, command)
-		if args[0] != "cqlsize" {
-			t.Fatalf("command %q", command)
+		args, err := shellWords(command)
+		if err != nil || args[0] != "cqlsize" {
+			t.Fatalf("command %q: %v", command, err)
 		}
 		if code, _, errOut := run(t, args[1:]...); code != ExitOK {
 			t.Fatalf("%s: exit %d\n%s", command, code, errOut)
@@ -76,39 +76,4 @@ func TestEvolvePlanLive(t *testing.T) {
 	if err := s.Query("SELECT COUNT(*) FROM posts_by_hashtag").Scan(&copied); err != nil || copied != n {
 		t.Errorf("posts_by_hashtag holds %d rows after the plan's backfill (%v), want %d", copied, err, n)
 	}
-}
-
-// shellWords splits a command line as a POSIX shell does for the plan's quoting: words
-// separated by spaces, single quotes kept together, '\” a quote inside them.
-func shellWords(t *testing.T, line string) []string {
-	t.Helper()
-	var words []string
-	var cur strings.Builder
-	in, started := false, false
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case c == '\'':
-			in, started = !in, true
-		case c == '\\' && !in && i+1 < len(line):
-			i++
-			cur.WriteByte(line[i])
-		case c == ' ' && !in:
-			if started {
-				words = append(words, cur.String())
-				cur.Reset()
-				started = false
-			}
-		default:
-			cur.WriteByte(c)
-			started = true
-		}
-	}
-	if in {
-		t.Fatalf("unterminated quote in %q", line)
-	}
-	if started {
-		words = append(words, cur.String())
-	}
-	return words
 }
