@@ -32,6 +32,10 @@ type Post struct {
 
 // A post is stored once by id and once per hashtag, under the month of its id.
 func postModel(session *gocql.Session) (*denorm.Model[Post], error) {
+	return postModelWith(session, denorm.Options{})
+}
+
+func postModelWith(session *gocql.Session, opts denorm.Options) (*denorm.Model[Post], error) {
 	schema := cql.NewSchema()
 	if err := schema.ApplyFile("schema.cql", []byte(schemaCQL)); err != nil {
 		return nil, err
@@ -40,7 +44,7 @@ func postModel(session *gocql.Session) (*denorm.Model[Post], error) {
 	if err != nil {
 		return nil, err
 	}
-	return denorm.New(session, schema, denorm.Options{},
+	return denorm.New(session, schema, opts,
 		denorm.Map("posts_by_id", func(p *Post, out *denorm.Rows) error {
 			out.Add().Set("post_id", p.ID).Set("user_id", p.UserID).Set("content", p.Content)
 			return nil

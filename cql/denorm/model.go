@@ -77,6 +77,11 @@ type Options struct {
 	// SpeculativeReads). Zero: one attempt at a time (retries still follow the session's
 	// retry policy).
 	SpeculativeReadAfter time.Duration
+	// Transitions move access patterns from an old table to a new one (or add a new
+	// one): each Stage says which of the two mapped tables writes reach and which one
+	// readers use (Model.Reads, Choose), so a service goes from dual writes to reading the
+	// new table to dropping the old one by changing its configuration.
+	Transitions []Transition
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -179,7 +184,11 @@ type Model[E any] struct {
 	opts    Options
 	tables  []*table
 	maps    []Mapping[E]
-	source  int // index of the Source mapping, -1 without one
+	// sources are the indexes of the Source mappings: one, or the old and the new table of
+	// a transition, of which Load reads the one the stage reads.
+	sources []int
+	trans   []boundTransition
+	writes  []bool // per table: whether writes reach it at its transition's stage
 }
 
 // New builds a Model over the tables of schema, one Mapping per table. session may be nil
@@ -197,40 +206,89 @@ func New[E any](session *gocql.Session, schema *cql.Schema, opts Options, maps .
 	if len(maps) == 0 {
 		return nil, fmt.Errorf("new model: no table mapped")
 	}
-	// A copy: binding a MapStruct mapping replaces it, and maps may be the caller's slice.
-	m := &Model[E]{session: session, opts: opts, maps: slices.Clone(maps), source: -1}
+	m := &Model[E]{session: session, opts: opts}
 	seen := map[string]bool{}
-	for i, mp := range m.maps {
+	defs := map[*cql.Table]*table{}
+	for _, mp := range maps {
 		if mp.rows == nil && mp.bind == nil {
 			return nil, fmt.Errorf("new model: table %q: no row function", mp.table)
 		}
 		t, ok := schema.FindTable(mp.table)
 		if !ok {
+			if retired(mp.table, opts.Transitions) {
+				continue // dropped after its transition ended: nothing writes or reads it
+			}
 			return nil, &SchemaError{Table: mp.table, Msg: "not found in the schema (or ambiguous: qualify it as keyspace.table)"}
 		}
 		tb, err := newTable(t, schema, opts)
 		if err != nil {
 			return nil, err
 		}
-		if mp.bind != nil {
+		if mp.bind != nil { // a copy: maps may be the caller's slice
 			if mp, err = mp.bind(mp, tb); err != nil {
 				return nil, err
 			}
-			m.maps[i] = mp
 		}
 		if seen[tb.name] {
 			return nil, &SchemaError{Table: tb.name, Msg: "mapped twice: add all its rows in one mapping"}
 		}
 		seen[tb.name] = true
 		if mp.source != nil || mp.scan != nil {
-			if m.source >= 0 {
-				return nil, &SchemaError{Table: tb.name, Msg: "a second Source: only one table can be read back"}
-			}
-			m.source = i
+			m.sources = append(m.sources, len(m.maps))
 		}
+		defs[t] = tb
+		m.maps = append(m.maps, mp)
 		m.tables = append(m.tables, tb)
 	}
+	if len(m.tables) == 0 {
+		return nil, fmt.Errorf("new model: no table mapped")
+	}
+	find := func(name string) *table {
+		if t, ok := schema.FindTable(name); ok {
+			return defs[t]
+		}
+		return nil
+	}
+	if m.trans, m.writes, err = bindTransitions(opts.Transitions, m.tables, find); err != nil {
+		return nil, err
+	}
+	if err := m.checkSources(); err != nil {
+		return nil, err
+	}
 	return m, nil
+}
+
+// retired reports whether name is the old table of a transition at NewOnly, whose mapping
+// may outlive the table: the migration dropping it can ship before the code forgets it.
+func retired(name string, trs []Transition) bool {
+	bare := func(n string) string { return n[strings.LastIndexByte(n, '.')+1:] }
+	for _, tr := range trs {
+		if tr.Stage != NewOnly || tr.Old == "" {
+			continue
+		}
+		// keyspace.table on one side and table on the other name the same table here: the
+		// schema no longer has it to tell otherwise.
+		qualified := strings.Contains(tr.Old, ".") && strings.Contains(name, ".")
+		if strings.EqualFold(tr.Old, name) || !qualified && strings.EqualFold(bare(tr.Old), bare(name)) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkSources allows one Source, or two when they are the old and the new table of one
+// transition: Load then reads whichever the stage reads.
+func (m *Model[E]) checkSources() error {
+	if len(m.sources) < 2 {
+		return nil
+	}
+	a, b := m.tables[m.sources[0]], m.tables[m.sources[1]]
+	for _, tr := range m.trans {
+		if len(m.sources) == 2 && (tr.old == a && tr.new == b || tr.old == b && tr.new == a) {
+			return nil
+		}
+	}
+	return &SchemaError{Table: b.name, Msg: "a second Source: only one table can be read back (or the old and the new table of one transition)"}
 }
 
 func newTable(t *cql.Table, schema *cql.Schema, opts Options) (*table, error) {

@@ -124,6 +124,10 @@ func (m *Model[E]) collect(e *E, keysOnly bool) ([]tableRows, error) {
 	out := make([]tableRows, len(m.tables))
 	for i, mp := range m.maps {
 		t := m.tables[i]
+		if !m.writes[i] { // a transition's table its stage does not write
+			out[i] = tableRows{t: t}
+			continue
+		}
 		rs := Rows{t: t, vals: make([]any, 0, len(t.cols))}
 		if err := mp.rows(e, &rs); err != nil {
 			return nil, fmt.Errorf("map %s: %w", t.name, err)

@@ -349,20 +349,21 @@ func (m *Model[E]) execConcurrent(ctx context.Context, p *Plan) error {
 // Load reads an entity back from the Source table by its primary key (partition key then
 // clustering columns, in order). It returns ErrNotFound when there is no such row.
 func (m *Model[E]) Load(ctx context.Context, key ...any) (*E, error) {
-	if m.source < 0 {
-		return nil, errors.New("load: no mapping is marked as Source")
+	src, err := m.readSource()
+	if err != nil {
+		return nil, err
 	}
 	if m.session == nil {
 		return nil, errors.New("load: no session: this model only plans")
 	}
-	t := m.tables[m.source]
+	t := m.tables[src]
 	if len(key) != len(t.pk)+len(t.ck) {
 		return nil, fmt.Errorf("load from %s: %d key values, want %d (partition key, then clustering)", t.name, len(key), len(t.pk)+len(t.ck))
 	}
 	stmt, vals := t.selectKey, Values{}
 	var e *E
 	var dest []any
-	sc := m.maps[m.source].scan
+	sc := m.maps[src].scan
 	if sc != nil { // MapStruct's AsSource: the driver unmarshals into the fields themselves
 		e = new(E)
 		stmt, dest = sc.stmt, sc.dest(reflect.ValueOf(e).Elem())
@@ -370,7 +371,6 @@ func (m *Model[E]) Load(ctx context.Context, key ...any) (*E, error) {
 	// A read is idempotent: the driver may retry it on another replica, and send it a
 	// second time when Options.SpeculativeReadAfter passes without an answer.
 	var found bool
-	var err error
 	for resent := 0; ; resent++ {
 		q := m.session.Query(stmt, key...).WithContext(ctx).Consistency(m.opts.Consistency).Idempotent(true)
 		iter := readIter(q, m.opts.SpeculativeReadAfter)
@@ -394,11 +394,26 @@ func (m *Model[E]) Load(ctx context.Context, key ...any) (*E, error) {
 	if sc != nil {
 		return e, nil
 	}
-	e, err = m.maps[m.source].source(vals)
+	e, err = m.maps[src].source(vals)
 	if err != nil {
 		return nil, fmt.Errorf("load from %s: %w", t.name, err)
 	}
 	return e, nil
+}
+
+// readSource is the index of the Source mapping Load reads: the only one, or of a
+// transition's two the one its stage reads.
+func (m *Model[E]) readSource() (int, error) {
+	if len(m.sources) == 0 {
+		return 0, errors.New("load: no mapping is marked as Source")
+	}
+	for _, i := range m.sources {
+		if m.reads(m.tables[i]) {
+			return i, nil
+		}
+	}
+	t := m.tables[m.sources[0]]
+	return 0, fmt.Errorf("load: the Source %s is not read before its transition's %s stage", t.name, ReadNew)
 }
 
 // DeleteByKey loads the stored entity from the Source table and deletes every copy of it,

@@ -22,7 +22,7 @@ import (
 //	GET    /hashtags/{tag}/posts?limit=20&page=TOKEN -> {"posts": [...], "next": TOKEN}
 //
 // Bad input is a 400 with {"error": "..."} saying what to change, a missing post a 404,
-// a cluster that cannot answer a 503.
+// a cluster that cannot answer a 503, and so does a timeline not served yet (ErrNotServed).
 func Handler(st *Store, log *slog.Logger) http.Handler {
 	h := &handler{st: st, log: log}
 	mux := http.NewServeMux()
@@ -172,6 +172,9 @@ func (h *handler) fail(w http.ResponseWriter, err error) {
 		status = http.StatusBadRequest
 	case errors.Is(err, ErrNotFound):
 		status = http.StatusNotFound
+	case errors.Is(err, ErrNotServed):
+		h.reply(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
+		return
 	}
 	if status == http.StatusServiceUnavailable && h.log != nil {
 		h.log.Error("request failed", "err", err)

@@ -51,6 +51,15 @@ func (e *InputError) Error() string { return e.Msg }
 // ErrNotFound is a post that does not exist (or no longer does).
 var ErrNotFound = denorm.ErrNotFound
 
+// ErrNotServed is a timeline whose table is still being filled: the service writes it (a
+// transition at dual-write) but its configuration does not read it yet. The HTTP layer
+// answers 503.
+var ErrNotServed = errors.New("not served yet: its table is still being filled")
+
+// HashtagTable is the table of hashtag timelines, the one a service that started without
+// them adds in a transition (see NewStore).
+const HashtagTable = "posts_by_hashtag"
+
 // Store writes and reads posts.
 type Store struct {
 	Model     *denorm.Model[Post]
@@ -136,7 +145,10 @@ func scanPost(v denorm.Values) (*Post, error) {
 }
 
 // NewStore builds a store over the posts tables in keyspace. secret signs the timelines'
-// page tokens.
+// page tokens. opts.Transitions say which tables are being moved to or added: with
+// denorm.Transition{New: HashtagTable, Stage: stage} the store serves a service that had
+// no hashtag timelines, writing posts_by_hashtag from dual-write on and serving hashtag
+// timelines from read-new on; without one every table is written and read.
 func NewStore(session *gocql.Session, keyspace string, opts denorm.Options, secret []byte) (*Store, error) {
 	schema, err := Schema(keyspace)
 	if err != nil {
@@ -241,6 +253,9 @@ func (st *Store) HashtagTimeline(ctx context.Context, tag string, limit int, tok
 	tags, err := NormalizeHashtags([]string{tag})
 	if err != nil {
 		return nil, err
+	}
+	if !st.Model.Reads(HashtagTable) {
+		return nil, fmt.Errorf("hashtag timeline: %w", ErrNotServed)
 	}
 	return st.page(ctx, st.ByHashtag, tags[0], limit, token)
 }

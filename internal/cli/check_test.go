@@ -139,13 +139,7 @@ func TestCheckFailOn(t *testing.T) {
 
 func TestCheckBadInput(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, src string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, src string) string { return writeIn(t, dir, name, src) }
 	schema := filepath.Join(checkData, "schema.cql")
 	queries := filepath.Join(checkData, "queries.cql")
 	brokenQueries := write("broken.cql", "-- query: a\nSELECT * FROM users WHERE user_id = ?;\n\nSELECT * FROM users WHERE email = 'x' OR name = 'y';\n")

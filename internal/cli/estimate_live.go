@@ -19,10 +19,16 @@ import (
 // liveConfig returns the cluster to read, or nil when the estimate is offline. --hosts
 // names it; --live takes $CASSANDRA_HOSTS. Credentials come from the environment only.
 func (f *estimateFlags) liveConfig(env *Env) (*connect.Config, error) {
-	if f.hosts == "" && !f.live {
+	return liveReaderConfig(env, f.hosts, f.live, &f.tls)
+}
+
+// liveReaderConfig is the cluster a command that only reads the schema and system tables
+// talks to: --hosts, or $CASSANDRA_HOSTS with --live; nil when neither is given.
+func liveReaderConfig(env *Env, hosts string, live bool, t *tlsFlags) (*connect.Config, error) {
+	if hosts == "" && !live {
 		return nil, nil
 	}
-	cfg := readerConfig(env, f.hosts, "ONE", 20*time.Second, &f.tls)
+	cfg := readerConfig(env, hosts, "ONE", 20*time.Second, t)
 	if len(cfg.Hosts) == 0 {
 		return nil, Usagef("--live: no cluster: set $%s or pass --hosts", connect.EnvHosts)
 	}

@@ -102,6 +102,7 @@ Exit status, the same for every command:
 		newCheckCmd(env),
 		newDesignCmd(env),
 		newEstimateCmd(env),
+		newEvolveCmd(env),
 		newExplainCmd(env),
 		newMigrateCmd(env),
 		newProfileCmd(env),

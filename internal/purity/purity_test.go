@@ -9,7 +9,7 @@ import (
 // pure lists the packages the README's Layout section says import no driver.
 var pure = []string{
 	"bucket", "sizing", "sizing/disk", "workload", "tombstone", "severity", "finding", "codes",
-	"cql", "cql/options", "cql/bound", "cql/check", "cql/lint", "cql/derive", "design",
+	"cql", "cql/options", "cql/bound", "cql/check", "cql/lint", "cql/derive", "design", "evolve",
 }
 
 // drivers are the module paths a pure package must not reach, directly or through another.

@@ -6,6 +6,11 @@
 //
 //	postsvc -hosts 127.0.0.1 -keyspace posts -replication "{'class': 'SimpleStrategy', 'replication_factor': 1}"
 //
+// A deployment that starts without hashtag timelines and adds them later runs with
+// -hashtag-stage: old-only (posts_by_hashtag neither written nor read), dual-write (written,
+// while a backfill copies the older posts), read-new (served), new-only (the same, the end
+// of the transition). Left empty, every table is written and read.
+//
 // Page tokens are signed with POSTSVC_TOKEN_SECRET; without it a random secret is used and
 // tokens do not survive a restart.
 package main
@@ -49,6 +54,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	replication := fs.String("replication", "", "create the keyspace if missing with this replication map, e.g. {'class': 'SimpleStrategy', 'replication_factor': 1}")
 	consistency := fs.String("consistency", "LOCAL_QUORUM", "consistency of reads and writes")
 	listen := fs.String("listen", "127.0.0.1:8080", "address to serve HTTP on")
+	hashtagStage := fs.String("hashtag-stage", "", "posts_by_hashtag in a transition at this stage: old-only, dual-write, read-new or new-only (empty: no transition)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -56,6 +62,14 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
+	var transitions []denorm.Transition
+	if *hashtagStage != "" {
+		stage, err := denorm.ParseStage(*hashtagStage)
+		if err != nil {
+			return fmt.Errorf("-hashtag-stage: %w", err)
+		}
+		transitions = append(transitions, denorm.Transition{New: posts.HashtagTable, Stage: stage})
+	}
 
 	cfg := connect.Config{Hosts: connect.SplitHosts(*hosts), Source: "-hosts", Consistency: *consistency}.FromEnv()
 	cons, err := connect.ParseConsistency(*consistency)
@@ -93,7 +107,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		_, _ = rand.Read(secret)
 		log.Warn("POSTSVC_TOKEN_SECRET is not set: page tokens will not survive a restart")
 	}
-	store, err := posts.NewStore(session, *keyspace, denorm.Options{Consistency: cons, Logger: log}, secret)
+	store, err := posts.NewStore(session, *keyspace, denorm.Options{Consistency: cons, Logger: log, Transitions: transitions}, secret)
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 func TestBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"-nope"}, {"extra"}, {"-consistency", "SOME", "-hosts", "127.0.0.1"}} {
+	for _, args := range [][]string{{"-nope"}, {"extra"}, {"-consistency", "SOME", "-hosts", "127.0.0.1"}, {"-hashtag-stage", "dual", "-hosts", "127.0.0.1"}} {
 		var stderr bytes.Buffer
 		if err := run(context.Background(), args, &stderr); err == nil {
 			t.Errorf("%v: accepted", args)
