@@ -82,7 +82,10 @@ func (c *checkpoint) ensure(ctx context.Context, keyspace string) error {
 			if err == nil {
 				break
 			}
-			if time.Now().After(deadline) || ctx.Err() != nil {
+			var req gocql.RequestError
+			refused := errors.As(err, &req) && req.Code() == gocql.ErrCodeUnauthorized
+			// A role that may not read them is refused the same way for the whole wait.
+			if refused || time.Now().After(deadline) || ctx.Err() != nil {
 				return fmt.Errorf("query the bookkeeping tables: %w", err)
 			}
 			time.Sleep(200 * time.Millisecond)

@@ -105,7 +105,7 @@ func (r *run) readPart(ctx context.Context, part tokenscan.Range, wr *rowWriter,
 			if errors.Is(err, errWrite) {
 				return reached, err
 			}
-			return reached, fmt.Errorf("%w: %v", errWrite, err)
+			return reached, fmt.Errorf("%w: %w", errWrite, err)
 		}
 		if targets == 0 && len(r.b.p.Columns()) > 0 {
 			r.skipped.Add(1)
@@ -168,7 +168,7 @@ func (w *writeSet) send(stmts []statement) error {
 			if err := w.exec(s); err != nil {
 				w.mu.Lock()
 				if w.err == nil {
-					w.err = fmt.Errorf("%w: %s: %v", errWrite, s.cql, err)
+					w.err = fmt.Errorf("%w: %s: %w", errWrite, s.cql, err)
 				}
 				w.mu.Unlock()
 				return

@@ -69,8 +69,9 @@ each one's target rows exist with the same values and write times.
 Exit status: 0 done (or verified clean); 1 --verify found missing or different rows; 2 bad
 flags, an unknown table or column, a derive that does not fit the column types, a target
 key column neither in the source nor derived, the same table twice, or a checkpoint made
-with other rules: nothing is read; 3 cluster trouble or ranges left uncopied: run it again
-and it continues.`,
+with other rules: nothing is read; 2 also when the node refused a permission (the GRANT is
+printed; run it again once granted and it continues); 3 cluster trouble or ranges left
+uncopied: run it again and it continues.`,
 		Example: `  cqlsize backfill -k app --from posts --to posts_by_user --derive 'month=month(created_at)'
   cqlsize backfill -k app --from posts --to posts_by_hashtag --derive 'hashtag=each(hashtags)' --derive 'day=day(created_at)' --rate 5000/s
   cqlsize backfill -k app --from posts --to posts_by_user --derive 'month=month(created_at)' --split 2/3
@@ -234,6 +235,11 @@ func runBackfill(env *Env, f *backfillFlags) error {
 	}
 	var partial *denorm.BackfillError
 	if errors.As(err, &partial) {
+		if refusedByNode(err) {
+			// A permission the role lacks is refused again on every run: the role must change
+			// first; then the next run continues with the ranges left.
+			return &ExitError{Code: ExitBadInput, Err: fmt.Errorf("%w (once the role may, run it again: it continues with the ranges left)", err)}
+		}
 		return &ExitError{Code: ExitRetry, Err: fmt.Errorf("%w (run it again: it continues with the ranges left)", err)}
 	}
 	if err != nil {

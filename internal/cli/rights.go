@@ -6,8 +6,8 @@ import (
 )
 
 // Right is one permission a command needs on a cluster with authorization on, written as
-// the resource of the GRANT that gives it. {ks} stands for the target keyspace and {table}
-// for a table the command reads.
+// the resource of the GRANT that gives it. {ks} stands for the target keyspace, {table}
+// for a table the command reads and {target} for the table backfill writes.
 type Right struct {
 	Permission string // SELECT, MODIFY, CREATE, ALTER, DROP
 	Resource   string // as in GRANT ... ON <Resource>: "TABLE {ks}.cqlsize_migrations"
@@ -56,6 +56,14 @@ var commandRights = []CommandRights{
 	{Command: "migrate baseline", Rights: bookAndLock("read what was applied", "record the files as baseline")},
 	{Command: "migrate accept-checksum", Rights: bookAndLock("read the recorded checksum", "record the new checksum")},
 	{Command: "migrate repair", Rights: bookAndLock("read the recorded checksums", "record the new checksums")},
+	{Command: "backfill", Rights: []Right{
+		{Permission: "SELECT", Resource: "TABLE {ks}.{table}", Why: "read the source table (--from)"},
+		{Permission: "MODIFY", Resource: "TABLE {ks}.{target}", Why: "write the target table (--to)"},
+		{Permission: "SELECT", Resource: "TABLE {ks}.cqlsize_backfill", Why: "read the checkpoint"},
+		{Permission: "MODIFY", Resource: "TABLE {ks}.cqlsize_backfill", Why: "record each range copied"},
+		{Permission: "SELECT", Resource: "TABLE {ks}.cqlsize_backfill_lease", Why: "claim a range (a lightweight transaction reads it)"},
+		{Permission: "MODIFY", Resource: "TABLE {ks}.cqlsize_backfill_lease", Why: "claim, renew and release a range"},
+	}},
 	{Command: "profile", Rights: []Right{
 		{Permission: "SELECT", Resource: "TABLE {ks}.{table}", Why: "sample the rows (or SELECT ON KEYSPACE {ks} for every table)"},
 	}},
@@ -89,14 +97,9 @@ func rightsFor(command string) *CommandRights {
 	return nil
 }
 
-// Grant is the GRANT statement for r, for role and keyspace (and table for {table}).
-func (r Right) Grant(role, ks, table string) string {
-	return fmt.Sprintf("GRANT %s ON %s TO %s", r.Permission, r.On(ks, table), role)
-}
-
 // On is the resource with the placeholders filled in.
-func (r Right) On(ks, table string) string {
-	return strings.NewReplacer("{ks}", ks, "{table}", table).Replace(r.Resource)
+func (r Right) On(ks, table, target string) string {
+	return strings.NewReplacer("{ks}", ks, "{table}", table, "{target}", target).Replace(r.Resource)
 }
 
 // rightsMarkdown renders commandRights as the docs' table.
