@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// pure lists the packages the README's Layout section says import no driver.
+// pure lists the packages docs/layout.md says import no driver.
 var pure = []string{
 	"bucket", "sizing", "sizing/disk", "workload", "tombstone", "severity", "finding", "codes",
 	"cql", "cql/options", "cql/bound", "cql/check", "cql/lint", "cql/derive", "design", "evolve",
@@ -28,7 +28,7 @@ func TestPurePackagesImportNoDriver(t *testing.T) {
 		for _, dep := range strings.Fields(string(out)) {
 			for _, d := range drivers {
 				if dep == d || strings.HasPrefix(dep, d+"/") {
-					t.Errorf("%s imports %s (through its dependencies): the README promises it imports no driver", p, dep)
+					t.Errorf("%s imports %s (through its dependencies): docs/layout.md promises it imports no driver", p, dep)
 				}
 			}
 		}
