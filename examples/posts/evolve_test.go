@@ -279,9 +279,9 @@ func randomPost(at time.Time) (*posts.Post, error) {
 type churnOps struct{ created, edited, deleted int64 }
 
 // startChurn has the service create new posts, change the hashtags of older ones and
-// delete others, about 150 writes a second, until stop closes; the returned function waits
-// for it and says how much it did while reading was set. Each older post is edited or
-// deleted at most once; when they run out, it only creates.
+// delete others, about 150 writes a second while reading is set (the backfill reads
+// ranges), until stop closes; the returned function waits for it and says how much it did.
+// Each older post is edited or deleted at most once; when they run out, it only creates.
 func startChurn(t *testing.T, st *posts.Store, older []*posts.Post, stop chan struct{}, reading *atomic.Bool) func() churnOps {
 	var ops churnOps
 	var wg sync.WaitGroup
@@ -289,11 +289,7 @@ func startChurn(t *testing.T, st *posts.Store, older []*posts.Post, stop chan st
 	ctx := context.Background()
 	order := rand.Perm(len(older))
 	var next atomic.Int64
-	count := func(n *int64) {
-		if reading.Load() {
-			atomic.AddInt64(n, 1)
-		}
-	}
+	count := func(n *int64) { atomic.AddInt64(n, 1) }
 	for range 4 {
 		wg.Add(1)
 		go func() {
@@ -305,6 +301,9 @@ func startChurn(t *testing.T, st *posts.Store, older []*posts.Post, stop chan st
 				case <-stop:
 					return
 				case <-tick.C:
+				}
+				if !reading.Load() {
+					continue // the older posts are kept for while the backfill reads them
 				}
 				i := int(next.Add(1))
 				var err error
