@@ -131,8 +131,11 @@ func runTLSCase(t *testing.T, c tlsCtx, sc commandScenario, tc tlsCase) {
 		}
 		return
 	}
-	dir := migDir(t, rightsFiles)
-	code, out, errOut := runAuth(t, env, append(sc.args("tls_nowhere", dir), flags...)...)
+	folder := rightsFiles
+	if sc.folder != nil {
+		folder = sc.folder
+	}
+	code, out, errOut := runAuth(t, env, append(sc.args("tls_nowhere", migDir(t, folder)), flags...)...)
 	want := tc.want(c)
 	bad := code != ExitBadInput || out != ""
 	for _, w := range want {
