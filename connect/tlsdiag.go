@@ -132,7 +132,14 @@ func diagnoseTLS(ctx context.Context, c Config, err error) *TLSTrouble {
 	if kind == NodeNotTLS || kind == ClientCertRequired || kind == ClientCertRejected {
 		return t
 	}
-	cert := peekCertificate(ctx, t.Host)
+	// The first contact point that shows a certificate: the first may be the one down.
+	var cert *x509.Certificate
+	for _, hp := range c.hostPorts() {
+		if cert = peekCertificate(ctx, hp); cert != nil {
+			t.Host = hp
+			break
+		}
+	}
 	if cert == nil {
 		if kind == NodeWantsTLS {
 			return nil
@@ -175,18 +182,27 @@ func (c Config) tlsOn() bool {
 
 // firstHostPort is the first contact point with its port.
 func (c Config) firstHostPort() string {
-	if len(c.Hosts) == 0 {
-		return ""
+	if hp := c.hostPorts(); len(hp) > 0 {
+		return hp[0]
 	}
-	h := c.Hosts[0]
-	if _, _, err := net.SplitHostPort(h); err == nil {
-		return h
-	}
+	return ""
+}
+
+// hostPorts are the contact points, each with its port.
+func (c Config) hostPorts() []string {
 	port := c.Port
 	if port == 0 {
 		port = 9042
 	}
-	return net.JoinHostPort(h, strconv.Itoa(port))
+	var out []string
+	for _, h := range c.Hosts {
+		if _, _, err := net.SplitHostPort(h); err == nil {
+			out = append(out, h)
+		} else {
+			out = append(out, net.JoinHostPort(h, strconv.Itoa(port)))
+		}
+	}
+	return out
 }
 
 // AsTLSTrouble returns the TLS trouble behind err, if a connection failed for a TLS reason.

@@ -64,6 +64,7 @@ var commandRights = []CommandRights{
 		{Permission: "SELECT", Resource: "TABLE {ks}.cqlsize_backfill_lease", Why: "claim a range (a lightweight transaction reads it)"},
 		{Permission: "MODIFY", Resource: "TABLE {ks}.cqlsize_backfill_lease", Why: "claim, renew and release a range"},
 	}},
+	{Command: "evolve plan --live", Also: "nothing beyond logging in: it reads system_schema, system.local, system.peers_v2 and system.size_estimates, which every role may read"},
 	{Command: "profile", Rights: []Right{
 		{Permission: "SELECT", Resource: "TABLE {ks}.{table}", Why: "sample the rows (or SELECT ON KEYSPACE {ks} for every table)"},
 	}},
@@ -118,7 +119,10 @@ func rightsMarkdown() string {
 			}
 			fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %s |\n", cmd, r.Permission, r.Resource, r.Why, without)
 		}
-		if c.Also != "" {
+		switch {
+		case len(c.Rights) == 0:
+			fmt.Fprintf(&b, "| `cqlsize %s` | none | | %s | |\n", c.Command, c.Also)
+		case c.Also != "":
 			fmt.Fprintf(&b, "| | | | %s | |\n", c.Also)
 		}
 	}

@@ -132,6 +132,14 @@ var commandScenarios = map[string]commandScenario{
 		formats:    []string{"json"},
 		passed:     func(code int, out, _ string) bool { return code == ExitOK && strings.Contains(out, "50") },
 	},
+	"evolve plan --live": {
+		args: func(ks, dir string) []string {
+			return []string{"evolve", "plan", "--live", "--from", ks + ".events", "--to", dir + "/events_by_seq.cql"}
+		},
+		folder:  map[string]string{"events_by_seq.cql": "CREATE TABLE events_by_seq (seq int, id int, body text, PRIMARY KEY (seq, id));\n"},
+		formats: []string{"json"},
+		passed:  func(code int, out, _ string) bool { return code == ExitOK && strings.Contains(out, "backfill") },
+	},
 	"profile": {
 		formats: []string{"workload", "text", "markdown", "html"},
 		args: func(ks, _ string) []string {

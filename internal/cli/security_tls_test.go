@@ -63,6 +63,12 @@ var tlsCases = []tlsCase{
 		want: func(c tlsCtx) []string {
 			return []string{"takes TLS connections only", "issued by CN=cqlsize test CA tls", "hint: pass --tls-ca"}
 		}},
+	{name: "plain_client_TLS_node_first_host_down",
+		hosts: func(c tlsCtx) string { return "127.0.3.9," + c.server.Hosts[0] },
+		flags: func(tlsCtx) []string { return nil },
+		want: func(c tlsCtx) []string {
+			return []string{"the node at " + c.server.Hosts[0] + ":9042 takes TLS connections only", "hint: pass --tls-ca"}
+		}},
 	{name: "TLS_client_plain_node",
 		hosts: func(c tlsCtx) string { return c.plain },
 		flags: func(c tlsCtx) []string { return caFlags(c.server) },
@@ -125,8 +131,11 @@ func runTLSCase(t *testing.T, c tlsCtx, sc commandScenario, tc tlsCase) {
 		}
 		return
 	}
-	dir := migDir(t, rightsFiles)
-	code, out, errOut := runAuth(t, env, append(sc.args("tls_nowhere", dir), flags...)...)
+	folder := rightsFiles
+	if sc.folder != nil {
+		folder = sc.folder
+	}
+	code, out, errOut := runAuth(t, env, append(sc.args("tls_nowhere", migDir(t, folder)), flags...)...)
 	want := tc.want(c)
 	bad := code != ExitBadInput || out != ""
 	for _, w := range want {
