@@ -169,3 +169,33 @@ func TestMigrationCreatesTheEntitiesKeyspace(t *testing.T) {
 		t.Errorf("the migration does not apply to an empty schema: %v", err)
 	}
 }
+
+// TestMigrationCreatesTheTypesItsTablesUse: a query table that copies a UDT column (here a
+// list of a type whose field is another type) needs the types in a fresh keyspace; the
+// migration creates each one, the inner before the outer, and applies to an empty schema.
+func TestMigrationCreatesTheTypesItsTablesUse(t *testing.T) {
+	src := "CREATE KEYSPACE fleet WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};\n" +
+		"CREATE TYPE fleet.geo (lat double, lon double);\n" +
+		"CREATE TYPE fleet.addr (city text, at frozen<geo>);\n" +
+		"CREATE TYPE fleet.unused (x int);\n" +
+		"CREATE TABLE fleet.devices (device_id uuid PRIMARY KEY, model text, past frozen<list<frozen<addr>>>);"
+	schema, err := parseSchema("entities.cql", src, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := cql.Parse("q.cql", []byte("SELECT device_id, past FROM fleet.devices WHERE model = ?"))
+	d, err := design.Run(design.Input{Schema: schema, Queries: []design.Query{{Name: "q", Stmt: st.(*cql.Select)}},
+		Volumes: &design.Volumes{File: "w.yaml", Entities: []*design.Entity{{Name: "fleet.devices", Rows: rate("100/day"), Retention: workload.Year,
+			Columns: map[string]design.ColumnVolume{"model": {Distinct: 50}}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := d.Migration(schema)
+	if _, err := parseSchema("0001_design.cql", m, ""); err != nil {
+		t.Fatalf("the migration does not apply to an empty schema: %v\n%s", err, m)
+	}
+	geo, addr := strings.Index(m, "CREATE TYPE IF NOT EXISTS fleet.geo"), strings.Index(m, "CREATE TYPE IF NOT EXISTS fleet.addr")
+	if geo < 0 || addr < geo || strings.Contains(m, "unused") {
+		t.Errorf("want geo then addr, and no unused type:\n%s", m)
+	}
+}

@@ -101,6 +101,9 @@ func (d *Design) Migration(schema *cql.Schema) string {
 			fmt.Fprintf(&b, "\nCREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s%s;\n", cql.QuoteName(ks), mapText(repl), durable)
 		}
 	}
+	for _, u := range usedTypes(d.Tables, schema) {
+		fmt.Fprintf(&b, "\n-- %s is a type the tables below use (from the entities).\n%s;\n", u.Name, createType(u))
+	}
 	for _, t := range d.Tables {
 		b.WriteString("\n")
 		fmt.Fprintf(&b, "-- %s serves %s.\n", t.Table.Name, strings.Join(t.Queries, ", "))
@@ -116,6 +119,55 @@ func (d *Design) Migration(schema *cql.Schema) string {
 		b.WriteString(CreateTable(t.Table, true) + ";\n")
 	}
 	return b.String()
+}
+
+// usedTypes lists the user-defined types the tables' columns use, each after the types its
+// own fields use, so the migration creates them in an order the node accepts: a table of a
+// frozen<addr> column in a fresh keyspace fails unless addr is created first.
+func usedTypes(tables []*Table, schema *cql.Schema) []*cql.UserType {
+	var out []*cql.UserType
+	seen := map[string]bool{}
+	var visit func(ks string, t cql.Type)
+	visit = func(ks string, t cql.Type) {
+		for _, p := range t.Params {
+			visit(ks, p)
+		}
+		if t.Kind != cql.UDT {
+			return
+		}
+		if t.Keyspace != "" {
+			ks = t.Keyspace
+		}
+		k := schema.Keyspaces[ks]
+		if k == nil || k.Types[t.Name] == nil || seen[ks+"."+t.Name] {
+			return
+		}
+		seen[ks+"."+t.Name] = true
+		u := k.Types[t.Name]
+		for _, f := range u.Fields {
+			visit(ks, f.Type)
+		}
+		out = append(out, u)
+	}
+	for _, t := range tables {
+		for _, c := range t.Table.Columns {
+			visit(t.Table.Keyspace, c.Type)
+		}
+	}
+	return out
+}
+
+// createType renders u as CREATE TYPE IF NOT EXISTS keyspace.name.
+func createType(u *cql.UserType) string {
+	fields := make([]string, len(u.Fields))
+	for i, f := range u.Fields {
+		fields[i] = "    " + cql.QuoteName(f.Name) + " " + f.Type.String()
+	}
+	name := cql.QuoteName(u.Name)
+	if u.Keyspace != "" {
+		name = cql.QuoteName(u.Keyspace) + "." + name
+	}
+	return "CREATE TYPE IF NOT EXISTS " + name + " (\n" + strings.Join(fields, ",\n") + "\n)"
 }
 
 // comment wraps text as -- lines of at most about 100 characters.

@@ -127,6 +127,11 @@ func checkVolumes(schema *cql.Schema, v *Volumes) []error {
 			}
 			n, what := total, "rows"
 			if c.Type.IsCollection() {
+				if ev.Items[col].Count <= 0 {
+					// Elements per row not given: nothing to weigh distinct against here; a
+					// table keyed by the elements asks for items: when it is sized.
+					continue
+				}
 				n *= ev.Items[col].Count
 				what = "elements"
 			}

@@ -80,6 +80,8 @@ func TestDesignBadInput(t *testing.T) {
 		{"a full-text match", "-- query: q1\nSELECT * FROM orders WHERE note LIKE ?;\n", good, "queries.cql:2:28: query q1: note LIKE ?: LIKE is a text match"},
 		{"two ranges", "-- query: q1\nSELECT * FROM orders WHERE customer_id = ? AND created_at > ? AND note > ?;\n", good, "queries.cql:2:67: query q1: note > ?: ranges on created_at and note"},
 		{"no volume decides the key", "-- query: q1\nSELECT * FROM orders WHERE note = ?;\n", good, "workload.yaml:7:7: workload: orders: columns: note: {distinct: N} is needed"},
+		{"a collection's distinct without its elements per row", "-- query: q1\nSELECT * FROM orders WHERE tags CONTAINS ?;\n", good + "      tags: {distinct: 100}\n",
+			"workload: orders: items: tags: is needed (elements per row)"},
 		{"an entity without a volume", "-- query: q1\nSELECT * FROM orders WHERE customer_id = ?;\n", "version: 1\ntables:\n  other:\n    rows: 1/day\n    retention: 1y\n",
 			"workload.yaml:3:3: workload: other: no entity table of that name"},
 	} {
