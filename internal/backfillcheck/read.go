@@ -40,6 +40,7 @@ type SourceRow struct {
 type ReadOptions struct {
 	Consistency gocql.Consistency
 	Pieces      int // token ranges read in parallel; 16 when 0
+	Ranges      int // the ring is read in this many ranges of equal width; 4 x Pieces when 0
 	PageSize    int // 2000 when 0
 }
 
@@ -79,7 +80,7 @@ func SplitRing(n int) []TokenRange {
 // the same time: row guards what it shares. A page that times out
 // is asked again, up to 5 times: a loaded node now and then misses the range timeout.
 func scan(ctx context.Context, s *gocql.Session, query string, opts ReadOptions, dest func() []any, row func(d []any, readAt time.Time) error) error {
-	ranges := SplitRing(opts.pieces() * 4)
+	ranges := SplitRing(orInt(opts.Ranges, opts.pieces()*4))
 	jobs := make(chan TokenRange)
 	var (
 		mu   sync.Mutex
