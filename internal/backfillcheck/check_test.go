@@ -80,7 +80,7 @@ func setup(t *testing.T, rows int) (*gocql.Session, string, []backfillcheck.Post
 	return s, ks, posts
 }
 
-func check(t *testing.T, s *gocql.Session, slack time.Duration) (month, tagDay backfillcheck.Report) {
+func check(t *testing.T, s *gocql.Session, slack time.Duration) (month, tagDay backfillcheck.Report, fm, ft map[string]backfillcheck.Row) {
 	t.Helper()
 	ctx := context.Background()
 	opts := backfillcheck.ReadOptions{Consistency: gocql.One}
@@ -89,14 +89,14 @@ func check(t *testing.T, s *gocql.Session, slack time.Duration) (month, tagDay b
 	if err != nil {
 		t.Fatal(err)
 	}
-	fm, err := backfillcheck.ReadMonth(ctx, s, tb.Month, opts)
+	fm, err = backfillcheck.ReadMonth(ctx, s, tb.Month, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ft, err := backfillcheck.ReadTagDay(ctx, s, tb.TagDay, opts)
+	ft, err = backfillcheck.ReadTagDay(ctx, s, tb.TagDay, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return backfillcheck.Compare(tb.Month, backfillcheck.ExpectMonth(src), fm, slack),
-		backfillcheck.Compare(tb.TagDay, backfillcheck.ExpectTagDay(src), ft, slack)
+		backfillcheck.Compare(tb.TagDay, backfillcheck.ExpectTagDay(src), ft, slack), fm, ft
 }

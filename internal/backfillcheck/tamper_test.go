@@ -8,12 +8,13 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/internal/backfillcheck"
+	"github.com/cqlsize/cqlsize/internal/casstest"
 )
 
 // The reference copy is right by the checker, a mutator's dual writes keep it right, and
 // each way a copy goes wrong is counted once where it was made: the checker can fail.
 func TestCheckerCatchesBadCopies(t *testing.T) {
-	s, _, posts := setup(t, 3000)
+	s, ks, posts := setup(t, 3000)
 	ctx := context.Background()
 	tb := backfillcheck.DefaultTables
 	start := time.Now()
@@ -32,7 +33,8 @@ func TestCheckerCatchesBadCopies(t *testing.T) {
 	if stats.Errors > 0 || stats.Inserts == 0 || stats.Edits == 0 || stats.Retags == 0 || stats.Deletes == 0 || stats.Unlikes == 0 {
 		t.Fatalf("mutator: %s (first error %v)", stats, stats.FirstErr)
 	}
-	month, tagDay := check(t, s, slack)
+	month, tagDay, fm, ft := check(t, s, slack)
+	pythonAgrees(t, casstest.Hosts(t), ks, tb, fm, ft, 200)
 	for _, r := range []backfillcheck.Report{month, tagDay} {
 		t.Log(r)
 		if !r.OK() || r.TTLCells == 0 || r.Expected < 3000 {
@@ -96,7 +98,7 @@ func TestCheckerCatchesBadCopies(t *testing.T) {
 	exec("INSERT INTO "+tb.TagDay+" (hashtag, day, created_at, user_id, post_id, content) VALUES (?, ?, ?, ?, ?, ?)",
 		moved.Hashtags[0], backfillcheck.Day(moved.CreatedAt).AddDate(0, 0, 1), moved.CreatedAt, moved.UserID, moved.PostID, *moved.Content)
 
-	month, tagDay = check(t, s, slack)
+	month, tagDay, _, _ = check(t, s, slack)
 	t.Log(month)
 	t.Log(tagDay)
 	if month.Missing != 3 || month.Extra != 1 || month.Values != 1 || month.Writes != 1 || month.TTLs != 1 {
