@@ -12,14 +12,25 @@ import (
 	"github.com/cqlsize/cqlsize/internal/casstest"
 )
 
-// heavySpec is the tombstone-heavy range the tests provoke: 30 users in 1/256 of the ring,
-// 5,000 dead rows each (10,000 cell tombstones, a tenth of the failure threshold), so a
-// read of the whole range passes 300,000 tombstones and fails, and a read of a quarter
-// of it passes. 20 live posts a user are what the copy must still find.
+// heavySpec is the tombstone-heavy range the tests provoke: 30 users within 1/2048 of the
+// ring, all inside one of 256 equal ranges (the unit a ring walk starts from), 5,000 dead
+// rows each (10,000 cell tombstones, a tenth of the node's failure threshold). A read of
+// that 1/256 of the ring passes 300,000 tombstones and fails; reads of ranges holding a
+// few users each pass. 20 live posts a user are what the copy must still find.
 func heavySpec() backfillcheck.Heavy {
-	start := int64(math.MaxInt64 / 4)
-	return backfillcheck.Heavy{Range: backfillcheck.TokenRange{Start: start, End: start + 1<<56}, Users: 30, DeadRows: 5000, LiveRows: 20,
+	start := int64(math.MinInt64) + 100<<56 + 1<<54
+	return backfillcheck.Heavy{Range: backfillcheck.TokenRange{Start: start, End: start + 1<<53}, Users: 30, DeadRows: 5000, LiveRows: 20,
 		Consistency: gocql.One, Seed: 11}
+}
+
+// enclosing is the 1/256 of the ring that holds h.Range.
+func enclosing(h backfillcheck.Heavy) backfillcheck.TokenRange {
+	for _, r := range backfillcheck.SplitRing(256) {
+		if h.Range.Start >= r.Start && h.Range.End <= r.End {
+			return r
+		}
+	}
+	panic("the heavy range straddles two of 256 ranges")
 }
 
 func TestUUIDTokenIsTheNodes(t *testing.T) {
@@ -43,8 +54,9 @@ func TestUUIDTokenIsTheNodes(t *testing.T) {
 	}
 }
 
-// The provoked range is heavy enough: a plain paged read of it fails on the node, a read of
-// each partition alone passes, and the node puts every user in the range.
+// The provoked range is heavy enough: a plain paged read of the 1/256 of the ring that holds
+// it fails on the node, reads of a sixteenth of it and of each partition alone pass, and the
+// node puts every user in the range.
 func TestHeavyRangeFailsAPlainRead(t *testing.T) {
 	s, _ := casstest.Keyspace(t)
 	ctx := context.Background()
@@ -75,7 +87,8 @@ func TestHeavyRangeFailsAPlainRead(t *testing.T) {
 	}
 	start = time.Now()
 	var n int
-	iter := s.Query("SELECT user_id FROM posts WHERE token(user_id) > ? AND token(user_id) <= ?", h.Range.Start, h.Range.End).PageSize(1000).Iter()
+	e := enclosing(h)
+	iter := s.Query("SELECT user_id FROM posts WHERE token(user_id) > ? AND token(user_id) <= ?", e.Start, e.End).PageSize(500).Iter()
 	for iter.Scan(new(gocql.UUID)) {
 		n++
 	}
@@ -84,16 +97,18 @@ func TestHeavyRangeFailsAPlainRead(t *testing.T) {
 	if err == nil {
 		t.Fatalf("a plain read of the heavy range passed (%d rows): the test provokes nothing", n)
 	}
-	q := (h.Range.End - h.Range.Start) / 4
+	q := (h.Range.End - h.Range.Start) / 16
 	n = 0
-	for i := int64(0); i < 4; i++ {
+	for i := int64(0); i < 16; i++ {
 		iter := s.Query("SELECT user_id FROM posts WHERE token(user_id) > ? AND token(user_id) <= ?", h.Range.Start+i*q, h.Range.Start+(i+1)*q).PageSize(1000).Iter()
 		for iter.Scan(new(gocql.UUID)) {
 			n++
 		}
 		if err := iter.Close(); err != nil {
-			t.Logf("quarter %d: %v", i, err)
+			t.Errorf("sixteenth %d: %v", i, err)
 		}
 	}
-	t.Logf("the range read in quarters: %d rows", n)
+	if n != h.Users*h.LiveRows {
+		t.Errorf("the range read in sixteenths: %d rows, want %d", n, h.Users*h.LiveRows)
+	}
 }

@@ -113,8 +113,9 @@ func TestBackfillSplitsATombstoneHeavyRange(t *testing.T) {
 	if _, err := backfillcheck.HeavyRange(ctx, s, tb.Source, h); err != nil {
 		t.Fatal(err)
 	}
-	// The provocation holds: a plain paged read of the range fails.
-	iter := s.Query("SELECT user_id FROM posts WHERE token(user_id) > ? AND token(user_id) <= ?", h.Range.Start, h.Range.End).PageSize(1000).Iter()
+	// The provocation holds: a plain paged read of the 1/256 of the ring holding it fails.
+	e := enclosing(h)
+	iter := s.Query("SELECT user_id FROM posts WHERE token(user_id) > ? AND token(user_id) <= ?", e.Start, e.End).PageSize(500).Iter()
 	for iter.Scan(new(gocql.UUID)) {
 	}
 	if err := iter.Close(); err == nil {
@@ -127,7 +128,7 @@ func TestBackfillSplitsATombstoneHeavyRange(t *testing.T) {
 		t.Fatalf("%v", p)
 	}
 	t.Logf("%v", p)
-	src, err := backfillcheck.ReadSource(ctx, s, tb.Source, backfillcheck.ReadOptions{Consistency: gocql.One, Ranges: 4096})
+	src, err := backfillcheck.ReadSource(ctx, s, tb.Source, backfillcheck.ReadOptions{Consistency: gocql.One, Ranges: 1 << 16})
 	if err != nil {
 		t.Fatal(err)
 	}
