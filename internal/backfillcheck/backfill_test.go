@@ -8,8 +8,8 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/internal/backfillcheck"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 )
 
 // The derive rules of the two targets, as a user writes them.
@@ -70,8 +70,8 @@ func checkAll(t *testing.T, s *gocql.Session, tb backfillcheck.Tables, cons gocq
 // mid-copy and rerun; then every row of both targets is compared with the source.
 func TestBackfillUnderDualWritesKilledAndRerun(t *testing.T) {
 	rows := envInt(t, "CQLSIZE_BACKFILL_ROWS", 200_000)
-	s, ks := casstest.Keyspace(t)
-	hosts := casstest.Hosts(t)
+	s, ks := cassandratest.Keyspace(t)
+	hosts := cassandratest.Hosts(t)
 	ctx := context.Background()
 	tb := backfillcheck.DefaultTables
 	if err := tb.Create(ctx, s); err != nil {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/internal/backfillcheck"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 )
 
 // The checker must not share code with what it judges: it may import the standard library
@@ -68,7 +68,7 @@ func TestSplitRing(t *testing.T) {
 // setup creates the three tables in a keyspace of the test's own and writes rows.
 func setup(t *testing.T, rows int) (*gocql.Session, string, []backfillcheck.Post) {
 	t.Helper()
-	s, ks := casstest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	ctx := context.Background()
 	if err := backfillcheck.DefaultTables.Create(ctx, s); err != nil {
 		t.Fatal(err)

@@ -7,11 +7,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,50 +16,17 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/internal/backfillcheck"
-)
-
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-	binDir    string
+	"github.com/cqlsize/cqlsize/internal/cqlsizebin"
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	cqlsizebin.Cleanup()
 	os.Exit(code)
 }
 
-// moduleRoot is the repository root, found from this file's location.
-func moduleRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
-}
-
-// cqlsize builds the command from this module once per test binary: the backfill runs as a
-// real process, so that a SIGKILL is a crash and not a cancelled context.
-func cqlsize(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "backfillcheck-bin-")
-		if buildErr != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "cqlsize")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/cqlsize")
-		cmd.Dir = moduleRoot()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/cqlsize: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
-}
+// cqlsize is the command built from this module: the backfill runs as a real process.
+func cqlsize(t *testing.T) string { return cqlsizebin.Path(t) }
 
 // proc is a cqlsize process the test started.
 type proc struct {
@@ -97,7 +61,7 @@ func start(t *testing.T, name string, args ...string) *proc {
 				close(p.done)
 				return
 			case <-tick.C:
-				if kb := vmHWM(p.cmd.Process.Pid); kb > p.peakKB {
+				if kb := backfillcheck.PeakRSS(p.cmd.Process.Pid); kb > p.peakKB {
 					p.peakKB = kb
 				}
 			}
@@ -126,21 +90,6 @@ func exitCode(err error) int {
 		return ee.ExitCode()
 	}
 	return -1
-}
-
-// vmHWM is the peak resident set of process pid in kB, from /proc (0 once it has exited).
-func vmHWM(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			return n
-		}
-	}
-	return 0
 }
 
 // wait waits up to timeout for p to exit and returns its exit status.

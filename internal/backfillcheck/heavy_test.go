@@ -8,8 +8,8 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/internal/backfillcheck"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 )
 
 // heavySpec is the tombstone-heavy range the tests provoke: 30 users within 1/2048 of the
@@ -34,7 +34,7 @@ func enclosing(h backfillcheck.Heavy) backfillcheck.TokenRange {
 }
 
 func TestUUIDTokenIsTheNodes(t *testing.T) {
-	s, _ := casstest.Keyspace(t)
+	s, _ := cassandratest.Keyspace(t)
 	tb := backfillcheck.Tables{Source: "posts"}
 	if err := tb.Create(context.Background(), s); err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func TestUUIDTokenIsTheNodes(t *testing.T) {
 // it fails on the node, reads of a sixteenth of it and of each partition alone pass, and the
 // node puts every user in the range.
 func TestHeavyRangeFailsAPlainRead(t *testing.T) {
-	s, _ := casstest.Keyspace(t)
+	s, _ := cassandratest.Keyspace(t)
 	ctx := context.Background()
 	tb := backfillcheck.Tables{Source: "posts"}
 	if err := tb.Create(ctx, s); err != nil {

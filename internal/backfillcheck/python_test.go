@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/internal/backfillcheck"
 )
 
@@ -20,7 +20,7 @@ import (
 // backfill uses.
 func pythonAgrees(t *testing.T, hosts []string, ks string, tb backfillcheck.Tables, month, tagDay map[string]backfillcheck.Row, n int) {
 	t.Helper()
-	python := pythonWithDriver(t)
+	python := cassandratest.Python(t)
 	req := map[string][][]any{"month": {}, "tagday": {}}
 	for _, k := range sample(month, n) {
 		f := strings.Split(k, "|")
@@ -140,22 +140,4 @@ func sample(m map[string]backfillcheck.Row, n int) []string {
 		out = append(out, keys[i*len(keys)/n])
 	}
 	return out
-}
-
-// pythonWithDriver returns a python3 that can import the DataStax driver. Without one the
-// test skips saying how to install it, except in CI, where it fails.
-func pythonWithDriver(t *testing.T) string {
-	t.Helper()
-	const install = "CASS_DRIVER_NO_CYTHON=1 python3 -m pip install cassandra-driver==3.30.1"
-	python, err := exec.LookPath("python3")
-	if err == nil {
-		err = exec.Command(python, "-c", "import cassandra.cluster").Run()
-	}
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("the Python Cassandra driver is required in CI (%v): %s", err, install)
-		}
-		t.Skipf("the Python Cassandra driver is not installed (%v); install it with: %s", err, install)
-	}
-	return python
 }

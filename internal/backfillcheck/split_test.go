@@ -8,8 +8,8 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/internal/backfillcheck"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 )
 
 // Issue: --split 1/3, 2/3 and 3/3 started at once cover the ring exactly once. Each share
@@ -19,8 +19,8 @@ import (
 // into a shared table at the same time: it must come out whole.
 func TestBackfillSplitsCoverTheRingOnce(t *testing.T) {
 	rows := envInt(t, "CQLSIZE_BACKFILL_SPLIT_ROWS", 20_000)
-	s, ks := casstest.Keyspace(t)
-	hosts := casstest.Hosts(t)
+	s, ks := cassandratest.Keyspace(t)
+	hosts := cassandratest.Hosts(t)
 	ctx := context.Background()
 	shares := []string{"share1", "share2", "share3"}
 	for _, tb := range []backfillcheck.Tables{{Source: "posts", Month: "shared"}, {Month: shares[0]}, {Month: shares[1]}, {Month: shares[2]}} {
@@ -98,8 +98,8 @@ func TestBackfillSplitsCoverTheRingOnce(t *testing.T) {
 // Issue: a range whose read fails on the node (here past tombstone_failure_threshold, which
 // the node answers in 0.2 s, long before a timeout) is split and the backfill still completes.
 func TestBackfillSplitsATombstoneHeavyRange(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
-	hosts := casstest.Hosts(t)
+	s, ks := cassandratest.Keyspace(t)
+	hosts := cassandratest.Hosts(t)
 	ctx := context.Background()
 	tb := backfillcheck.Tables{Source: "posts", Month: "posts_by_month"}
 	if err := tb.Create(ctx, s); err != nil {

@@ -7,8 +7,8 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/internal/backfillcheck"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 )
 
 // The reference copy is right by the checker, a mutator's dual writes keep it right, and
@@ -34,7 +34,7 @@ func TestCheckerCatchesBadCopies(t *testing.T) {
 		t.Fatalf("mutator: %s (first error %v)", stats, stats.FirstErr)
 	}
 	month, tagDay, fm, ft := check(t, s, slack)
-	pythonAgrees(t, casstest.Hosts(t), ks, tb, fm, ft, 200)
+	pythonAgrees(t, cassandratest.Hosts(t), ks, tb, fm, ft, 200)
 	for _, r := range []backfillcheck.Report{month, tagDay} {
 		t.Log(r)
 		if !r.OK() || r.TTLCells == 0 || r.Expected < 3000 {

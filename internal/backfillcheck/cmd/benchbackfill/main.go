@@ -18,7 +18,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -184,23 +183,9 @@ func backfill(c config, ks string, cons gocql.Consistency) (result, error) {
 			}
 			return r, nil
 		case <-tick.C:
-			r.vmHWM = max(r.vmHWM, vmHWM(cmd.Process.Pid))
+			r.vmHWM = max(r.vmHWM, backfillcheck.PeakRSS(cmd.Process.Pid))
 		}
 	}
-}
-
-func vmHWM(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			return n
-		}
-	}
-	return 0
 }
 
 func check(ctx context.Context, s *gocql.Session, tb backfillcheck.Tables, cons gocql.Consistency) error {
