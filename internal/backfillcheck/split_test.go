@@ -33,6 +33,7 @@ func TestBackfillSplitsCoverTheRingOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ps []*proc
+	began := time.Now()
 	for i, share := range shares {
 		split := fmt.Sprintf("%d/3", i+1)
 		ps = append(ps,
@@ -44,6 +45,7 @@ func TestBackfillSplitsCoverTheRingOnce(t *testing.T) {
 			t.Fatalf("%v", p)
 		}
 	}
+	slack := time.Since(began)
 	opts := backfillcheck.ReadOptions{Consistency: gocql.One}
 	src, err := backfillcheck.ReadSource(ctx, s, "posts", opts)
 	if err != nil {
@@ -79,7 +81,7 @@ func TestBackfillSplitsCoverTheRingOnce(t *testing.T) {
 			t.Errorf("split %d/3 copied nothing", i+1)
 		}
 	}
-	if rep := backfillcheck.Compare("the three shares together", expected, union, time.Minute); !rep.OK() {
+	if rep := backfillcheck.Compare("the three shares together", expected, union, slack); !rep.OK() {
 		t.Errorf("%s", rep)
 	} else {
 		t.Log(rep)
@@ -88,7 +90,7 @@ func TestBackfillSplitsCoverTheRingOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep := backfillcheck.Compare("shared", expected, shared, time.Minute); !rep.OK() {
+	if rep := backfillcheck.Compare("shared", expected, shared, slack); !rep.OK() {
 		t.Errorf("three splits at once into one table: %s", rep)
 	} else {
 		t.Log(rep)
