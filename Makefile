@@ -35,7 +35,8 @@ bench-writes:
 
 # Rows a second of `cqlsize backfill` beside a hand-written parallel token-range copy with
 # gocql at the same consistency, alternated in one run against the test node, and the
-# backfill's peak RSS (VmHWM) copying 1M rows. ARGS="-rows 200000 -rounds 1" for a quick run.
+# backfill's peak RSS (VmHWM) copying 1M rows. ARGS="-rows 200000" for a quick run,
+# ARGS="-rounds 3" to alternate the two copies three times.
 bench-backfill:
 	CASSANDRA_HOSTS=$${CASSANDRA_HOSTS:-$$(scripts/cassandra hosts)} $(GO) run ./internal/backfillcheck/cmd/benchbackfill $(ARGS)
 

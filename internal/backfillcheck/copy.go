@@ -14,10 +14,11 @@ import (
 
 // CopySpec says how the reference copy runs.
 type CopySpec struct {
-	Consistency gocql.Consistency // of reads and writes
-	Readers     int               // token ranges read at once; 8 when 0
-	Writers     int               // writes in flight; 64 when 0
-	PageSize    int               // 1000 when 0
+	Consistency      gocql.Consistency // of the reads, and of the writes unless WriteConsistency is set
+	WriteConsistency gocql.Consistency // of the writes (ANY, the zero value: Consistency)
+	Readers          int               // token ranges read at once; 8 when 0
+	Writers          int               // writes in flight; 64 when 0
+	PageSize         int               // 1000 when 0
 }
 
 // Copy is the hand-written reference: a parallel token-range copy of the source into a
@@ -67,7 +68,11 @@ func Copy(ctx context.Context, s *gocql.Session, source, month, tagDay string, s
 			r.tags = append(r.tags, cellVal{v: e, w: (*d[10].(*[]int64))[i], ttl: deref((*d[11].(*[]*int))[i])})
 		}
 		rows.Add(1)
-		for _, b := range r.batches(s, month, tagDay, spec.Consistency) {
+		wc := spec.WriteConsistency
+		if wc == gocql.Any {
+			wc = spec.Consistency
+		}
+		for _, b := range r.batches(s, month, tagDay, wc) {
 			select {
 			case jobs <- b:
 			case <-ctx.Done():

@@ -4,7 +4,7 @@
 // (VmHWM from /proc while it runs, and the kernel's maxrss when it exits).
 //
 //	make bench-backfill                       # 1,000,000 rows on the test node
-//	make bench-backfill ARGS="-rows 200000 -rounds 1"
+//	make bench-backfill ARGS="-rows 200000 -rounds 3"
 package main
 
 import (
@@ -28,21 +28,23 @@ import (
 )
 
 type config struct {
-	hosts       []string
-	rows        int
-	rounds      int
-	consistency string
-	bin         string
-	keep        bool
-	check       bool
+	hosts            []string
+	rows             int
+	rounds           int
+	consistency      string
+	writeConsistency string
+	bin              string
+	keep             bool
+	check            bool
 }
 
 func main() {
 	var c config
 	hosts := flag.String("hosts", os.Getenv("CASSANDRA_HOSTS"), "the cluster (default $CASSANDRA_HOSTS)")
 	flag.IntVar(&c.rows, "rows", 1_000_000, "source rows")
-	flag.IntVar(&c.rounds, "rounds", 2, "copies of each kind, alternated; the best of each is compared")
-	flag.StringVar(&c.consistency, "consistency", "LOCAL_ONE", "consistency of both copies' reads and writes")
+	flag.IntVar(&c.rounds, "rounds", 1, "copies of each kind, alternated; the best of each is compared")
+	flag.StringVar(&c.consistency, "consistency", "LOCAL_ONE", "consistency of both copies' reads")
+	flag.StringVar(&c.writeConsistency, "write-consistency", "LOCAL_QUORUM", "consistency of both copies' writes")
 	flag.StringVar(&c.bin, "bin", "", "the cqlsize binary (default: go build ./cmd/cqlsize)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the keyspace")
 	flag.BoolVar(&c.check, "check", false, "check the backfill's last copy with the checker")
@@ -60,6 +62,10 @@ func main() {
 
 func run(c config) error {
 	cons, err := parseConsistency(c.consistency)
+	if err != nil {
+		return err
+	}
+	wcons, err := parseConsistency(c.writeConsistency)
 	if err != nil {
 		return err
 	}
@@ -105,12 +111,12 @@ func run(c config) error {
 		return err
 	}
 	fmt.Printf("keyspace %s: %d source rows written in %s\n", ks, c.rows, time.Since(t0).Round(time.Millisecond))
-	return race(ctx, c, s, ks, tb, ref, cons)
+	return race(ctx, c, s, ks, tb, ref, cons, wcons)
 }
 
 // race alternates the two copies c.rounds times each (the target emptied before each), and
 // prints every run and the comparison of the best of each.
-func race(ctx context.Context, c config, s *gocql.Session, ks string, tb backfillcheck.Tables, ref string, cons gocql.Consistency) error {
+func race(ctx context.Context, c config, s *gocql.Session, ks string, tb backfillcheck.Tables, ref string, cons, wcons gocql.Consistency) error {
 	var refRates, bfRates []float64
 	var peakKB, maxrssKB int64
 	for round := 1; round <= c.rounds; round++ {
@@ -118,7 +124,7 @@ func race(ctx context.Context, c config, s *gocql.Session, ks string, tb backfil
 			return err
 		}
 		t0 := time.Now()
-		n, err := backfillcheck.Copy(ctx, s, tb.Source, ref, "", backfillcheck.CopySpec{Consistency: cons})
+		n, err := backfillcheck.Copy(ctx, s, tb.Source, ref, "", backfillcheck.CopySpec{Consistency: cons, WriteConsistency: wcons})
 		if err != nil {
 			return err
 		}
@@ -129,7 +135,7 @@ func race(ctx context.Context, c config, s *gocql.Session, ks string, tb backfil
 		if err := s.Query("TRUNCATE " + tb.Month).Exec(); err != nil {
 			return err
 		}
-		r, err := backfill(c, ks, cons)
+		r, err := backfill(c, ks)
 		if err != nil {
 			return err
 		}
@@ -157,9 +163,9 @@ type result struct {
 // backfill runs the cqlsize backfill of the source into posts_by_month as a process,
 // sampling its VmHWM every 20 ms (the peak so far, so the last sample is the peak up to
 // then) and reading the kernel's maxrss when it exits.
-func backfill(c config, ks string, cons gocql.Consistency) (result, error) {
+func backfill(c config, ks string) (result, error) {
 	cmd := exec.Command(c.bin, "backfill", "--hosts", strings.Join(c.hosts, ","), "-k", ks, "--from", "posts", "--to", "posts_by_month",
-		"--derive", "month=month(created_at)", "--consistency", c.consistency)
+		"--derive", "month=month(created_at)", "--consistency", c.consistency, "--write-consistency", c.writeConsistency)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	t0 := time.Now()
