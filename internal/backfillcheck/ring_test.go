@@ -18,7 +18,7 @@ import (
 func TestRingBackfillNodeKilledAndRestarted(t *testing.T) {
 	ringtest.Hosts(t)
 	ringtest.Lock(t)
-	rows := envInt(t, "CQLSIZE_RING_BACKFILL_ROWS", 20_000)
+	rows := envInt(t, "CQLSIZE_RING_BACKFILL_ROWS", 10_000)
 	s, ks := ringtest.Keyspace(t, 3)
 	hosts := ringtest.Hosts(t)
 	ctx := context.Background()

@@ -130,7 +130,7 @@ func TestBackfillSplitsATombstoneHeavyRange(t *testing.T) {
 		t.Fatalf("%v", p)
 	}
 	t.Logf("%v", p)
-	src, err := backfillcheck.ReadSource(ctx, s, tb.Source, backfillcheck.ReadOptions{Consistency: gocql.One, Ranges: 1 << 16})
+	src, err := backfillcheck.ReadSource(ctx, s, tb.Source, backfillcheck.ReadOptions{Consistency: gocql.One, Ranges: 1 << 14})
 	if err != nil {
 		t.Fatal(err)
 	}
