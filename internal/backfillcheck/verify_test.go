@@ -9,8 +9,8 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/internal/backfillcheck"
-	"github.com/cqlsize/cqlsize/internal/casstest"
 )
 
 // verifyClean runs the backfill's verification of both targets with the extra flags after a
@@ -35,8 +35,8 @@ func verifyClean(t *testing.T, hosts []string, ks string, tb backfillcheck.Table
 // --verify --full must name exactly that many missing and exit 1; a sampled --verify must
 // find some of the half of a target removed.
 func TestBackfillVerifyFindsRowsRemovedByHand(t *testing.T) {
-	s, ks := casstest.Keyspace(t)
-	hosts := casstest.Hosts(t)
+	s, ks := cassandratest.Keyspace(t)
+	hosts := cassandratest.Hosts(t)
 	ctx := context.Background()
 	tb := backfillcheck.DefaultTables
 	if err := tb.Create(ctx, s); err != nil {
