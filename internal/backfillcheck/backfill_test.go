@@ -72,13 +72,10 @@ func checkAll(t *testing.T, s *gocql.Session, tb backfillcheck.Tables, cons gocq
 // mid-copy and rerun; then every row of both targets is compared with the source.
 func TestBackfillUnderDualWritesKilledAndRerun(t *testing.T) {
 	rows := envInt(t, "CQLSIZE_BACKFILL_ROWS", 200_000)
-	s, ks := cassandratest.Keyspace(t)
+	tb := backfillcheck.DefaultTables
+	s, ks := keyspace(t, tb)
 	hosts := cassandratest.Hosts(t)
 	ctx := context.Background()
-	tb := backfillcheck.DefaultTables
-	if err := tb.Create(ctx, s); err != nil {
-		t.Fatal(err)
-	}
 	cqlsize(t) // build before the clock starts
 	began := time.Now()
 	posts, err := backfillcheck.Generate(ctx, s, tb, backfillcheck.Spec{Rows: rows, Seed: 16, Consistency: gocql.One, Keep: true})

@@ -124,12 +124,10 @@ func ReadMonth(ctx context.Context, s *gocql.Session, table string, opts ReadOpt
 	query := "SELECT user_id, month, created_at, post_id, content, writetime(content), ttl(content), " +
 		"likes, writetime(likes), ttl(likes), hashtags, writetime(hashtags), ttl(hashtags) FROM " + table +
 		" WHERE token(user_id, month) > ? AND token(user_id, month) <= ?"
-	var mu sync.Mutex
-	out := map[string]Row{}
-	err := scan(ctx, s, query, opts, func() []any {
+	return readTarget(ctx, s, table, query, opts, func() []any {
 		return []any{new(gocql.UUID), new(string), new(time.Time), new(gocql.UUID), new(*string), new(*int64), new(*int),
 			new(*int), new(*int64), new(*int), new([]string), new([]int64), new([]*int)}
-	}, func(d []any, at time.Time) error {
+	}, func(d []any, at time.Time) (string, Row, error) {
 		key := MonthKey(*d[0].(*gocql.UUID), *d[1].(*string), *d[2].(*time.Time), *d[3].(*gocql.UUID))
 		cells := Row{}
 		if c := *d[4].(**string); c != nil {
@@ -138,33 +136,36 @@ func ReadMonth(ctx context.Context, s *gocql.Session, table string, opts ReadOpt
 		if l := *d[7].(**int); l != nil {
 			cells["likes"] = cell(strconv.Itoa(*l), *d[8].(**int64), *d[9].(**int), at)
 		}
-		if err := setCells(cells, "hashtags", *d[10].(*[]string), *d[11].(*[]int64), *d[12].(*[]*int), at); err != nil {
-			return fmt.Errorf("%s row %s: %w", table, key, err)
-		}
-		mu.Lock()
-		out[key] = cells
-		mu.Unlock()
-		return nil
+		return key, cells, setCells(cells, "hashtags", *d[10].(*[]string), *d[11].(*[]int64), *d[12].(*[]*int), at)
 	})
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", table, err)
-	}
-	return out, nil
 }
 
 // ReadTagDay reads every row of a posts_by_tag_day table.
 func ReadTagDay(ctx context.Context, s *gocql.Session, table string, opts ReadOptions) (map[string]Row, error) {
 	query := "SELECT hashtag, day, created_at, user_id, post_id, content, writetime(content), ttl(content) FROM " + table +
 		" WHERE token(hashtag, day) > ? AND token(hashtag, day) <= ?"
-	var mu sync.Mutex
-	out := map[string]Row{}
-	err := scan(ctx, s, query, opts, func() []any {
+	return readTarget(ctx, s, table, query, opts, func() []any {
 		return []any{new(string), new(time.Time), new(time.Time), new(gocql.UUID), new(gocql.UUID), new(*string), new(*int64), new(*int)}
-	}, func(d []any, at time.Time) error {
+	}, func(d []any, at time.Time) (string, Row, error) {
 		key := TagDayKey(*d[0].(*string), *d[1].(*time.Time), *d[2].(*time.Time), *d[3].(*gocql.UUID), *d[4].(*gocql.UUID))
 		cells := Row{}
 		if c := *d[5].(**string); c != nil {
 			cells["content"] = cell(*c, *d[6].(**int64), *d[7].(**int), at)
+		}
+		return key, cells, nil
+	})
+}
+
+// readTarget reads every row of a target table into a map by key; row turns the scanned
+// destinations into a row.
+func readTarget(ctx context.Context, s *gocql.Session, table, query string, opts ReadOptions, dest func() []any,
+	row func(d []any, at time.Time) (string, Row, error)) (map[string]Row, error) {
+	var mu sync.Mutex
+	out := map[string]Row{}
+	err := scan(ctx, s, query, opts, dest, func(d []any, at time.Time) error {
+		key, cells, err := row(d, at)
+		if err != nil {
+			return fmt.Errorf("%s row %s: %w", table, key, err)
 		}
 		mu.Lock()
 		out[key] = cells

@@ -65,14 +65,23 @@ func TestSplitRing(t *testing.T) {
 	}
 }
 
+// keyspace gives t a keyspace of its own on the node with the tables of each of tables.
+func keyspace(t *testing.T, tables ...backfillcheck.Tables) (*gocql.Session, string) {
+	t.Helper()
+	s, ks := cassandratest.Keyspace(t)
+	for _, tb := range tables {
+		if err := tb.Create(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s, ks
+}
+
 // setup creates the three tables in a keyspace of the test's own and writes rows.
 func setup(t *testing.T, rows int) (*gocql.Session, string, []backfillcheck.Post) {
 	t.Helper()
-	s, ks := cassandratest.Keyspace(t)
+	s, ks := keyspace(t, backfillcheck.DefaultTables)
 	ctx := context.Background()
-	if err := backfillcheck.DefaultTables.Create(ctx, s); err != nil {
-		t.Fatal(err)
-	}
 	posts, err := backfillcheck.Generate(ctx, s, backfillcheck.DefaultTables, backfillcheck.Spec{Rows: rows, Seed: 7, Consistency: gocql.One, Keep: true})
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/internal/backfillcheck"
 )
 
@@ -34,11 +33,7 @@ func enclosing(h backfillcheck.Heavy) backfillcheck.TokenRange {
 }
 
 func TestUUIDTokenIsTheNodes(t *testing.T) {
-	s, _ := cassandratest.Keyspace(t)
-	tb := backfillcheck.Tables{Source: "posts"}
-	if err := tb.Create(context.Background(), s); err != nil {
-		t.Fatal(err)
-	}
+	s, _ := keyspace(t, backfillcheck.Tables{Source: "posts"})
 	for i := 0; i < 200; i++ {
 		u, _ := gocql.RandomUUID()
 		if err := s.Query("INSERT INTO posts (user_id, created_at, post_id) VALUES (?, ?, ?)", u, time.Now(), gocql.TimeUUID()).Exec(); err != nil {
@@ -58,12 +53,9 @@ func TestUUIDTokenIsTheNodes(t *testing.T) {
 // it fails on the node, reads of a sixteenth of it and of each partition alone pass, and the
 // node puts every user in the range.
 func TestHeavyRangeFailsAPlainRead(t *testing.T) {
-	s, _ := cassandratest.Keyspace(t)
-	ctx := context.Background()
 	tb := backfillcheck.Tables{Source: "posts"}
-	if err := tb.Create(ctx, s); err != nil {
-		t.Fatal(err)
-	}
+	s, _ := keyspace(t, tb)
+	ctx := context.Background()
 	h := heavySpec()
 	start := time.Now()
 	users, err := backfillcheck.HeavyRange(ctx, s, tb.Source, h)

@@ -19,15 +19,11 @@ import (
 // into a shared table at the same time: it must come out whole.
 func TestBackfillSplitsCoverTheRingOnce(t *testing.T) {
 	rows := envInt(t, "CQLSIZE_BACKFILL_SPLIT_ROWS", 20_000)
-	s, ks := cassandratest.Keyspace(t)
+	shares := []string{"share1", "share2", "share3"}
+	s, ks := keyspace(t, backfillcheck.Tables{Source: "posts", Month: "shared"}, backfillcheck.Tables{Month: shares[0]},
+		backfillcheck.Tables{Month: shares[1]}, backfillcheck.Tables{Month: shares[2]})
 	hosts := cassandratest.Hosts(t)
 	ctx := context.Background()
-	shares := []string{"share1", "share2", "share3"}
-	for _, tb := range []backfillcheck.Tables{{Source: "posts", Month: "shared"}, {Month: shares[0]}, {Month: shares[1]}, {Month: shares[2]}} {
-		if err := tb.Create(ctx, s); err != nil {
-			t.Fatal(err)
-		}
-	}
 	cqlsize(t)
 	if _, err := backfillcheck.Generate(ctx, s, backfillcheck.Tables{Source: "posts"}, backfillcheck.Spec{Rows: rows, Seed: 3, Consistency: gocql.One}); err != nil {
 		t.Fatal(err)
@@ -100,13 +96,10 @@ func TestBackfillSplitsCoverTheRingOnce(t *testing.T) {
 // Issue: a range whose read fails on the node (here past tombstone_failure_threshold, which
 // the node answers in 0.2 s, long before a timeout) is split and the backfill still completes.
 func TestBackfillSplitsATombstoneHeavyRange(t *testing.T) {
-	s, ks := cassandratest.Keyspace(t)
+	tb := backfillcheck.Tables{Source: "posts", Month: "posts_by_month"}
+	s, ks := keyspace(t, tb)
 	hosts := cassandratest.Hosts(t)
 	ctx := context.Background()
-	tb := backfillcheck.Tables{Source: "posts", Month: "posts_by_month"}
-	if err := tb.Create(ctx, s); err != nil {
-		t.Fatal(err)
-	}
 	cqlsize(t)
 	if _, err := backfillcheck.Generate(ctx, s, tb, backfillcheck.Spec{Rows: 5000, Seed: 5, Consistency: gocql.One}); err != nil {
 		t.Fatal(err)

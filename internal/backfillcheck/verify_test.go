@@ -35,13 +35,10 @@ func verifyClean(t *testing.T, hosts []string, ks string, tb backfillcheck.Table
 // --verify --full must name exactly that many missing and exit 1; a sampled --verify must
 // find some of the half of a target removed.
 func TestBackfillVerifyFindsRowsRemovedByHand(t *testing.T) {
-	s, ks := cassandratest.Keyspace(t)
+	tb := backfillcheck.DefaultTables
+	s, ks := keyspace(t, tb)
 	hosts := cassandratest.Hosts(t)
 	ctx := context.Background()
-	tb := backfillcheck.DefaultTables
-	if err := tb.Create(ctx, s); err != nil {
-		t.Fatal(err)
-	}
 	if _, err := backfillcheck.Generate(ctx, s, tb, backfillcheck.Spec{Rows: 3000, Seed: 9, Consistency: gocql.One}); err != nil {
 		t.Fatal(err)
 	}
