@@ -41,12 +41,26 @@ func TestRingBackfillNodeKilledAndRestarted(t *testing.T) {
 	t.Logf("node 2 SIGKILLed %s into the copy", time.Since(copyStart).Round(time.Millisecond))
 	time.Sleep(5 * time.Second)
 	ringtest.Start(t, 2)
+	// A node started again may not have pulled the schema yet; the keyspace dropped at
+	// cleanup must reach it too, or the ring is left disagreeing for the next test.
+	actx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	if err := s.AwaitSchemaAgreement(actx); err != nil {
+		t.Fatalf("schema agreement after node 2 came back: %v", err)
+	}
 	t.Logf("node 2 back %s into the copy", time.Since(copyStart).Round(time.Millisecond))
 	for _, p := range []*proc{month, tagDay} {
 		code := p.wait(t, 10*time.Minute)
 		t.Logf("%v", p)
+		if code == 3 {
+			// Exit 3 is the documented answer to cluster trouble: run it again, it continues.
+			// The data must still come out whole.
+			again := start(t, p.name+" (run again after exit 3)", p.cmd.Args[1:]...)
+			code = again.wait(t, 10*time.Minute)
+			t.Logf("%v", again)
+		}
 		if code != 0 {
-			t.Errorf("a backfill that lost a node of three at RF 3 must finish: exit %d", code)
+			t.Errorf("a backfill that lost a node of three at RF 3 must finish (after at most one run again): exit %d", code)
 		}
 	}
 	if t.Failed() {
