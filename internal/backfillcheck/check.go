@@ -194,6 +194,18 @@ type Report struct {
 	maxTTLGap time.Duration
 }
 
+func (r Row) String() string {
+	if len(r) == 0 {
+		return "key columns only"
+	}
+	cols := make([]string, 0, len(r))
+	for col, c := range r {
+		cols = append(cols, fmt.Sprintf("%s written at %d ttl %d", col, c.Write, c.TTL))
+	}
+	sort.Strings(cols)
+	return strings.Join(cols, ", ")
+}
+
 // OK reports whether the target matches the source in every row and cell.
 func (r Report) OK() bool { return r.Missing+r.Extra+r.Values+r.Writes+r.TTLs == 0 }
 
@@ -233,10 +245,10 @@ func Compare(table string, expected map[string]Expected, found map[string]Row, s
 		}
 		rep.compareRow(k, expected[k].Cells, got, slack)
 	}
-	for k := range found {
+	for k, row := range found {
 		if _, ok := expected[k]; !ok {
 			rep.Extra++
-			rep.example("extra %s", k)
+			rep.example("extra %s (%s)", k, row)
 		}
 	}
 	return rep

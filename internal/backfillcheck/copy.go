@@ -24,8 +24,8 @@ type CopySpec struct {
 // Copy is the hand-written reference: a parallel token-range copy of the source into a
 // posts_by_month table and a posts_by_tag_day table (either name may be empty), written
 // with plain gocql the way the backfill must write: each cell with its source cell's write
-// time and remaining TTL, set elements one by one, and the row itself (its marker) at the
-// time the page was asked for, so that a row deleted after the read stays deleted. The
+// time and remaining TTL, set elements one by one, and the row itself (its marker) no newer
+// than its oldest cell, so that a row deleted after the read stays deleted. The
 // tests check it with the checker (it is correct) and the benchmark races the backfill
 // against it. It returns the source rows read.
 func Copy(ctx context.Context, s *gocql.Session, source, month, tagDay string, spec CopySpec) (int64, error) {
@@ -56,8 +56,8 @@ func Copy(ctx context.Context, s *gocql.Session, source, month, tagDay string, s
 	rerr := scan(ctx, s, query, ropts, func() []any {
 		return []any{new(gocql.UUID), new(time.Time), new(gocql.UUID), new(*string), new(*int64), new(*int),
 			new(*int), new(*int64), new(*int), new([]string), new([]int64), new([]*int)}
-	}, func(d []any, at time.Time) error {
-		r := copyRow{user: *d[0].(*gocql.UUID), created: *d[1].(*time.Time), post: *d[2].(*gocql.UUID), read: at.UnixMicro()}
+	}, func(d []any, _ time.Time) error {
+		r := copyRow{user: *d[0].(*gocql.UUID), created: *d[1].(*time.Time), post: *d[2].(*gocql.UUID)}
 		if c := *d[3].(**string); c != nil {
 			r.content = &cellVal{v: *c, w: deref(*d[4].(**int64)), ttl: deref(*d[5].(**int))}
 		}
@@ -98,7 +98,6 @@ type cellVal struct {
 type copyRow struct {
 	user, post gocql.UUID
 	created    time.Time
-	read       int64
 	content    *cellVal
 	likes      *cellVal
 	tags       []cellVal
@@ -120,6 +119,31 @@ func using(w int64, ttl int) (string, []any) {
 	return " USING TIMESTAMP ?", []any{w}
 }
 
+// marker is the write time of the row itself in the target: its oldest cell's (the INSERT
+// that made the row wrote them all), or, for a row of key columns only, whose own write
+// time CQL does not show, the first microsecond after the epoch. Not the time of the read:
+// a replica that missed a delete (a node just back) can show a deleted row, and a marker
+// written at the time of the read would be newer than the service's delete and bring the
+// row back. The target is a new table: every tombstone in it is a delete of the service,
+// so the oldest possible marker loses to each one and to nothing else.
+func (r copyRow) marker() int64 {
+	ts := int64(1)
+	for _, c := range append([]*cellVal{r.content, r.likes}, ptrs(r.tags)...) {
+		if c != nil && (ts == 1 || c.w < ts) {
+			ts = c.w
+		}
+	}
+	return ts
+}
+
+func ptrs(cs []cellVal) []*cellVal {
+	out := make([]*cellVal, len(cs))
+	for i := range cs {
+		out[i] = &cs[i]
+	}
+	return out
+}
+
 // batches is what the copy writes for one source row: one unlogged single-partition batch
 // for the month table; one per hashtag for the fan-out table.
 func (r copyRow) batches(s *gocql.Session, month, tagDay string, cons gocql.Consistency) []*gocql.Batch {
@@ -133,7 +157,7 @@ func (r copyRow) batches(s *gocql.Session, month, tagDay string, cons gocql.Cons
 		b := newBatch()
 		mkey := []any{r.user, Month(r.created), r.created, r.post}
 		where := " WHERE user_id = ? AND month = ? AND created_at = ? AND post_id = ?"
-		b.Query("INSERT INTO "+month+" (user_id, month, created_at, post_id) VALUES (?, ?, ?, ?) USING TIMESTAMP ?", append(mkey, r.read)...)
+		b.Query("INSERT INTO "+month+" (user_id, month, created_at, post_id) VALUES (?, ?, ?, ?) USING TIMESTAMP ?", append(mkey, r.marker())...)
 		for col, c := range map[string]*cellVal{"content": r.content, "likes": r.likes} {
 			if c != nil {
 				u, args := using(c.w, c.ttl)
