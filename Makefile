@@ -2,7 +2,7 @@
 GO ?= go
 NODES ?= 1
 
-.PHONY: build test test-ring test-short accuracy bench-writes cassandra-up cassandra-down cassandra-status cassandra-wipe nodetool fmt vet
+.PHONY: build test test-ring test-short accuracy bench-writes bench-backfill cassandra-up cassandra-down cassandra-status cassandra-wipe nodetool fmt vet
 
 build:
 	$(GO) build -o bin/cqlsize ./cmd/cqlsize
@@ -32,6 +32,13 @@ accuracy:
 # concurrent unlogged mode, measured side by side in one run against the test node.
 bench-writes:
 	CASSANDRA_HOSTS=$${CASSANDRA_HOSTS:-$$(scripts/cassandra hosts)} $(GO) test -run='^$$' -bench=BenchmarkPostsSideBySide -benchtime=3000x -count=3 ./examples/posts/
+
+# Rows a second of `cqlsize backfill` beside a hand-written parallel token-range copy with
+# gocql at the same consistency, alternated in one run against the test node, and the
+# backfill's peak RSS (VmHWM) copying 1M rows. ARGS="-rows 200000" for a quick run,
+# ARGS="-rounds 3" to alternate the two copies three times.
+bench-backfill:
+	CASSANDRA_HOSTS=$${CASSANDRA_HOSTS:-$$(scripts/cassandra hosts)} $(GO) run ./internal/backfillcheck/cmd/benchbackfill $(ARGS)
 
 cassandra-up:
 	CQLSIZE_NODES=$(NODES) scripts/cassandra up

@@ -19,46 +19,21 @@ import (
 	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/liveschema"
+	"github.com/cqlsize/cqlsize/internal/cqlsizebin"
 	"github.com/cqlsize/cqlsize/migrations"
 )
 
 // The tests in this file run the real cqlsize binary as separate OS processes, the way
 // every instance of a service runs migrations at start-up.
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-	buildDir  string
-)
-
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
+	cqlsizebin.Cleanup()
 	os.Exit(code)
 }
 
 // cqlsizeBinary builds ./cmd/cqlsize once per test binary.
-func cqlsizeBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		buildDir, buildErr = os.MkdirTemp("", "cqlsize-bin-")
-		if buildErr != nil {
-			return
-		}
-		binPath = filepath.Join(buildDir, "cqlsize")
-		out, err := exec.Command("go", "build", "-o", binPath, "../cmd/cqlsize").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build ../cmd/cqlsize: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
-}
+func cqlsizeBinary(t *testing.T) string { return cqlsizebin.Path(t) }
 
 func writeFiles(t *testing.T, files map[string]string) string {
 	t.Helper()

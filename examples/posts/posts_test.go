@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"slices"
 	"sort"
@@ -113,7 +112,7 @@ func TestTablesQueriesAndDelete(t *testing.T) {
 // TestIndependentClientReadsBack has the DataStax Python driver read what cql/denorm wrote,
 // so a value the Go side marshals wrongly but reads back the same wrong way is caught.
 func TestIndependentClientReadsBack(t *testing.T) {
-	python := pythonWithDriver(t)
+	python := cassandratest.Python(t)
 	s, ks, st := setup(t)
 	_ = s
 	user := gocql.TimeUUID()
@@ -205,24 +204,6 @@ func sorted(s []string) []string {
 	out := append([]string{}, s...)
 	sort.Strings(out)
 	return out
-}
-
-// pythonWithDriver returns a python3 that can import the DataStax driver. Without one the
-// test skips saying how to install it, except in CI, where it fails.
-func pythonWithDriver(t *testing.T) string {
-	t.Helper()
-	const install = "CASS_DRIVER_NO_CYTHON=1 python3 -m pip install cassandra-driver==3.30.1"
-	python, err := exec.LookPath("python3")
-	if err == nil {
-		err = exec.Command(python, "-c", "import cassandra.cluster").Run()
-	}
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("the Python Cassandra driver is required in CI (%v): %s", err, install)
-		}
-		t.Skipf("the Python Cassandra driver is not installed (%v); install it with: %s", err, install)
-	}
-	return python
 }
 
 func TestHTTPService(t *testing.T) {

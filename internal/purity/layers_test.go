@@ -52,10 +52,16 @@ var layers = map[string][]string{
 	"profile":            {"cql", "cql/liveschema", "internal/tokenscan", "sizing", "sizing/disk", "workload"},
 
 	// Test harnesses: a real node, the fault ring, the node with authentication.
-	"cassandratest":     {"connect", "internal/version"},
-	"internal/ringtest": {"cassandratest", "connect"},
-	"internal/authtest": {"cassandratest", "connect"},
-	"internal/tlstest":  {"cassandratest", "connect"},
+	"cassandratest":       {"connect", "internal/version"},
+	"internal/ringtest":   {"cassandratest", "connect"},
+	"internal/authtest":   {"cassandratest", "connect"},
+	"internal/tlstest":    {"cassandratest", "connect"},
+	"internal/cqlsizebin": {},
+
+	// The independent proof of a backfill imports no project package: nothing it checks is
+	// computed by the code it judges. Its benchmark races the backfill command.
+	"internal/backfillcheck":                   {},
+	"internal/backfillcheck/cmd/benchbackfill": {"internal/backfillcheck"},
 
 	// The CLI and what only it uses.
 	"internal/workloadflag": {"cql", "workload"},
@@ -89,9 +95,9 @@ var layers = map[string][]string{
 }
 
 // testHelpers may be imported by any package's tests: they give a test a real node, the
-// fault ring, the node with authentication, the TLS nodes, a golden file, or the measured
-// bound it holds a figure to.
-var testHelpers = []string{"cassandratest", "connect", "internal/authtest", "internal/figures", "internal/golden", "internal/ringtest", "internal/tlstest"}
+// fault ring, the node with authentication, the TLS nodes, a golden file, the measured bound
+// it holds a figure to, or the cqlsize binary.
+var testHelpers = []string{"cassandratest", "connect", "internal/authtest", "internal/cqlsizebin", "internal/figures", "internal/golden", "internal/ringtest", "internal/tlstest"}
 
 // testLayers lists the further arrows a package's tests take (beyond its row in layers and
 // testHelpers): a test may reach higher than its package when that layer is its oracle or
