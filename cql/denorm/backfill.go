@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -206,19 +207,22 @@ func Backfill(ctx context.Context, s *gocql.Session, p *derive.Program, o Backfi
 	}
 	ck := &checkpoint{s: s, id: backfillID(src, dst), consistency: o.WriteConsistency, ttl: o.Lease, owner: o.Owner,
 		progress: quoteIdent(dst.Keyspace) + "." + ProgressTable, lease: quoteIdent(dst.Keyspace) + "." + LeaseTable}
+	if err := murmur3(ctx, s); err != nil {
+		return nil, err
+	}
 	if err := ck.ensure(ctx, dst.Keyspace); err != nil {
 		return nil, err
 	}
+	all := tokenscan.Even(o.Ranges)
+	mine := all[(o.Share-1)*len(all)/o.Shares : o.Share*len(all)/o.Shares]
 	if o.Restart {
-		if err := ck.restart(ctx); err != nil {
+		if err := ck.restart(ctx, mine[0].Lo, mine[len(mine)-1].Hi, o.Ranges, programText(p)); err != nil {
 			return nil, err
 		}
 	}
 	if err := ck.begin(ctx, o.Ranges, programText(p)); err != nil {
 		return nil, err
 	}
-	all := tokenscan.Even(o.Ranges)
-	mine := all[(o.Share-1)*len(all)/o.Shares : o.Share*len(all)/o.Shares]
 	r := &run{s: s, o: o, b: b, reader: reader, ck: ck, started: time.Now(),
 		res: &BackfillResult{Backfill: ck.id, Share: o.Share, Shares: o.Shares, Ranges: len(mine), ConsistencyRead: o.ReadConsistency.String()}}
 	r.estimate(ctx, src.Keyspace, src.Name, mine)
@@ -236,6 +240,19 @@ func Backfill(ctx context.Context, s *gocql.Session, p *derive.Program, o Backfi
 		return res, &BackfillError{Result: res, Err: r.firstErr}
 	}
 	return res, nil
+}
+
+// murmur3 checks that the cluster's tokens are Murmur3Partitioner's, the ones the ranges
+// are cut from.
+func murmur3(ctx context.Context, s *gocql.Session) error {
+	var partitioner string
+	if err := s.Query(`SELECT partitioner FROM system.local`).WithContext(ctx).Consistency(gocql.One).Scan(&partitioner); err != nil {
+		return fmt.Errorf("backfill: read the partitioner from system.local: %w", err)
+	}
+	if !strings.HasSuffix(partitioner, ".Murmur3Partitioner") {
+		return fmt.Errorf("backfill: the cluster's partitioner is %s: the token ranges are cut for Murmur3Partitioner", partitioner)
+	}
+	return nil
 }
 
 // programText is the program's rules, to tell a changed backfill apart in the checkpoint.

@@ -130,10 +130,17 @@ func (c *checkpoint) begin(ctx context.Context, ranges int, rules string) error 
 	return nil
 }
 
-// restart forgets the backfill's progress.
-func (c *checkpoint) restart(ctx context.Context) error {
-	if err := c.s.Query(`DELETE FROM `+c.progress+` WHERE backfill = ?`, c.id).WithContext(ctx).Consistency(c.consistency).Exec(); err != nil {
+// restart forgets the progress of the ranges starting in [from, to) (this run's share,
+// whatever number of ranges cut it before: the other shares' processes restart theirs) and
+// records the plan anew.
+func (c *checkpoint) restart(ctx context.Context, from, to int64, ranges int, rules string) error {
+	if err := c.s.Query(`DELETE FROM `+c.progress+` WHERE backfill = ? AND range_lo >= ? AND range_lo < ?`, c.id, from, to).
+		WithContext(ctx).Consistency(c.consistency).Exec(); err != nil {
 		return fmt.Errorf("clear the checkpoint in %s: %w", c.progress, err)
+	}
+	if err := c.s.Query(`UPDATE `+c.progress+` SET ranges = ?, rules = ?, started_at = ? WHERE backfill = ?`, ranges, rules, time.Now(), c.id).
+		WithContext(ctx).Consistency(c.consistency).Exec(); err != nil {
+		return fmt.Errorf("record the backfill in %s: %w", c.progress, err)
 	}
 	return nil
 }

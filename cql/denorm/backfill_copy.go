@@ -107,7 +107,7 @@ func (r *run) readPart(ctx context.Context, part tokenscan.Range, wr *rowWriter,
 			}
 			return reached, fmt.Errorf("%w: %w", errWrite, err)
 		}
-		if targets == 0 && len(r.b.p.Columns()) > 0 {
+		if targets == 0 {
 			r.skipped.Add(1)
 		}
 		if len(row.meta) == 0 {

@@ -26,7 +26,7 @@ type VerifyOptions struct {
 	// (default 1000). Full checks every row instead.
 	Sample int
 	Full   bool
-	// Workers is how many source slices are checked at once (default 4).
+	// Workers is how many source slices are checked at once (default 8: each target row is one read).
 	Workers int
 	// Rate bounds the source rows read a second (0: no limit).
 	Rate float64
@@ -68,7 +68,7 @@ func Verify(ctx context.Context, s *gocql.Session, p *derive.Program, o VerifyOp
 		o.Sample = 1000
 	}
 	if o.Workers <= 0 {
-		o.Workers = 4
+		o.Workers = 8
 	}
 	if o.Examples == 0 {
 		o.Examples = 10
