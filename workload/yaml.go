@@ -28,7 +28,7 @@ func Load(path string) (*Workload, error) {
 func Parse(file string, data []byte) (*Workload, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, ErrorList{yamlError(file, err)}
+		return nil, ErrorList{yamlError(file, data, err)}
 	}
 	p := &parser{file: file}
 	w := &Workload{File: file}
@@ -92,7 +92,7 @@ func Parse(file string, data []byte) (*Workload, error) {
 }
 
 // yamlError turns a yaml.v3 syntax error ("yaml: line 3: ...") into a positioned error.
-func yamlError(file string, err error) *cql.Error {
+func yamlError(file string, data []byte, err error) *cql.Error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := 1
 	if strings.HasPrefix(msg, "line ") {
@@ -103,7 +103,38 @@ func yamlError(file string, err error) *cql.Error {
 			}
 		}
 	}
+	if bad, col := misindented(data, line); bad > 0 {
+		return cql.Errorf(cql.Pos{File: file, Line: bad, Col: col},
+			"read workload YAML: this line's indentation matches no enclosing key (yaml: line %d: %s)", line, msg)
+	}
 	return cql.Errorf(cql.Pos{File: file, Line: line, Col: 1}, "read workload YAML: %s", msg)
+}
+
+// misindented finds, from line from on, the first line that dedents to a column no enclosing
+// line starts at: the usual cause of yaml.v3's "did not find expected key", which yaml.v3
+// reports at the line of the mapping it was reading (often `tables:`), far from the bad line.
+// It returns 0 when every line's indentation matches an enclosing one, so the caller keeps
+// yaml.v3's position.
+func misindented(data []byte, from int) (line, col int) {
+	var levels []int
+	for i, text := range strings.Split(string(data), "\n") {
+		trimmed := strings.TrimLeft(text, " ")
+		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
+			continue
+		}
+		indent := len(text) - len(trimmed)
+		popped := false
+		for len(levels) > 0 && indent < levels[len(levels)-1] {
+			levels, popped = levels[:len(levels)-1], true
+		}
+		if popped && (len(levels) == 0 || indent != levels[len(levels)-1]) && i+1 >= from {
+			return i + 1, indent + 1
+		}
+		if len(levels) == 0 || indent > levels[len(levels)-1] {
+			levels = append(levels, indent)
+		}
+	}
+	return 0, 0
 }
 
 type parser struct {
