@@ -50,7 +50,7 @@ func Generate(ctx context.Context, s *gocql.Session, t Tables, spec Spec) ([]Pos
 		workers = 32
 	}
 	now := time.Now()
-	users := max(spec.Rows/10, 1)
+	users := (spec.Rows + postsPerUser - 1) / postsPerUser
 	userIDs := make([]gocql.UUID, users)
 	rng := rand.New(rand.NewPCG(spec.Seed, 1))
 	for i := range userIDs {
@@ -67,26 +67,26 @@ func Generate(ctx context.Context, s *gocql.Session, t Tables, spec Spec) ([]Pos
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range jobs {
-				p, err := writeGenerated(ctx, s, t, spec, userIDs, now, i)
+			for u := range jobs {
+				ps, err := writeUser(ctx, s, t, spec, userIDs[u], now, u)
 				mu.Lock()
 				if err != nil && len(errs) < 5 {
 					errs = append(errs, err)
 				} else if err == nil && spec.Keep {
-					posts = append(posts, p)
+					posts = append(posts, ps...)
 				}
 				mu.Unlock()
 			}
 		}()
 	}
-	for i := 0; i < spec.Rows && ctx.Err() == nil; i++ {
+	for u := 0; u < users && ctx.Err() == nil; u++ {
 		mu.Lock()
 		failed := len(errs) > 0
 		mu.Unlock()
 		if failed {
 			break
 		}
-		jobs <- i
+		jobs <- u
 	}
 	close(jobs)
 	wg.Wait()
@@ -96,13 +96,36 @@ func Generate(ctx context.Context, s *gocql.Session, t Tables, spec Spec) ([]Pos
 	return posts, ctx.Err()
 }
 
-// writeGenerated writes row i, drawn from its own random stream so that the rows do not
-// depend on the order the workers take them in.
-func writeGenerated(ctx context.Context, s *gocql.Session, t Tables, spec Spec, users []gocql.UUID, now time.Time, i int) (Post, error) {
+// postsPerUser is how many posts each user of the source has: they are written in one
+// unlogged batch, a single partition.
+const postsPerUser = 10
+
+// writeUser writes the posts of user u (rows u*postsPerUser on) in one single-partition
+// unlogged batch, each statement with its own write time.
+func writeUser(ctx context.Context, s *gocql.Session, t Tables, spec Spec, user gocql.UUID, now time.Time, u int) ([]Post, error) {
+	b := s.NewBatch(gocql.UnloggedBatch)
+	b.SetConsistency(spec.Consistency)
+	var posts []Post
+	for i := u * postsPerUser; i < min((u+1)*postsPerUser, spec.Rows); i++ {
+		p, stmts := generated(t, spec, user, now, i)
+		for _, st := range stmts {
+			b.Query(st.cql, st.args...)
+		}
+		posts = append(posts, p)
+	}
+	if err := execBatchRetry(ctx, s, b); err != nil {
+		return nil, fmt.Errorf("user %d: %w", u, err)
+	}
+	return posts, nil
+}
+
+// generated is row i of user and the statements that write it, drawn from its own random
+// stream so that the rows do not depend on the order the workers take them in.
+func generated(t Tables, spec Spec, user gocql.UUID, now time.Time, i int) (Post, []stmt) {
 	rng := rand.New(rand.NewPCG(spec.Seed, uint64(i)+2))
 	span := int64(2 * 365 * 24 * time.Hour)
 	created := now.Add(-time.Hour - time.Duration(rng.Int64N(span))).Truncate(time.Millisecond).UTC()
-	p := Post{UserID: users[rng.IntN(len(users))], CreatedAt: created, PostID: timeUUID(rng, created)}
+	p := Post{UserID: user, CreatedAt: created, PostID: timeUUID(rng, created)}
 	w0 := created.UnixMicro() + rng.Int64N(1000)
 	w1 := w0 + 1_000_000 + rng.Int64N(int64(20*24*time.Hour/time.Microsecond))
 	if w1 >= now.UnixMicro() {
@@ -142,12 +165,7 @@ func writeGenerated(ctx context.Context, s *gocql.Session, t Tables, spec Spec, 
 				append([]any{w1, ttl, extra}, key...)})
 		p.Hashtags = union(tags, extra)
 	}
-	for _, st := range stmts {
-		if err := execRetry(ctx, s.Query(st.cql, st.args...).Consistency(spec.Consistency)); err != nil {
-			return p, fmt.Errorf("row %d: %w", i, err)
-		}
-	}
-	return p, nil
+	return p, stmts
 }
 
 type stmt struct {
@@ -234,20 +252,10 @@ func randomUUID(rng *rand.Rand) gocql.UUID {
 	return u
 }
 
-// execRetry runs an idempotent write (every write here carries its own timestamp), sending
-// it again after a timeout or an unavailable error: a loaded test machine times out now
+// retryable reports whether an idempotent request (a read, or a write carrying its own
+// timestamp, as every write here does) that failed with err is worth sending again: a
+// timeout, an unavailable error or a lost connection; a loaded test machine times out now
 // and then, and a node of the ring may be down.
-func execRetry(ctx context.Context, q *gocql.Query) error {
-	var err error
-	for attempt := 0; attempt < 8; attempt++ {
-		if err = q.WithContext(ctx).Exec(); err == nil || ctx.Err() != nil || !retryable(err) {
-			return err
-		}
-		time.Sleep(time.Duration(attempt+1) * 200 * time.Millisecond)
-	}
-	return err
-}
-
 func retryable(err error) bool {
 	var (
 		wt *gocql.RequestErrWriteTimeout
