@@ -217,6 +217,14 @@ func runConsole(text string) ([]string, error) {
 	if len(words) == 0 || words[0] != "cqlsize" {
 		return nil, fmt.Errorf("%q: a console example runs cqlsize (put other commands in a ```sh block)", text)
 	}
+	for _, w := range words[1:] {
+		if _, v, ok := strings.Cut(w, "="); ok && strings.HasPrefix(w, "-") {
+			w = v
+		}
+		if filepath.IsAbs(w) {
+			return nil, fmt.Errorf("%q: %s is outside the repository: an example names paths relative to the root, so it reads what the reader has and writes into its own directory", text, w)
+		}
+	}
 	var out, errOut bytes.Buffer
 	code := DoContext(context.Background(), words[1:], strings.NewReader(""), &out, &errOut, offlineEnv)
 	got := strings.TrimSuffix(out.String()+errOut.String(), "\n")
@@ -493,5 +501,15 @@ func TestConsoleBlockComparison(t *testing.T) {
 	}
 	if _, err := parseConsoleBlocks("open.md", []string{"```console", "$ cqlsize version"}); err == nil {
 		t.Error("an unclosed block is not an error")
+	}
+}
+
+// An example that names an absolute path is refused: what it writes would outlive the run,
+// and the next run would find it (a second `design --out /tmp/x` numbers its migration 0002).
+func TestConsoleExampleRefusesAbsolutePaths(t *testing.T) {
+	for _, text := range []string{"cqlsize design --out /tmp/x", "cqlsize estimate --schema=/etc/schema.cql"} {
+		if _, err := runConsole(text); err == nil || !strings.Contains(err.Error(), "outside the repository") {
+			t.Errorf("%q: %v, want a refusal naming the path", text, err)
+		}
 	}
 }
