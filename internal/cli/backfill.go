@@ -236,8 +236,12 @@ func runBackfill(env *Env, f *backfillFlags) error {
 	var partial *denorm.BackfillError
 	if errors.As(err, &partial) {
 		if refusedByNode(err) {
-			// A permission the role lacks is refused again on every run: the role must change
-			// first; then the next run continues with the ranges left.
+			// A refusal comes again on every run: a permission the role lacks (the role must
+			// change first), or a write the node rejects as invalid (the tables must).
+			var req gocql.RequestError
+			if errors.As(err, &req) && req.Code() != gocql.ErrCodeUnauthorized {
+				return &ExitError{Code: ExitBadInput, Err: fmt.Errorf("%w (the node refuses the write as written: running it again unchanged is refused again)", err)}
+			}
 			return &ExitError{Code: ExitBadInput, Err: fmt.Errorf("%w (once the role may, run it again: it continues with the ranges left)", err)}
 		}
 		return &ExitError{Code: ExitRetry, Err: fmt.Errorf("%w (run it again: it continues with the ranges left)", err)}
