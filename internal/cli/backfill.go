@@ -174,6 +174,21 @@ func checkBackfillFlags(f *backfillFlags) (*backfillInput, error) {
 	if in.share, in.shares, err = parseSplit(f.split); err != nil {
 		return nil, err
 	}
+	for _, c := range []struct {
+		flag string
+		n    int
+	}{{"workers", f.workers}, {"ranges", f.ranges}, {"page-size", f.pageSize}, {"sample", f.sample}} {
+		if c.n < 1 {
+			return nil, Usagef("--%s %d: want at least 1", c.flag, c.n)
+		}
+	}
+	if f.ranges > maxBackfillRanges {
+		// Each range is a checkpoint row and a lightweight transaction to claim it.
+		return nil, Usagef("--ranges %d: want at most %d (each range is a checkpoint row and a claim on the node)", f.ranges, maxBackfillRanges)
+	}
+	if f.timeout <= 0 {
+		return nil, Usagef("--timeout %s: want a duration above zero", f.timeout)
+	}
 	if in.shares > f.ranges {
 		return nil, Usagef("--split %s: more shares than --ranges %d", f.split, f.ranges)
 	}
@@ -184,8 +199,6 @@ func checkBackfillFlags(f *backfillFlags) (*backfillInput, error) {
 		return nil, Usagef("--write-consistency: %v", err)
 	}
 	switch {
-	case f.workers < 1, f.ranges < 1, f.pageSize < 1, f.sample < 1:
-		return nil, Usagef("--workers, --ranges, --page-size and --sample must be at least 1")
 	case f.lease < 4*time.Second:
 		return nil, Usagef("--lease %s: want at least 4s", f.lease)
 	case f.format != "text" && f.format != "json":
@@ -195,6 +208,10 @@ func checkBackfillFlags(f *backfillFlags) (*backfillInput, error) {
 	}
 	return in, nil
 }
+
+// maxBackfillRanges bounds --ranges: 65,536 ranges already cut a ring of 100 TB into
+// ranges of 1.5 GB.
+const maxBackfillRanges = 1 << 16
 
 func runBackfill(env *Env, f *backfillFlags) error {
 	in, err := checkBackfillFlags(f)

@@ -35,6 +35,11 @@ func TestBackfillBadFlagsExitTwo(t *testing.T) {
 		{[]string{"--from", "posts", "--to", "m", "-k", "app", "--rate", "fast"}, "--rate fast"},
 		{[]string{"--from", "posts", "--to", "m", "-k", "app", "--full"}, "--full goes with --verify"},
 		{[]string{"--from", "posts", "--to", "m", "-k", "app", "--format", "yaml"}, `--format "yaml"`},
+		{[]string{"--from", "posts", "--to", "m", "-k", "app", "--ranges", "0"}, "--ranges 0: want at least 1"},
+		{[]string{"--from", "posts", "--to", "m", "-k", "app", "--workers", "-3"}, "--workers -3: want at least 1"},
+		{[]string{"--from", "posts", "--to", "m", "-k", "app", "--verify", "--sample", "0"}, "--sample 0: want at least 1"},
+		{[]string{"--from", "posts", "--to", "m", "-k", "app", "--ranges", "999999999"}, "--ranges 999999999: want at most 65536"},
+		{[]string{"--from", "posts", "--to", "m", "-k", "app", "--timeout", "0s"}, "--timeout 0s: want a duration above zero"},
 		{[]string{"--from", "posts", "--to", "m", "-k", "app"}, "no cluster: pass --hosts or set $CASSANDRA_HOSTS"},
 	} {
 		code, out, errOut := runEnv(t, noCluster, append([]string{"backfill"}, tc.args...)...)
