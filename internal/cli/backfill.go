@@ -263,6 +263,11 @@ func runBackfill(env *Env, f *backfillFlags) error {
 		}
 		return &ExitError{Code: ExitRetry, Err: fmt.Errorf("%w (run it again: it continues with the ranges left)", err)}
 	}
+	if err != nil && errors.Is(err, context.Canceled) && env.Ctx.Err() != nil && res != nil {
+		// Interrupted (Ctrl-C, SIGTERM): the ranges copied are recorded, the rest wait.
+		return &ExitError{Code: ExitRetry, Err: fmt.Errorf("backfill %s interrupted: %d of %d ranges left (run it again: it continues with them)",
+			res.Backfill, res.Ranges-res.RangesCopied-res.RangesDone, res.Ranges)}
+	}
 	if err != nil {
 		return InputErr(err)
 	}
@@ -368,7 +373,7 @@ func printBackfill(w io.Writer, format string, r *denorm.BackfillResult) error {
 		share = fmt.Sprintf(" (share %d/%d)", r.Share, r.Shares)
 	}
 	fmt.Fprintf(w, "backfill %s%s: %d of %d ranges copied by this run, %d done before or by another run, %d left\n",
-		r.Backfill, share, r.RangesCopied, r.Ranges, r.RangesDone, r.RangesFailed)
+		r.Backfill, share, r.RangesCopied, r.Ranges, r.RangesDone, r.Ranges-r.RangesCopied-r.RangesDone)
 	fmt.Fprintf(w, "  %d source rows read (%s), %d target rows written in %d statements, in %.1fs (%.0f rows/s)\n",
 		r.Rows, humanBytes(float64(r.Bytes)), r.TargetRows, r.Statements, r.ElapsedSeconds, r.RowsPerSecond)
 	if r.KeyOnlyRows > 0 || r.SkippedRows > 0 || r.Splits > 0 {
