@@ -199,3 +199,27 @@ func TestMigrationCreatesTheTypesItsTablesUse(t *testing.T) {
 		t.Errorf("want geo then addr, and no unused type:\n%s", m)
 	}
 }
+
+// TestTWCSWindowsAreAboutThirtyOverTheTTL: the chat room case (1M messages a day over 300
+// rooms at Zipf 1.1, a 90-day TTL) needs hour buckets; its TWCS windows are 3 days (thirty
+// over the TTL), not one an hour (2,160 sstables a node, each a bloom filter every read
+// checks), and every window is a whole number of buckets.
+func TestTWCSWindowsAreAboutThirtyOverTheTTL(t *testing.T) {
+	src := "CREATE TABLE messages (message_id timeuuid PRIMARY KEY, room_id uuid, sent_at timestamp, author_id uuid, body text);"
+	schema, err := parseSchema("entities.cql", src, "chat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := cql.Parse("q.cql", []byte("SELECT message_id, body FROM messages WHERE room_id = ? ORDER BY sent_at DESC LIMIT 50"))
+	d, err := design.Run(design.Input{Schema: schema, Queries: []design.Query{{Name: "q", Stmt: st.(*cql.Select)}},
+		Volumes: &design.Volumes{File: "w.yaml", Entities: []*design.Entity{{Name: "messages", Rows: rate("1M/day"), TTL: 90 * workload.Day,
+			Avg: map[string]float64{"body": 200}, Columns: map[string]design.ColumnVolume{"room_id": {Distinct: 300, Skew: workload.Skew{Kind: workload.Zipf, S: 1.1}}}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := d.Tables[0]
+	c := tb.Table.Options.Compaction
+	if tb.Bucket != "hour" || c["compaction_window_unit"] != "DAYS" || c["compaction_window_size"] != "3" {
+		t.Errorf("bucket %q, compaction %v: want hour buckets in windows of 3 DAYS", tb.Bucket, c)
+	}
+}
