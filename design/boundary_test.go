@@ -223,3 +223,26 @@ func TestTWCSWindowsAreAboutThirtyOverTheTTL(t *testing.T) {
 		t.Errorf("bucket %q, compaction %v: want hour buckets in windows of 3 DAYS", tb.Bucket, c)
 	}
 }
+
+// TestIdentityLookupIsOneRowWhateverTheSkew: a lookup by the entity's whole key (a player's
+// score in a game) is one row a partition; a Zipf game_id makes a hot game many keys, not a
+// large partition, so the table gets no bucket (a week bucket would copy the row into every
+// week it is updated in, and the lookup would walk weeks back).
+func TestIdentityLookupIsOneRowWhateverTheSkew(t *testing.T) {
+	src := "CREATE TABLE scores (game_id int, player_id uuid, score bigint, updated_at timestamp, PRIMARY KEY ((game_id, player_id)));"
+	schema, err := parseSchema("entities.cql", src, "g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := cql.Parse("q.cql", []byte("SELECT score FROM scores WHERE game_id = ? AND player_id = ?"))
+	d, err := design.Run(design.Input{Schema: schema, Queries: []design.Query{{Name: "q", Stmt: st.(*cql.Select)}},
+		Volumes: &design.Volumes{File: "w.yaml", Entities: []*design.Entity{{Name: "scores", Rows: rate("100k/day"), Retention: workload.Year,
+			Columns: map[string]design.ColumnVolume{"game_id": {Distinct: 50, Skew: workload.Skew{Kind: workload.Zipf, S: 1.0}}, "player_id": {Distinct: 1e6}}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := d.Tables[0]
+	if tb.Bucket != "" || tb.Shards > 1 || tb.Estimate.Largest.Rows > 1 {
+		t.Errorf("bucket %q, shards %d, largest %v rows: want one row a partition, no bucket", tb.Bucket, tb.Shards, tb.Estimate.Largest.Rows)
+	}
+}
