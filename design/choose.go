@@ -66,7 +66,7 @@ func choose(t *Table, g *group, name string, ev *Entity, in Input) error {
 		}
 		if c.fits() {
 			if last.width == "" {
-				t.Reasons = append(t.Reasons, fmt.Sprintf("the entity has no time column to cut a bucket from, so every key is spread over write shards: %s", c.describe()))
+				t.Reasons = append(t.Reasons, fmt.Sprintf("no time bucket serves this pattern (the entity has no time column, or the pattern slices or orders by another column, which buckets would answer bucket by bucket), so every key is spread over write shards: %s", c.describe()))
 			} else {
 				t.Reasons = append(t.Reasons, fmt.Sprintf("no bucket down to %s holds the busiest key, so every key is spread over write shards: %s", widthText(last.width), c.describe()))
 			}
