@@ -229,19 +229,7 @@ func TestTWCSWindowsAreAboutThirtyOverTheTTL(t *testing.T) {
 // large partition, so the table gets no bucket (a week bucket would copy the row into every
 // week it is updated in, and the lookup would walk weeks back).
 func TestIdentityLookupIsOneRowWhateverTheSkew(t *testing.T) {
-	src := "CREATE TABLE scores (game_id int, player_id uuid, score bigint, updated_at timestamp, PRIMARY KEY ((game_id, player_id)));"
-	schema, err := parseSchema("entities.cql", src, "g")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, _ := cql.Parse("q.cql", []byte("SELECT score FROM scores WHERE game_id = ? AND player_id = ?"))
-	d, err := design.Run(design.Input{Schema: schema, Queries: []design.Query{{Name: "q", Stmt: st.(*cql.Select)}},
-		Volumes: &design.Volumes{File: "w.yaml", Entities: []*design.Entity{{Name: "scores", Rows: rate("100k/day"), Retention: workload.Year,
-			Columns: map[string]design.ColumnVolume{"game_id": {Distinct: 50, Skew: workload.Skew{Kind: workload.Zipf, S: 1.0}}, "player_id": {Distinct: 1e6}}}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb := d.Tables[0]
+	tb := scoresDesign(t, "SELECT score FROM scores WHERE game_id = ? AND player_id = ?")
 	if tb.Bucket != "" || tb.Shards > 1 || tb.Estimate.Largest.Rows > 1 {
 		t.Errorf("bucket %q, shards %d, largest %v rows: want one row a partition, no bucket", tb.Bucket, tb.Shards, tb.Estimate.Largest.Rows)
 	}
@@ -252,20 +240,27 @@ func TestIdentityLookupIsOneRowWhateverTheSkew(t *testing.T) {
 // answer would be the top of today rather than of the game. Write shards, merged in
 // clustering order, keep the order; the query reads every shard.
 func TestOrderByANonTimeColumnIsNotTimeBucketed(t *testing.T) {
+	tb := scoresDesign(t, "SELECT player_id, score FROM scores WHERE game_id = ? ORDER BY score DESC LIMIT 10")
+	if tb.Bucket != "" || tb.Shards < 2 {
+		t.Errorf("bucket %q, shards %d: want no time bucket and write shards", tb.Bucket, tb.Shards)
+	}
+}
+
+// scoresDesign designs one pattern over a game's scores: 100k updates a day kept a year, 50
+// games at Zipf 1.0, a million players.
+func scoresDesign(t *testing.T, query string) *design.Table {
+	t.Helper()
 	src := "CREATE TABLE scores (game_id int, player_id uuid, score bigint, updated_at timestamp, PRIMARY KEY ((game_id, player_id)));"
 	schema, err := parseSchema("entities.cql", src, "g")
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, _ := cql.Parse("q.cql", []byte("SELECT player_id, score FROM scores WHERE game_id = ? ORDER BY score DESC LIMIT 10"))
+	st, _ := cql.Parse("q.cql", []byte(query))
 	d, err := design.Run(design.Input{Schema: schema, Queries: []design.Query{{Name: "q", Stmt: st.(*cql.Select)}},
 		Volumes: &design.Volumes{File: "w.yaml", Entities: []*design.Entity{{Name: "scores", Rows: rate("100k/day"), Retention: workload.Year,
 			Columns: map[string]design.ColumnVolume{"game_id": {Distinct: 50, Skew: workload.Skew{Kind: workload.Zipf, S: 1.0}}, "player_id": {Distinct: 1e6}}}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb := d.Tables[0]
-	if tb.Bucket != "" || tb.Shards < 2 {
-		t.Errorf("bucket %q, shards %d: want no time bucket and write shards", tb.Bucket, tb.Shards)
-	}
+	return d.Tables[0]
 }
