@@ -199,3 +199,68 @@ func TestMigrationCreatesTheTypesItsTablesUse(t *testing.T) {
 		t.Errorf("want geo then addr, and no unused type:\n%s", m)
 	}
 }
+
+// TestTWCSWindowsAreAboutThirtyOverTheTTL: the chat room case (1M messages a day over 300
+// rooms at Zipf 1.1, a 90-day TTL) needs hour buckets; its TWCS windows are 3 days (thirty
+// over the TTL), not one an hour (2,160 sstables a node, each a bloom filter every read
+// checks), and every window is a whole number of buckets.
+func TestTWCSWindowsAreAboutThirtyOverTheTTL(t *testing.T) {
+	src := "CREATE TABLE messages (message_id timeuuid PRIMARY KEY, room_id uuid, sent_at timestamp, author_id uuid, body text);"
+	schema, err := parseSchema("entities.cql", src, "chat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := cql.Parse("q.cql", []byte("SELECT message_id, body FROM messages WHERE room_id = ? ORDER BY sent_at DESC LIMIT 50"))
+	d, err := design.Run(design.Input{Schema: schema, Queries: []design.Query{{Name: "q", Stmt: st.(*cql.Select)}},
+		Volumes: &design.Volumes{File: "w.yaml", Entities: []*design.Entity{{Name: "messages", Rows: rate("1M/day"), TTL: 90 * workload.Day,
+			Avg: map[string]float64{"body": 200}, Columns: map[string]design.ColumnVolume{"room_id": {Distinct: 300, Skew: workload.Skew{Kind: workload.Zipf, S: 1.1}}}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := d.Tables[0]
+	c := tb.Table.Options.Compaction
+	if tb.Bucket != "hour" || c["compaction_window_unit"] != "DAYS" || c["compaction_window_size"] != "3" {
+		t.Errorf("bucket %q, compaction %v: want hour buckets in windows of 3 DAYS", tb.Bucket, c)
+	}
+}
+
+// TestIdentityLookupIsOneRowWhateverTheSkew: a lookup by the entity's whole key (a player's
+// score in a game) is one row a partition; a Zipf game_id makes a hot game many keys, not a
+// large partition, so the table gets no bucket (a week bucket would copy the row into every
+// week it is updated in, and the lookup would walk weeks back).
+func TestIdentityLookupIsOneRowWhateverTheSkew(t *testing.T) {
+	tb := scoresDesign(t, "SELECT score FROM scores WHERE game_id = ? AND player_id = ?")
+	if tb.Bucket != "" || tb.Shards > 1 || tb.Estimate.Largest.Rows > 1 {
+		t.Errorf("bucket %q, shards %d, largest %v rows: want one row a partition, no bucket", tb.Bucket, tb.Shards, tb.Estimate.Largest.Rows)
+	}
+}
+
+// TestOrderByANonTimeColumnIsNotTimeBucketed: a game's top scores ordered by score, too many
+// for one partition, cannot be cut by day of updated_at: read newest bucket first, the
+// answer would be the top of today rather than of the game. Write shards, merged in
+// clustering order, keep the order; the query reads every shard.
+func TestOrderByANonTimeColumnIsNotTimeBucketed(t *testing.T) {
+	tb := scoresDesign(t, "SELECT player_id, score FROM scores WHERE game_id = ? ORDER BY score DESC LIMIT 10")
+	if tb.Bucket != "" || tb.Shards < 2 {
+		t.Errorf("bucket %q, shards %d: want no time bucket and write shards", tb.Bucket, tb.Shards)
+	}
+}
+
+// scoresDesign designs one pattern over a game's scores: 100k updates a day kept a year, 50
+// games at Zipf 1.0, a million players.
+func scoresDesign(t *testing.T, query string) *design.Table {
+	t.Helper()
+	src := "CREATE TABLE scores (game_id int, player_id uuid, score bigint, updated_at timestamp, PRIMARY KEY ((game_id, player_id)));"
+	schema, err := parseSchema("entities.cql", src, "g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := cql.Parse("q.cql", []byte(query))
+	d, err := design.Run(design.Input{Schema: schema, Queries: []design.Query{{Name: "q", Stmt: st.(*cql.Select)}},
+		Volumes: &design.Volumes{File: "w.yaml", Entities: []*design.Entity{{Name: "scores", Rows: rate("100k/day"), Retention: workload.Year,
+			Columns: map[string]design.ColumnVolume{"game_id": {Distinct: 50, Skew: workload.Skew{Kind: workload.Zipf, S: 1.0}}, "player_id": {Distinct: 1e6}}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.Tables[0]
+}

@@ -66,7 +66,7 @@ func choose(t *Table, g *group, name string, ev *Entity, in Input) error {
 		}
 		if c.fits() {
 			if last.width == "" {
-				t.Reasons = append(t.Reasons, fmt.Sprintf("the entity has no time column to cut a bucket from, so every key is spread over write shards: %s", c.describe()))
+				t.Reasons = append(t.Reasons, fmt.Sprintf("no time bucket serves this pattern (the entity has no time column, or the pattern slices or orders by another column, which buckets would answer bucket by bucket), so every key is spread over write shards: %s", c.describe()))
 			} else {
 				t.Reasons = append(t.Reasons, fmt.Sprintf("no bucket down to %s holds the busiest key, so every key is spread over write shards: %s", widthText(last.width), c.describe()))
 			}
@@ -167,29 +167,29 @@ func isSeries(t *cql.Table, width string) bool {
 	return width != "" || len(t.Clustering) > 0 && isTime(t.Clustering[0])
 }
 
-// twcs is the compaction of a TTL'd time series: TimeWindowCompactionStrategy with a window
-// of the bucket (so a bucket's rows share sstables), else about a thirtieth of the TTL.
+// twcs is the compaction of a TTL'd time series: TimeWindowCompactionStrategy with about
+// thirty windows over the TTL (each window an sstable, at most about fifty are advised: a
+// read checks the bloom filter of every one, and each is a file compaction keeps), never
+// shorter than the bucket and a whole number of buckets, so a bucket's rows still share one
+// window. An hour bucket with a 90-day TTL gets windows of 3 days, not 2,160 of an hour.
 func twcs(width string, ttl time.Duration) map[string]string {
-	unit, size := "DAYS", 1
+	step := time.Hour
 	switch width {
-	case "hour":
-		unit = "HOURS"
 	case "day":
+		step = workload.Day
 	case "iso-week":
-		size = 7
+		step = 7 * workload.Day
 	case "month":
-		size = 30
+		step = 30 * workload.Day
 	case "year":
-		size = 365
-	default:
-		d := ttl / 30
-		if d < workload.Day {
-			unit, size = "HOURS", max(1, int(math.Round(d.Hours())))
-		} else {
-			size = int(math.Round(d.Hours() / 24))
-		}
+		step = 365 * workload.Day
 	}
-	return map[string]string{"class": "TimeWindowCompactionStrategy", "compaction_window_unit": unit, "compaction_window_size": fmt.Sprint(size)}
+	n := max(1, int64(math.Round(float64(ttl/30)/float64(step))))
+	d := time.Duration(n) * step
+	if d%workload.Day == 0 {
+		return map[string]string{"class": "TimeWindowCompactionStrategy", "compaction_window_unit": "DAYS", "compaction_window_size": fmt.Sprint(int64(d / workload.Day))}
+	}
+	return map[string]string{"class": "TimeWindowCompactionStrategy", "compaction_window_unit": "HOURS", "compaction_window_size": fmt.Sprint(int64(d / time.Hour))}
 }
 
 // graces are the gc_grace_seconds a TTL'd table may get, longest first: the default ten

@@ -125,18 +125,24 @@ func isTime(c *cql.Column) bool {
 
 // timeColumn picks the entity column a time bucket is cut from: the column the query
 // slices or orders by, when it is a time; else the entity's first time in its key, else
-// its first time column.
+// its first time column. A query that slices or orders by another column (the top scores
+// of a game) gets none: a time bucket would answer it bucket by bucket, the top of the
+// newest day rather than of the game, while write shards merged in order keep its meaning.
 func timeColumn(a *access) *cql.Column {
 	t := a.entity
 	if len(a.rng) > 0 {
-		if c := t.Column(a.rng[0].Column().Name); isTime(c) {
-			return c
+		c := t.Column(a.rng[0].Column().Name)
+		if !isTime(c) {
+			return nil
 		}
+		return c
 	}
-	for _, o := range a.order {
-		if c := t.Column(o.Column.Name); isTime(c) {
-			return c
+	if len(a.order) > 0 {
+		c := t.Column(a.order[0].Column.Name)
+		if !isTime(c) {
+			return nil
 		}
+		return c
 	}
 	for _, c := range append(append([]*cql.Column{}, t.PartitionKey...), t.Clustering...) {
 		if isTime(c) {

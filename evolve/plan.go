@@ -338,6 +338,10 @@ func shellQuote(s string) string {
 
 // duration renders seconds as 45s, 12m, 3h20m or 2d4h.
 func duration(sec float64) string {
+	if !(sec < 100*365*86400) {
+		// Also what a time.Duration could not hold (292 years) without wrapping to nonsense.
+		return "over 100 years"
+	}
 	d := time.Duration(sec) * time.Second
 	switch {
 	case d < time.Minute:

@@ -284,6 +284,23 @@ type run struct {
 	lastProg time.Time
 
 	rows, targetRows, bytes, statements, keyOnly, skipped atomic.Int64
+	// partitions read, and the share's partitions by system.size_estimates: the rows to
+	// expect are those partitions times the rows a partition read so far holds.
+	partitions    atomic.Int64
+	estPartitions float64
+}
+
+// expectedRows is the share's source rows projected from size_estimates' partition count
+// and the rows per partition read so far; 0 (unknown) before a partition of a table with
+// clustering columns is read, since a partition there holds any number of rows.
+func (r *run) expectedRows() float64 {
+	if n := r.partitions.Load(); n > 0 {
+		return r.estPartitions * float64(r.rows.Load()) / float64(n)
+	}
+	if len(r.b.p.SourceTable().Clustering) == 0 {
+		return r.estPartitions
+	}
+	return 0
 }
 
 // estimate reads the source's size for the progress total.
@@ -305,7 +322,8 @@ func (r *run) estimate(ctx context.Context, ks, table string, mine []tokenscan.R
 		size, _ = tokenscan.SizeEstimates(ectx, r.s, ks, table)
 	}
 	// size_estimates counts partitions; rows per partition are known once some are read.
-	r.res.EstimatedRows, r.res.EstimatedBytes = size.Partitions*r.shareW, size.Bytes*r.shareW
+	r.estPartitions, r.res.EstimatedBytes = size.Partitions*r.shareW, size.Bytes*r.shareW
+	r.res.EstimatedRows = r.expectedRows()
 }
 
 // loop copies the share's ranges not yet done, in rounds: a round hands every range left
@@ -530,6 +548,7 @@ func (r *run) fail(rg tokenscan.Range, err error) {
 func (r *run) report(force bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.res.EstimatedRows = r.expectedRows()
 	res := r.res
 	res.Rows, res.TargetRows, res.Bytes = r.rows.Load(), r.targetRows.Load(), r.bytes.Load()
 	res.Statements, res.KeyOnlyRows, res.SkippedRows = r.statements.Load(), r.keyOnly.Load(), r.skipped.Load()

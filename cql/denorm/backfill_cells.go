@@ -285,11 +285,15 @@ type statement struct {
 
 // rowWriter renders target rows as statements, caching their text.
 type rowWriter struct {
-	b      *rowBuilder
-	table  string // keyspace.table, quoted
-	where  string
-	texts  map[string]string
-	keyIns string // INSERT INTO t (k1, k2
+	b     *rowBuilder
+	table string // keyspace.table, quoted
+	where string
+	// pkWhere restricts the partition key only: an UPDATE that sets static columns alone
+	// must not name the clustering columns (the node refuses it).
+	pkWhere string
+	npk     int
+	texts   map[string]string
+	keyIns  string // INSERT INTO t (k1, k2
 }
 
 func newRowWriter(b *rowBuilder) *rowWriter {
@@ -301,6 +305,8 @@ func newRowWriter(b *rowBuilder) *rowWriter {
 		names = append(names, b.cols[k].quoted)
 	}
 	w.where = strings.Join(where, " AND ")
+	w.npk = len(dst.PartitionKey)
+	w.pkWhere = strings.Join(where[:w.npk], " AND ")
 	w.keyIns = strings.Join(names, ", ")
 	return w
 }
@@ -393,7 +399,12 @@ func (w *rowWriter) update(tr *targetRow, s stamp, plain, adds []targetCell) sta
 		fmt.Fprintf(&sig, ",+%d", c.col)
 		args = append(args, c.value)
 	}
-	args = append(args, tr.key...)
+	where, key := w.where, tr.key
+	if allStatic(w.b, plain, adds) {
+		sig.WriteString(",static")
+		where, key = w.pkWhere, tr.key[:w.npk]
+	}
+	args = append(args, key...)
 	text, ok := w.texts[sig.String()]
 	if !ok {
 		var set []string
@@ -404,8 +415,22 @@ func (w *rowWriter) update(tr *targetRow, s stamp, plain, adds []targetCell) sta
 			q := w.b.cols[c.col].quoted
 			set = append(set, q+" = "+q+" + ?")
 		}
-		text = "UPDATE " + w.table + " " + u + " SET " + strings.Join(set, ", ") + " WHERE " + w.where
+		text = "UPDATE " + w.table + " " + u + " SET " + strings.Join(set, ", ") + " WHERE " + where
 		w.texts[sig.String()] = text
 	}
 	return statement{cql: text, args: args}
+}
+
+// allStatic reports whether every cell an UPDATE sets is a static column's.
+func allStatic(b *rowBuilder, cellSets ...[]targetCell) bool {
+	n := 0
+	for _, cells := range cellSets {
+		for _, c := range cells {
+			if b.cols[c.col].Kind != cql.Static {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
 }

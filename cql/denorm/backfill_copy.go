@@ -90,6 +90,9 @@ func (r *run) readPart(ctx context.Context, part tokenscan.Range, wr *rowWriter,
 		if started && row.token != cur {
 			reached = cur // every row of the partition at cur has been read
 		}
+		if !started || row.token != cur {
+			r.partitions.Add(1)
+		}
 		cur, started = row.token, true
 		st.rows++
 		st.bytes += row.bytes

@@ -174,6 +174,21 @@ func checkBackfillFlags(f *backfillFlags) (*backfillInput, error) {
 	if in.share, in.shares, err = parseSplit(f.split); err != nil {
 		return nil, err
 	}
+	for _, c := range []struct {
+		flag string
+		n    int
+	}{{"workers", f.workers}, {"ranges", f.ranges}, {"page-size", f.pageSize}, {"sample", f.sample}} {
+		if c.n < 1 {
+			return nil, Usagef("--%s %d: want at least 1", c.flag, c.n)
+		}
+	}
+	if f.ranges > maxBackfillRanges {
+		// Each range is a checkpoint row and a lightweight transaction to claim it.
+		return nil, Usagef("--ranges %d: want at most %d (each range is a checkpoint row and a claim on the node)", f.ranges, maxBackfillRanges)
+	}
+	if f.timeout <= 0 {
+		return nil, Usagef("--timeout %s: want a duration above zero", f.timeout)
+	}
 	if in.shares > f.ranges {
 		return nil, Usagef("--split %s: more shares than --ranges %d", f.split, f.ranges)
 	}
@@ -184,8 +199,6 @@ func checkBackfillFlags(f *backfillFlags) (*backfillInput, error) {
 		return nil, Usagef("--write-consistency: %v", err)
 	}
 	switch {
-	case f.workers < 1, f.ranges < 1, f.pageSize < 1, f.sample < 1:
-		return nil, Usagef("--workers, --ranges, --page-size and --sample must be at least 1")
 	case f.lease < 4*time.Second:
 		return nil, Usagef("--lease %s: want at least 4s", f.lease)
 	case f.format != "text" && f.format != "json":
@@ -195,6 +208,10 @@ func checkBackfillFlags(f *backfillFlags) (*backfillInput, error) {
 	}
 	return in, nil
 }
+
+// maxBackfillRanges bounds --ranges: 65,536 ranges already cut a ring of 100 TB into
+// ranges of 1.5 GB.
+const maxBackfillRanges = 1 << 16
 
 func runBackfill(env *Env, f *backfillFlags) error {
 	in, err := checkBackfillFlags(f)
@@ -236,11 +253,20 @@ func runBackfill(env *Env, f *backfillFlags) error {
 	var partial *denorm.BackfillError
 	if errors.As(err, &partial) {
 		if refusedByNode(err) {
-			// A permission the role lacks is refused again on every run: the role must change
-			// first; then the next run continues with the ranges left.
+			// A refusal comes again on every run: a permission the role lacks (the role must
+			// change first), or a write the node rejects as invalid (the tables must).
+			var req gocql.RequestError
+			if errors.As(err, &req) && req.Code() != gocql.ErrCodeUnauthorized {
+				return &ExitError{Code: ExitBadInput, Err: fmt.Errorf("%w (the node refuses the write as written: running it again unchanged is refused again)", err)}
+			}
 			return &ExitError{Code: ExitBadInput, Err: fmt.Errorf("%w (once the role may, run it again: it continues with the ranges left)", err)}
 		}
 		return &ExitError{Code: ExitRetry, Err: fmt.Errorf("%w (run it again: it continues with the ranges left)", err)}
+	}
+	if err != nil && errors.Is(err, context.Canceled) && env.Ctx.Err() != nil && res != nil {
+		// Interrupted (Ctrl-C, SIGTERM): the ranges copied are recorded, the rest wait.
+		return &ExitError{Code: ExitRetry, Err: fmt.Errorf("backfill %s interrupted: %d of %d ranges left (run it again: it continues with them)",
+			res.Backfill, res.Ranges-res.RangesCopied-res.RangesDone, res.Ranges)}
 	}
 	if err != nil {
 		return InputErr(err)
@@ -347,7 +373,7 @@ func printBackfill(w io.Writer, format string, r *denorm.BackfillResult) error {
 		share = fmt.Sprintf(" (share %d/%d)", r.Share, r.Shares)
 	}
 	fmt.Fprintf(w, "backfill %s%s: %d of %d ranges copied by this run, %d done before or by another run, %d left\n",
-		r.Backfill, share, r.RangesCopied, r.Ranges, r.RangesDone, r.RangesFailed)
+		r.Backfill, share, r.RangesCopied, r.Ranges, r.RangesDone, r.Ranges-r.RangesCopied-r.RangesDone)
 	fmt.Fprintf(w, "  %d source rows read (%s), %d target rows written in %d statements, in %.1fs (%.0f rows/s)\n",
 		r.Rows, humanBytes(float64(r.Bytes)), r.TargetRows, r.Statements, r.ElapsedSeconds, r.RowsPerSecond)
 	if r.KeyOnlyRows > 0 || r.SkippedRows > 0 || r.Splits > 0 {

@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -35,6 +38,11 @@ func TestBackfillBadFlagsExitTwo(t *testing.T) {
 		{[]string{"--from", "posts", "--to", "m", "-k", "app", "--rate", "fast"}, "--rate fast"},
 		{[]string{"--from", "posts", "--to", "m", "-k", "app", "--full"}, "--full goes with --verify"},
 		{[]string{"--from", "posts", "--to", "m", "-k", "app", "--format", "yaml"}, `--format "yaml"`},
+		{[]string{"--from", "posts", "--to", "m", "-k", "app", "--ranges", "0"}, "--ranges 0: want at least 1"},
+		{[]string{"--from", "posts", "--to", "m", "-k", "app", "--workers", "-3"}, "--workers -3: want at least 1"},
+		{[]string{"--from", "posts", "--to", "m", "-k", "app", "--verify", "--sample", "0"}, "--sample 0: want at least 1"},
+		{[]string{"--from", "posts", "--to", "m", "-k", "app", "--ranges", "999999999"}, "--ranges 999999999: want at most 65536"},
+		{[]string{"--from", "posts", "--to", "m", "-k", "app", "--timeout", "0s"}, "--timeout 0s: want a duration above zero"},
 		{[]string{"--from", "posts", "--to", "m", "-k", "app"}, "no cluster: pass --hosts or set $CASSANDRA_HOSTS"},
 	} {
 		code, out, errOut := runEnv(t, noCluster, append([]string{"backfill"}, tc.args...)...)
@@ -194,5 +202,26 @@ func TestBackfillProgressLine(t *testing.T) {
 		if got := backfillLine(tc.p); got != tc.want {
 			t.Errorf("backfillLine(%+v)\n got %q\nwant %q", tc.p, got, tc.want)
 		}
+	}
+}
+
+// A backfill interrupted (Ctrl-C: the context Main cancels) is exit 3, says so and how many
+// ranges are left, and its summary counts those ranges as left; the next run copies them.
+func TestBackfillInterruptedSaysWhatIsLeft(t *testing.T) {
+	const n = 400
+	_, ks := backfillKeyspace(t, n)
+	args := []string{"backfill", "-k", ks, "--from", "posts", "--to", "posts_by_month", "--derive", "month=month(created_at)", "--ranges", "64", "--rate", "40/s", "--workers", "1"}
+	env := map[string]string{"CASSANDRA_HOSTS": strings.Join(cassandratest.Hosts(t), ",")}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	time.AfterFunc(3*time.Second, cancel)
+	var out, errb bytes.Buffer
+	code := DoContext(ctx, args, strings.NewReader(""), &out, &errb, func(k string) string { return env[k] })
+	m := regexp.MustCompile(`: (\d+) of 64 ranges copied by this run, 0 done before or by another run, (\d+) left`).FindStringSubmatch(out.String())
+	if code != ExitRetry || m == nil || m[2] == "0" || !strings.Contains(errb.String(), "interrupted: "+m[2]+" of 64 ranges left") {
+		t.Fatalf("interrupted: exit %d\nstdout: %s\nstderr: %s", code, out.String(), errb.String())
+	}
+	if c, o, e := sweepStep(t, args[:len(args)-4]...); c != ExitOK || !strings.Contains(o, ", 0 left") {
+		t.Errorf("the run after: exit %d\nstdout: %s\nstderr: %s", c, o, e)
 	}
 }

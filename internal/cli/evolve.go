@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -144,7 +145,7 @@ func (f *evolvePlanFlags) input(env *Env) (*evolve.Input, error) {
 		return nil, Usagef("--to is required: the file holding the new table's CREATE TABLE")
 	case f.format != "text" && f.format != "json":
 		return nil, Usagef("--format %q: want text or json", f.format)
-	case f.copyRate <= 0:
+	case !(f.copyRate > 0) || math.IsInf(f.copyRate, 1):
 		return nil, Usagef("--copy-rate %v: want the rows the backfill writes a second, above 0", f.copyRate)
 	}
 	parts, err := splitCQLName(f.from)

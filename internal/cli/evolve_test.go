@@ -69,6 +69,8 @@ func TestEvolvePlanBadInput(t *testing.T) {
 		{[]string{"--from", "posts.posts_by_id", "--to", hashtag, "--schema", schema, "--format", "xml"}, `--format "xml"`},
 		{[]string{"--from", "posts.posts_by_id", "--to", hashtag, "--schema", schema, "--copy-rate", "0"}, "--copy-rate 0"},
 		{[]string{"--from", "posts.posts_by_id", "--to", hashtag, "--schema", schema, "--rows", "lots"}, `--rows "lots"`},
+		{[]string{"--from", "posts.posts_by_id", "--to", hashtag, "--schema", schema, "--copy-rate", "NaN"}, "--copy-rate NaN"},
+		{[]string{"--from", "posts.posts_by_id", "--to", hashtag, "--schema", schema, "--copy-rate", "Inf"}, "--copy-rate +Inf"},
 		{[]string{"--from", "posts.posts_by_id", "--to", hashtag, "--schema", schema, "--hosts", "127.0.0.1"}, "--schema and --hosts"},
 		{[]string{"--from", "posts.posts_by_id", "--to", hashtag, "--schema", schema, "--workload", broken}, broken + ":1:"},
 		{[]string{"--from", "posts.posts_by_id", "--to", schema + "/0001_posts.cql", "--schema", schema}, "0001_posts.cql:11:1: a second CREATE TABLE"},
@@ -77,5 +79,15 @@ func TestEvolvePlanBadInput(t *testing.T) {
 		if code != ExitBadInput || out != "" || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: code %d, stdout %q, stderr %q; want 2 and %q", tc.args, code, out, errOut, tc.want)
 		}
+	}
+}
+
+// A plan for a table so large that its copy outlasts any clock says so: the duration of
+// 1e30 rows is not "about 0s" (a time.Duration overflow).
+func TestEvolvePlanHugeRowsDuration(t *testing.T) {
+	code, out, errOut := run(t, "evolve", "plan", "--from", "posts.posts_by_id", "--to", "../../examples/posts/testdata/evolve/posts_by_hashtag.cql",
+		"--schema", "../../examples/posts/testdata/evolve/migrations", "--rows", "1e30")
+	if code != ExitOK || strings.Contains(out, "about 0s") || !strings.Contains(out, "about over 100 years") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 }

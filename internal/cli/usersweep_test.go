@@ -326,6 +326,13 @@ func sweepCases() []sweepCase {
 			code:  ExitBadInput, stderr: []string{"0002_x.cql has no statement: fill it in or delete it"}},
 		{name: "plan of an unfilled template", args: []string{"migrate", "plan", "--offline", "-d", "$TMP", "-k", "app"},
 			files: map[string]string{"0001_x.cql": "-- x\n"}, code: ExitBadInput, stderr: []string{"0001_x.cql has no statement"}},
+		// backfill on the node.
+		{name: "backfill into a target with a static column written apart from the rows", cluster: true,
+			args: []string{"backfill", "--hosts", "127.0.0.1", "-k", "$KS", "--from", "src", "--to", "dst", "--derive", "hour=hour(at)", "--ranges", "8"},
+			setup: []string{"CREATE TABLE src (room int, at timestamp, body text, extra int static, PRIMARY KEY (room, at))",
+				"CREATE TABLE dst (room int, hour text, at timestamp, body text, extra int static, PRIMARY KEY ((room, hour), at))",
+				"INSERT INTO src (room, at, body) VALUES (1, '2024-01-01 10:00:00+0000', 'x')", "UPDATE src SET extra = 5 WHERE room = 1"},
+			code: ExitOK, stdout: []string{"1 source rows read", "1 target rows written in 2 statements"}},
 		{name: "up --workload missing, offline checks first", args: []string{"migrate", "up", "-d", m1, "-k", "app", "--hosts", "127.0.0.9", "--workload", d("nope.yaml")}, code: ExitBadInput, stderr: []string{"--workload", "nope.yaml"}},
 	}
 }
@@ -763,5 +770,25 @@ func TestUserSweepNodeRefusalsAreRefusedFirst(t *testing.T) {
 				t.Errorf("up: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 			}
 		})
+	}
+}
+
+// A write the node refuses as invalid (a target partition key over 64 KiB) is exit 2, as a
+// permission is, but its hint is not the permission's: no GRANT makes the next run pass.
+// The partial run's summary stays on stdout (the ranges it did copy are recorded).
+func TestUserSweepBackfillInvalidWriteIsNotAPermission(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the dev node")
+	}
+	s, ks := cassandratest.Keyspace(t)
+	for _, st := range []string{"CREATE TABLE src (id int PRIMARY KEY, v text)", "CREATE TABLE dst (v text, id int, PRIMARY KEY ((v), id))",
+		"INSERT INTO src (id, v) VALUES (1, '" + strings.Repeat("x", 70000) + "')"} {
+		if err := s.Query(st).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errOut := sweepStep(t, "backfill", "-k", ks, "--from", "src", "--to", "dst", "--ranges", "8")
+	if code != ExitBadInput || !strings.Contains(errOut, "running it again unchanged is refused again") || strings.Contains(errOut, "once the role may") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 }
