@@ -43,6 +43,13 @@ func analyze(schema *cql.Schema, q Query) (*access, error) {
 	if err != nil {
 		return nil, fail(s.Table.Pos(), "%v", err)
 	}
+	for _, c := range t.Columns {
+		if c.Type.Kind == cql.Native && c.Type.Name == "counter" {
+			// A counter cannot be copied to a second table: an increment is not idempotent
+			// and takes no timestamp, so the write plan could not write it.
+			return nil, fail(s.Table.Pos(), "entity %s has counter column %s: counters cannot be denormalized (an increment takes no timestamp and is not idempotent); keep counters in a table of their own keyed as they are read, and query it directly", t.Name, c.Name)
+		}
+	}
 	a := &access{q: q, entity: t, star: s.Star}
 	col := func(id cql.Ident) (*cql.Column, error) {
 		c := t.Column(id.Name)
