@@ -83,7 +83,7 @@ func TestDesignBadInput(t *testing.T) {
 		{"no volume decides the key", "-- query: q1\nSELECT * FROM orders WHERE note = ?;\n", good, "workload.yaml:7:7: workload: orders: columns: note: {distinct: N} is needed"},
 		{"a collection's distinct without its elements per row", "-- query: q1\nSELECT * FROM orders WHERE tags CONTAINS ?;\n", good + "      tags: {distinct: 100}\n",
 			"workload: orders: items: tags: is needed (elements per row)"},
-		{"an entity with a counter", "-- query: q1\nSELECT n FROM likes WHERE post_id = ?;\n", good,
+		{"an entity with a counter", "-- query: q1\nSELECT n FROM likes WHERE post_id = ?;\n", good + "  likes:\n    rows: 1k/day\n    retention: 1y\n    columns:\n      post_id: {distinct: 365k}\n",
 			"queries.cql:2:15: query q1: entity likes has counter column n: counters cannot be denormalized"},
 		{"an entity without a volume", "-- query: q1\nSELECT * FROM orders WHERE customer_id = ?;\n", "version: 1\ntables:\n  other:\n    rows: 1/day\n    retention: 1y\n",
 			"workload.yaml:3:3: workload: other: no entity table of that name"},
