@@ -238,6 +238,13 @@ func (f *evolvePlanFlags) loadSchema(env *Env, keyspace string, in *evolve.Input
 		return nil, Usagef("--schema and --hosts: read the existing table from one of them")
 	case live == nil && f.schema == "":
 		return nil, Usagef("no schema: pass --schema (a .cql file or a folder of migrations), or --hosts to read the cluster's")
+	case live == nil && f.keyspace == "":
+		// Files that create their keyspace load as they are; files of unqualified names
+		// (migrations run in a session's keyspace) load in --from's.
+		if _, err := readSchema(f.schema, ""); err == nil || !errors.Is(err, cql.ErrNoKeyspace) {
+			return loadSchema(f.schema, "")
+		}
+		return loadSchema(f.schema, ks)
 	case live == nil:
 		return loadSchema(f.schema, ks)
 	}

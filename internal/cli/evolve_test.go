@@ -91,3 +91,16 @@ func TestEvolvePlanHugeRowsDuration(t *testing.T) {
 		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 }
+
+// A schema file that creates its own keyspace loads as it is: --from's keyspace is used only
+// for files of unqualified names, not made up front (which made CREATE KEYSPACE a duplicate).
+func TestEvolvePlanSchemaFileCreatesItsKeyspace(t *testing.T) {
+	dir := t.TempDir()
+	schema := writeIn(t, dir, "schema.cql", "CREATE KEYSPACE iot WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};\n"+
+		"CREATE TABLE iot.readings (device_id uuid, read_at timestamp, temp double, PRIMARY KEY ((device_id), read_at));\n")
+	to := writeIn(t, dir, "to.cql", "CREATE TABLE iot.readings_by_day (device_id uuid, day date, read_at timestamp, temp double, PRIMARY KEY ((device_id, day), read_at));\n")
+	code, out, errOut := run(t, "evolve", "plan", "--from", "iot.readings", "--to", to, "--schema", schema, "--rows", "1M")
+	if code != ExitOK || !strings.Contains(out, "day=day(read_at)") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+}
