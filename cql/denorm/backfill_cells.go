@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/derive"
@@ -30,7 +31,8 @@ type targetCell struct {
 
 // targetRow is one target row with its cells grouped by (write time, TTL).
 type targetRow struct {
-	key      []any // the primary key values, in the writer's key order
+	key      []any     // the primary key values, in the writer's key order
+	readAt   time.Time // when the source row's read was sent: its TTLs count down from then
 	liveness stamp
 	keyOnly  bool // the source row had no live regular cell
 	groups   map[stamp][]targetCell
@@ -142,7 +144,7 @@ func at(xs []int, i int) int {
 func (b *rowBuilder) build(row *sourceRow, readAt int64, fn func(*targetRow) error) error {
 	base, keyOnly := b.liveness(row, readAt)
 	return b.p.Expand(row.vals, func(vals map[string]any, elems []int) error {
-		tr := &targetRow{key: make([]any, len(b.keys)), keyOnly: keyOnly, liveness: base, groups: map[stamp][]targetCell{}}
+		tr := &targetRow{key: make([]any, len(b.keys)), readAt: row.readAt, keyOnly: keyOnly, liveness: base, groups: map[stamp][]targetCell{}}
 		for i, k := range b.keys {
 			v := vals[b.cols[k].Column]
 			if v == nil {
@@ -281,6 +283,28 @@ func lessKey(a, b reflect.Value) bool {
 type statement struct {
 	cql  string
 	args []any
+	// ttlArg is the index in args of the TTL (-1: none), the source's remaining TTL when
+	// the row was read at readAt: argsAt counts it down to when the write is sent.
+	ttlArg int
+	readAt time.Time
+}
+
+// argsAt is the statement's arguments for a write sent at now: the TTL less the time
+// since the source was read (rounded up, so the target cell never outlives the source
+// cell), and at least 1 s (a cell that expired meanwhile expires at once in the target).
+func (s statement) argsAt(now time.Time) []any {
+	if s.ttlArg < 0 {
+		return s.args
+	}
+	args := append([]any(nil), s.args...)
+	args[s.ttlArg] = remainingTTL(s.args[s.ttlArg].(int), now.Sub(s.readAt))
+	return args
+}
+
+// remainingTTL is a TTL of ttl seconds read elapsed ago, counted down to now.
+func remainingTTL(ttl int, elapsed time.Duration) int {
+	gone := int((max(0, elapsed) + time.Second - 1) / time.Second)
+	return max(1, ttl-gone)
 }
 
 // rowWriter renders target rows as statements, caching their text.
@@ -376,7 +400,11 @@ func (w *rowWriter) insert(tr *targetRow, s stamp, cells []targetCell) statement
 		text = "INSERT INTO " + w.table + " (" + names + ") VALUES (" + marks + ") " + u
 		w.texts[sig.String()] = text
 	}
-	return statement{cql: text, args: append(args, uargs...)}
+	ttlArg := -1
+	if len(uargs) == 2 {
+		ttlArg = len(args)
+	}
+	return statement{cql: text, args: append(args, uargs...), ttlArg: ttlArg, readAt: tr.readAt}
 }
 
 func (w *rowWriter) update(tr *targetRow, s stamp, plain, adds []targetCell) statement {
@@ -407,5 +435,9 @@ func (w *rowWriter) update(tr *targetRow, s stamp, plain, adds []targetCell) sta
 		text = "UPDATE " + w.table + " " + u + " SET " + strings.Join(set, ", ") + " WHERE " + w.where
 		w.texts[sig.String()] = text
 	}
-	return statement{cql: text, args: args}
+	ttlArg := -1
+	if len(uargs) == 2 {
+		ttlArg = 0
+	}
+	return statement{cql: text, args: args, ttlArg: ttlArg, readAt: tr.readAt}
 }

@@ -610,3 +610,44 @@ func TestBackfillSplitsAFailedRead(t *testing.T) {
 		t.Errorf("with one split allowed: %v, want a *BackfillError naming the ranges left", err)
 	}
 }
+
+// A copied TTL counts down from the source's read, however long the write waits after
+// it: with one write in flight, the last rows of a page of 3,000 are written seconds
+// after the node read them, and a copy that wrote the TTL it read would outlive the
+// source cells by those seconds. Read the source first and the target right after: no
+// target TTL is longer.
+func TestBackfillCountsTTLsDownToTheWrite(t *testing.T) {
+	s, ks := backfillSetup(t)
+	const n = 3000
+	for i := 0; i < n; i += 100 {
+		b := s.NewBatch(gocql.UnloggedBatch)
+		for j := i; j < i+100; j++ {
+			b.Query(fmt.Sprintf("INSERT INTO %s.posts (id, title) VALUES (?, ?) USING TTL 86400", ks), gocql.TimeUUID(), fmt.Sprintf("title %d", j))
+		}
+		if err := s.ExecuteBatch(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := program(t, s, ks, "posts", "posts_copy")
+	runBackfill(t, s, p, BackfillOptions{Ranges: 1, Workers: 1, InFlight: 1, PageSize: n})
+	src := readCells(t, s, ks+".posts", "id", "title")
+	dst := readCells(t, s, ks+".posts_copy", "id", "title")
+	if len(src) != n || len(dst) != n {
+		t.Fatalf("%d source rows, %d target rows, want %d", len(src), len(dst), n)
+	}
+	longer := 0
+	for id, sc := range src {
+		dc := dst[id]
+		if dc.val != sc.val || dc.ts != sc.ts || dc.ttl <= 0 || dc.ttl < sc.ttl-30 {
+			t.Errorf("%s: target %+v, source %+v", id, dc, sc)
+		}
+		if dc.ttl > sc.ttl {
+			if longer++; longer <= 5 {
+				t.Errorf("%s: target TTL %d, source %d (read before it): the target cell outlives the source's", id, dc.ttl, sc.ttl)
+			}
+		}
+	}
+	if longer > 0 {
+		t.Errorf("%d of %d target cells outlive their source cells", longer, n)
+	}
+}
