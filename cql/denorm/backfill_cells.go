@@ -21,6 +21,18 @@ type stamp struct {
 
 const noTTL = -1
 
+// keyOnlyTimestamp is the write time of a key-only row's target row (1 µs after the
+// epoch): the oldest there is, because the row's own write time cannot be read and any
+// later one would be a guess that can beat a delete. Every write the service makes, a dual
+// write or a delete, is newer, so it wins whenever it comes: a key-only row the service
+// deleted in the target before the copy read it stays deleted, even when the read (at
+// LOCAL_ONE) came from a replica that missed the delete in the source. In a new target
+// table nothing older exists for the copy to lose to. In a table that held data before,
+// the copy loses to every tombstone already there for the row (a row or partition
+// deleted earlier, until compaction purges the tombstone after gc_grace_seconds): such a
+// row is not copied.
+const keyOnlyTimestamp = 1
+
 // targetCell is one cell of a target row: a whole value, or (add) elements added to a
 // non-frozen collection.
 type targetCell struct {
@@ -105,8 +117,8 @@ func newRowBuilder(p *derive.Program) (*rowBuilder, error) {
 // liveness is the source row's own write time as far as CQL shows it: the oldest of the
 // regular cells the program reads (the INSERT that made the row wrote them all; later
 // updates are newer), or, for a row with none live (key columns only, or only columns the
-// target does not take), readAt with no TTL, so a delete sent after the read still wins.
-func (b *rowBuilder) liveness(row *sourceRow, readAt int64) (stamp, bool) {
+// target does not take), keyOnlyTimestamp with no TTL.
+func (b *rowBuilder) liveness(row *sourceRow) (stamp, bool) {
 	var best stamp
 	found := false
 	consider := func(s stamp) {
@@ -127,7 +139,7 @@ func (b *rowBuilder) liveness(row *sourceRow, readAt int64) (stamp, bool) {
 		}
 	}
 	if !found {
-		return stamp{readAt, noTTL}, true
+		return stamp{keyOnlyTimestamp, noTTL}, true
 	}
 	return best, false
 }
@@ -139,10 +151,9 @@ func at(xs []int, i int) int {
 	return 0
 }
 
-// build calls fn with each target row of row. readAt is when the read that returned row
-// was sent (microseconds).
-func (b *rowBuilder) build(row *sourceRow, readAt int64, fn func(*targetRow) error) error {
-	base, keyOnly := b.liveness(row, readAt)
+// build calls fn with each target row of row.
+func (b *rowBuilder) build(row *sourceRow, fn func(*targetRow) error) error {
+	base, keyOnly := b.liveness(row)
 	return b.p.Expand(row.vals, func(vals map[string]any, elems []int) error {
 		tr := &targetRow{key: make([]any, len(b.keys)), readAt: row.readAt, keyOnly: keyOnly, liveness: base, groups: map[stamp][]targetCell{}}
 		for i, k := range b.keys {

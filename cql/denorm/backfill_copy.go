@@ -92,7 +92,7 @@ func (r *run) queueRow(row *sourceRow, wr *rowWriter, w *writeSet, st *rangeStat
 	r.rows.Add(1)
 	r.bytes.Add(row.bytes)
 	targets := 0
-	err := r.b.build(row, row.readAt.UnixMicro(), func(tr *targetRow) error {
+	err := r.b.build(row, func(tr *targetRow) error {
 		targets++
 		return w.send(wr.statements(tr))
 	})

@@ -158,7 +158,7 @@ func (v *verifier) check(ctx context.Context, row *sourceRow) error {
 	v.res.SourceRows++
 	v.mu.Unlock()
 	var bad []string
-	err := v.b.build(row, row.readAt.UnixMicro(), func(tr *targetRow) error {
+	err := v.b.build(row, func(tr *targetRow) error {
 		v.mu.Lock()
 		v.res.TargetRows++
 		v.mu.Unlock()
@@ -178,7 +178,7 @@ func (v *verifier) check(ctx context.Context, row *sourceRow) error {
 	}
 	var still []string
 	if found {
-		err = v.b.build(&again, again.readAt.UnixMicro(), func(tr *targetRow) error {
+		err = v.b.build(&again, func(tr *targetRow) error {
 			problem, err := v.target.compare(ctx, v.s, v.o.Consistency, tr)
 			if problem != "" {
 				still = append(still, problem)
