@@ -137,7 +137,7 @@ type BackfillResult struct {
 	Rows            int64         `json:"rows"`          // source rows read
 	TargetRows      int64         `json:"target_rows"`   // target rows written
 	Statements      int64         `json:"statements"`    // writes sent
-	KeyOnlyRows     int64         `json:"key_only_rows"` // source rows with no live cell in the columns read (written at the read's time)
+	KeyOnlyRows     int64         `json:"key_only_rows"` // source rows with no live cell in the columns read (written at the oldest time, 1 µs)
 	SkippedRows     int64         `json:"skipped_rows"`  // source rows that give no target row (a key from a null, an empty each())
 	Bytes           int64         `json:"bytes"`         // value bytes read
 	Splits          int           `json:"splits"`        // ranges split after a failed read
@@ -178,8 +178,9 @@ func (e *BackfillError) Unwrap() error { return e.Err }
 // different write times go in different statements. A row's liveness (what keeps a row
 // whose cells are all null) takes the write time of its oldest cell; a row fanned out of a
 // non-frozen collection's element, that element's; a source row with no live regular cell
-// (key columns only), whose write time CQL cannot show, the time its read was sent with
-// no TTL, so a delete sent after the read still wins.
+// (key columns only), whose write time CQL cannot show, the oldest write time there is,
+// 1 µs, with no TTL, so every delete or write of the service wins over it, whenever it
+// was made (in a target table that is not new, so does every older tombstone).
 //
 // The ring is cut into o.Ranges ranges; o.Workers of them are read at once, paged, at
 // o.ReadConsistency and at most o.Rate rows a second. A range whose read fails (a timeout,

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/derive"
@@ -20,6 +21,18 @@ type stamp struct {
 
 const noTTL = -1
 
+// keyOnlyTimestamp is the write time of a key-only row's target row (1 µs after the
+// epoch): the oldest there is, because the row's own write time cannot be read and any
+// later one would be a guess that can beat a delete. Every write the service makes, a dual
+// write or a delete, is newer, so it wins whenever it comes: a key-only row the service
+// deleted in the target before the copy read it stays deleted, even when the read (at
+// LOCAL_ONE) came from a replica that missed the delete in the source. In a new target
+// table nothing older exists for the copy to lose to. In a table that held data before,
+// the copy loses to every tombstone already there for the row (a row or partition
+// deleted earlier, until compaction purges the tombstone after gc_grace_seconds): such a
+// row is not copied.
+const keyOnlyTimestamp = 1
+
 // targetCell is one cell of a target row: a whole value, or (add) elements added to a
 // non-frozen collection.
 type targetCell struct {
@@ -30,7 +43,8 @@ type targetCell struct {
 
 // targetRow is one target row with its cells grouped by (write time, TTL).
 type targetRow struct {
-	key      []any // the primary key values, in the writer's key order
+	key      []any     // the primary key values, in the writer's key order
+	readAt   time.Time // when the source row's read was sent: its TTLs count down from then
 	liveness stamp
 	keyOnly  bool // the source row had no live regular cell
 	groups   map[stamp][]targetCell
@@ -103,8 +117,8 @@ func newRowBuilder(p *derive.Program) (*rowBuilder, error) {
 // liveness is the source row's own write time as far as CQL shows it: the oldest of the
 // regular cells the program reads (the INSERT that made the row wrote them all; later
 // updates are newer), or, for a row with none live (key columns only, or only columns the
-// target does not take), readAt with no TTL, so a delete sent after the read still wins.
-func (b *rowBuilder) liveness(row *sourceRow, readAt int64) (stamp, bool) {
+// target does not take), keyOnlyTimestamp with no TTL.
+func (b *rowBuilder) liveness(row *sourceRow) (stamp, bool) {
 	var best stamp
 	found := false
 	consider := func(s stamp) {
@@ -125,7 +139,7 @@ func (b *rowBuilder) liveness(row *sourceRow, readAt int64) (stamp, bool) {
 		}
 	}
 	if !found {
-		return stamp{readAt, noTTL}, true
+		return stamp{keyOnlyTimestamp, noTTL}, true
 	}
 	return best, false
 }
@@ -137,12 +151,11 @@ func at(xs []int, i int) int {
 	return 0
 }
 
-// build calls fn with each target row of row. readAt is when the read that returned row
-// was sent (microseconds).
-func (b *rowBuilder) build(row *sourceRow, readAt int64, fn func(*targetRow) error) error {
-	base, keyOnly := b.liveness(row, readAt)
+// build calls fn with each target row of row.
+func (b *rowBuilder) build(row *sourceRow, fn func(*targetRow) error) error {
+	base, keyOnly := b.liveness(row)
 	return b.p.Expand(row.vals, func(vals map[string]any, elems []int) error {
-		tr := &targetRow{key: make([]any, len(b.keys)), keyOnly: keyOnly, liveness: base, groups: map[stamp][]targetCell{}}
+		tr := &targetRow{key: make([]any, len(b.keys)), readAt: row.readAt, keyOnly: keyOnly, liveness: base, groups: map[stamp][]targetCell{}}
 		for i, k := range b.keys {
 			v := vals[b.cols[k].Column]
 			if v == nil {
@@ -281,6 +294,28 @@ func lessKey(a, b reflect.Value) bool {
 type statement struct {
 	cql  string
 	args []any
+	// ttlArg is the index in args of the TTL (-1: none), the source's remaining TTL when
+	// the row was read at readAt: argsAt counts it down to when the write is sent.
+	ttlArg int
+	readAt time.Time
+}
+
+// argsAt is the statement's arguments for a write sent at now: the TTL less the time
+// since the source was read (rounded up, so the target cell never outlives the source
+// cell), and at least 1 s (a cell that expired meanwhile expires at once in the target).
+func (s statement) argsAt(now time.Time) []any {
+	if s.ttlArg < 0 {
+		return s.args
+	}
+	args := append([]any(nil), s.args...)
+	args[s.ttlArg] = remainingTTL(s.args[s.ttlArg].(int), now.Sub(s.readAt))
+	return args
+}
+
+// remainingTTL is a TTL of ttl seconds read elapsed ago, counted down to now.
+func remainingTTL(ttl int, elapsed time.Duration) int {
+	gone := int((max(0, elapsed) + time.Second - 1) / time.Second)
+	return max(1, ttl-gone)
 }
 
 // rowWriter renders target rows as statements, caching their text.
@@ -382,7 +417,11 @@ func (w *rowWriter) insert(tr *targetRow, s stamp, cells []targetCell) statement
 		text = "INSERT INTO " + w.table + " (" + names + ") VALUES (" + marks + ") " + u
 		w.texts[sig.String()] = text
 	}
-	return statement{cql: text, args: append(args, uargs...)}
+	ttlArg := -1
+	if len(uargs) == 2 {
+		ttlArg = len(args)
+	}
+	return statement{cql: text, args: append(args, uargs...), ttlArg: ttlArg, readAt: tr.readAt}
 }
 
 func (w *rowWriter) update(tr *targetRow, s stamp, plain, adds []targetCell) statement {
@@ -418,7 +457,11 @@ func (w *rowWriter) update(tr *targetRow, s stamp, plain, adds []targetCell) sta
 		text = "UPDATE " + w.table + " " + u + " SET " + strings.Join(set, ", ") + " WHERE " + where
 		w.texts[sig.String()] = text
 	}
-	return statement{cql: text, args: args}
+	ttlArg := -1
+	if len(uargs) == 2 {
+		ttlArg = 0
+	}
+	return statement{cql: text, args: args, ttlArg: ttlArg, readAt: tr.readAt}
 }
 
 // allStatic reports whether every cell an UPDATE sets is a static column's.

@@ -369,8 +369,8 @@ func TestBackfillLeavesNewerDeletesAndUpdates(t *testing.T) {
 		t.Errorf("posts_by_month holds %d rows, want %d", len(got), len(ids)-1)
 	}
 
-	// Rows of key columns only: written at the time of the read, so a delete stamped later
-	// still wins, and the others are copied.
+	// Rows of key columns only: written at the oldest time there is, so a delete stamped
+	// later still wins, and the others are copied.
 	res := runBackfill(t, s, program(t, s, ks, "keys_only", "keys_only_copy"), BackfillOptions{})
 	if res.KeyOnlyRows != 3 {
 		t.Errorf("%d key-only rows counted, want 3", res.KeyOnlyRows)
@@ -388,11 +388,31 @@ func TestBackfillLeavesNewerDeletesAndUpdates(t *testing.T) {
 	if fmt.Sprint(pairs) != "[10/1 30/3]" {
 		t.Errorf("keys_only_copy holds %v, want [10/1 30/3] (20/2 deleted after the read)", pairs)
 	}
-	// And its write time is the read's: a delete stamped a second before the backfill
-	// started does not hide the copied row, one stamped after it does.
-	exec(t, s, fmt.Sprintf("DELETE FROM %s.keys_only_copy USING TIMESTAMP %d WHERE b = 10 AND a = 1", ks, time.Now().Add(-time.Hour).UnixMicro()))
+}
+
+// A key-only row the service deleted (a dual write, in both tables) before the copy read
+// it stays deleted, even when the read came from a replica that missed the delete in the
+// source: here the source keeps the row, as such a replica does, and the target holds the
+// delete, stamped a second before the copy starts. A copy that wrote the row at the time
+// of its read would bring it back.
+func TestBackfillKeyOnlyRowDeletedBeforeTheReadStaysDeleted(t *testing.T) {
+	s, ks := backfillSetup(t)
+	exec(t, s, "INSERT INTO "+ks+".keys_only (a, b) VALUES (1, 10)", "INSERT INTO "+ks+".keys_only (a, b) VALUES (2, 20)")
+	exec(t, s, fmt.Sprintf("DELETE FROM %s.keys_only_copy USING TIMESTAMP %d WHERE b = 10 AND a = 1", ks, time.Now().Add(-time.Second).UnixMicro()))
+	res := runBackfill(t, s, program(t, s, ks, "keys_only", "keys_only_copy"), BackfillOptions{})
+	if res.KeyOnlyRows != 2 {
+		t.Errorf("%d key-only rows counted, want 2", res.KeyOnlyRows)
+	}
+	if n := countOf(t, s, "SELECT COUNT(*) FROM "+ks+".keys_only_copy WHERE b = 10 AND a = 1"); n != 0 {
+		t.Errorf("the key-only row deleted before the copy's read is back")
+	}
+	if n := countOf(t, s, "SELECT COUNT(*) FROM "+ks+".keys_only_copy WHERE b = 20 AND a = 2"); n != 1 {
+		t.Errorf("the key-only row nobody deleted was not copied")
+	}
+	// A dual write after the copy (the service inserts the row again) is newer still.
+	exec(t, s, "INSERT INTO "+ks+".keys_only_copy (b, a) VALUES (10, 1)")
 	if n := countOf(t, s, "SELECT COUNT(*) FROM "+ks+".keys_only_copy WHERE b = 10 AND a = 1"); n != 1 {
-		t.Errorf("a delete stamped before the copy hid the copied key-only row")
+		t.Errorf("a key-only row inserted again after the copy is not there")
 	}
 }
 
@@ -668,5 +688,46 @@ func TestBackfillProgressTotalIsRows(t *testing.T) {
 		if v != 0 {
 			t.Errorf("before any partition is read the total is %v: a partition of this table holds any number of rows", v)
 		}
+	}
+}
+
+// A copied TTL counts down from the source's read, however long the write waits after
+// it: with one write in flight, the last rows of a page of 3,000 are written seconds
+// after the node read them, and a copy that wrote the TTL it read would outlive the
+// source cells by those seconds. Read the source first and the target right after: no
+// target TTL is longer.
+func TestBackfillCountsTTLsDownToTheWrite(t *testing.T) {
+	s, ks := backfillSetup(t)
+	const n = 3000
+	for i := 0; i < n; i += 100 {
+		b := s.NewBatch(gocql.UnloggedBatch)
+		for j := i; j < i+100; j++ {
+			b.Query(fmt.Sprintf("INSERT INTO %s.posts (id, title) VALUES (?, ?) USING TTL 86400", ks), gocql.TimeUUID(), fmt.Sprintf("title %d", j))
+		}
+		if err := s.ExecuteBatch(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := program(t, s, ks, "posts", "posts_copy")
+	runBackfill(t, s, p, BackfillOptions{Ranges: 1, Workers: 1, InFlight: 1, PageSize: n})
+	src := readCells(t, s, ks+".posts", "id", "title")
+	dst := readCells(t, s, ks+".posts_copy", "id", "title")
+	if len(src) != n || len(dst) != n {
+		t.Fatalf("%d source rows, %d target rows, want %d", len(src), len(dst), n)
+	}
+	longer := 0
+	for id, sc := range src {
+		dc := dst[id]
+		if dc.val != sc.val || dc.ts != sc.ts || dc.ttl <= 0 || dc.ttl < sc.ttl-30 {
+			t.Errorf("%s: target %+v, source %+v", id, dc, sc)
+		}
+		if dc.ttl > sc.ttl {
+			if longer++; longer <= 5 {
+				t.Errorf("%s: target TTL %d, source %d (read before it): the target cell outlives the source's", id, dc.ttl, sc.ttl)
+			}
+		}
+	}
+	if longer > 0 {
+		t.Errorf("%d of %d target cells outlive their source cells", longer, n)
 	}
 }

@@ -54,39 +54,25 @@ func (r *run) readRange(ctx context.Context, rg tokenscan.Range, wr *rowWriter) 
 // readPart reads (part.Lo, part.Hi] and queues the writes of its rows. On a read error it
 // returns the last token whose partition was read whole, where a retry starts.
 func (r *run) readPart(ctx context.Context, part tokenscan.Range, wr *rowWriter, w *writeSet, st *rangeStats) (int64, error) {
-	readAt := time.Now().UnixMicro()
 	rctx := ctx
 	if r.o.PartTimeout > 0 {
 		var cancel context.CancelFunc
 		rctx, cancel = context.WithTimeout(ctx, r.o.PartTimeout)
 		defer cancel()
 	}
-	iter := r.s.Query(r.reader.stmt, part.Lo, part.Hi).WithContext(rctx).Consistency(r.o.ReadConsistency).
-		PageSize(r.o.PageSize).Idempotent(true).Iter()
-	sc, err := r.reader.scanner(iter)
-	if err != nil {
-		cerr := iter.Close()
-		if cerr != nil {
-			return part.Lo, cerr
-		}
-		return part.Lo, err
-	}
 	reached := part.Lo
 	var cur int64
 	started := false
-	for {
+	err := r.reader.scanPages(func(state []byte) *gocql.Query {
+		return r.s.Query(r.reader.stmt, part.Lo, part.Hi).WithContext(rctx).Consistency(r.o.ReadConsistency).
+			PageSize(r.o.PageSize).PageState(state).Idempotent(true)
+	}, func(row *sourceRow) (bool, error) {
 		if err := r.limiter.Take(rctx, 1); err != nil {
-			iter.Close()
-			return reached, err
+			return false, err
 		}
 		if err := rctx.Err(); err != nil { // the part's time is up, even within a page
-			iter.Close()
-			return reached, fmt.Errorf("read for longer than %s: %w", r.o.PartTimeout, err)
+			return false, fmt.Errorf("read for longer than %s: %w", r.o.PartTimeout, err)
 		}
-		if !iter.Scan(sc.dest...) {
-			break
-		}
-		row := sc.row()
 		if started && row.token != cur {
 			reached = cur // every row of the partition at cur has been read
 		}
@@ -94,36 +80,41 @@ func (r *run) readPart(ctx context.Context, part tokenscan.Range, wr *rowWriter,
 			r.partitions.Add(1)
 		}
 		cur, started = row.token, true
-		st.rows++
-		st.bytes += row.bytes
-		r.rows.Add(1)
-		r.bytes.Add(row.bytes)
-		targets := 0
-		err := r.b.build(&row, readAt, func(tr *targetRow) error {
-			targets++
-			return w.send(wr.statements(tr))
-		})
-		if err != nil {
-			iter.Close()
-			if errors.Is(err, errWrite) {
-				return reached, err
-			}
-			return reached, fmt.Errorf("%w: %w", errWrite, err)
-		}
-		if targets == 0 {
-			r.skipped.Add(1)
-		}
-		if len(row.meta) == 0 {
-			r.keyOnly.Add(1)
-		}
-		st.targetRows += int64(targets)
-		r.targetRows.Add(int64(targets))
-		r.report(false)
-	}
-	if err := iter.Close(); err != nil {
+		return true, r.queueRow(row, wr, w, st)
+	})
+	if err != nil {
 		return reached, err
 	}
 	return part.Hi, nil
+}
+
+// queueRow queues the writes of one source row's target rows.
+func (r *run) queueRow(row *sourceRow, wr *rowWriter, w *writeSet, st *rangeStats) error {
+	st.rows++
+	st.bytes += row.bytes
+	r.rows.Add(1)
+	r.bytes.Add(row.bytes)
+	targets := 0
+	err := r.b.build(row, func(tr *targetRow) error {
+		targets++
+		return w.send(wr.statements(tr))
+	})
+	if err != nil {
+		if errors.Is(err, errWrite) {
+			return err
+		}
+		return fmt.Errorf("%w: %w", errWrite, err)
+	}
+	if targets == 0 {
+		r.skipped.Add(1)
+	}
+	if len(row.meta) == 0 {
+		r.keyOnly.Add(1)
+	}
+	st.targetRows += int64(targets)
+	r.targetRows.Add(int64(targets))
+	r.report(false)
+	return nil
 }
 
 // errWrite marks a failure to write (or to derive) a target row: splitting the read does
@@ -184,10 +175,10 @@ func (w *writeSet) send(stmts []statement) error {
 // exec sends one idempotent statement, retried by the policy, and again when the driver
 // cancelled it on its own.
 func (w *writeSet) exec(s statement) error {
-	err := w.r.s.Query(s.cql, s.args...).WithContext(w.ctx).Consistency(w.r.o.WriteConsistency).
+	err := w.r.s.Query(s.cql, s.argsAt(time.Now())...).WithContext(w.ctx).Consistency(w.r.o.WriteConsistency).
 		Idempotent(true).RetryPolicy(w.policy).Exec()
 	for tries := 0; err != nil && driverCancelled(w.ctx, err) && tries < maxResends; tries++ {
-		err = w.r.s.Query(s.cql, s.args...).WithContext(w.ctx).Consistency(w.r.o.WriteConsistency).
+		err = w.r.s.Query(s.cql, s.argsAt(time.Now())...).WithContext(w.ctx).Consistency(w.r.o.WriteConsistency).
 			Idempotent(true).RetryPolicy(w.policy).Exec()
 	}
 	w.r.statements.Add(1)

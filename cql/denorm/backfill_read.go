@@ -28,6 +28,8 @@ type sourceRow struct {
 	vals  map[string]any
 	meta  map[string]cellMeta
 	bytes int64 // the values' sizes, roughly as stored
+	// readAt is when the query that read the row was sent: its TTLs are no older.
+	readAt time.Time
 }
 
 // srcCol is one column of the source SELECT.
@@ -229,4 +231,57 @@ func valueSize(v any) int64 {
 		return n
 	}
 	return 8
+}
+
+// scanPages runs q page by page, each page a query of its own (q's argument is the paging
+// state, nil for the first), and calls fn with each row and when the query that read its
+// page was sent: the remaining TTLs a page carries were counted no earlier than that, so
+// a copy that subtracts the time since then never writes a TTL longer than the source's.
+// The next page is requested while fn takes the rows of one. fn returns false to stop.
+func (r *sourceReader) scanPages(q func(state []byte) *gocql.Query, fn func(row *sourceRow) (bool, error)) error {
+	type page struct {
+		iter *gocql.Iter
+		sent time.Time
+	}
+	fetch := func(state []byte) page {
+		sent := time.Now()
+		return page{iter: q(state).Iter(), sent: sent}
+	}
+	cur := fetch(nil)
+	for {
+		var next chan page
+		if state := cur.iter.PageState(); len(state) > 0 {
+			next = make(chan page, 1)
+			go func() { next <- fetch(state) }()
+		}
+		more, err := r.scanPage(cur.iter, cur.sent, fn)
+		if err != nil || !more || next == nil {
+			if next != nil {
+				(<-next).iter.Close()
+			}
+			return err
+		}
+		cur = <-next
+	}
+}
+
+// scanPage calls fn with the rows of one page and closes it.
+func (r *sourceReader) scanPage(iter *gocql.Iter, sent time.Time, fn func(row *sourceRow) (bool, error)) (bool, error) {
+	sc, err := r.scanner(iter)
+	if err != nil {
+		if cerr := iter.Close(); cerr != nil {
+			return false, cerr
+		}
+		return false, err
+	}
+	for iter.Scan(sc.dest...) {
+		row := sc.row()
+		row.readAt = sent
+		more, err := fn(&row)
+		if err != nil || !more {
+			iter.Close()
+			return false, err
+		}
+	}
+	return true, iter.Close()
 }

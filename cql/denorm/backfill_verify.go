@@ -131,32 +131,21 @@ type verifier struct {
 
 // part checks the source rows of one range, at most quota of them (0: all).
 func (v *verifier) part(ctx context.Context, part tokenscan.Range, quota int) error {
-	iter := v.s.Query(v.reader.stmt, part.Lo, part.Hi).WithContext(ctx).Consistency(v.o.Consistency).PageSize(500).Idempotent(true).Iter()
-	sc, err := v.reader.scanner(iter)
-	if err != nil {
-		if cerr := iter.Close(); cerr != nil {
-			return fmt.Errorf("verify: read the source: %w", cerr)
-		}
-		return err
-	}
 	n := 0
-	for quota == 0 || n < quota {
+	err := v.reader.scanPages(func(state []byte) *gocql.Query {
+		return v.s.Query(v.reader.stmt, part.Lo, part.Hi).WithContext(ctx).Consistency(v.o.Consistency).
+			PageSize(500).PageState(state).Idempotent(true)
+	}, func(row *sourceRow) (bool, error) {
 		if err := v.limiter.Take(ctx, 1); err != nil {
-			iter.Close()
-			return err
-		}
-		readAt := time.Now()
-		if !iter.Scan(sc.dest...) {
-			break
+			return false, err
 		}
 		n++
-		row := sc.row()
-		if err := v.check(ctx, &row, readAt, sc); err != nil {
-			iter.Close()
-			return err
+		if err := v.check(ctx, row); err != nil {
+			return false, err
 		}
-	}
-	if err := iter.Close(); err != nil {
+		return quota == 0 || n < quota, nil
+	})
+	if err != nil {
 		return fmt.Errorf("verify: read the source: %w", err)
 	}
 	return nil
@@ -164,16 +153,16 @@ func (v *verifier) part(ctx context.Context, part tokenscan.Range, quota int) er
 
 // check compares the target rows of one source row, reading both again once when one is
 // wrong.
-func (v *verifier) check(ctx context.Context, row *sourceRow, readAt time.Time, sc *scanner) error {
+func (v *verifier) check(ctx context.Context, row *sourceRow) error {
 	v.mu.Lock()
 	v.res.SourceRows++
 	v.mu.Unlock()
 	var bad []string
-	err := v.b.build(row, readAt.UnixMicro(), func(tr *targetRow) error {
+	err := v.b.build(row, func(tr *targetRow) error {
 		v.mu.Lock()
 		v.res.TargetRows++
 		v.mu.Unlock()
-		problem, err := v.target.compare(ctx, v.s, v.o.Consistency, tr, readAt)
+		problem, err := v.target.compare(ctx, v.s, v.o.Consistency, tr)
 		if problem != "" {
 			bad = append(bad, problem)
 		}
@@ -183,15 +172,14 @@ func (v *verifier) check(ctx context.Context, row *sourceRow, readAt time.Time, 
 		return err
 	}
 	// Read the source row again by its key, and its target rows.
-	again, found, err := v.reread(ctx, row, sc)
+	again, found, err := v.reread(ctx, row)
 	if err != nil {
 		return err
 	}
 	var still []string
 	if found {
-		at := time.Now()
-		err = v.b.build(&again, at.UnixMicro(), func(tr *targetRow) error {
-			problem, err := v.target.compare(ctx, v.s, v.o.Consistency, tr, at)
+		err = v.b.build(&again, func(tr *targetRow) error {
+			problem, err := v.target.compare(ctx, v.s, v.o.Consistency, tr)
 			if problem != "" {
 				still = append(still, problem)
 			}
@@ -221,11 +209,12 @@ func (v *verifier) check(ctx context.Context, row *sourceRow, readAt time.Time, 
 }
 
 // reread reads the source row with row's primary key again.
-func (v *verifier) reread(ctx context.Context, row *sourceRow, sc *scanner) (sourceRow, bool, error) {
+func (v *verifier) reread(ctx context.Context, row *sourceRow) (sourceRow, bool, error) {
 	var key []any
 	for _, c := range v.reader.keyCols {
 		key = append(key, row.vals[c.Name])
 	}
+	sent := time.Now()
 	iter := v.s.Query(v.reader.byKey, key...).WithContext(ctx).Consistency(v.o.Consistency).Iter()
 	sc2, err := v.reader.scanner(iter)
 	if err != nil {
@@ -236,6 +225,7 @@ func (v *verifier) reread(ctx context.Context, row *sourceRow, sc *scanner) (sou
 	var again sourceRow
 	if found {
 		again = sc2.row()
+		again.readAt = sent
 	}
 	if err := iter.Close(); err != nil {
 		return sourceRow{}, false, fmt.Errorf("verify: read the source row again: %w", err)
@@ -274,7 +264,7 @@ func newTargetReader(b *rowBuilder) *targetReader {
 }
 
 // compare reads the target row of tr and says what is wrong with it ("" when nothing).
-func (t *targetReader) compare(ctx context.Context, s *gocql.Session, cons gocql.Consistency, tr *targetRow, readAt time.Time) (string, error) {
+func (t *targetReader) compare(ctx context.Context, s *gocql.Session, cons gocql.Consistency, tr *targetRow) (string, error) {
 	m := map[string]any{}
 	err := s.Query(t.stmt, tr.key...).WithContext(ctx).Consistency(cons).MapScan(m)
 	key := fmt.Sprint(tr.key)
@@ -296,7 +286,11 @@ func (t *targetReader) compare(ctx context.Context, s *gocql.Session, cons gocql
 			stamps[c.col] = []stamp{s}
 		}
 	}
-	slack := int(time.Since(readAt).Seconds()) + 5
+	// The target's TTLs were read up to elapsed after the source's, so they may be that
+	// much shorter; and the copy counted them down from when its read was sent, before the
+	// node counted the source's, a page's round trip (and a second's rounding) more.
+	elapsed := time.Since(tr.readAt)
+	slack := int((elapsed+time.Second-1)/time.Second) + copySlack
 	for _, i := range t.cols {
 		c := t.b.cols[i]
 		got := m[c.Column]
@@ -316,6 +310,11 @@ func (t *targetReader) compare(ctx context.Context, s *gocql.Session, cons gocql
 	}
 	return "", nil
 }
+
+// copySlack is how many seconds shorter than the source's a copied TTL may be: the copy
+// rounds the time since its read up, and counts from when the read was sent, not from
+// when the node read the page.
+const copySlack = 3
 
 // sameStamps compares a target cell's write time and remaining TTL (or, for a non-frozen
 // collection, its elements') with the source's.
@@ -358,6 +357,9 @@ func sameStamps(c tcol, m map[string]any, want []stamp, slack int) string {
 	switch {
 	case w <= 0 && g != 0:
 		return fmt.Sprintf("has a TTL of %ds, the source cell none", g)
+	// The target cell expires no later than the source's (the copy counts the TTL down
+	// from before the node read it): read after the source, its TTL is at most the source's
+	// plus the second TTL() rounds away.
 	case w > 0 && (g <= 0 || g > w+1 || g < w-slack):
 		return fmt.Sprintf("has a TTL of %ds, the source cell %ds", g, w)
 	}
