@@ -60,6 +60,11 @@ type BackfillOptions struct {
 	PartTimeout time.Duration
 	// Wait is how long to wait between looks at ranges another run holds (default 2 s).
 	Wait time.Duration
+	// RetryFor is how long a write, a lease claim or a checkpoint read or write that
+	// fails with a timeout, replicas unavailable or a connection lost (a node down or
+	// restarting) is sent again, with backoff, before its range counts as failed (default
+	// 1 minute; negative: never sent again beyond the driver's own retries).
+	RetryFor time.Duration
 }
 
 func (o BackfillOptions) withDefaults() (BackfillOptions, error) {
@@ -102,6 +107,9 @@ func (o BackfillOptions) withDefaults() (BackfillOptions, error) {
 	}
 	if o.Wait == 0 {
 		o.Wait = 2 * time.Second
+	}
+	if o.RetryFor == 0 {
+		o.RetryFor = time.Minute
 	}
 	if o.Owner == "" {
 		host, _ := os.Hostname()
@@ -206,7 +214,7 @@ func Backfill(ctx context.Context, s *gocql.Session, p *derive.Program, o Backfi
 	if err != nil {
 		return nil, err
 	}
-	ck := &checkpoint{s: s, id: backfillID(src, dst), consistency: o.WriteConsistency, ttl: o.Lease, owner: o.Owner,
+	ck := &checkpoint{s: s, id: backfillID(src, dst), consistency: o.WriteConsistency, ttl: o.Lease, owner: o.Owner, retry: o.RetryFor,
 		progress: quoteIdent(dst.Keyspace) + "." + ProgressTable, lease: quoteIdent(dst.Keyspace) + "." + LeaseTable}
 	if err := murmur3(ctx, s); err != nil {
 		return nil, err

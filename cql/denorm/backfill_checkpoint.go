@@ -33,6 +33,7 @@ type checkpoint struct {
 	consistency gocql.Consistency
 	ttl         time.Duration
 	owner       string
+	retry       time.Duration // how long a statement failing with transient trouble is sent again
 }
 
 // bookkeepingID derives a fixed table id from the table's name, so that processes creating
@@ -153,18 +154,22 @@ type rangeDone struct {
 
 // done reads the ranges already copied.
 func (c *checkpoint) done(ctx context.Context) (map[int64]rangeDone, error) {
-	iter := c.s.Query(`SELECT range_lo, range_hi, rows, target_rows, bytes FROM `+c.progress+` WHERE backfill = ?`, c.id).
-		WithContext(ctx).Consistency(c.consistency).Iter()
-	out := map[int64]rangeDone{}
-	var d rangeDone
-	var hi *int64
-	for iter.Scan(&d.lo, &hi, &d.rows, &d.targetRows, &d.bytes) {
-		if hi != nil { // the static row of a backfill with no range done reads as a null range
-			d.hi = *hi
-			out[d.lo] = d
+	var out map[int64]rangeDone
+	err := retryFor(ctx, c.retry, func() error {
+		iter := c.s.Query(`SELECT range_lo, range_hi, rows, target_rows, bytes FROM `+c.progress+` WHERE backfill = ?`, c.id).
+			WithContext(ctx).Consistency(c.consistency).Idempotent(true).Iter()
+		out = map[int64]rangeDone{}
+		var d rangeDone
+		var hi *int64
+		for iter.Scan(&d.lo, &hi, &d.rows, &d.targetRows, &d.bytes) {
+			if hi != nil { // the static row of a backfill with no range done reads as a null range
+				d.hi = *hi
+				out[d.lo] = d
+			}
 		}
-	}
-	if err := iter.Close(); err != nil {
+		return iter.Close()
+	})
+	if err != nil {
 		return nil, fmt.Errorf("read the checkpoint in %s: %w", c.progress, err)
 	}
 	return out, nil
@@ -173,8 +178,10 @@ func (c *checkpoint) done(ctx context.Context) (map[int64]rangeDone, error) {
 // isDone reports whether the range starting at lo was copied.
 func (c *checkpoint) isDone(ctx context.Context, lo int64) (bool, error) {
 	var hi *int64
-	err := c.s.Query(`SELECT range_hi FROM `+c.progress+` WHERE backfill = ? AND range_lo = ?`, c.id, lo).
-		WithContext(ctx).Consistency(c.consistency).Scan(&hi)
+	err := retryFor(ctx, c.retry, func() error {
+		return c.s.Query(`SELECT range_hi FROM `+c.progress+` WHERE backfill = ? AND range_lo = ?`, c.id, lo).
+			WithContext(ctx).Consistency(c.consistency).Idempotent(true).Scan(&hi)
+	})
 	if errors.Is(err, gocql.ErrNotFound) {
 		return false, nil
 	}
@@ -186,8 +193,11 @@ func (c *checkpoint) isDone(ctx context.Context, lo int64) (bool, error) {
 
 // markDone records a range as copied.
 func (c *checkpoint) markDone(ctx context.Context, d rangeDone) error {
-	err := c.s.Query(`INSERT INTO `+c.progress+` (backfill, range_lo, range_hi, rows, target_rows, bytes, finished_at, finished_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		c.id, d.lo, d.hi, d.rows, d.targetRows, d.bytes, time.Now(), c.owner).WithContext(ctx).Consistency(c.consistency).Idempotent(true).Exec()
+	at := time.Now()
+	err := retryFor(ctx, c.retry, func() error {
+		return c.s.Query(`INSERT INTO `+c.progress+` (backfill, range_lo, range_hi, rows, target_rows, bytes, finished_at, finished_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			c.id, d.lo, d.hi, d.rows, d.targetRows, d.bytes, at, c.owner).WithContext(ctx).Consistency(c.consistency).Idempotent(true).Exec()
+	})
 	if err != nil {
 		return fmt.Errorf("record range (%d, %d] in %s: %w", d.lo, d.hi, c.progress, err)
 	}
@@ -199,14 +209,11 @@ func (c *checkpoint) markDone(ctx context.Context, d rangeDone) error {
 // with ErrLeaseLost, when it could not be renewed in time, and release ends it.
 func (c *checkpoint) claim(ctx context.Context, lo int64) (rctx context.Context, release func(), held string, err error) {
 	sent := time.Now()
-	m := map[string]any{}
-	applied, err := c.s.Query(`INSERT INTO `+c.lease+` (backfill, range_lo, owner, acquired_at) VALUES (?, ?, ?, ?) IF NOT EXISTS USING TTL ?`,
-		c.id, lo, c.owner, sent, int(c.ttl/time.Second)).WithContext(ctx).MapScanCAS(m)
+	owner, err := c.take(ctx, lo, sent)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("claim range %d in %s: %w", lo, c.lease, err)
 	}
-	if !applied {
-		owner, _ := m["owner"].(string)
+	if owner != c.owner {
 		return nil, nil, owner, nil
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
@@ -257,6 +264,48 @@ func (c *checkpoint) claim(ctx context.Context, lo int64) (rctx context.Context,
 		cancel(nil)
 	}
 	return rctx, release, "", nil
+}
+
+// take sends the lease's claim (first sent at sent) until it has an answer, for c.retry,
+// and returns the lease's owner: c.owner when the claim won. A claim that failed with
+// transient trouble (a timeout, a connection lost) is in doubt, as a lightweight
+// transaction's answer lost may have been applied: the lease is read at SERIAL (which
+// completes a transaction in flight) to learn whether it won, and sent again only if
+// nobody holds the range.
+func (c *checkpoint) take(ctx context.Context, lo int64, sent time.Time) (string, error) {
+	var owner string
+	err := retryFor(ctx, c.retry, func() error {
+		m := map[string]any{}
+		applied, err := c.s.Query(`INSERT INTO `+c.lease+` (backfill, range_lo, owner, acquired_at) VALUES (?, ?, ?, ?) IF NOT EXISTS USING TTL ?`,
+			c.id, lo, c.owner, sent, int(c.ttl/time.Second)).WithContext(ctx).MapScanCAS(m)
+		if err == nil {
+			owner, _ = m["owner"].(string)
+			if applied {
+				owner = c.owner
+			}
+			return nil
+		}
+		if !Transient(err) {
+			return err
+		}
+		var found bool
+		if found, owner, err = c.leaseOwner(ctx, lo); err != nil || found {
+			return err
+		}
+		return fmt.Errorf("the claim failed and nobody holds the range: %w", gocql.ErrTimeoutNoResponse)
+	})
+	return owner, err
+}
+
+// leaseOwner reads who holds the lease on the range starting at lo, at SERIAL.
+func (c *checkpoint) leaseOwner(ctx context.Context, lo int64) (bool, string, error) {
+	var owner string
+	err := c.s.Query(`SELECT owner FROM `+c.lease+` WHERE backfill = ? AND range_lo = ?`, c.id, lo).
+		WithContext(ctx).Consistency(gocql.Consistency(gocql.Serial)).Scan(&owner)
+	if errors.Is(err, gocql.ErrNotFound) {
+		return false, "", nil
+	}
+	return err == nil, owner, err
 }
 
 // backfillID names a backfill in the checkpoint: its source and target tables.

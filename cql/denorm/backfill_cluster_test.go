@@ -731,3 +731,33 @@ func TestBackfillCountsTTLsDownToTheWrite(t *testing.T) {
 		t.Errorf("%d of %d target cells outlive their source cells", longer, n)
 	}
 }
+
+// A lease claim whose answer was lost (a timeout, a connection reset after the node
+// applied it) is in doubt: the claim is sent again, or the lease read, and a lease that
+// this run holds is this run's claim won, not a range another run holds. Here the lease is
+// in the table with this run's name, as a claim applied with its answer lost leaves it.
+func TestBackfillClaimInDoubtIsWonWhenTheLeaseIsOurs(t *testing.T) {
+	s, ks := backfillSetup(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ck := &checkpoint{s: s, id: "in doubt", consistency: gocql.LocalQuorum, ttl: 30 * time.Second, owner: "this run", retry: time.Minute,
+		progress: ks + "." + ProgressTable, lease: ks + "." + LeaseTable}
+	if err := ck.ensure(ctx, ks); err != nil {
+		t.Fatal(err)
+	}
+	exec(t, s, fmt.Sprintf("INSERT INTO %s.%s (backfill, range_lo, owner) VALUES ('in doubt', 7, 'this run') USING TTL 30", ks, LeaseTable))
+	_, release, held, err := ck.claim(ctx, 7)
+	if err != nil || held != "" {
+		t.Fatalf("claim of a range whose lease is this run's: held by %q, %v; want it claimed", held, err)
+	}
+	release()
+	if found, owner, err := ck.leaseOwner(ctx, 7); err != nil || found {
+		t.Errorf("after release the lease is held by %q (%v), want none", owner, err)
+	}
+	other := *ck
+	other.owner = "another run"
+	exec(t, s, fmt.Sprintf("INSERT INTO %s.%s (backfill, range_lo, owner) VALUES ('in doubt', 8, 'this run') USING TTL 30", ks, LeaseTable))
+	if _, _, held, err := other.claim(ctx, 8); err != nil || held != "this run" {
+		t.Errorf("another run's claim: held by %q, %v; want held by this run", held, err)
+	}
+}

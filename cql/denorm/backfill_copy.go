@@ -172,17 +172,20 @@ func (w *writeSet) send(stmts []statement) error {
 	return nil
 }
 
-// exec sends one idempotent statement, retried by the policy, and again when the driver
-// cancelled it on its own.
+// exec sends one idempotent statement, retried by the policy, again when the driver
+// cancelled it on its own, and again with backoff for o.RetryFor while it fails with
+// transient trouble (a node lost: its TTL is counted down anew each time).
 func (w *writeSet) exec(s statement) error {
-	err := w.r.s.Query(s.cql, s.argsAt(time.Now())...).WithContext(w.ctx).Consistency(w.r.o.WriteConsistency).
-		Idempotent(true).RetryPolicy(w.policy).Exec()
-	for tries := 0; err != nil && driverCancelled(w.ctx, err) && tries < maxResends; tries++ {
-		err = w.r.s.Query(s.cql, s.argsAt(time.Now())...).WithContext(w.ctx).Consistency(w.r.o.WriteConsistency).
+	return retryFor(w.ctx, w.r.o.RetryFor, func() error {
+		err := w.r.s.Query(s.cql, s.argsAt(time.Now())...).WithContext(w.ctx).Consistency(w.r.o.WriteConsistency).
 			Idempotent(true).RetryPolicy(w.policy).Exec()
-	}
-	w.r.statements.Add(1)
-	return err
+		for tries := 0; err != nil && driverCancelled(w.ctx, err) && tries < maxResends; tries++ {
+			err = w.r.s.Query(s.cql, s.argsAt(time.Now())...).WithContext(w.ctx).Consistency(w.r.o.WriteConsistency).
+				Idempotent(true).RetryPolicy(w.policy).Exec()
+		}
+		w.r.statements.Add(1)
+		return err
+	})
 }
 
 // wait waits for every write sent and returns the first failure.

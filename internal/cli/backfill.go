@@ -32,7 +32,7 @@ type backfillFlags struct {
 	restart, verify, full     bool
 	sample, workers, ranges   int
 	pageSize                  int
-	timeout, lease            time.Duration
+	timeout, lease, retryFor  time.Duration
 	format                    string
 }
 
@@ -99,6 +99,7 @@ uncopied: run it again and it continues.`,
 	fl.IntVar(&f.pageSize, "page-size", 500, "source rows a page")
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "timeout of each request")
 	fl.DurationVar(&f.lease, "lease", 30*time.Second, "how long a range stays claimed by a run that stopped renewing it")
+	fl.DurationVar(&f.retryFor, "retry-for", time.Minute, "how long a write, lease claim or checkpoint failing with a timeout or a lost node is retried before its range fails")
 	fl.StringVar(&f.format, "format", "text", "output: text or json")
 	return cmd
 }
@@ -199,6 +200,8 @@ func checkBackfillFlags(f *backfillFlags) (*backfillInput, error) {
 		return nil, Usagef("--write-consistency: %v", err)
 	}
 	switch {
+	case f.retryFor < 0:
+		return nil, Usagef("--retry-for %s: must not be negative", f.retryFor)
 	case f.lease < 4*time.Second:
 		return nil, Usagef("--lease %s: want at least 4s", f.lease)
 	case f.format != "text" && f.format != "json":
@@ -237,7 +240,7 @@ func runBackfill(env *Env, f *backfillFlags) error {
 	bar := newBackfillBar(env)
 	res, err := denorm.Backfill(env.Ctx, s, p, denorm.BackfillOptions{
 		ReadConsistency: in.read, WriteConsistency: in.write, Rate: in.rate, Workers: f.workers, Ranges: f.ranges,
-		PageSize: f.pageSize, Share: in.share, Shares: in.shares, Restart: f.restart, Lease: f.lease,
+		PageSize: f.pageSize, Share: in.share, Shares: in.shares, Restart: f.restart, Lease: f.lease, RetryFor: noneIfZero(f.retryFor),
 		Progress: bar.update, PerHost: perHost(cfg),
 	})
 	bar.finish()
@@ -458,4 +461,12 @@ func (b *backfillBar) finish() {
 		fmt.Fprint(b.w, "\r\x1b[K")
 		b.bar = false
 	}
+}
+
+// noneIfZero maps a flag's 0 (no retries) to the library's negative (its 0 is the default).
+func noneIfZero(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
