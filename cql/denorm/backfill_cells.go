@@ -348,7 +348,7 @@ func newRowWriter(b *rowBuilder) *rowWriter {
 
 // statements renders tr: an INSERT carrying the row's liveness (with the cells written at
 // the same time), then an UPDATE per other (write time, TTL), so no cell takes another
-// cell's write time. A row's statements are not batched: each is idempotent alone.
+// cell's write time. The writeSet sends a row's statements as one batch of its partition.
 func (w *rowWriter) statements(tr *targetRow) []statement {
 	stamps := make([]stamp, 0, len(tr.groups)+1)
 	for s := range tr.groups {

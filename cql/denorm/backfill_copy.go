@@ -143,9 +143,9 @@ func (w *writeSet) failed() error {
 	return w.err
 }
 
-// send queues the statements of one target row, sent one after the other in their order
-// (a list's elements, appended by separate statements, keep their order only so); it fails
-// when an earlier write failed, so the range stops early.
+// send queues the statements of one target row, sent together as one unlogged batch (all
+// of one partition: one round trip and one mutation, applied whole); it fails when an
+// earlier write failed, so the range stops early.
 func (w *writeSet) send(stmts []statement) error {
 	if err := w.failed(); err != nil {
 		return err
@@ -158,34 +158,44 @@ func (w *writeSet) send(stmts []statement) error {
 	w.wg.Add(1)
 	go func() {
 		defer func() { <-w.sem; w.wg.Done() }()
-		for _, s := range stmts {
-			if err := w.exec(s); err != nil {
-				w.mu.Lock()
-				if w.err == nil {
-					w.err = fmt.Errorf("%w: %s: %w", errWrite, s.cql, err)
-				}
-				w.mu.Unlock()
-				return
+		if err := w.exec(stmts); err != nil {
+			w.mu.Lock()
+			if w.err == nil {
+				w.err = fmt.Errorf("%w: %s: %w", errWrite, stmts[0].cql, err)
 			}
+			w.mu.Unlock()
 		}
 	}()
 	return nil
 }
 
-// exec sends one idempotent statement, retried by the policy, again when the driver
-// cancelled it on its own, and again with backoff for o.RetryFor while it fails with
-// transient trouble (a node lost: its TTL is counted down anew each time).
-func (w *writeSet) exec(s statement) error {
+// exec sends the idempotent statements of one row, retried by the policy, again when the
+// driver cancelled them on its own, and again with backoff for o.RetryFor while they fail
+// with transient trouble (a node lost: their TTLs are counted down anew each time).
+func (w *writeSet) exec(stmts []statement) error {
 	return retryFor(w.ctx, w.r.o.RetryFor, func() error {
-		err := w.r.s.Query(s.cql, s.argsAt(time.Now())...).WithContext(w.ctx).Consistency(w.r.o.WriteConsistency).
-			Idempotent(true).RetryPolicy(w.policy).Exec()
+		err := w.once(stmts)
 		for tries := 0; err != nil && driverCancelled(w.ctx, err) && tries < maxResends; tries++ {
-			err = w.r.s.Query(s.cql, s.argsAt(time.Now())...).WithContext(w.ctx).Consistency(w.r.o.WriteConsistency).
-				Idempotent(true).RetryPolicy(w.policy).Exec()
+			err = w.once(stmts)
 		}
-		w.r.statements.Add(1)
 		return err
 	})
+}
+
+// once sends the statements of one row once: alone, or as one batch.
+func (w *writeSet) once(stmts []statement) error {
+	now := time.Now()
+	w.r.statements.Add(int64(len(stmts)))
+	if len(stmts) == 1 {
+		return w.r.s.Query(stmts[0].cql, stmts[0].argsAt(now)...).WithContext(w.ctx).Consistency(w.r.o.WriteConsistency).
+			Idempotent(true).RetryPolicy(w.policy).Exec()
+	}
+	b := w.r.s.NewBatch(gocql.UnloggedBatch).WithContext(w.ctx).RetryPolicy(w.policy)
+	b.SetConsistency(w.r.o.WriteConsistency)
+	for _, st := range stmts {
+		b.Entries = append(b.Entries, gocql.BatchEntry{Stmt: st.cql, Args: st.argsAt(now), Idempotent: true})
+	}
+	return w.r.s.ExecuteBatch(b)
 }
 
 // wait waits for every write sent and returns the first failure.
