@@ -115,10 +115,20 @@ func Keyspace(t testing.TB, rf int) (*gocql.Session, string) {
 			t.Logf("ringtest: drop keyspace %s: %v", name, err)
 		}
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := admin.AwaitSchemaAgreement(ctx); err != nil {
-		t.Fatalf("ringtest: schema agreement after creating %s: %v", name, err)
+	// gocql gives up on agreement after DriverAgreementWait (15 s), while a node that a
+	// previous fault test restarted can take longer to pull the schema: ask again until the
+	// deadline.
+	for {
+		err := admin.AwaitSchemaAgreement(ctx)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("ringtest: schema agreement after creating %s: %v", name, err)
+		}
+		time.Sleep(time.Second)
 	}
 	cfg := Config(t)
 	cfg.Keyspace = name
