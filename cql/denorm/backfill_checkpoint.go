@@ -76,6 +76,9 @@ func (c *checkpoint) ensure(ctx context.Context, keyspace string) error {
 			return fmt.Errorf("create the bookkeeping table %s: %w", q, err)
 		}
 	}
+	// Every node that is up should know the tables before ranges are claimed in them; a node
+	// that does not yet is retried around (schemaLag), so a failed wait is not an error.
+	_ = c.s.AwaitSchemaAgreement(ctx)
 	deadline := time.Now().Add(30 * time.Second)
 	for _, q := range []string{`SELECT range_lo FROM ` + c.progress + ` WHERE backfill = ? LIMIT 1`, `SELECT owner FROM ` + c.lease + ` WHERE backfill = ? AND range_lo = 0`} {
 		for {

@@ -2,10 +2,27 @@ package denorm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
+
+	"github.com/gocql/gocql"
 )
+
+// schemaLag reports a coordinator that does not know a table the run created or checked a
+// moment ago: a node that was down, or busy, when the CREATE went out answers "table ...
+// does not exist" until it pulls the schema. For the backfill's own tables and its target,
+// both known to exist before any range is copied, that passes like a timeout does.
+func schemaLag(err error) bool {
+	var re gocql.RequestError
+	if !errors.As(err, &re) || re.Code() != gocql.ErrCodeInvalid {
+		return false
+	}
+	msg := strings.ToLower(re.Message())
+	return strings.Contains(msg, "does not exist") || strings.Contains(msg, "unconfigured table")
+}
 
 // retryFor runs op until it succeeds, fails with an error that is not Transient, ctx
 // ends, or limit has passed since the first attempt (limit <= 0: once), pausing between
@@ -16,7 +33,7 @@ func retryFor(ctx context.Context, limit time.Duration, op func() error) error {
 	pause := 100 * time.Millisecond
 	for tries := 1; ; tries++ {
 		err := op()
-		if err == nil || !Transient(err) || ctx.Err() != nil {
+		if err == nil || !(Transient(err) || schemaLag(err)) || ctx.Err() != nil {
 			return err
 		}
 		wait := pause/2 + rand.N(pause/2+1)

@@ -51,3 +51,28 @@ func TestBackfillRetryFor(t *testing.T) {
 		t.Errorf("a cancelled run: %d calls, want 1", calls)
 	}
 }
+
+// A coordinator that has not yet pulled a table created a moment ago says it does not exist
+// (Invalid); that is retried like a timeout, while other Invalid answers are not.
+func TestSchemaLagIsRetried(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{invalid("table cqlsize_backfill_lease does not exist"), true},
+		{invalid("unconfigured table posts_by_month"), true},
+		{invalid("Undefined column name x"), false},
+		{errors.New("table x does not exist"), false},
+	} {
+		if got := schemaLag(tc.err); got != tc.want {
+			t.Errorf("schemaLag(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}
+
+// invalid is the error gocql returns for an Invalid (0x2200) answer.
+type invalid string
+
+func (e invalid) Code() int       { return gocql.ErrCodeInvalid }
+func (e invalid) Message() string { return string(e) }
+func (e invalid) Error() string   { return string(e) }
