@@ -212,7 +212,7 @@ func TestRingDeployWithNodePaused(t *testing.T) {
 	s := boundSession(t, ks)
 	actx, acancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer acancel()
-	if err := s.AwaitSchemaAgreement(actx); err != nil {
+	if err := ringtest.AwaitAgreement(actx, s); err != nil {
 		t.Fatalf("the resumed node did not take the schema within 2 minutes: %v", err)
 	}
 	checkAppliedOnce(t, s, ks, map[string]int64{"m2": 1}, 3)

@@ -117,18 +117,8 @@ func Keyspace(t testing.TB, rf int) (*gocql.Session, string) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	// gocql gives up on agreement after DriverAgreementWait (15 s), while a node that a
-	// previous fault test restarted can take longer to pull the schema: ask again until the
-	// deadline.
-	for {
-		err := admin.AwaitSchemaAgreement(ctx)
-		if err == nil {
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("ringtest: schema agreement after creating %s: %v", name, err)
-		}
-		time.Sleep(time.Second)
+	if err := AwaitAgreement(ctx, admin); err != nil {
+		t.Fatalf("ringtest: schema agreement after creating %s: %v", name, err)
 	}
 	cfg := Config(t)
 	cfg.Keyspace = name
@@ -138,6 +128,24 @@ func Keyspace(t testing.TB, rf int) (*gocql.Session, string) {
 	}
 	t.Cleanup(s.Close)
 	return s, name
+}
+
+// AwaitAgreement waits until every node that is up has the same schema version, or ctx
+// ends. gocql gives up after DriverAgreementWait (15 s) whatever ctx says, while a node that
+// was paused or restarted can take longer to pull the schema, so it asks again until ctx's
+// deadline and returns the last error.
+func AwaitAgreement(ctx context.Context, s *gocql.Session) error {
+	for {
+		err := s.AwaitSchemaAgreement(ctx)
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Second):
+		}
+	}
 }
 
 // Lock takes the ring for t alone, waiting for another holder (in this or another process)
