@@ -26,7 +26,7 @@ func TestRingProfilePartialWithNodeDown(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if err := s.AwaitSchemaAgreement(ctx); err != nil {
+	if err := ringtest.AwaitAgreement(ctx, s); err != nil {
 		t.Fatal(err)
 	}
 	// 600 partitions of 3 rows, written 8 at a time (one by one, writing was most of the test).
@@ -94,7 +94,7 @@ func TestRingProfileSizeEstimatesEveryNode(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := s.AwaitSchemaAgreement(ctx); err != nil {
+	if err := ringtest.AwaitAgreement(ctx, s); err != nil {
 		t.Fatal(err)
 	}
 	opened := map[string]bool{}

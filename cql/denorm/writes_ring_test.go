@@ -124,7 +124,7 @@ func ringPosts(t *testing.T, rf int) (*gocql.Session, string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	if err := admin.AwaitSchemaAgreement(ctx); err != nil {
+	if err := ringtest.AwaitAgreement(ctx, admin); err != nil {
 		t.Fatal(err)
 	}
 	return configuredSession(t, ringtest.Config(t), ks), ks

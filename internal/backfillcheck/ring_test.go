@@ -45,7 +45,7 @@ func TestRingBackfillNodeKilledAndRestarted(t *testing.T) {
 	// cleanup must reach it too, or the ring is left disagreeing for the next test.
 	actx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
-	if err := s.AwaitSchemaAgreement(actx); err != nil {
+	if err := ringtest.AwaitAgreement(actx, s); err != nil {
 		t.Fatalf("schema agreement after node 2 came back: %v", err)
 	}
 	t.Logf("node 2 back %s into the copy", time.Since(copyStart).Round(time.Millisecond))
