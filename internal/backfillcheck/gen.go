@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -262,6 +265,10 @@ func retryable(err error) bool {
 		rt *gocql.RequestErrReadTimeout
 		un *gocql.RequestErrUnavailable
 	)
+	var ne net.Error
 	return errors.As(err, &wt) || errors.As(err, &rt) || errors.As(err, &un) ||
-		errors.Is(err, gocql.ErrTimeoutNoResponse) || errors.Is(err, gocql.ErrNoConnections) || errors.Is(err, gocql.ErrConnectionClosed)
+		errors.Is(err, gocql.ErrTimeoutNoResponse) || errors.Is(err, gocql.ErrNoConnections) || errors.Is(err, gocql.ErrConnectionClosed) ||
+		// A node killed mid-request resets its connections ("read: connection reset by peer").
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &ne)
 }
