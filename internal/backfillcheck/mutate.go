@@ -160,15 +160,18 @@ func (w *worker) batch(ts int64) *gocql.Batch {
 	return b
 }
 
+// apply sends b until it succeeds, fails for good, or two minutes have passed: as long as a
+// killed node of the ring takes to be noticed and to come back, which a service with a retry
+// policy rides through too (the batch carries its own timestamp, so a resend is harmless).
 func (w *worker) apply(b *gocql.Batch) error {
-	var err error
-	for attempt := 0; attempt < 8; attempt++ {
-		if err = w.s.ExecuteBatch(b); err == nil || !retryable(err) {
+	deadline := time.Now().Add(2 * time.Minute)
+	for attempt := 1; ; attempt++ {
+		err := w.s.ExecuteBatch(b)
+		if err == nil || !retryable(err) || time.Now().After(deadline) {
 			return err
 		}
-		time.Sleep(time.Duration(attempt+1) * 200 * time.Millisecond)
+		time.Sleep(min(time.Duration(attempt)*200*time.Millisecond, 2*time.Second))
 	}
-	return err
 }
 
 func (w *worker) insert() error {
