@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -412,14 +411,11 @@ func humanBytes(b float64) string {
 // backfillBar draws `[#####.....] 41%  82113 rows  12.3 MiB  ETA 1m20s` on stderr when it
 // is a terminal, like profile's bar; on a pipe or file it draws nothing.
 type backfillBar struct {
-	mu  sync.Mutex
-	w   io.Writer
-	tty bool
-	bar bool
+	termLine
 }
 
 func newBackfillBar(env *Env) *backfillBar {
-	return &backfillBar{w: env.Stderr, tty: isTerminal(env.Stderr)}
+	return &backfillBar{termLine: newTermLine(env)}
 }
 
 func (b *backfillBar) update(p denorm.BackfillProgress) {
@@ -452,15 +448,6 @@ func backfillLine(p denorm.BackfillProgress) string {
 		line += fmt.Sprintf("  (%d ranges held by another run)", p.HeldByOther)
 	}
 	return line
-}
-
-func (b *backfillBar) finish() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.bar {
-		fmt.Fprint(b.w, "\r\x1b[K")
-		b.bar = false
-	}
 }
 
 // noneIfZero maps a flag's 0 (no retries) to the library's negative (its 0 is the default).

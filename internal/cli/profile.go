@@ -198,15 +198,12 @@ func orUnnamed(user string) string {
 // profileBar draws `[#####.....] 412/1000 partitions  events` on stderr when it is a
 // terminal, in the style of migrate's bar; on a pipe or file it draws nothing.
 type profileBar struct {
-	mu   sync.Mutex
-	w    io.Writer
-	tty  bool
-	bar  bool
+	termLine
 	last time.Time
 }
 
 func newProfileBar(env *Env) *profileBar {
-	return &profileBar{w: env.Stderr, tty: isTerminal(env.Stderr)}
+	return &profileBar{termLine: newTermLine(env)}
 }
 
 func (p *profileBar) update(table string, done, total int) {
@@ -230,12 +227,24 @@ func (p *profileBar) update(table string, done, total int) {
 	p.bar = true
 }
 
-func (p *profileBar) finish() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.bar {
-		fmt.Fprint(p.w, "\r\x1b[K")
-		p.bar = false
+// termLine is a progress line redrawn in place on a terminal's stderr: profile's and
+// backfill's bars share its state and how it is cleared.
+type termLine struct {
+	mu  sync.Mutex
+	w   io.Writer
+	tty bool
+	bar bool // a line is drawn and must be cleared before anything else is printed
+}
+
+func newTermLine(env *Env) termLine { return termLine{w: env.Stderr, tty: isTerminal(env.Stderr)} }
+
+// finish clears the line, if one is drawn.
+func (l *termLine) finish() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.bar {
+		fmt.Fprint(l.w, "\r\x1b[K")
+		l.bar = false
 	}
 }
 

@@ -40,7 +40,7 @@ func TestProfileBarOnATerminal(t *testing.T) {
 
 func TestProfileBarDraws(t *testing.T) {
 	var b strings.Builder
-	p := &profileBar{w: &b, tty: true}
+	p := &profileBar{termLine: termLine{w: &b, tty: true}}
 	p.update("events", 0, 10)
 	p.update("events", 10, 10)
 	p.finish()
@@ -50,7 +50,7 @@ func TestProfileBarDraws(t *testing.T) {
 		t.Errorf("bar:\n%q\nwant\n%q", b.String(), want)
 	}
 	b.Reset()
-	p = &profileBar{w: &b, tty: false}
+	p = &profileBar{termLine: termLine{w: &b, tty: false}}
 	p.update("events", 5, 10)
 	p.finish()
 	if b.Len() != 0 {
