@@ -18,14 +18,15 @@ const module = "github.com/cqlsize/cqlsize"
 // layer first. The rows run from the bottom (no project imports) to the top (the CLI).
 var layers = map[string][]string{
 	// The vocabulary every analysis shares.
-	"severity":         {},
-	"bucket":           {},
-	"internal/version": {},
-	"internal/golden":  {},
-	"cql/options":      {},
-	"internal/figures": {},
-	"cql":              {"cql/options"},
-	"finding":          {"cql", "severity"},
+	"severity":          {},
+	"bucket":            {},
+	"internal/version":  {},
+	"internal/golden":   {},
+	"cql/options":       {},
+	"internal/figures":  {},
+	"internal/lz4block": {},
+	"cql":               {"cql/options"},
+	"finding":           {"cql", "severity"},
 
 	// Pure engines over the cql model: no driver (purity_test.go), no CLI.
 	"cql/bound":   {"cql"},
@@ -34,7 +35,7 @@ var layers = map[string][]string{
 	"cql/derive":  {"bucket", "cql"},
 	"workload":    {"bucket", "cql"},
 	"sizing":      {"cql", "cql/bound", "finding", "severity", "workload"},
-	"sizing/disk": {"cql"},
+	"sizing/disk": {"cql", "internal/lz4block"},
 	"tombstone":   {"cql", "finding", "severity"},
 	"codes":       {"cql/check", "cql/lint", "finding", "sizing", "tombstone"},
 	// The design engine: its sizes are sizing's estimates, so check (which suggests its
@@ -109,6 +110,7 @@ var testLayers = map[string][]string{
 	"cql/denorm":               {"cql/liveschema", "sizing", "workload"}, // a plan's writes sized by the byte model; the backfill compiled against the live tables
 	"internal/workloadflag":    {"sizing"},                               // flags through an estimate
 	"profile":                  {"internal/accuracy"},                    // the node's sstablepartitions sizes are the growth test's truth
+	"sizing/disk":              {"internal/accuracy"},                    // CompressionInfo.db read as the accuracy tests read it: the chunks the node wrote
 	"scripts":                  {"internal/version"},                     // the node's version is the one tested against
 	"examples/likes":           {"bucket", "cql/denorm", "examples/internal/extest"},
 	"examples/magazines":       {"cql/denorm", "examples/internal/extest"},

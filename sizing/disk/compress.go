@@ -8,6 +8,8 @@ import (
 	"github.com/golang/snappy"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
+
+	"github.com/cqlsize/cqlsize/internal/lz4block"
 )
 
 // compressor returns the compressed length of one chunk as Cassandra's compressor of the
@@ -40,17 +42,17 @@ func newCompressor(c Compression) (compressor, error) {
 	return nil, fmt.Errorf("compression class %q: not one Cassandra 5.0 ships", c.Class)
 }
 
-// lz4Fast is LZ4Compressor's default: a 4-byte little-endian uncompressed length, then an LZ4
-// block from the fast compressor (LZ4Compressor.compress).
-type lz4Fast struct{ dst []byte }
+// lz4Fast is LZ4Compressor's default: a 4-byte little-endian uncompressed length, then the
+// LZ4 block liblz4's fast compressor writes (LZ4Compressor.compress through lz4-java's JNI
+// binding). lz4block makes the same choices, so the chunk's length is the node's.
+type lz4Fast struct {
+	c   lz4block.Compressor
+	dst []byte
+}
 
 func (l *lz4Fast) compressedLen(chunk []byte) (int, error) {
-	l.dst = grow(l.dst, lz4.CompressBlockBound(len(chunk)))
-	n, err := lz4.CompressBlock(chunk, l.dst, nil)
-	if err != nil {
-		return 0, fmt.Errorf("lz4 compress %d bytes: %w", len(chunk), err)
-	}
-	return 4 + lz4Literal(len(chunk), n), nil
+	l.dst = l.c.CompressBlock(l.dst[:0], chunk)
+	return 4 + len(l.dst), nil
 }
 
 // lz4High is LZ4Compressor with lz4_compressor_type: high (LZ4 HC). The Go library's depths
