@@ -1,0 +1,190 @@
+package disk_test
+
+import (
+	"bytes"
+	"compress/zlib"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golang/snappy"
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+
+	"github.com/cqlsize/cqlsize/cassandratest"
+	"github.com/cqlsize/cqlsize/internal/accuracy"
+	"github.com/cqlsize/cqlsize/internal/lz4block"
+	"github.com/cqlsize/cqlsize/sizing/disk"
+)
+
+// chunkStats is one table's chunks beside the node's.
+type chunkStats struct {
+	chunks, sameLen, sameBytes int
+	node, model                int64 // compressed bytes, checksums left out
+	class                      string
+}
+
+var wantClass = map[string]string{"lz4": "LZ4Compressor", "lz4high": "LZ4Compressor", "zstd": "ZstdCompressor", "snappy": "SnappyCompressor", "deflate": "DeflateCompressor"}
+
+// TestChunksMatchNode writes the data shapes into a table per compressor, flushes them and
+// takes every chunk the node wrote out of Data.db (CompressionInfo.db gives where each
+// starts; each is followed by a 4-byte checksum). Each chunk is decompressed by an
+// independent decoder and compressed again as Predict compresses it: with LZ4 (fast, the
+// default) every chunk must be the node's byte for byte; for the others the test reports how
+// many chunks came out at the node's length and the total against the node's (-v).
+func TestChunksMatchNode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes data into Cassandra; skipped with -short")
+	}
+	s, ks := cassandratest.Keyspace(t)
+	files := cassandratest.LocalNode(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	compressors := nodeCompressors[:len(nodeCompressors)-1] // every one but none
+	for i := range nodeShapes {
+		sh := &nodeShapes[i]
+		var args [][]any
+		sh.rows(rand.New(rand.NewSource(int64(i+1))), func(a ...any) { args = append(args, a) })
+		for _, c := range compressors {
+			name := ks + "." + sh.name + "_" + c.name
+			if err := s.Query(fmt.Sprintf("CREATE TABLE %s (%s) WITH compression = %s", name, sh.columns, c.options)).WithContext(ctx).Exec(); err != nil {
+				t.Fatal(err)
+			}
+			if err := writeAll(ctx, s, fmt.Sprintf(sh.insert, name), args); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// A flush writes with LZ4 whatever the table says (flush_compression: fast), so the
+	// chunks in the table's own compressor are the ones compaction writes.
+	for _, cmd := range []string{"flush", "compact"} {
+		if _, err := nodetool(ctx, files, cmd, ks); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "| shape | compressor | chunks | same length | same bytes | node bytes | model bytes | error |\n|---|---|---:|---:|---:|---:|---:|---:|\n")
+	for i := range nodeShapes {
+		for _, c := range compressors {
+			table := nodeShapes[i].name + "_" + c.name
+			var opts map[string]string
+			if err := s.Query(`SELECT compression FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?`, ks, table).
+				WithContext(ctx).Scan(&opts); err != nil {
+				t.Fatal(err)
+			}
+			comp, err := disk.CompressionFromOptions(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := compareChunks(files.TableDir(t, s, ks, table), comp)
+			if err != nil {
+				t.Fatalf("%s: %v", table, err)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d | %+.2f%% |\n", nodeShapes[i].name, c.name, st.chunks, st.sameLen, st.sameBytes,
+				st.node, st.model, pct(float64(st.model), float64(st.node)))
+			if st.chunks == 0 {
+				t.Errorf("%s: no chunks on disk after the flush", table)
+			}
+			if ci := st.class; ci != wantClass[c.name] {
+				t.Errorf("%s: the sstable is compressed with %s, want %s", table, ci, wantClass[c.name])
+			}
+			if c.name == "lz4" && st.sameBytes != st.chunks {
+				t.Errorf("%s: %d of %d LZ4 chunks are the node's byte for byte (%d the node's length)", table, st.sameBytes, st.chunks, st.sameLen)
+			}
+		}
+	}
+	t.Logf("\n%s", b.String())
+}
+
+// compareChunks goes through every compressed chunk of every sstable in a table directory.
+func compareChunks(dir string, comp disk.Compression) (chunkStats, error) {
+	var st chunkStats
+	infos, err := filepath.Glob(filepath.Join(dir, "*-CompressionInfo.db"))
+	if err != nil || len(infos) == 0 {
+		return st, fmt.Errorf("no CompressionInfo.db in %s (%v)", dir, err)
+	}
+	var enc lz4block.Compressor
+	for _, path := range infos {
+		ci, err := accuracy.ReadCompressionInfo(path)
+		if err != nil {
+			return st, err
+		}
+		st.class = ci.Compressor
+		data, err := os.ReadFile(strings.TrimSuffix(path, "CompressionInfo.db") + "Data.db")
+		if err != nil {
+			return st, err
+		}
+		for i, off := range ci.Offsets {
+			end := int64(len(data))
+			if i+1 < len(ci.Offsets) {
+				end = ci.Offsets[i+1]
+			}
+			chunk := data[off : end-4] // the 4-byte checksum follows each chunk
+			want := min(int64(ci.ChunkLength), ci.DataLength-int64(i)*int64(ci.ChunkLength))
+			plain, err := decompress(ci.Compressor, chunk, int(want))
+			if err != nil {
+				return st, fmt.Errorf("%s chunk %d: %w", filepath.Base(path), i, err)
+			}
+			n, err := disk.CompressedChunkLen(comp, plain)
+			if err != nil {
+				return st, err
+			}
+			st.chunks++
+			st.node += int64(len(chunk))
+			st.model += int64(n)
+			if n == len(chunk) {
+				st.sameLen++
+			}
+			if ci.Compressor == "LZ4Compressor" && !comp.LZ4High {
+				block := enc.CompressBlock(binary.LittleEndian.AppendUint32(nil, uint32(len(plain))), plain)
+				if bytes.Equal(block, chunk) {
+					st.sameBytes++
+				}
+			}
+		}
+	}
+	return st, nil
+}
+
+// decompress undoes one chunk with a decoder that shares nothing with the compressors under
+// test, and checks it comes back at the chunk's uncompressed length.
+func decompress(class string, chunk []byte, want int) ([]byte, error) {
+	var out []byte
+	var err error
+	switch class {
+	case "LZ4Compressor": // the uncompressed length (little-endian), then one LZ4 block
+		if len(chunk) < 4 || int(binary.LittleEndian.Uint32(chunk)) != want {
+			return nil, fmt.Errorf("LZ4 chunk does not start with its length %d", want)
+		}
+		out = make([]byte, want)
+		var n int
+		n, err = lz4.UncompressBlock(chunk[4:], out)
+		out = out[:max(n, 0)]
+	case "SnappyCompressor":
+		out, err = snappy.Decode(nil, chunk)
+	case "DeflateCompressor":
+		var r io.ReadCloser
+		if r, err = zlib.NewReader(bytes.NewReader(chunk)); err == nil {
+			out, err = io.ReadAll(r)
+		}
+	case "ZstdCompressor":
+		var d *zstd.Decoder
+		if d, err = zstd.NewReader(nil); err == nil {
+			out, err = d.DecodeAll(chunk, nil)
+			d.Close()
+		}
+	default:
+		return nil, fmt.Errorf("compressor %q: no decoder here", class)
+	}
+	if err == nil && len(out) != want {
+		err = fmt.Errorf("decompressed to %d bytes, want %d", len(out), want)
+	}
+	return out, err
+}
