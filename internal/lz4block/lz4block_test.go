@@ -58,6 +58,20 @@ func referenceInputs() map[string][]byte {
 		}
 		return b[:n]
 	}
+	// runs puts runs of a repeated 1-, 2- or 4-byte pattern of many lengths between words,
+	// the input the level-9 search's pattern analysis is for.
+	runs := func(r *rand.Rand, n int) []byte {
+		pats := [][]byte{{0}, {0xff}, {'a'}, {0, 1}, {'a', 'b'}, {1, 2, 3, 4}, {0, 0, 0, 1}}
+		var b []byte
+		for len(b) < n {
+			b = append(b, text(r, 1+r.Intn(40))...)
+			p := pats[r.Intn(len(pats))]
+			for k := r.Intn(300); k > 0; k-- {
+				b = append(b, p[k%len(p)])
+			}
+		}
+		return b[:n]
+	}
 	in := map[string][]byte{}
 	r := rand.New(rand.NewSource(1))
 	for _, n := range []int{0, 1, 5, 12, 13, 14, 17, 31, 100} {
@@ -74,6 +88,9 @@ func referenceInputs() map[string][]byte {
 	in["rows-70000"] = rows(r, 70000)
 	mixed := append(append(text(r, 4000), make([]byte, 3000)...), append(alnum(r, 5000), text(r, 4384)...)...)
 	in["mixed-16384"] = mixed
+	in["runs-16384"] = runs(r, 16384)
+	in["runs-03000"] = runs(r, 3000)
+	in["runs-65000"] = runs(r, 65000)
 	return in
 }
 
@@ -83,6 +100,7 @@ type reference struct {
 		Name string   `json:"name"`
 		Size int      `json:"size"`
 		Fast refBlock `json:"fast"`
+		HC4  refBlock `json:"hc4"`
 		HC9  refBlock `json:"hc9"`
 	} `json:"inputs"`
 }
@@ -116,6 +134,7 @@ func TestReference(t *testing.T) {
 		t.Fatalf("reference.json has %d inputs, the generator %d: regenerate it (see reference.py)", len(ref.Inputs), len(in))
 	}
 	var c Compressor
+	var hc HCCompressor
 	for _, want := range ref.Inputs {
 		src, ok := in[want.Name]
 		if !ok || len(src) != want.Size {
@@ -126,6 +145,16 @@ func TestReference(t *testing.T) {
 			t.Errorf("%s: fast block of %d bytes differs from liblz4's %d", want.Name, len(got), want.Fast.Len)
 		}
 		checkRoundTrip(t, want.Name, src, got)
+		for _, lv := range []struct {
+			level int
+			want  refBlock
+		}{{4, want.HC4}, {9, want.HC9}} {
+			got := hc.CompressBlockHC(nil, src, lv.level)
+			if sum := sha256.Sum256(got); len(got) != lv.want.Len || hex.EncodeToString(sum[:]) != lv.want.SHA256 {
+				t.Errorf("%s: HC level %d block of %d bytes differs from liblz4's %d", want.Name, lv.level, len(got), lv.want.Len)
+			}
+			checkRoundTrip(t, fmt.Sprintf("%s HC %d", want.Name, lv.level), src, got)
+		}
 	}
 }
 

@@ -36,9 +36,10 @@ var wantClass = map[string]string{"lz4": "LZ4Compressor", "lz4high": "LZ4Compres
 // TestChunksMatchNode writes the data shapes into a table per compressor, flushes them and
 // takes every chunk the node wrote out of Data.db (CompressionInfo.db gives where each
 // starts; each is followed by a 4-byte checksum). Each chunk is decompressed by an
-// independent decoder and compressed again as Predict compresses it: with LZ4 (fast, the
-// default) every chunk must be the node's byte for byte; for the others the test reports how
-// many chunks came out at the node's length and the total against the node's (-v).
+// independent decoder and compressed again as Predict compresses it: with LZ4, fast (the
+// default) and high (level 9), every chunk must be the node's byte for byte; for the others
+// the test reports how many chunks came out at the node's length and the total against the
+// node's (-v).
 func TestChunksMatchNode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes data into Cassandra; skipped with -short")
@@ -95,7 +96,7 @@ func TestChunksMatchNode(t *testing.T) {
 			if ci := st.class; ci != wantClass[c.name] {
 				t.Errorf("%s: the sstable is compressed with %s, want %s", table, ci, wantClass[c.name])
 			}
-			if c.name == "lz4" && st.sameBytes != st.chunks {
+			if (c.name == "lz4" || c.name == "lz4high") && st.sameBytes != st.chunks {
 				t.Errorf("%s: %d of %d LZ4 chunks are the node's byte for byte (%d the node's length)", table, st.sameBytes, st.chunks, st.sameLen)
 			}
 		}
@@ -111,6 +112,7 @@ func compareChunks(dir string, comp disk.Compression) (chunkStats, error) {
 		return st, fmt.Errorf("no CompressionInfo.db in %s (%v)", dir, err)
 	}
 	var enc lz4block.Compressor
+	var hc lz4block.HCCompressor
 	for _, path := range infos {
 		ci, err := accuracy.ReadCompressionInfo(path)
 		if err != nil {
@@ -142,8 +144,13 @@ func compareChunks(dir string, comp disk.Compression) (chunkStats, error) {
 			if n == len(chunk) {
 				st.sameLen++
 			}
-			if ci.Compressor == "LZ4Compressor" && !comp.LZ4High {
-				block := enc.CompressBlock(binary.LittleEndian.AppendUint32(nil, uint32(len(plain))), plain)
+			if ci.Compressor == "LZ4Compressor" {
+				block := binary.LittleEndian.AppendUint32(nil, uint32(len(plain)))
+				if comp.LZ4High {
+					block = hc.CompressBlockHC(block, plain, comp.Level)
+				} else {
+					block = enc.CompressBlock(block, plain)
+				}
 				if bytes.Equal(block, chunk) {
 					st.sameBytes++
 				}

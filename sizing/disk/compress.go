@@ -55,24 +55,29 @@ func (l *lz4Fast) compressedLen(chunk []byte) (int, error) {
 	return 4 + len(l.dst), nil
 }
 
-// lz4High is LZ4Compressor with lz4_compressor_type: high (LZ4 HC). The Go library's depths
-// stop at its Level9; higher Cassandra levels search harder and save a little more.
+// lz4High is LZ4Compressor with lz4_compressor_type: high: liblz4's HC compressor
+// (LZ4_compress_HC) at lz4_high_compressor_level. lz4block writes levels 3 to 9 (9 is the
+// default) as liblz4 does; the other levels use liblz4 finders it does not have (the middle
+// finder below 3, the optimal parser from 10), for which the Go library's HC at its nearest
+// depth stands in.
 type lz4High struct {
 	level int
+	hc    lz4block.HCCompressor
 	dst   []byte
 }
 
 func (l *lz4High) compressedLen(chunk []byte) (int, error) {
-	l.dst = grow(l.dst, lz4.CompressBlockBound(len(chunk)))
 	lv := l.level
 	if lv <= 0 {
 		lv = defaultLZ4HighLevel
 	}
-	if lv > 9 {
-		lv = 9
+	if lz4block.HCLevelExact(lv) {
+		l.dst = l.hc.CompressBlockHC(l.dst[:0], chunk, lv)
+		return 4 + len(l.dst), nil
 	}
+	l.dst = grow(l.dst, lz4.CompressBlockBound(len(chunk)))
 	levels := [...]lz4.CompressionLevel{lz4.Level1, lz4.Level1, lz4.Level2, lz4.Level3, lz4.Level4, lz4.Level5, lz4.Level6, lz4.Level7, lz4.Level8, lz4.Level9}
-	n, err := lz4.CompressBlockHC(chunk, l.dst, levels[lv], nil, nil)
+	n, err := lz4.CompressBlockHC(chunk, l.dst, levels[min(lv, 9)], nil, nil)
 	if err != nil {
 		return 0, fmt.Errorf("lz4 high compress %d bytes: %w", len(chunk), err)
 	}

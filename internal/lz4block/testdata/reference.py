@@ -17,7 +17,7 @@ import ctypes, hashlib, json, os, sys
 
 lib = ctypes.CDLL(sys.argv[1])
 indir = sys.argv[2]
-levels = [9]
+levels = [4, 9]
 out = {"liblz4": lib.LZ4_versionNumber(), "inputs": []}
 for name in sorted(os.listdir(indir)):
     src = open(os.path.join(indir, name), "rb").read()
