@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand"
@@ -196,7 +197,7 @@ func TestPredictMatchesNode(t *testing.T) {
 		for _, c := range nodeCompressors {
 			name := sh.name + "_" + c.name
 			ddl := fmt.Sprintf("CREATE TABLE %s.%s (%s) WITH compression = %s", ks, name, sh.columns, c.options)
-			if err := s.Query(ddl).WithContext(ctx).Exec(); err != nil {
+			if err := execAgain(ctx, s, strings.Replace(ddl, "CREATE TABLE", "CREATE TABLE IF NOT EXISTS", 1)); err != nil {
 				t.Fatalf("%s: %v", ddl, err)
 			}
 			if err := schema.ApplyFile(name+".cql", []byte(ddl+";")); err != nil {
@@ -322,7 +323,7 @@ func writeAll(ctx context.Context, s *gocql.Session, stmt string, args [][]any) 
 		go func() {
 			defer wg.Done()
 			for a := range work {
-				if err := s.Query(stmt, a...).WithContext(ctx).Exec(); err != nil {
+				if err := execAgain(ctx, s, stmt, a...); err != nil {
 					errs <- fmt.Errorf("%s: %w", stmt, err)
 					return
 				}
@@ -342,6 +343,21 @@ feed:
 	wg.Wait()
 	if err == nil && len(errs) > 0 {
 		err = <-errs
+	}
+	return err
+}
+
+// execAgain runs a statement that is safe to repeat (an INSERT of the same values, a CREATE
+// ... IF NOT EXISTS), again up to three times when a loaded shared node misses the
+// client's timeout: it may well have applied it.
+func execAgain(ctx context.Context, s *gocql.Session, stmt string, args ...any) error {
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		err = s.Query(stmt, args...).WithContext(ctx).Exec()
+		var wt *gocql.RequestErrWriteTimeout
+		if err == nil || !(errors.Is(err, gocql.ErrTimeoutNoResponse) || errors.As(err, &wt)) {
+			return err
+		}
 	}
 	return err
 }
