@@ -1,6 +1,9 @@
 package lz4block
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // The constants of the LZ4 block format and of the reference fast compressor at its default
 // memory usage (LZ4_MEMORY_USAGE 14: a 16 KiB hash table).
@@ -157,7 +160,7 @@ func count(src []byte, a, b, limit int) int {
 	start := a
 	for a+8 <= limit {
 		if x := binary.LittleEndian.Uint64(src[a:]) ^ binary.LittleEndian.Uint64(src[b:]); x != 0 {
-			return a - start + trailingZeroBytes(x)
+			return a - start + bits.TrailingZeros64(x)/8
 		}
 		a += 8
 		b += 8
@@ -167,15 +170,6 @@ func count(src []byte, a, b, limit int) int {
 		b++
 	}
 	return a - start
-}
-
-func trailingZeroBytes(x uint64) int {
-	n := 0
-	for x&0xff == 0 {
-		x >>= 8
-		n++
-	}
-	return n
 }
 
 func read32(src []byte, i int) uint32 { return binary.LittleEndian.Uint32(src[i:]) }
