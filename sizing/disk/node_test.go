@@ -30,8 +30,8 @@ import (
 // ("disk-data-lz4" and the others), and "disk-live" and "disk-live-fifth" for every table's
 // Space used (live), each the measured worst over the recorded runs plus a stated margin
 // (the rows' timestamps and TTLs differ from run to run, and so does what the compressors
-// find to match). LZ4 is the loosest because pierrec/lz4 finds different matches from the
-// liblz4 Cassandra runs.
+// find to match). Beside them, every LZ4 chunk (fast and high) must be the node's byte for
+// byte.
 
 // nodeShape is a table design and the rows to write into it.
 type nodeShape struct {
@@ -164,12 +164,14 @@ type nodeResult struct {
 	statistics               int64         // Statistics.db bytes
 	index, filter            int64         // Index.db, Filter.db bytes
 	fromPart                 disk.Estimate // scaled from the first fifth of the partitions, as a token-range walk samples
+	chunks                   chunkStats    // every compressed chunk beside the model's
 }
 
 // TestPredictMatchesNode writes each data shape into a table per compressor, flushes and
 // compacts them, and compares Predict (fed the rows read back through the driver, in the
 // node's order) with the node's Data.db, its component files and tablestats' "Space used
-// (live)". Run with -v for the table.
+// (live)", and every compressed chunk of Data.db with the chunk compressed again as Predict
+// compresses it (compareChunks). Run with -v for the tables.
 func TestPredictMatchesNode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes data into Cassandra; skipped with -short")
@@ -253,6 +255,11 @@ func TestPredictMatchesNode(t *testing.T) {
 		if r.data, r.files, r.statistics, r.index, r.filter, err = componentSizes(dir); err != nil {
 			t.Fatal(err)
 		}
+		if comp.Enabled {
+			if r.chunks, err = compareChunks(dir, comp); err != nil {
+				t.Fatalf("%s: %v", tr.name, err)
+			}
+		}
 		results = append(results, r)
 	}
 	// One JVM for every table: on a busy shared machine each start of a Cassandra tool costs
@@ -270,6 +277,7 @@ func TestPredictMatchesNode(t *testing.T) {
 		results[i].live = live[results[i].table]
 	}
 	t.Logf("\n%s", nodeTable(results))
+	checkChunks(t, results)
 	held := map[string]float64{}
 	for _, r := range results {
 		data := rel(r.pred.Compressed, float64(r.data))
