@@ -58,6 +58,9 @@ var layers = map[string][]string{
 	"internal/authtest":   {"cassandratest", "connect"},
 	"internal/tlstest":    {"cassandratest", "connect"},
 	"internal/cqlsizebin": {},
+	// testcontainers' reaper, built into the image testcontainers-go starts (scripts/cassandra image).
+	"internal/reaper":          {},
+	"internal/reaper/cmd/ryuk": {"internal/reaper"},
 
 	// The independent proof of a backfill imports no project package: nothing it checks is
 	// computed by the code it judges. Its benchmark races the backfill command.
