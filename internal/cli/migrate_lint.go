@@ -9,6 +9,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/lint"
+	"github.com/cqlsize/cqlsize/internal/report"
 	"github.com/cqlsize/cqlsize/migrations"
 	"github.com/cqlsize/cqlsize/sizing"
 	"github.com/cqlsize/cqlsize/workload"
@@ -167,8 +168,20 @@ func workloadFacts(keyspace string, all []*migrations.Migration, workloadFile st
 			lw.Deletes = append(lw.Deletes, t.Name)
 		}
 	}
+	// Tombstones a read counts are the tombstone model's, as estimate reports them: the
+	// sizing estimate's count is what a partition holds on disk, complex deletions included,
+	// which reads do not count.
+	rep, err := report.Build(final, w, report.Options{})
+	if err != nil {
+		return nil, InputErr(fmt.Errorf("the tombstones of the workload %s under the schema the migrations produce: %w", workloadFile, err))
+	}
+	tombs := map[string]report.Tombs{}
+	for _, t := range rep.Tables {
+		tombs[t.Name] = t.Tombstones
+	}
 	for _, e := range ests {
-		ts := lint.TableSize{Table: e.Table, Tombstones: e.Largest.Tombstones.Total(), TypicalTombstones: e.Typical.Tombstones.Total()}
+		tr := tombs[e.Table]
+		ts := lint.TableSize{Table: e.Table, Tombstones: float64(tr.LargestPerRead), TypicalTombstones: float64(tr.PerRead), Read: tr.Read}
 		for _, f := range e.Findings {
 			if f.Severity >= sizing.Warn {
 				ts.Limits = append(ts.Limits, lint.LimitFinding{Code: f.Code, Fail: f.Severity == sizing.Fail, Message: f.Message})
