@@ -22,14 +22,14 @@ func TestValidateAndEstimateShareTombstones(t *testing.T) {
 		{
 			// A TTL'd table with a collection written whole: thousands of complex deletions
 			// on disk, none of them counted by a read.
-			name: "ttl_collection",
-			ddl:  "CREATE TABLE IF NOT EXISTS events (stream text, id timeuuid, tags set<text>, body text, PRIMARY KEY (stream, id)) WITH default_time_to_live = 86400;\n",
+			name:     "ttl_collection",
+			ddl:      "CREATE TABLE IF NOT EXISTS events (stream text, id timeuuid, tags set<text>, body text, PRIMARY KEY (stream, id)) WITH default_time_to_live = 86400;\n",
 			workload: "version: 1\ntables:\n  events:\n    partitions: 100\n    write_rate: 20/s\n    bucket: day\n    items:\n      tags: 3\n",
 		},
 		{
 			// A queue deleted at its head and read from the start: every read meets them.
-			name: "queue_head",
-			ddl:  "CREATE TABLE IF NOT EXISTS jobs (shard int, day date, at timeuuid, job text, PRIMARY KEY ((shard, day), at));\n",
+			name:     "queue_head",
+			ddl:      "CREATE TABLE IF NOT EXISTS jobs (shard int, day date, at timeuuid, job text, PRIMARY KEY ((shard, day), at));\n",
 			workload: "version: 1\ntables:\n  jobs:\n    partitions: 16\n    write_rate: 50/s\n    bucket: day\n    deletes:\n      - kind: row\n        rate: 50/s\n        at: head\n",
 			wantLint: "WL104",
 		},
