@@ -290,6 +290,12 @@ func describeRead(r Read) string {
 	if r.Order != Unordered {
 		b.WriteString(", " + r.Order.String())
 	}
+	switch r.Slice {
+	case AfterCursor:
+		b.WriteString(", after a cursor")
+	case Point:
+		b.WriteString(", one row")
+	}
 	b.WriteString(")")
 	return b.String()
 }
