@@ -147,12 +147,7 @@ const (
 
 var kindNames = [...]string{"partition", "row", "range", "cell", "element"}
 
-func (k Kind) String() string {
-	if k < 0 || int(k) >= len(kindNames) {
-		return "kind(" + strconv.Itoa(int(k)) + ")"
-	}
-	return kindNames[k]
-}
+func (k Kind) String() string { return enumName(kindNames[:], int(k), "kind") }
 
 // ParseKind parses partition, row, range, cell or element.
 func ParseKind(s string) (Kind, error) {
@@ -188,12 +183,7 @@ const (
 
 var placementNames = [...]string{"scattered", "head", "tail", "oldest", "newest"}
 
-func (p Placement) String() string {
-	if p < 0 || int(p) >= len(placementNames) {
-		return "placement(" + strconv.Itoa(int(p)) + ")"
-	}
-	return placementNames[p]
-}
+func (p Placement) String() string { return enumName(placementNames[:], int(p), "placement") }
 
 // ParsePlacement parses scattered (or spread), head, tail, oldest or newest.
 func ParsePlacement(s string) (Placement, error) {
@@ -257,12 +247,7 @@ const (
 
 var orderNames = [...]string{"unordered", "newest-first", "oldest-first"}
 
-func (o Order) String() string {
-	if o < 0 || int(o) >= len(orderNames) {
-		return "order(" + strconv.Itoa(int(o)) + ")"
-	}
-	return orderNames[o]
-}
+func (o Order) String() string { return enumName(orderNames[:], int(o), "order") }
 
 // ParseOrder parses unordered, newest-first or oldest-first.
 func ParseOrder(s string) (Order, error) {
@@ -272,6 +257,14 @@ func ParseOrder(s string) (Order, error) {
 		}
 	}
 	return 0, fmt.Errorf("read order %q: want unordered, newest-first or oldest-first", s)
+}
+
+// enumName is names[i], or kind(i) for a value no name is given to.
+func enumName(names []string, i int, kind string) string {
+	if i < 0 || i >= len(names) {
+		return kind + "(" + strconv.Itoa(i) + ")"
+	}
+	return names[i]
 }
 
 // DefaultPageSize is the fetch size of gocql and of the other common drivers (5000 rows):
@@ -297,12 +290,7 @@ const (
 
 var sliceNames = [...]string{"from-start", "after-cursor", "point"}
 
-func (s Slice) String() string {
-	if s < 0 || int(s) >= len(sliceNames) {
-		return "slice(" + strconv.Itoa(int(s)) + ")"
-	}
-	return sliceNames[s]
-}
+func (s Slice) String() string { return enumName(sliceNames[:], int(s), "slice") }
 
 // Read is the typical read of one partition.
 type Read struct {
