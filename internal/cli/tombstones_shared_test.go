@@ -75,3 +75,35 @@ func TestValidateAndEstimateShareTombstones(t *testing.T) {
 		})
 	}
 }
+
+// With --queries, validate counts the read the application makes, as estimate does: a
+// queue polled after its cursor and tasks read by id pass where a read from the head fails.
+func TestValidateQueriesFollowTheRead(t *testing.T) {
+	dir := migDir(t, map[string]string{"0001_t.cql": "CREATE TABLE IF NOT EXISTS tasks (queue text, day date, task_id timeuuid, body text, PRIMARY KEY ((queue, day), task_id));\n"})
+	tmp := t.TempDir()
+	wl := filepath.Join(tmp, "workload.yaml")
+	head := filepath.Join(tmp, "head.cql")
+	cursor := filepath.Join(tmp, "cursor.cql")
+	for path, src := range map[string]string{
+		wl:     "version: 1\ntables:\n  tasks:\n    partitions: 50\n    write_rate: 50/s\n    bucket: day\n    deletes:\n      - kind: row\n        rate: 49/s\n        at: head\n",
+		head:   "SELECT * FROM tasks WHERE queue = ? AND day = ? LIMIT 100;\n",
+		cursor: "SELECT * FROM tasks WHERE queue = ? AND day = ? AND task_id > ? LIMIT 100;\nSELECT * FROM tasks WHERE queue = ? AND day = ? AND task_id = ?;\n",
+	} {
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := []string{"migrate", "validate", "--dir", dir, "--keyspace", "app", "--workload", wl}
+	code, out, errOut := runEnv(t, nil, append(base, "--queries", head)...)
+	if code != ExitFindings || !strings.Contains(out, "WL104") || !strings.Contains(out, "LIMIT 100, oldest-first") {
+		t.Errorf("read from the head: exit %d, want WL104 naming the read:\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runEnv(t, nil, append(base, "--queries", cursor)...)
+	if strings.Contains(out, "WL103") || strings.Contains(out, "WL104") {
+		t.Errorf("read after the cursor and by id: exit %d, want no tombstone lint:\n%s%s", code, out, errOut)
+	}
+	code, _, errOut = runEnv(t, nil, "migrate", "validate", "--dir", dir, "--keyspace", "app", "--queries", cursor)
+	if code != ExitBadInput || !strings.Contains(errOut, "--workload") {
+		t.Errorf("--queries without --workload: exit %d %s", code, errOut)
+	}
+}
