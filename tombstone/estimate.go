@@ -143,7 +143,11 @@ func newModel(in Input) model {
 	if m.fraction == 0 {
 		m.fraction = 1
 	}
-	for _, d := range in.Deletes {
+	// Placements are kept as the read meets them: the findings read them too.
+	m.in.Deletes = make([]Delete, len(in.Deletes))
+	for i, d := range in.Deletes {
+		d.At = d.At.in(in.Read)
+		m.in.Deletes[i] = d
 		if d.Rows == 0 {
 			d.Rows = 1
 		}
@@ -401,7 +405,14 @@ func (m model) snapshot(t, written float64, pieces []piece, ts *tombstones) Snap
 	for _, p := range pieces {
 		snap.LiveRows += p.live
 	}
-	perRead, readRows, pages := m.read(pieces, ts.head, ts.tail)
+	var perRead [numSources]float64
+	var readRows float64
+	var pages int
+	if m.in.Read.Slice == Point {
+		perRead, readRows, pages = m.pointRead(pieces, ts)
+	} else {
+		perRead, readRows, pages = m.read(pieces, ts.head, ts.tail)
+	}
 	snap.ReadRows, snap.Pages = readRows, pages
 	for s := Source(0); s < numSources; s++ {
 		c := Count{Source: s, Readable: ts.readable[s], OnDisk: ts.onDisk[s], PerRead: perRead[s]}
@@ -477,6 +488,9 @@ func (m model) segments(pieces []piece, head, tail [numSources]float64) []segmen
 		}
 		segs = append(segs, all)
 	}
+	if m.in.Read.Slice == AfterCursor {
+		segs = afterCursor(segs)
+	}
 	if m.fraction >= 1 {
 		return append(segs, segment{tomb: tail})
 	}
@@ -503,6 +517,50 @@ func (m model) segments(pieces []piece, head, tail [numSources]float64) []segmen
 		break
 	}
 	return cut
+}
+
+// afterCursor drops what a read that starts after its cursor never meets: the deletions at
+// the head and every stretch before the first live row (rows expired or deleted before the
+// cursor). A stretch that mixes live and dead rows stays whole: the cursor cannot skip
+// the dead rows among the live ones.
+func afterCursor(segs []segment) []segment {
+	for i, s := range segs {
+		if s.live > pagerEps {
+			return segs[i:]
+		}
+	}
+	return nil
+}
+
+// pointRead is the read of one row by its full primary key: it seeks the row and counts
+// only the tombstones in it, whatever the rest of the partition holds. The typical such
+// read asks for a live row, which carries its share of the null cells, cell and element
+// tombstones (those deleted or expired rows hold are elsewhere); in a partition with no
+// live row left it meets one dead row and its share of everything.
+func (m model) pointRead(pieces []piece, ts *tombstones) (perRead [numSources]float64, rows float64, pages int) {
+	var live, written, nulls float64
+	for _, p := range pieces {
+		live += p.live
+		written += p.written
+		if p.written > 0 {
+			nulls += p.tomb[NullCells] * p.live / p.written
+		}
+	}
+	if live >= 1 {
+		perRead[NullCells] = nulls / live
+		perRead[CellTombstones] = math.Min(ts.readable[CellTombstones]/live, float64(m.in.Table.RegularColumns))
+		perRead[ElementTombstones] = ts.readable[ElementTombstones] / live
+		return perRead, 1, 1
+	}
+	if written < 1 {
+		written = 1
+	}
+	for s := Source(0); s < numSources; s++ {
+		if s.Counted() {
+			perRead[s] = ts.readable[s] / written
+		}
+	}
+	return perRead, live, 1
 }
 
 const pagerEps = 1e-9

@@ -324,6 +324,35 @@ var scenarios = []struct {
 		Deletes: []tombstone.Delete{{Kind: tombstone.RangeDelete, PerDay: 24, Rows: 4000, At: tombstone.Tail}},
 		Read:    tombstone.Read{Limit: 1000, Order: tombstone.NewestFirst},
 	}},
+	{"workflow executions read one at a time by id, finished ones deleted", tombstone.Input{
+		Table:   tombstone.Table{Name: "wf.executions", ClusteringColumns: 1, RegularColumns: 6, GCGraceSeconds: 864000},
+		Writes:  tombstone.Writes{RowsPerDay: 30000, NullFraction: 0.2},
+		Deletes: []tombstone.Delete{{Kind: tombstone.RowDelete, PerDay: 29000, At: tombstone.Oldest}},
+		Read:    tombstone.Read{Slice: tombstone.Point, Order: tombstone.OldestFirst},
+	}},
+	{"workflow task queue read after its cursor (task_id > ?)", tombstone.Input{
+		Table:   tombstone.Table{Name: "wf.tasks", ClusteringColumns: 1, RegularColumns: 3, GCGraceSeconds: 864000},
+		Writes:  tombstone.Writes{RowsPerDay: 30000},
+		Deletes: []tombstone.Delete{{Kind: tombstone.RangeDelete, PerDay: 2000, Rows: 14, At: tombstone.Head}},
+		Read:    tombstone.Read{Limit: 100, Slice: tombstone.AfterCursor},
+	}},
+	{"the same task queue read from its head", tombstone.Input{
+		Table:   tombstone.Table{Name: "wf.tasks", ClusteringColumns: 1, RegularColumns: 3, GCGraceSeconds: 864000},
+		Writes:  tombstone.Writes{RowsPerDay: 30000},
+		Deletes: []tombstone.Delete{{Kind: tombstone.RangeDelete, PerDay: 2000, Rows: 14, At: tombstone.Head}},
+		Read:    tombstone.Read{Limit: 100},
+	}},
+	{"gateway event poll after its cursor, TTL 1h, oldest first", tombstone.Input{
+		Table:  tombstone.Table{Name: "gw.events", ClusteringColumns: 1, RegularColumns: 4, GCGraceSeconds: 864000},
+		Writes: tombstone.Writes{RowsPerDay: 100000, Bucket: 24 * time.Hour, TTLSeconds: 3600},
+		Read:   tombstone.Read{Limit: 500, Order: tombstone.OldestFirst, Slice: tombstone.AfterCursor},
+	}},
+	{"newest rows deleted, read reversed (ORDER BY ... against the clustering)", tombstone.Input{
+		Table:   tombstone.Table{Name: "app.log", ClusteringColumns: 1, RegularColumns: 1, GCGraceSeconds: 864000},
+		Writes:  tombstone.Writes{RowsPerDay: 5000},
+		Deletes: []tombstone.Delete{{Kind: tombstone.RowDelete, PerDay: 2000, At: tombstone.Tail}},
+		Read:    tombstone.Read{Limit: 50, Reversed: true},
+	}},
 	{"failure threshold", tombstone.Input{
 		Table:   tombstone.Table{Name: "app.feed", ClusteringColumns: 1, RegularColumns: 2, GCGraceSeconds: 864000},
 		Writes:  tombstone.Writes{RowsPerDay: 30000},

@@ -128,7 +128,7 @@ func findings(m model, r Result) []Finding {
 			strings.Replace(readDesc, "the typical read", "the same read", 1), age(pk.Age), state, num(pk.PerRead), over, mainSources(pk)), fixFor(pk, in))
 	}
 	for _, d := range in.Deletes {
-		if d.At == Head && (d.Kind == RowDelete || d.Kind == RangeDelete) && d.PerDay > 0 {
+		if queueLike(in) && d.At == Head && (d.Kind == RowDelete || d.Kind == RangeDelete) && d.PerDay > 0 {
 			perDelete := 1.0
 			if d.Kind == RangeDelete {
 				perDelete = 2 // two markers
@@ -199,7 +199,11 @@ func findings(m model, r Result) []Finding {
 }
 
 // queueLike reports whether rows are deleted where reads start, so a LIMIT does not help.
+// A read that starts after a cursor, or seeks one row, does not meet them.
 func queueLike(in Input) bool {
+	if in.Read.Slice != FromStart {
+		return false
+	}
 	for _, d := range in.Deletes {
 		if d.At == Head && (d.Kind == RowDelete || d.Kind == RangeDelete) && d.PerDay > 0 {
 			return true
@@ -285,6 +289,12 @@ func describeRead(r Read) string {
 	}
 	if r.Order != Unordered {
 		b.WriteString(", " + r.Order.String())
+	}
+	switch r.Slice {
+	case AfterCursor:
+		b.WriteString(", after a cursor")
+	case Point:
+		b.WriteString(", one row")
 	}
 	b.WriteString(")")
 	return b.String()

@@ -147,12 +147,7 @@ const (
 
 var kindNames = [...]string{"partition", "row", "range", "cell", "element"}
 
-func (k Kind) String() string {
-	if k < 0 || int(k) >= len(kindNames) {
-		return "kind(" + strconv.Itoa(int(k)) + ")"
-	}
-	return kindNames[k]
-}
+func (k Kind) String() string { return enumName(kindNames[:], int(k), "kind") }
 
 // ParseKind parses partition, row, range, cell or element.
 func ParseKind(s string) (Kind, error) {
@@ -171,31 +166,57 @@ type Placement int
 const (
 	// Scattered: anywhere among the rows (a user deletes one of their posts).
 	Scattered Placement = iota
-	// Head: where reads start, before the live rows they want: a queue consumed from the
-	// front, the anti-pattern that scans every tombstone on every read.
+	// Head: at the start of the clustering order, where a read that does not reverse it
+	// starts, before the live rows it wants: a queue consumed from the front, the
+	// anti-pattern that scans every tombstone on every read that does not start after them.
 	Head
-	// Tail: at the far end from where reads start (old rows of a newest-first time series):
+	// Tail: at the end of the clustering order (old rows of a newest-first time series):
 	// reads that stop at their LIMIT never reach them.
 	Tail
+	// Oldest: the oldest rows (deleted by age). Where they lie follows the read's Order:
+	// at its head when it reads oldest first, at its tail newest first, scattered when the
+	// clustering is not time.
+	Oldest
+	// Newest: the newest rows (a write undone soon after), the mirror of Oldest.
+	Newest
 )
 
-var placementNames = [...]string{"scattered", "head", "tail"}
+var placementNames = [...]string{"scattered", "head", "tail", "oldest", "newest"}
 
-func (p Placement) String() string {
-	if p < 0 || int(p) >= len(placementNames) {
-		return "placement(" + strconv.Itoa(int(p)) + ")"
-	}
-	return placementNames[p]
-}
+func (p Placement) String() string { return enumName(placementNames[:], int(p), "placement") }
 
-// ParsePlacement parses scattered, head or tail.
+// ParsePlacement parses scattered (or spread), head, tail, oldest or newest.
 func ParsePlacement(s string) (Placement, error) {
+	if strings.EqualFold(s, "spread") {
+		return Scattered, nil
+	}
 	for i, n := range placementNames {
 		if strings.EqualFold(s, n) {
 			return Placement(i), nil
 		}
 	}
-	return 0, fmt.Errorf("placement %q: want scattered, head or tail", s)
+	return 0, fmt.Errorf("placement %q: want scattered (spread), head, tail, oldest or newest", s)
+}
+
+// in resolves a placement against a read: Oldest and Newest by the read's time order, and
+// Head and Tail swapped when the read runs against the clustering order.
+func (p Placement) in(r Read) Placement {
+	switch p {
+	case Oldest, Newest:
+		first := r.Order == OldestFirst
+		if r.Order == Unordered {
+			return Scattered
+		}
+		if (p == Oldest) == first {
+			return Head
+		}
+		return Tail
+	case Head, Tail:
+		if r.Reversed {
+			return Head + Tail - p
+		}
+	}
+	return p
 }
 
 // Delete is one recurring deletion of a partition's data.
@@ -226,12 +247,7 @@ const (
 
 var orderNames = [...]string{"unordered", "newest-first", "oldest-first"}
 
-func (o Order) String() string {
-	if o < 0 || int(o) >= len(orderNames) {
-		return "order(" + strconv.Itoa(int(o)) + ")"
-	}
-	return orderNames[o]
-}
+func (o Order) String() string { return enumName(orderNames[:], int(o), "order") }
 
 // ParseOrder parses unordered, newest-first or oldest-first.
 func ParseOrder(s string) (Order, error) {
@@ -243,9 +259,38 @@ func ParseOrder(s string) (Order, error) {
 	return 0, fmt.Errorf("read order %q: want unordered, newest-first or oldest-first", s)
 }
 
+// enumName is names[i], or kind(i) for a value no name is given to.
+func enumName(names []string, i int, kind string) string {
+	if i < 0 || i >= len(names) {
+		return kind + "(" + strconv.Itoa(i) + ")"
+	}
+	return names[i]
+}
+
 // DefaultPageSize is the fetch size of gocql and of the other common drivers (5000 rows):
 // each page is a separate read for the tombstone thresholds.
 const DefaultPageSize = 5000
+
+// Slice is where a read's clustering range starts.
+type Slice int
+
+// Slices.
+const (
+	// FromStart: the read starts at the first row in its order (a whole partition, or a
+	// range bounded only at its far end, or a clustering prefix).
+	FromStart Slice = iota
+	// AfterCursor: the read's range starts at a bound on its starting side (WHERE ck > ?
+	// read ascending, ck < ? descending), the last row a consumer processed: it starts past
+	// the deleted and expired rows at its head and never reads them.
+	AfterCursor
+	// Point: every clustering column restricted by equality: the read seeks one row and
+	// counts only that row's tombstones.
+	Point
+)
+
+var sliceNames = [...]string{"from-start", "after-cursor", "point"}
+
+func (s Slice) String() string { return enumName(sliceNames[:], int(s), "slice") }
 
 // Read is the typical read of one partition.
 type Read struct {
@@ -258,6 +303,11 @@ type Read struct {
 	// starting where the read starts; 0 (or 1) means the whole partition.
 	Fraction float64
 	Order    Order
+	// Slice is where the read's clustering range starts (ReadOf derives it from a query).
+	Slice Slice
+	// Reversed says the read runs against the table's clustering order (an ORDER BY that
+	// reverses it): deletions placed at the Head of the clustering order are at its end.
+	Reversed bool
 }
 
 // Thresholds are the per-read tombstone thresholds. A read warns when it counts more than
@@ -374,6 +424,9 @@ func (in Input) Validate() error {
 	if in.Read.Order < Unordered || in.Read.Order > OldestFirst {
 		return &FieldError{"Read.Order", fmt.Sprintf("unknown order %d", in.Read.Order)}
 	}
+	if in.Read.Slice < FromStart || in.Read.Slice > Point {
+		return &FieldError{"Read.Slice", fmt.Sprintf("unknown slice %d", in.Read.Slice)}
+	}
 	if in.Table.Compaction.Strategy < STCS || in.Table.Compaction.Strategy > UCS {
 		return &FieldError{"Table.Compaction.Strategy", fmt.Sprintf("unknown strategy %d", in.Table.Compaction.Strategy)}
 	}
@@ -385,7 +438,7 @@ func (in Input) Validate() error {
 		if d.Kind < PartitionDelete || d.Kind > ElementDelete {
 			return &FieldError{f + ".Kind", fmt.Sprintf("unknown kind %d", d.Kind)}
 		}
-		if d.At < Scattered || d.At > Tail {
+		if d.At < Scattered || d.At > Newest {
 			return &FieldError{f + ".At", fmt.Sprintf("unknown placement %d", d.At)}
 		}
 		for _, c := range []struct {

@@ -281,8 +281,17 @@ type Delete struct {
 	Rows float64
 	// Column is the column a cell or element delete targets.
 	Column string
-	Pos    cql.Pos
+	// At is where the deleted rows sit in the partition's clustering order: one of
+	// DeletePlacements ("head": the start of the clustering order, where a read that does
+	// not reverse it starts, as a queue consumed from the front; "tail": its end; "spread":
+	// anywhere; "oldest"/"newest": by write time). "" leaves it to the reader (estimate's
+	// --deletes-at).
+	At  string
+	Pos cql.Pos
 }
+
+// DeletePlacements are the values a delete's At takes.
+var DeletePlacements = []string{"spread", "head", "tail", "oldest", "newest"}
 
 // Count is how many of these deletes a partition receives over a life of d.
 func (d Delete) Count(life time.Duration) float64 {

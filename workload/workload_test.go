@@ -49,7 +49,7 @@ func TestLoadExampleWorkload(t *testing.T) {
 	in := w.Table("inbox")
 	want := []Delete{
 		{Kind: DeleteRow, Rate: Rate{5, Day}, Rows: 1},
-		{Kind: DeleteRange, PerPartition: 2, Rows: 500},
+		{Kind: DeleteRange, PerPartition: 2, Rows: 500, At: "oldest"},
 		{Kind: DeleteElement, Rate: Rate{1, Day}, Rows: 1, Column: "labels"},
 	}
 	if len(in.Deletes) != len(want) {
@@ -90,6 +90,7 @@ func TestParseErrors(t *testing.T) {
 		{"duplicate", "tables:\n  t:\n    rows: 1\n    rows: 2\n", []string{`w.yaml:4:5: t: "rows" is given twice (first at line 3)`}},
 		{"bad skew", "tables:\n  t:\n    rows: 1\n    skew: {zipf: -1}\n", []string{"w.yaml:4:18: t.skew: want a Zipf exponent above 0"}},
 		{"bad delete kind", "tables:\n  t:\n    rows: 1\n    deletes: {kind: rows, rate: 1/day}\n", []string{`w.yaml:4:21: t.deletes[0].kind: want one of partition, row, range, cell, element, got "rows"`}},
+		{"bad delete placement", "tables:\n  t:\n    rows: 1\n    deletes: {kind: row, rate: 1/day, at: front}\n", []string{`w.yaml:4:43: t.deletes[0].at: want one of spread, head, tail, oldest, newest, got "front"`}},
 		{"delete without amount", "tables:\n  t:\n    rows: 1\n    deletes:\n      - kind: row\n", []string{"w.yaml:5:9: t.deletes[0]: want rate"}},
 		{"element without column", "tables:\n  t:\n    rows: 1\n    deletes: [{kind: element, per_day: 1}]\n", []string{"table t: deletes[0]: a element delete needs column"}},
 		{"huge ttl", "tables:\n  t:\n    rows: 1\n    ttl: 30y\n", []string{"w.yaml:4:10: table t: ttl: Cassandra's maximum TTL is 20 years"}},

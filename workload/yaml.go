@@ -549,8 +549,15 @@ func (p *parser) deletes(t *TableWorkload, v *yaml.Node, field string) []Delete 
 				if s, ok := p.scalar(vv, f+".column"); ok {
 					d.Column = s
 				}
+			case "at":
+				if s, ok := p.scalar(vv, f+".at"); ok {
+					d.At = placement(s)
+					if d.At == "" {
+						p.add(vv, "%s.at: want one of %s, got %q", f, strings.Join(DeletePlacements, ", "), s)
+					}
+				}
 			default:
-				p.add(k, "%s: unknown field %q (want kind, rate, per_day, per_partition, rows, column)", f, key)
+				p.add(k, "%s: unknown field %q (want kind, rate, per_day, per_partition, rows, column, at)", f, key)
 			}
 		})
 		if !hasKind {
@@ -686,4 +693,17 @@ func (p *parser) bucket(t *TableWorkload, v *yaml.Node, field string) {
 		return
 	}
 	t.Bucket = w
+}
+
+// placement is the DeletePlacements value s names ("scattered" is spread), or "".
+func placement(s string) string {
+	if strings.EqualFold(s, "scattered") {
+		return "spread"
+	}
+	for _, n := range DeletePlacements {
+		if strings.EqualFold(s, n) {
+			return n
+		}
+	}
+	return ""
 }

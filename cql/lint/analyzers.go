@@ -86,14 +86,14 @@ func analyzers() []*Analyzer {
 		},
 		{
 			Code: "WL103", Name: "tombstone-warn", Severity: Warning, NeedsWorkload: true,
-			What: "under the workload, a read of a whole partition meets more tombstones than tombstone_warn_threshold (1000)",
+			What: "under the workload, the table's typical read counts more tombstones than tombstone_warn_threshold (1000)",
 			Why:  "Cassandra logs a warning for each such read, and the reads slow down as the tombstones pile up until gc_grace_seconds pass",
 			Fix:  "expire rows with a TTL instead of deleting them, write unset instead of null, and read slices that start after the deleted rows; see `cqlsize estimate`",
 			run:  runTombstones(false),
 		},
 		{
 			Code: "WL104", Name: "tombstone-fail", Severity: Error, NeedsWorkload: true,
-			What: "under the workload, a read of a whole partition meets more tombstones than tombstone_failure_threshold (100,000)",
+			What: "under the workload, the table's typical read counts more tombstones than tombstone_failure_threshold (100,000)",
 			Why:  "Cassandra aborts such reads (TombstoneOverwhelmingException): the query fails",
 			Fix:  "stop deleting what a TTL can expire, bucket the partition so old tombstones fall into partitions nobody reads",
 			run:  runTombstones(true),
@@ -472,13 +472,17 @@ func runTombstones(fail bool) func(p *pass) {
 				continue
 			}
 			n := ts.Tombstones
+			read := "a read"
+			if ts.Read != "" {
+				read += " (" + ts.Read + ")"
+			}
 			switch {
 			case fail && n > TombstoneFailureThreshold:
-				p.report(pos, "%s: a read of the largest partition meets about %.0f tombstones, over tombstone_failure_threshold (%d): the read fails (typical partition: %.0f)",
-					table, n, TombstoneFailureThreshold, ts.TypicalTombstones)
+				p.report(pos, "%s: %s of the largest partition counts about %.0f tombstones, over tombstone_failure_threshold (%d): the read fails (typical partition: %.0f)",
+					table, read, n, TombstoneFailureThreshold, ts.TypicalTombstones)
 			case !fail && n > TombstoneWarnThreshold && n <= TombstoneFailureThreshold:
-				p.report(pos, "%s: a read of the largest partition meets about %.0f tombstones, over tombstone_warn_threshold (%d) (typical partition: %.0f)",
-					table, n, TombstoneWarnThreshold, ts.TypicalTombstones)
+				p.report(pos, "%s: %s of the largest partition counts about %.0f tombstones, over tombstone_warn_threshold (%d) (typical partition: %.0f)",
+					table, read, n, TombstoneWarnThreshold, ts.TypicalTombstones)
 			}
 		}
 	}

@@ -74,9 +74,11 @@ type TableSize struct {
 	Table string // keyspace.table
 	// Limits are the partition limits the estimate says the table crosses.
 	Limits []LimitFinding
-	// Tombstones is how many tombstones a read of the whole largest partition meets, and
-	// TypicalTombstones the same for the median partition.
+	// Tombstones is how many tombstones the table's typical read counts in the largest
+	// partition (the tombstone model's figure, the one estimate reports), and
+	// TypicalTombstones the same read of the median partition. Read says which read it is.
 	Tombstones, TypicalTombstones float64
+	Read                          string
 }
 
 // LimitFinding is one limit a table's partitions cross.

@@ -136,7 +136,7 @@ nothing on stdout on 2 or 3.`,
 	fl.IntVar(&f.readLimit, "read-limit", 0, "LIMIT of the typical read when no query gives one (0: the whole partition)")
 	fl.StringVar(&f.readOrder, "read-order", "auto", "how the typical read meets rows by age: auto (from the clustering order), newest-first, oldest-first or unordered")
 	fl.IntVar(&f.pageSize, "page-size", tombstone.DefaultPageSize, "the driver's page size: each page is one read for the tombstone thresholds")
-	fl.StringVar(&f.deletesAt, "deletes-at", "scattered", "where deleted rows lie relative to where reads start: scattered, head (a queue) or tail (old rows of a newest-first read)")
+	fl.StringVar(&f.deletesAt, "deletes-at", "scattered", "where deleted rows lie in the clustering order when the workload's deletes do not say (at:): scattered, head (a queue), tail, oldest or newest")
 	fl.StringVar(&f.hosts, "hosts", "", "read the schema and live figures from this cluster, host[:port],...")
 	fl.BoolVar(&f.live, "live", false, "use the cluster in $CASSANDRA_HOSTS (as --hosts does)")
 	f.tls.bind(fl)

@@ -6,9 +6,11 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/lint"
+	"github.com/cqlsize/cqlsize/internal/report"
 	"github.com/cqlsize/cqlsize/migrations"
 	"github.com/cqlsize/cqlsize/sizing"
 	"github.com/cqlsize/cqlsize/workload"
@@ -17,15 +19,27 @@ import (
 // lintGate is how up decides whether the pending files may run: error-level lints stop
 // it unless silenced in the file, allowed by code, or lints are turned off.
 type lintGate struct {
-	noLint   bool
-	allow    []string
-	workload string
+	noLint bool
+	allow  []string
+	workloadArgs
+}
+
+// workloadArgs are --workload and the --queries that say how its tables are read: the
+// lints that need a workload count each table's tombstones per read for the worst of its
+// queries, as estimate does (the whole partition when none reads it).
+type workloadArgs struct {
+	workload, queries string
+}
+
+func (a *workloadArgs) bind(fl *pflag.FlagSet) {
+	fl.StringVar(&a.workload, "workload", "", "workload file (workload.yaml): turns on the lints that need one")
+	fl.StringVar(&a.queries, "queries", "", "with --workload: the application's SELECTs (a queries file); tombstones per read are counted for the worst of each table's queries, as estimate counts them")
 }
 
 func (g *lintGate) bind(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&g.noLint, "no-lint", false, "apply even when a lint reports an error")
 	cmd.Flags().StringSliceVar(&g.allow, "allow-lint", nil, "apply even when this lint code reports an error (repeatable, or comma-separated)")
-	cmd.Flags().StringVar(&g.workload, "workload", "", "workload file (workload.yaml): turns on the lints that need one")
+	g.workloadArgs.bind(cmd.Flags())
 }
 
 // check rejects unknown codes and an unreadable --workload before anything connects: a
@@ -35,6 +49,14 @@ func (g *lintGate) check() error {
 	if g.workload != "" {
 		if _, err := workload.Load(g.workload); err != nil {
 			return InputErr(fmt.Errorf("--workload: %w", err))
+		}
+	}
+	if g.queries != "" {
+		if g.workload == "" {
+			return Usagef("--queries says how the tables of --workload are read: give --workload too")
+		}
+		if _, err := loadReads(g.queries); err != nil {
+			return InputErr(fmt.Errorf("--queries: %w", err))
 		}
 	}
 	for _, c := range g.allow {
@@ -61,7 +83,7 @@ func (g *lintGate) runAs(env *Env, keyspace string, all, pending []*migrations.M
 	if g.noLint || len(pending) == 0 {
 		return nil
 	}
-	rep, err := lintMigrationsOn(keyspace, all, pending, g.workload, g.allow, live)
+	rep, err := lintMigrationsOn(keyspace, all, pending, g.workloadArgs, g.allow, live)
 	if err != nil {
 		return err
 	}
@@ -88,13 +110,13 @@ func (g *lintGate) runAs(env *Env, keyspace string, all, pending []*migrations.M
 
 // lintMigrations lints the statements of lintFiles; the files of all that come before the
 // first of them give the schema the lints start from.
-func lintMigrations(keyspace string, all, lintFiles []*migrations.Migration, workloadFile string, allow []string) (*lint.Report, error) {
-	return lintMigrationsOn(keyspace, all, lintFiles, workloadFile, allow, nil)
+func lintMigrations(keyspace string, all, lintFiles []*migrations.Migration, wl workloadArgs, allow []string) (*lint.Report, error) {
+	return lintMigrationsOn(keyspace, all, lintFiles, wl, allow, nil)
 }
 
 // lintMigrationsOn is lintMigrations starting from existing (what the cluster has) when it
 // is not nil.
-func lintMigrationsOn(keyspace string, all, lintFiles []*migrations.Migration, workloadFile string, allow []string, existing *cql.Schema) (*lint.Report, error) {
+func lintMigrationsOn(keyspace string, all, lintFiles []*migrations.Migration, wl workloadArgs, allow []string, existing *cql.Schema) (*lint.Report, error) {
 	in := lint.Input{Keyspace: keyspace}
 	linted := map[*migrations.Migration]bool{}
 	for _, m := range lintFiles {
@@ -110,8 +132,8 @@ func lintMigrationsOn(keyspace string, all, lintFiles []*migrations.Migration, w
 		}
 		in.Schema = base
 	}
-	if workloadFile != "" {
-		lw, err := workloadFacts(keyspace, all, workloadFile)
+	if wl.workload != "" {
+		lw, err := workloadFacts(keyspace, all, wl)
 		if err != nil {
 			return nil, err
 		}
@@ -148,7 +170,8 @@ func baseSchema(keyspace string, all []*migrations.Migration, linted map[*migrat
 // workloadFacts sizes the tables of the schema every file produces under the workload and
 // hands the lints what they need: which tables are deleted from, which partitions cross a
 // limit, how many tombstones a read meets.
-func workloadFacts(keyspace string, all []*migrations.Migration, workloadFile string) (*lint.Workload, error) {
+func workloadFacts(keyspace string, all []*migrations.Migration, wl workloadArgs) (*lint.Workload, error) {
+	workloadFile := wl.workload
 	w, err := workload.Load(workloadFile)
 	if err != nil {
 		return nil, InputErr(err)
@@ -167,8 +190,24 @@ func workloadFacts(keyspace string, all []*migrations.Migration, workloadFile st
 			lw.Deletes = append(lw.Deletes, t.Name)
 		}
 	}
+	// Tombstones a read counts are the tombstone model's, as estimate reports them: the
+	// sizing estimate's count is what a partition holds on disk, complex deletions included,
+	// which reads do not count.
+	queries, err := loadReads(wl.queries)
+	if err != nil {
+		return nil, InputErr(err)
+	}
+	rep, err := report.Build(final, w, report.Options{Queries: queries})
+	if err != nil {
+		return nil, InputErr(fmt.Errorf("the tombstones of the workload %s under the schema the migrations produce: %w", workloadFile, err))
+	}
+	tombs := map[string]report.Tombs{}
+	for _, t := range rep.Tables {
+		tombs[t.Name] = t.Tombstones
+	}
 	for _, e := range ests {
-		ts := lint.TableSize{Table: e.Table, Tombstones: e.Largest.Tombstones.Total(), TypicalTombstones: e.Typical.Tombstones.Total()}
+		tr := tombs[e.Table]
+		ts := lint.TableSize{Table: e.Table, Tombstones: float64(tr.LargestPerRead), TypicalTombstones: float64(tr.PerRead), Read: tr.Read}
 		for _, f := range e.Findings {
 			if f.Severity >= sizing.Warn {
 				ts.Limits = append(ts.Limits, lint.LimitFinding{Code: f.Code, Fail: f.Severity == sizing.Fail, Message: f.Message})

@@ -15,8 +15,8 @@ import (
 )
 
 type migrateValidateFlags struct {
-	format    string
-	workload  string
+	format string
+	workloadArgs
 	allow     []string
 	offline   bool
 	listLints bool
@@ -49,7 +49,7 @@ Exit status: 0 clean (warnings allowed), 1 an error-level lint or a changed file
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.format, "format", "text", "output format: text or json")
-	fl.StringVar(&f.workload, "workload", "", "workload file (workload.yaml): turns on the lints that need one")
+	f.workloadArgs.bind(fl)
 	fl.StringSliceVar(&f.allow, "allow-lint", nil, "report this lint code as silenced instead of failing (repeatable)")
 	fl.BoolVar(&f.offline, "offline", false, "do not read the cluster even when hosts are configured")
 	fl.BoolVar(&f.listLints, "list-lints", false, "print the lint codes (code, name, severity, what, why, fix) as a Markdown table, or JSON with --format json, and exit")
@@ -86,7 +86,7 @@ func runMigrateValidate(ctx context.Context, env *Env, cmd *cobra.Command, mf *m
 	if f.format != "text" && f.format != "json" {
 		return Usagef("--format %q: want text or json", f.format)
 	}
-	if err := (&lintGate{allow: f.allow}).check(); err != nil {
+	if err := (&lintGate{allow: f.allow, workloadArgs: f.workloadArgs}).check(); err != nil {
 		return err
 	}
 	migs, err := mf.loadRunnable(env)
@@ -139,7 +139,7 @@ func runMigrateValidate(ctx context.Context, env *Env, cmd *cobra.Command, mf *m
 		}
 	}
 	if rep == nil {
-		if rep, err = lintMigrations(mf.conn.keyspace, migs, migs, f.workload, f.allow); err != nil {
+		if rep, err = lintMigrations(mf.conn.keyspace, migs, migs, f.workloadArgs, f.allow); err != nil {
 			return err
 		}
 	}
@@ -202,7 +202,7 @@ func validateAgainstLive(ctx context.Context, sess *session, mf *migrateFlags, m
 	if err := applySteps(live.Clone(), steps); err != nil {
 		return nil, 0, err
 	}
-	rep, err := lintMigrationsOn(mf.conn.keyspace, migs, pending, f.workload, f.allow, live)
+	rep, err := lintMigrationsOn(mf.conn.keyspace, migs, pending, f.workloadArgs, f.allow, live)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -104,7 +104,7 @@ func sweepCases() []sweepCase {
 		{name: "estimate --read-order sideways", args: withEst("--rows", "1", "--read-order", "sideways"), code: ExitBadInput, stderr: []string{"--read-order", "newest-first"}},
 		{name: "estimate --page-size -1", args: withEst("--rows", "1", "--page-size", "-1"), code: ExitBadInput, stderr: []string{"--page-size -1"}},
 		{name: "estimate --read-limit -5", args: withEst("--rows", "1", "--read-limit", "-5"), code: ExitBadInput, stderr: []string{"--read-limit -5"}},
-		{name: "estimate --deletes-at middle", args: withEst("--rows", "1", "--deletes-at", "middle"), code: ExitBadInput, stderr: []string{"--deletes-at", "scattered, head or tail"}},
+		{name: "estimate --deletes-at middle", args: withEst("--rows", "1", "--deletes-at", "middle"), code: ExitBadInput, stderr: []string{"--deletes-at", "scattered (spread), head, tail, oldest or newest"}},
 		{name: "estimate --writes upsert", args: withEst("--rows", "1", "--writes", "upsert"), code: ExitBadInput, stderr: []string{"--writes", "insert or update"}},
 		{name: "estimate --nulls-as maybe", args: withEst("--rows", "1", "--nulls-as", "maybe"), code: ExitBadInput, stderr: []string{"--nulls-as", "null or unset"}},
 		{name: "estimate --write-spread negative", args: withEst("--rows", "1", "--write-spread", "-1d"), code: ExitBadInput, stderr: []string{"--write-spread"}},

@@ -417,21 +417,14 @@ func readsFor(tbl *cql.Table, opt Options) []namedRead {
 		if q.Stmt == nil || !sameTable(tbl, q.Stmt.Table) {
 			continue
 		}
-		rd := opt.Read
-		rd.Order = orderOf(tbl, q.Stmt)
-		if n, ok := literalInt(q.Stmt.Limit); ok {
-			rd.Limit = n
-		} else if n, ok := literalInt(q.Stmt.PerPartitionLimit); ok {
-			rd.Limit = n
-		}
-		out = append(out, namedRead{read: rd, query: q.Name, pos: q.Stmt.Pos})
+		out = append(out, namedRead{read: tombstone.ReadOf(tbl, q.Stmt, opt.Read), query: q.Name, pos: q.Stmt.Pos})
 	}
 	if len(out) > 0 {
 		return out
 	}
 	rd := opt.Read
 	if !opt.OrderSet {
-		rd.Order = orderOf(tbl, nil)
+		rd = tombstone.ReadOf(tbl, nil, opt.Read)
 	}
 	return []namedRead{{read: rd}}
 }
@@ -441,40 +434,6 @@ func sameTable(tbl *cql.Table, q cql.QualifiedName) bool {
 		return false
 	}
 	return q.Keyspace.Name == "" || q.Keyspace.Name == tbl.Keyspace
-}
-
-func literalInt(t *cql.Term) (int, bool) {
-	if t == nil || t.Kind != cql.TermLiteral {
-		return 0, false
-	}
-	var n int
-	if _, err := fmt.Sscanf(t.Value, "%d", &n); err != nil || n < 0 {
-		return 0, false
-	}
-	return n, true
-}
-
-// orderOf says how a read meets rows by age: a table clustered first by a time-typed
-// column, read in its declared order (or reversed by ORDER BY), is newest-first when that
-// order is DESC; other tables interleave old and new rows.
-func orderOf(tbl *cql.Table, q *cql.Select) tombstone.Order {
-	if len(tbl.Clustering) == 0 {
-		return tombstone.Unordered
-	}
-	first := tbl.Clustering[0]
-	switch first.Type.Name {
-	case "timeuuid", "timestamp", "date", "time":
-	default:
-		return tombstone.Unordered
-	}
-	desc := first.Order == cql.Desc
-	if q != nil && len(q.OrderBy) > 0 && q.OrderBy[0].Column.Name == first.Name {
-		desc = q.OrderBy[0].Desc
-	}
-	if desc {
-		return tombstone.NewestFirst
-	}
-	return tombstone.OldestFirst
 }
 
 func readText(r tombstone.Read) string {
@@ -489,6 +448,12 @@ func readText(r tombstone.Read) string {
 	}
 	if r.Order != tombstone.Unordered {
 		parts = append(parts, r.Order.String())
+	}
+	switch r.Slice {
+	case tombstone.Point:
+		parts = []string{"one row by its primary key"}
+	case tombstone.AfterCursor:
+		parts = append(parts, "after a cursor")
 	}
 	return strings.Join(parts, ", ")
 }
@@ -577,7 +542,15 @@ func tombstoneInput(tbl *cql.Table, est *sizing.Estimate, w *workload.TableWorkl
 			workload.DeleteRange: tombstone.RangeDelete, workload.DeleteCell: tombstone.CellDelete,
 			workload.DeleteElement: tombstone.ElementDelete,
 		}[d.Kind]
-		in.Deletes = append(in.Deletes, tombstone.Delete{Kind: kind, PerDay: perDay, Rows: d.Rows, At: at})
+		where := at
+		if d.At != "" {
+			p, err := tombstone.ParsePlacement(d.At)
+			if err != nil {
+				return in, err
+			}
+			where = p
+		}
+		in.Deletes = append(in.Deletes, tombstone.Delete{Kind: kind, PerDay: perDay, Rows: d.Rows, At: where})
 	}
 	return in, nil
 }
