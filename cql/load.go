@@ -78,13 +78,6 @@ func loadDir(fsys fs.FS, dir, shown, keyspace string) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("migrations in %s: %w", shown, err)
 	}
-	// As `cqlsize migrate` loads the folder: version 0 is refused (0 is a keyspace with
-	// nothing applied), so estimate never models a history migrate would not run.
-	for _, name := range ordered {
-		if v, _ := migrationVersion(name); v == "0" {
-			return nil, fmt.Errorf("migrations in %s: %s: version 0 is not a migration version: versions start at 1 (0 is a keyspace with nothing applied); renumber it from 1", shown, name)
-		}
-	}
 	s := NewSchemaIn(keyspace)
 	for _, name := range ordered {
 		src, err := fs.ReadFile(fsys, path.Join(dir, name))

@@ -30,10 +30,7 @@ func (p *parser) createStmt() Statement {
 			f := &FieldDef{Name: p.ident("a field name")}
 			f.Type, f.TypePos = p.parseType()
 			s.Fields = append(s.Fields, f)
-			if !p.acceptPunct(",") {
-				break
-			}
-			if p.isPunct(")") { // a trailing comma is allowed
+			if !p.skipEmptyDefinitions() {
 				break
 			}
 		}
@@ -107,10 +104,7 @@ func (p *parser) createTable() *CreateTable {
 			}
 			s.Columns = append(s.Columns, c)
 		}
-		if !p.acceptPunct(",") {
-			break
-		}
-		if p.isPunct(")") { // Cassandra accepts a trailing comma
+		if !p.skipEmptyDefinitions() {
 			break
 		}
 	}
@@ -123,7 +117,7 @@ func (p *parser) createTable() *CreateTable {
 				p.next()
 				s.CompactStorage = true
 			case p.is("clustering") && p.isN(1, "order"):
-				s.ClusteringOrder = p.clusteringOrder()
+				s.ClusteringOrder = append(s.ClusteringOrder, p.clusteringOrder()...) // each clause extends the order, as Parser.g does
 			default:
 				s.Properties = append(s.Properties, p.property())
 			}
@@ -133,6 +127,19 @@ func (p *parser) createTable() *CreateTable {
 		}
 	}
 	return s
+}
+
+// skipEmptyDefinitions reads the commas after a column or field definition and reports
+// whether another definition follows. Cassandra's grammar makes every definition after the
+// first optional (`'(' def ( ',' def? )* ')'`), so a trailing comma and empty definitions
+// between commas (`a int,, b int`) are valid CQL that generated and hand-edited files carry.
+func (p *parser) skipEmptyDefinitions() bool {
+	if !p.acceptPunct(",") {
+		return false
+	}
+	for p.acceptPunct(",") {
+	}
+	return !p.isPunct(")")
 }
 
 // columnDef parses name type [STATIC] [MASKED WITH ...].
@@ -324,7 +331,7 @@ func (p *parser) createView() *CreateView {
 			case p.is("compact") && p.isN(1, "storage"):
 				p.fail(p.peek().Pos, "COMPACT STORAGE tables are not allowed starting with version 4.0")
 			case p.is("clustering") && p.isN(1, "order"):
-				s.ClusteringOrder = p.clusteringOrder()
+				s.ClusteringOrder = append(s.ClusteringOrder, p.clusteringOrder()...) // each clause extends the order, as Parser.g does
 			default:
 				s.Properties = append(s.Properties, p.property())
 			}

@@ -200,7 +200,7 @@ func quoteTable(qualified string) string {
 func (m *Migrator) BaselineVersions(ctx context.Context, versions []int64) ([]*Migration, error) {
 	want := map[int64]bool{}
 	for _, v := range versions {
-		if err := m.checkVersion(v); err != nil || v == 0 {
+		if m.byVersion[v] == nil {
 			return nil, fmt.Errorf("baseline: version %d: %w", v, ErrUnknownVersion)
 		}
 		want[v] = true

@@ -30,6 +30,9 @@ type Event struct {
 	Duration  time.Duration
 	Holder    LockHolder
 	Message   string
+	// Bootstrap: statement 1 of this file created the target keyspace before its
+	// bookkeeping could exist; the run goes on at statement 2 (not a resumed failure).
+	Bootstrap bool
 }
 
 // String renders an event as the progress line the CLI prints.
@@ -42,6 +45,14 @@ func (e Event) String() string {
 	case NothingToDo:
 		return "nothing to apply: another process applied the pending migrations while this one waited for the lock"
 	case MigrationStart:
+		switch {
+		case e.Total == 0:
+			return fmt.Sprintf("%s: no statement (comments only): a no-op version, recorded as applied", e.Migration)
+		case e.Bootstrap && e.Total == 2:
+			return fmt.Sprintf("%s: %s; applying statement 2", e.Migration, e.Message)
+		case e.Bootstrap && e.Total > 2:
+			return fmt.Sprintf("%s: %s; applying statements 2-%d", e.Migration, e.Message, e.Total)
+		}
 		if e.From > e.Total && e.Message != "" {
 			return fmt.Sprintf("%s: %s", e.Migration, e.Message)
 		}

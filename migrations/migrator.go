@@ -479,6 +479,7 @@ func (m *Migrator) applyOne(l *lease, mg *Migration, r *Record, run gocql.UUID) 
 	if resume {
 		ev.Message = resumeNote(mg, r)
 		if mg.Version == m.bootstrapped && from == 2 {
+			ev.Bootstrap = true
 			ev.Message = fmt.Sprintf("statement 1 (%s) created keyspace %s before its bookkeeping could exist, and is recorded as done", mg.Statements[0].Pos, m.opt.Keyspace)
 		}
 	}
@@ -668,7 +669,7 @@ func alreadyApplied(stmt Statement, err error) bool {
 // running it: for a cluster whose schema was created before migrations were used. Files
 // already recorded are left alone; a partly applied one is an error.
 func (m *Migrator) Baseline(ctx context.Context, version int64) ([]*Migration, error) {
-	if version == 0 {
+	if version == 0 && m.byVersion[0] == nil {
 		return nil, fmt.Errorf("baseline: version 0: %w", ErrUnknownVersion)
 	}
 	if err := m.checkVersion(version); err != nil {
@@ -780,7 +781,7 @@ func (m *Migrator) Resolve(ctx context.Context, version int64, statement int, ap
 	if err := m.checkVersion(version); err != nil {
 		return err
 	}
-	if version == 0 {
+	if version == 0 && m.byVersion[0] == nil {
 		return fmt.Errorf("resolve: version 0: %w", ErrUnknownVersion)
 	}
 	mg := m.byVersion[version]

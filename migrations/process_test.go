@@ -84,7 +84,7 @@ func checkOneApplier(t *testing.T, results []procResult) {
 		switch {
 		case strings.Contains(r.stdout, "applied 3 migrations") && strings.Contains(r.stdout, "now at version 3"):
 			appliers++
-		case strings.Contains(r.stdout, "up to date at version 3"):
+		case strings.Contains(r.stdout, "up to date, at version 3"):
 		default:
 			t.Errorf("process %d ended without reaching version 3: %q", i, r.stdout)
 		}

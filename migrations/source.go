@@ -21,20 +21,15 @@ var ErrDuplicateVersion = errors.New("two migration files have the same version"
 // ErrBadName: a .cql file in the folder does not start with a version number.
 var ErrBadName = errors.New("migration file name does not start with a version number")
 
-// ErrVersionZero: a file is numbered 0 (0000_init.cql). Versions start at 1: 0 is the
-// version of a keyspace with nothing applied. It is also an ErrBadName (errors.Is), which
-// it was before it had its own message.
-var ErrVersionZero error = versionZero{}
-
-type versionZero struct{}
-
-func (versionZero) Error() string        { return "version 0 is not a migration version" }
-func (versionZero) Is(target error) bool { return target == ErrBadName }
-
-// ErrNoStatement: a migration file holds no statement (an unfilled `migrate new` template,
-// or only comments). Applied, it would be recorded as done with nothing run, and once
-// filled in refused as changed; `cqlsize migrate up` refuses it instead (Set.Empty).
+// ErrNoStatement: a migration file holds no statement and is not a deliberate no-op: an
+// unfilled `migrate new` template, or a file with nothing in it at all. Applied, it would be
+// recorded as done with nothing run, and once filled in refused as changed; `cqlsize
+// migrate up` refuses it instead (Empty). A file of comments only is a no-op version.
 var ErrNoStatement = errors.New("has no statement")
+
+// TemplateMarker is a line of the file `cqlsize migrate new` writes: a file that still
+// carries it and holds no statement is a template nobody filled in.
+const TemplateMarker = "Statements are separated by ';' and run in order"
 
 // ErrNoMigrations: the folder holds no migration file. A deploy or CI job pointed at the
 // wrong folder would otherwise "apply 0 files" and pass.
@@ -82,13 +77,12 @@ func ParseName(base string) (version int64, name string, err error) {
 	if m == nil {
 		return 0, "", fmt.Errorf("%s: %w: want NNNN_name.cql, e.g. 0001_create_users.cql", base, ErrBadName)
 	}
+	// Version 0 is a version like any other: JHipster's first file is
+	// 00000000000000_create-tables.cql and Flyway histories start at V0__; renumbering
+	// would break the versions those tools recorded.
 	v, err := strconv.ParseInt(m[1], 10, 64)
-	if err == nil && v == 0 {
-		// The name does start with a number; what is refused is the number.
-		return 0, "", fmt.Errorf("%s: %w: versions start at 1 (0 is a keyspace with nothing applied); renumber it from 1", base, ErrVersionZero)
-	}
-	if err != nil || v <= 0 {
-		return 0, "", fmt.Errorf("%s: %w: the version must be a number from 1 to %d", base, ErrBadName, int64(1<<63-1))
+	if err != nil || v < 0 {
+		return 0, "", fmt.Errorf("%s: %w: the version must be a number from 0 to %d", base, ErrBadName, int64(1<<63-1))
 	}
 	name = m[2]
 	if hasSuffixFold(base, upSuffix) {
@@ -137,18 +131,35 @@ func (s *Set) Notes() []string {
 	return out
 }
 
-// Empty returns an error naming every migration with no statement (ErrNoStatement), or
-// nil. The loader accepts such files (`migrate new` adds its template beside an unfilled
-// one); whatever applies or validates the set refuses them.
+// Empty returns an error naming every migration with no statement that is not a
+// deliberate no-op (ErrNoStatement), or nil. A file of comments only ("intentionally
+// blank", kept so the version numbers stay contiguous) is a no-op version: it is recorded
+// as applied and nothing is sent (NoOp). An unfilled `migrate new` template and a file with
+// nothing in it are refused, and so is a history in which no file has a statement. The
+// loader accepts all of them (`migrate new` adds its template beside an unfilled one);
+// whatever applies or validates the set calls Empty.
 func Empty(migs []*Migration) error {
 	var errs []error
+	statements := 0
 	for _, m := range migs {
-		if len(m.Statements) == 0 {
-			errs = append(errs, fmt.Errorf("%s %w: fill it in or delete it", m.File, ErrNoStatement))
+		statements += len(m.Statements)
+		switch {
+		case len(m.Statements) > 0:
+		case strings.Contains(string(m.Source), TemplateMarker):
+			errs = append(errs, fmt.Errorf("%s %w: it is the `migrate new` template, unfilled: fill it in or delete it", m.File, ErrNoStatement))
+		case len(strings.TrimSpace(string(m.Source))) == 0:
+			errs = append(errs, fmt.Errorf("%s %w: it is empty (a file of comments only is a no-op version): fill it in or delete it", m.File, ErrNoStatement))
 		}
+	}
+	if len(errs) == 0 && len(migs) > 0 && statements == 0 {
+		errs = append(errs, fmt.Errorf("%d migration files and not one statement: every file is comments only (%s %w)", len(migs), migs[0].File, ErrNoStatement))
 	}
 	return errors.Join(errs...)
 }
+
+// NoOp reports whether m is a no-op version: a file of comments only, recorded as applied
+// with nothing sent.
+func (m *Migration) NoOp() bool { return len(m.Statements) == 0 }
 
 // numbered matches a .sql file name that starts with a version number: with .cql it
 // would be a migration.

@@ -1,6 +1,8 @@
 package migrations_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"slices"
 	"strings"
@@ -38,30 +40,61 @@ func TestLoadNamesNumberedSQLFiles(t *testing.T) {
 	}
 }
 
-// Version 0 is refused as what it is, still an ErrBadName for callers that test for it.
-func TestLoadRefusesVersionZeroByName(t *testing.T) {
-	_, err := migrations.Load(fstest.MapFS{"db/0000_init.cql": {Data: []byte("CREATE TABLE a (k int PRIMARY KEY);")}}, "db")
-	if !errors.Is(err, migrations.ErrVersionZero) || !errors.Is(err, migrations.ErrBadName) {
-		t.Fatalf("error %v: want ErrVersionZero and ErrBadName", err)
+// Version 0 is a version like any other (JHipster's 00000000000000_create-tables.cql,
+// Flyway's V0__): it loads, sorts first by number whatever its padding, and its checksum is
+// the file's sha256 as for every version. Names that are not versions still say what is wanted.
+func TestLoadAcceptsVersionZero(t *testing.T) {
+	for _, layout := range []map[string]string{
+		{"db/00000000000000_create-tables.cql": "a", "db/20190101000000_added_entity.cql": "b"},
+		{"db/V0__init.cql": "a", "db/V1__more.cql": "b"},
+		{"db/0_init.up.cql": "a", "db/0_init.down.cql": "", "db/1_more.up.cql": "b"},
+		{"db/0000_init.cql": "a", "db/2_more.cql": "b"},
+	} {
+		fsys := fstest.MapFS{}
+		for name, table := range layout {
+			text := ""
+			if table != "" {
+				text = "CREATE TABLE IF NOT EXISTS " + table + " (k int PRIMARY KEY);"
+			}
+			fsys[name] = &fstest.MapFile{Data: []byte(text)}
+		}
+		migs, err := migrations.Load(fsys, "db")
+		if err != nil {
+			t.Errorf("%v: %v", layout, err)
+			continue
+		}
+		if len(migs) != 2 || migs[0].Version != 0 || migs[1].Version <= 0 {
+			t.Errorf("%v: versions %v", layout, versionsOf(migs))
+			continue
+		}
+		sum := sha256.Sum256(fsys[strings.TrimPrefix(migs[0].File, "")].Data)
+		if migs[0].Checksum != hex.EncodeToString(sum[:]) {
+			t.Errorf("%s: checksum %s, want the file's sha256", migs[0].File, migs[0].Checksum)
+		}
 	}
-	msg := err.Error()
-	if !strings.Contains(msg, "db/0000_init.cql: version 0") || !strings.Contains(msg, "versions start at 1") || strings.Contains(msg, "does not start with a version number") {
-		t.Errorf("message %q", msg)
-	}
-	// Other bad names keep what is wanted, with the file's path.
-	_, err = migrations.Load(fstest.MapFS{"db/init.cql": {Data: []byte("CREATE TABLE a (k int PRIMARY KEY);")}}, "db")
+	_, err := migrations.Load(fstest.MapFS{"db/init.cql": {Data: []byte("CREATE TABLE a (k int PRIMARY KEY);")}}, "db")
 	if err == nil || !strings.Contains(err.Error(), "db/init.cql: migration file name does not start with a version number: want NNNN_name.cql") {
 		t.Errorf("bad name: %v", err)
 	}
 }
 
-// A file with no statement loads (migrate new adds a template beside an unfilled one) and
-// Empty names it, each such file once.
+func versionsOf(migs []*migrations.Migration) []int64 {
+	var out []int64
+	for _, m := range migs {
+		out = append(out, m.Version)
+	}
+	return out
+}
+
+// A file with no statement loads (migrate new adds a template beside an unfilled one).
+// Empty names an unfilled template and a file with nothing in it, each once; a file of
+// comments only is a no-op version; a history with no statement at all is refused.
 func TestEmptyNamesFilesWithNoStatement(t *testing.T) {
 	migs, err := migrations.Load(fstest.MapFS{
-		"db/0001_a.cql": {Data: []byte("CREATE TABLE IF NOT EXISTS a (k int PRIMARY KEY);")},
-		"db/0002_x.cql": {Data: []byte("-- x\n-- Created 2026-11-23.\n")},
-		"db/0003_y.cql": {Data: []byte("")},
+		"db/0001_a.cql":    {Data: []byte("CREATE TABLE IF NOT EXISTS a (k int PRIMARY KEY);")},
+		"db/0002_x.cql":    {Data: []byte("-- x\n-- Created 2026-11-23. " + migrations.TemplateMarker + "; each is recorded\n")},
+		"db/0003_y.cql":    {Data: []byte("")},
+		"db/0004_note.cql": {Data: []byte("-- Intentionally blank: kept so the versions stay contiguous.\n")},
 	}, "db")
 	if err != nil {
 		t.Fatal(err)
@@ -70,15 +103,21 @@ func TestEmptyNamesFilesWithNoStatement(t *testing.T) {
 	if !errors.Is(err, migrations.ErrNoStatement) {
 		t.Fatalf("Empty: %v", err)
 	}
-	for _, f := range []string{"db/0002_x.cql has no statement: fill it in or delete it", "db/0003_y.cql has no statement"} {
+	for _, f := range []string{"db/0002_x.cql has no statement: it is the `migrate new` template, unfilled", "db/0003_y.cql has no statement: it is empty"} {
 		if !strings.Contains(err.Error(), f) {
 			t.Errorf("Empty: %q does not hold %q", err, f)
 		}
 	}
-	if strings.Contains(err.Error(), "0001_a") {
-		t.Errorf("Empty names a file with a statement: %v", err)
+	if strings.Contains(err.Error(), "0001_a") || strings.Contains(err.Error(), "0004_note") {
+		t.Errorf("Empty names a file with a statement or a comment-only no-op: %v", err)
 	}
-	if err := migrations.Empty(migs[:1]); err != nil {
-		t.Errorf("Empty of a filled file: %v", err)
+	if err := migrations.Empty([]*migrations.Migration{migs[0], migs[3]}); err != nil {
+		t.Errorf("Empty of a filled file and a no-op: %v", err)
+	}
+	if !migs[3].NoOp() || migs[0].NoOp() {
+		t.Errorf("NoOp: %v %v", migs[3].NoOp(), migs[0].NoOp())
+	}
+	if err := migrations.Empty(migs[3:]); err == nil || !strings.Contains(err.Error(), "not one statement") {
+		t.Errorf("a history of comments only: %v", err)
 	}
 }

@@ -24,7 +24,9 @@ func TestParseName(t *testing.T) {
 		{"0007.cql", 7, "", true},
 		{"20240101120000_big.cql", 20240101120000, "big", true},
 		{"create_users.cql", 0, "", false},
-		{"0000_zero.cql", 0, "", false},
+		{"0000_zero.cql", 0, "zero", true},
+		{"00000000000000_create-tables.cql", 0, "create-tables", true},
+		{"V0__baseline.cql", 0, "baseline", true},
 		{"99999999999999999999_overflow.cql", 0, "", false},
 		{"0001_users.sql", 0, "", false},
 	} {

@@ -188,8 +188,9 @@ func (f *migrateFlags) loadMigrations(env *Env) ([]*migrations.Migration, error)
 }
 
 // loadRunnable is loadMigrations for the commands that apply or judge the files (up,
-// validate, plan): a file with no statement (an unfilled `migrate new` template) is bad
-// input, named, rather than applied as nothing and recorded as done.
+// validate, plan): a file with no statement (an unfilled `migrate new` template, an empty
+// file) is bad input, named, rather than applied as nothing and recorded as done; a file of
+// comments only is a no-op version, and said to be one.
 func (f *migrateFlags) loadRunnable(env *Env) ([]*migrations.Migration, error) {
 	migs, err := f.loadMigrations(env)
 	if err != nil {
@@ -197,6 +198,11 @@ func (f *migrateFlags) loadRunnable(env *Env) ([]*migrations.Migration, error) {
 	}
 	if err := migrations.Empty(migs); err != nil {
 		return nil, InputErr(err)
+	}
+	for _, m := range migs {
+		if m.NoOp() {
+			fmt.Fprintf(env.Stderr, "%s: no statement (comments only): a no-op version, recorded as applied with nothing sent\n", m.File)
+		}
 	}
 	return migs, nil
 }
@@ -291,6 +297,16 @@ func (f *migrateFlags) open(ctx context.Context, env *Env, cmd *cobra.Command, b
 
 // parseVersion reads a version argument ("3" or "0003", or a file name such as
 // 0003_add_tags.cql).
+// parseToVersion is parseVersion for --to, where the library reads 0 as "every version":
+// a history that starts at version 0 cannot stop after it yet, and says so.
+func parseToVersion(arg string) (int64, error) {
+	v, err := parseVersion(arg)
+	if err == nil && v == 0 {
+		return 0, Usagef("--to %s: version %q is the first version; --to stops after a later one (1 or more)", arg, arg)
+	}
+	return v, err
+}
+
 func parseVersion(arg string) (int64, error) {
 	if v, _, err := migrations.ParseName(arg); err == nil {
 		return v, nil

@@ -57,7 +57,7 @@ func TestAuthMigrateUpNoCreate(t *testing.T) {
 	}
 	// status reads only: with no bookkeeping yet it reports everything pending.
 	code, out, errOut = runAuth(t, authtest.Env(t, reader, pw), "migrate", "status", "--keyspace", ks, "--dir", dir)
-	if code != ExitOK || !strings.Contains(out, "at version 0, 1 pending") {
+	if code != ExitOK || !strings.Contains(out, "nothing applied, 1 pending") {
 		t.Errorf("status before any up: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }

@@ -67,7 +67,7 @@ func TestMigrateUpFullHistoryOnFreshNode(t *testing.T) {
 		t.Errorf("up does not say it ran the keyspace file first:\n%s", errOut)
 	}
 	code, out, _ = runEnv(t, env, "migrate", "up", "--dir", dir, "--keyspace", ks)
-	if code != ExitOK || !strings.Contains(out, "up to date at version 7") {
+	if code != ExitOK || !strings.Contains(out, "up to date, at version 7") {
 		t.Fatalf("second up: exit %d %s", code, out)
 	}
 	code, out, _ = runEnv(t, env, "migrate", "status", "--dir", dir, "--keyspace", ks)

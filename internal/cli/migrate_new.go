@@ -74,11 +74,11 @@ func newMigrationFile(dir, name string, now time.Time) (string, error) {
 	}
 	path := filepath.Join(dir, fmt.Sprintf("%0*d_%s%s", width, next, slug, suffix))
 	body := fmt.Sprintf(`-- %s
--- Created %s. Statements are separated by ';' and run in order; each is recorded as
+-- Created %s. %s; each is recorded as
 -- it completes, so a run that dies here continues from the next statement.
 -- Prefer IF NOT EXISTS, and keep data changes idempotent (INSERT, not counter updates).
 
-`, name, now.UTC().Format("2006-01-02"))
+`, name, now.UTC().Format("2006-01-02"), migrations.TemplateMarker)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return "", InputErr(fmt.Errorf("create migration file: %w", err))

@@ -61,7 +61,7 @@ func runMigratePlan(ctx context.Context, env *Env, cmd *cobra.Command, mf *migra
 	}
 	var to int64
 	if f.to != "" {
-		if to, err = parseVersion(f.to); err != nil {
+		if to, err = parseToVersion(f.to); err != nil {
 			return err
 		}
 	}

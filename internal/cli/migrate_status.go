@@ -104,8 +104,8 @@ func runMigrateStatus(ctx context.Context, env *Env, cmd *cobra.Command, mf *mig
 		}
 	} else {
 		o := m.Options()
-		fmt.Fprintf(env.Stdout, "keyspace %s (bookkeeping %s.%s): at version %d, %s\n",
-			o.Keyspace, o.BookkeepingKeyspace, o.Table, currentVersion(st), summarize(st))
+		fmt.Fprintf(env.Stdout, "keyspace %s (bookkeeping %s.%s): %s, %s\n",
+			o.Keyspace, o.BookkeepingKeyspace, o.Table, atVersion(st), summarize(st))
 		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "VERSION\tFILE\tSTATE\tSTATEMENTS\tAPPLIED AT\tBY\tNOTE")
 		for _, r := range rows {
@@ -136,7 +136,7 @@ func runMigrateStatus(ctx context.Context, env *Env, cmd *cobra.Command, mf *mig
 }
 
 // targetExists refuses a target keyspace that is not on the cluster (a mistyped -k would
-// otherwise read as a fresh keyspace, "at version 0, N pending", exit 0), unless the first
+// otherwise read as a fresh keyspace, "nothing applied, N pending", exit 0), unless the first
 // file creates it: then it says so and status goes on (everything is pending).
 func targetExists(ctx context.Context, env *Env, sess *session, mf *migrateFlags, migs []*migrations.Migration) error {
 	ks := mf.conn.keyspace

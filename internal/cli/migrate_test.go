@@ -177,7 +177,7 @@ func TestMigrateNew(t *testing.T) {
 	// The created files are templates (comments only): validate, plan and up refuse them,
 	// each named, until they are filled in (applied, one would be recorded as done).
 	code, out, errOut = runEnv(t, nil, "migrate", "validate", "--dir", dir, "--keyspace", "app")
-	if code != ExitBadInput || out != "" || !strings.Contains(errOut, "0001_create_users.cql has no statement: fill it in or delete it") ||
+	if code != ExitBadInput || out != "" || !strings.Contains(errOut, "0001_create_users.cql has no statement: it is the `migrate new` template, unfilled: fill it in or delete it") ||
 		!strings.Contains(errOut, "00011_add_tags.cql has no statement") {
 		t.Errorf("validate after new: exit %d %s %s", code, out, errOut)
 	}
@@ -207,7 +207,7 @@ func TestMigrateUpStatusChecksumAcceptOnCluster(t *testing.T) {
 		t.Fatalf("up: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 	code, out, _ = runEnv(t, env, "migrate", "up", "--dir", dir, "--keyspace", ks)
-	if code != ExitOK || !strings.Contains(out, "up to date at version 2") {
+	if code != ExitOK || !strings.Contains(out, "up to date, at version 2") {
 		t.Fatalf("second up: exit %d %s", code, out)
 	}
 	code, out, _ = runEnv(t, env, "migrate", "status", "--dir", dir, "--keyspace", ks)

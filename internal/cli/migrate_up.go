@@ -87,7 +87,7 @@ func runMigrateUp(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrate
 	}
 	var to int64
 	if f.to != "" {
-		if to, err = parseVersion(f.to); err != nil {
+		if to, err = parseToVersion(f.to); err != nil {
 			return err
 		}
 	}
@@ -154,12 +154,12 @@ func migrateUp(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFla
 	if err != nil {
 		return migrateErr(err)
 	}
-	at := currentVersion(st)
+	at := atVersion(st)
 	if len(res.Applied) == 0 {
-		fmt.Fprintf(env.Stdout, "keyspace %s is up to date at version %d\n", mf.conn.keyspace, at)
+		fmt.Fprintf(env.Stdout, "keyspace %s is up to date, %s\n", mf.conn.keyspace, at)
 		return nil
 	}
-	fmt.Fprintf(env.Stdout, "applied %s to keyspace %s in %s; now at version %d\n",
+	fmt.Fprintf(env.Stdout, "applied %s to keyspace %s in %s; now %s\n",
 		plural(len(res.Applied), "migration", "migrations"), mf.conn.keyspace, time.Since(start).Round(time.Millisecond), at)
 	return nil
 }
@@ -256,13 +256,18 @@ func pendingOf(steps []migrations.Step) []*migrations.Migration {
 }
 
 // currentVersion is the highest version whose file is fully applied (or baselined).
-func currentVersion(st []migrations.Status) int64 {
-	var v int64
+// atVersion says where the keyspace is: "at version N", or "nothing applied" (version 0
+// is a migration version like any other, so it cannot also mean "none").
+func atVersion(st []migrations.Status) string {
+	var v int64 = -1
 	for _, s := range st {
 		switch s.State {
 		case migrations.StatusApplied, migrations.StatusBaseline, migrations.StatusChanged:
 			v = max(v, s.Version)
 		}
 	}
-	return v
+	if v < 0 {
+		return "nothing applied"
+	}
+	return fmt.Sprintf("at version %d", v)
 }

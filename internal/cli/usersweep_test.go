@@ -257,12 +257,18 @@ func sweepCases() []sweepCase {
 		{name: "status --lock-timeout negative names the flag", args: []string{"migrate", "status", "-d", m1, "-k", "app", "--hosts", "127.0.0.9", "--lock-timeout", "-1s"}, code: ExitBadInput, stderr: []string{"--lock-timeout -1s"}},
 		{name: "estimate --schema - reads stdin as check --queries - does", args: []string{"estimate", "--schema", "-", "-k", "app", "--table", "users", "--rows", "1"}, code: ExitBadInput, stderr: []string{"--schema", "-"}},
 
-		{name: "validate a file numbered 0000", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", "$TMP"},
+		{name: "validate a file numbered 0000 (version 0 is a version)", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", "$TMP"},
 			files: map[string]string{"0000_init.cql": "CREATE TABLE IF NOT EXISTS a (id int PRIMARY KEY);\n"},
-			code:  ExitBadInput, stderr: []string{"0000_init.cql", "version 0", "versions start at 1"}, notStderr: []string{"does not start with a version number"}},
-		{name: "estimate a folder with a file numbered 0000", args: []string{"estimate", "--schema", "$TMP", "-k", "app", "--table", "a", "--rows", "1"},
-			files: map[string]string{"0000_init.cql": "CREATE TABLE IF NOT EXISTS a (id int PRIMARY KEY);\n"},
-			code:  ExitBadInput, stderr: []string{"0000_init.cql", "version 0", "versions start at 1"}},
+			code:  ExitOK, stdout: []string{"validated 1 file"}, notStderr: []string{"version 0"}},
+		{name: "estimate a JHipster history starting at version 0", args: []string{"estimate", "--schema", "$TMP", "-k", "app", "--table", "a", "--rows", "1"},
+			files: map[string]string{"00000000000000_create-tables.cql": "CREATE TABLE IF NOT EXISTS a (id int PRIMARY KEY);\n", "20190101000000_added.cql": "ALTER TABLE a ADD v text;\n"},
+			code:  ExitOK, stdout: []string{"app.a"}},
+		{name: "validate a history with a comment-only file (a no-op version)", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", "$TMP"},
+			files: map[string]string{"001_a.cql": "CREATE TABLE IF NOT EXISTS a (id int PRIMARY KEY);\n", "002_blank.cql": "-- Intentionally blank: a placeholder so the versions stay contiguous.\n", "003_b.cql": "ALTER TABLE a ADD v text;\n"},
+			code:  ExitOK, stderr: []string{"002_blank.cql: no statement (comments only): a no-op version"}, stdout: []string{"validated 3 files, 2 statements"}},
+		{name: "validate a history of comments only", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", "$TMP"},
+			files: map[string]string{"001_blank.cql": "-- nothing yet\n"},
+			code:  ExitBadInput, stderr: []string{"not one statement"}},
 		{name: "check a query nested 200,000 deep", args: []string{"check", "--schema", good, "-k", "app", "--queries", "$TMP/q.cql"},
 			files: map[string]string{"q.cql": "-- query: a\nSELECT name FROM users WHERE id = " + strings.Repeat("(", 200000) + "1" + strings.Repeat(")", 200000) + ";\n"},
 			code:  ExitBadInput, stderr: []string{"q.cql:2:", "nested more than 200 levels"}},
@@ -320,12 +326,12 @@ func sweepCases() []sweepCase {
 		{name: "status of a keyspace that does not exist", cluster: true, args: []string{"migrate", "status", "--hosts", "127.0.0.1", "-d", m1, "-k", "$NEWKS"}, code: ExitBadInput, stderr: []string{"keyspace $NEWKS does not exist", "-k/--keyspace"}},
 		{name: "status of a keyspace the first file creates", cluster: true, args: []string{"migrate", "status", "--hosts", "127.0.0.1", "-d", "$TMP", "-k", "$NEWKS"},
 			files: map[string]string{"0001_ks.cql": "CREATE KEYSPACE IF NOT EXISTS $NEWKS WITH replication = " + repl + ";\n", "0002_t.cql": "CREATE TABLE IF NOT EXISTS t (id int PRIMARY KEY);\n"},
-			code:  ExitOK, stderr: []string{"keyspace $NEWKS does not exist yet: the first file creates it"}, stdout: []string{"at version 0, 2 pending"}},
+			code:  ExitOK, stderr: []string{"keyspace $NEWKS does not exist yet: the first file creates it"}, stdout: []string{"nothing applied, 2 pending"}},
 		{name: "up of an unfilled template", cluster: true, args: []string{"migrate", "up", "--hosts", "127.0.0.1", "-d", "$TMP", "-k", "$KS"},
-			files: map[string]string{"0001_a.cql": "CREATE TABLE IF NOT EXISTS a (id int PRIMARY KEY);\n", "0002_x.cql": "-- x\n-- Created 2026-11-23.\n"},
-			code:  ExitBadInput, stderr: []string{"0002_x.cql has no statement: fill it in or delete it"}},
+			files: map[string]string{"0001_a.cql": "CREATE TABLE IF NOT EXISTS a (id int PRIMARY KEY);\n", "0002_x.cql": "-- x\n-- Created 2026-11-23. Statements are separated by ';' and run in order; each is recorded\n"},
+			code:  ExitBadInput, stderr: []string{"0002_x.cql has no statement: it is the `migrate new` template, unfilled: fill it in or delete it"}},
 		{name: "plan of an unfilled template", args: []string{"migrate", "plan", "--offline", "-d", "$TMP", "-k", "app"},
-			files: map[string]string{"0001_x.cql": "-- x\n"}, code: ExitBadInput, stderr: []string{"0001_x.cql has no statement"}},
+			files: map[string]string{"0001_x.cql": "-- x\n-- Created 2026-11-23. Statements are separated by ';' and run in order\n"}, code: ExitBadInput, stderr: []string{"0001_x.cql has no statement"}},
 		// backfill on the node.
 		{name: "backfill into a target with a static column written apart from the rows", cluster: true,
 			args: []string{"backfill", "--hosts", "127.0.0.1", "-k", "$KS", "--from", "src", "--to", "dst", "--derive", "hour=hour(at)", "--ranges", "8"},
@@ -544,7 +550,7 @@ func TestUserSweepRefusedUpAppliesNothing(t *testing.T) {
 		}
 	}
 	code, out, _ = sweepStep(t, "migrate", "status", "-d", dir, "-k", ks)
-	if code != ExitOK || !strings.Contains(out, "at version 0, 3 pending") {
+	if code != ExitOK || !strings.Contains(out, "nothing applied, 3 pending") {
 		t.Errorf("status after a refused up: exit %d\n%s", code, out)
 	}
 }
