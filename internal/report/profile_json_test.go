@@ -39,6 +39,8 @@ func profileSection(path string) string {
 		return "Column"
 	case "tables[].skew":
 		return "skew"
+	case "tables[].keys":
+		return "keys"
 	case "tables[].tombstones":
 		return "tombstones"
 	case "tables[].disk":
@@ -55,7 +57,7 @@ func profileSection(path string) string {
 	for _, d := range []string{"tables[].rows_per_partition", "tables[].partition_value_bytes", "tables[].row_value_bytes",
 		"tables[].ttl_seconds", "tables[].write_spread_seconds", "tables[].columns[].size", "tables[].columns[].items",
 		"tables[].columns[].item_size", "tables[].columns[].key_size", "tables[].columns[].fields.*",
-		"tables[].disk.partition_uncompressed_bytes", "tables[].disk.partition_compressed_bytes"} {
+		"tables[].disk.partition_uncompressed_bytes", "tables[].disk.partition_compressed_bytes", "tables[].keys.closed_rows_per_partition"} {
 		if path == d {
 			return "A distribution"
 		}
@@ -294,7 +296,9 @@ func profileFixtures(t *testing.T) []*profile.Result {
 		},
 		Partitions: 300, PartitionsSource: "every partition read", SizeEstimates: 256, SizeEstimatesNodes: 1,
 		Extrapolated: 300, RingFraction: 1, BucketsSeen: 30,
-		Skew:     profile.SkewFit{Kind: "uniform", Points: 300, Note: "every sampled partition holds the same rows"},
+		Keys: &profile.KeyFit{Column: "day", Seen: 10, PerBucket: 10, ClosedPartitions: 290, ClosedRows: dist(290, 1440, 1440, 1440, 1440),
+			Head: 1440, HeadSource: "the largest partition read (uniform keys)", RateCap: 1440},
+		Skew:     profile.SkewFit{Kind: "uniform", Points: 10, Note: "over keys: every sampled partition holds the same rows"},
 		MeanRows: 1440, MeanRowsSource: "mean of 300 partitions read whole",
 		WriteRateSource: "unknown: no sampled partition has rows written at two different times",
 		FirstWrite:      now.Add(-30 * 24 * time.Hour), LastWrite: now.Add(-30 * 24 * time.Hour),
@@ -322,7 +326,7 @@ func profileFixtures(t *testing.T) []*profile.Result {
 		Growth: profile.Growth{Partitions: []profile.GrowthPartition{
 			{Which: "typical", Crossings: []profile.GrowthCrossing{{Limit: "100 MB", Never: true}, {Limit: "100,000 values", Never: true}}},
 			{Which: "p99", Crossings: []profile.GrowthCrossing{{Limit: "100 MB", Never: true}, {Limit: "100,000 values", Never: true}}},
-			{Which: "largest", Crossings: []profile.GrowthCrossing{{Limit: "100 MB", Already: true}, {Limit: "100,000 values", Never: true}}},
+			{Which: "largest", Crossings: []profile.GrowthCrossing{{Limit: "100 MB", Already: true}, {Limit: "100,000 values", Unknown: true}}},
 		}, Note: "no write rate measured: unknown: no sampled partition has rows written at two different times"},
 		Elapsed: 30.1, Partial: true,
 		Problem: "gave up after 4 slices failed in 2m0s: Operation timed out for app.audit - received only 0 responses from 1 CL=LOCAL_ONE.",
