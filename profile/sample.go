@@ -29,6 +29,7 @@ type colReader struct {
 	vals   []*raw // one, or one per tuple element
 	ttl    *raw
 	wt     *raw
+	elemWT *raw // a non-frozen collection's element write times (a list<bigint>)
 	isMap  bool
 	isColl bool
 	udt    []string // field names of a non-frozen UDT
@@ -36,6 +37,7 @@ type colReader struct {
 	size, items, itemSize, keySize acc
 	fields                         map[string]*acc
 	nulls, rows                    int
+	withRow, apart                 int // values whose elements were written with their row's other cells, or apart
 }
 
 // metaAllowed reports whether TTL() and WRITETIME() may be selected for c: Cassandra 5.0
@@ -144,12 +146,20 @@ func newSampler(ks *cql.Keyspace, t *cql.Table, now time.Time) *sampler {
 			r.out.TTLRead = true
 			r.ttl, r.wt = &raw{}, &raw{}
 			meta = append(meta, "TTL("+cql.QuoteName(c.Name)+")", "WRITETIME("+cql.QuoteName(c.Name)+")")
+		} else if c.Type.MultiCell() && c.Type.IsCollection() {
+			// Cassandra 5.0 gives a non-frozen collection's write times element by element:
+			// elements written apart from their row are element updates, not whole writes.
+			r.elemWT = &raw{}
+			meta = append(meta, "WRITETIME("+cql.QuoteName(c.Name)+")")
 		}
 		sm.cols = append(sm.cols, r)
 	}
 	for _, r := range sm.cols {
 		if r.ttl != nil {
 			sm.dest = append(sm.dest, r.ttl, r.wt)
+		}
+		if r.elemWT != nil {
+			sm.dest = append(sm.dest, r.elemWT)
 		}
 	}
 	sel = append(sel, meta...)
@@ -404,6 +414,9 @@ func (sm *sampler) row() {
 			}
 		}
 	}
+	if hasRow && rowWT != 0 {
+		sm.elementTimes(rowWT)
+	}
 	sm.keepForDisk(first, hasRow)
 	if hasRow {
 		sm.curRows++
@@ -562,6 +575,9 @@ func (sm *sampler) finish(tp *Table, o Options) {
 		}
 		c.Rows = r.rows
 		c.Size = r.size.dist()
+		if n := r.withRow + r.apart; n > 0 {
+			c.ElementsChecked, c.ElementsApart = n, float64(r.apart)/float64(n)
+		}
 		if r.isColl {
 			it, is := r.items.dist(), r.itemSize.dist()
 			c.Items, c.ItemSize = &it, &is

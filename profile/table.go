@@ -158,6 +158,11 @@ type Column struct {
 	// TTLRead and WriteTimeRead say whether TTL() and WRITETIME() could be asked of it:
 	// Cassandra refuses them for key columns, counters and non-frozen collections and UDTs.
 	TTLRead bool `json:"ttl_read"`
+	// ElementsApart is, for a non-frozen collection, the share of the ElementsChecked values
+	// whose elements were written at other times than their row's other cells: element
+	// updates (SET m[k] = v) rather than an INSERT or SET c = {...} writing it whole.
+	ElementsChecked int     `json:"elements_checked,omitempty"`
+	ElementsApart   float64 `json:"elements_written_apart,omitempty"`
 }
 
 // Tombstones are what reading the sample met.

@@ -186,6 +186,7 @@ func writeTable(b *bufio.Writer, t *Table) {
 	}
 	section(b, "avg", "average serialized bytes of variable-length values", avg)
 	section(b, "items", "collection elements per value and their bytes", items)
+	writeElementWrites(b, t)
 	section(b, "nulls", "fraction of rows without a value (null and unset read the same)", nulls)
 	if len(nulls) > 0 {
 		fmt.Fprintf(b, "    nulls_as: unset   # a read cannot tell a null cell from an unset one; null writes a tombstone\n")
@@ -215,4 +216,22 @@ func round4(v float64) float64 {
 
 func secs(s float64) string {
 	return time.Duration(s * float64(time.Second)).Round(time.Millisecond).String()
+}
+
+// writeElementWrites names the collections whose values were mostly written element by
+// element (their elements' write times are not their row's), so estimate does not count a
+// collection tombstone for each row as it does for a collection an INSERT writes whole.
+func writeElementWrites(b *bufio.Writer, t *Table) {
+	var names, why []string
+	for _, c := range t.Columns {
+		if c.ElementsChecked > 0 && c.ElementsApart > 0.5 {
+			names = append(names, yamlKey(c.Name))
+			why = append(why, fmt.Sprintf("%s %d of %d", c.Name, int(math.Round(c.ElementsApart*float64(c.ElementsChecked))), c.ElementsChecked))
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "    element_writes: [%s]   # written element by element (SET m[k] = v): elements written apart from their row in %s values\n",
+		strings.Join(names, ", "), strings.Join(why, ", "))
 }
