@@ -57,9 +57,12 @@ type GrowthPartition struct {
 
 // GrowthCrossing is when a partition reaches a limit.
 type GrowthCrossing struct {
-	Limit   string    `json:"limit"` // "100 MB" or "100,000 values"
-	Already bool      `json:"already"`
-	Never   bool      `json:"never"` // no writes measured, a TTL caps it, or beyond a century
+	Limit   string `json:"limit"` // "100 MB" or "100,000 values"
+	Already bool   `json:"already"`
+	Never   bool   `json:"never"` // a TTL caps it, or beyond a century
+	// Unknown: no write rate could be measured (a bulk load, rows written at one time), so
+	// no date can be known.
+	Unknown bool      `json:"unknown,omitempty"`
 	At      time.Time `json:"at,omitzero"`
 	Seconds float64   `json:"seconds_from_now,omitempty"`
 }
@@ -92,12 +95,18 @@ func project(t *Table, now time.Time) {
 	}
 	g.BytesPerRow, g.ValuesPerRow = m.perRow()
 	mean := t.RowsPerPartition.Mean
+	quantiles := t.RowsPerPartition
+	closed := span > 0 && t.Keys != nil && t.Keys.ClosedPartitions > 0
+	if closed {
+		// Partitions of buckets already over hold all they will: they are not grown.
+		quantiles = t.Keys.ClosedRows
+	}
 	for _, w := range []struct {
 		which string
 		rows  float64
-	}{{"typical", t.RowsPerPartition.P50}, {"p99", t.RowsPerPartition.P99}, {"largest", t.RowsPerPartition.Max}} {
+	}{{"typical", quantiles.P50}, {"p99", quantiles.P99}, {"largest", quantiles.Max}} {
 		p := GrowthPartition{Which: w.which, Rows: w.rows}
-		if mean > 0 {
+		if mean > 0 && !closed {
 			p.RowsPerSecond = g.RowsPerSecond * w.rows / mean
 		}
 		nowSize, err := m.withRows(w.rows)
@@ -120,11 +129,14 @@ func project(t *Table, now time.Time) {
 			}
 			p.AtBucketEnd = &GrowthSize{Rows: end.Rows, Bytes: end.Bytes, Values: end.StoredValues}
 		} else {
-			p.Crossings = m.crossings(p, now)
+			p.Crossings = m.crossings(p, now, t.WriteRate == 0)
 		}
 		g.Partitions = append(g.Partitions, p)
 	}
 	switch {
+	case closed:
+		g.Note = fmt.Sprintf("a %s bucket bounds each partition: the %d partitions read in buckets already over hold all they will, so these are their sizes, not grown",
+			g.Bucket, t.Keys.ClosedPartitions)
 	case t.WriteRate == 0:
 		g.Note = "no write rate measured: " + t.WriteRateSource
 	case span > 0:
@@ -233,7 +245,7 @@ func (m *model) perRow() (bytesPerRow, valuesPerRow float64) {
 // crossings is when p, written at its rate from its size now, crosses each limit: the
 // estimate's age at which a partition written at that rate from empty crosses it, less the
 // age at which it holds p's rows now.
-func (m *model) crossings(p GrowthPartition, now time.Time) []GrowthCrossing {
+func (m *model) crossings(p GrowthPartition, now time.Time, unknownRate bool) []GrowthCrossing {
 	cur := map[string]float64{"SZ002": p.Bytes, "SZ001": p.Values}
 	lim := map[string]float64{"SZ002": LimitBytes, "SZ001": LimitValues}
 	var est *sizing.Estimate
@@ -246,6 +258,8 @@ func (m *model) crossings(p GrowthPartition, now time.Time) []GrowthCrossing {
 		switch {
 		case cur[l.code] >= lim[l.code]:
 			c.Already = true
+		case est == nil && p.RowsPerSecond == 0 && unknownRate:
+			c.Unknown = true
 		case est == nil:
 			c.Never = true
 		default:

@@ -143,9 +143,10 @@ func TestGrowthAgreesWithEstimate(t *testing.T) {
 		t.Fatalf("estimate's typical partition is %g × the average", est.Typical.Activity)
 	}
 
+	// Without a rate no date can be known: the crossing says so rather than "never".
 	tb.WriteRate = 0
 	project(tb, now)
-	if c := tb.Growth.Partitions[0].Crossings[0]; !c.Never || !strings.Contains(tb.Growth.Note, "no write rate") {
+	if c := tb.Growth.Partitions[0].Crossings[0]; !c.Unknown || c.Never || !c.At.IsZero() || !strings.Contains(tb.Growth.Note, "no write rate") {
 		t.Errorf("no rate: %+v, note %q", c, tb.Growth.Note)
 	}
 }

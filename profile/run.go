@@ -128,7 +128,10 @@ func Run(ctx context.Context, s *gocql.Session, o Options) (*Result, error) {
 		}
 		cancel()
 		partitionCount(tp)
-		meanRows(tp)
+		if !keyFit(tp) {
+			meanRows(tp)
+		}
+		tp.keySample = nil
 		tp.Disk, tp.diskSample = predictDisk(tp, tp.diskSample), nil
 		project(tp, o.Now())
 		res.Tables = append(res.Tables, tp)

@@ -15,6 +15,7 @@ import (
 	"github.com/cqlsize/cqlsize/internal/tokenscan"
 	"github.com/cqlsize/cqlsize/sizing"
 	"github.com/cqlsize/cqlsize/sizing/disk"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // maxBuckets bounds the distinct time buckets counted per table.
@@ -28,6 +29,7 @@ type colReader struct {
 	vals   []*raw // one, or one per tuple element
 	ttl    *raw
 	wt     *raw
+	elemWT *raw // a non-frozen collection's element write times (a list<bigint>)
 	isMap  bool
 	isColl bool
 	udt    []string // field names of a non-frozen UDT
@@ -35,6 +37,7 @@ type colReader struct {
 	size, items, itemSize, keySize acc
 	fields                         map[string]*acc
 	nulls, rows                    int
+	withRow, apart                 int // values whose elements were written with their row's other cells, or apart
 }
 
 // metaAllowed reports whether TTL() and WRITETIME() may be selected for c: Cassandra 5.0
@@ -79,11 +82,16 @@ type sampler struct {
 	nowMicros                                 int64
 
 	hasStatic bool
-	bucketCol int             // index in cols of the partition key column naming a time bucket, -1: none
-	buckets   map[string]bool // its distinct values seen (bounded by maxBuckets)
-	diskCur   *disk.Partition
-	diskParts []disk.Partition
-	diskBytes int
+	bucketCol int            // index in cols of the partition key column naming a time bucket, -1: none
+	buckets   map[string]int // its distinct values seen (bounded by maxBuckets), numbered as seen
+	keys      map[string]*keyRows
+	// partBucket is the bucket of each partition of rowsList (-1: past maxBuckets).
+	partBucket []int32
+	curBucket  int32
+	curKeyNB   string // the partition key without its bucket column
+	diskCur    *disk.Partition
+	diskParts  []disk.Partition
+	diskBytes  int
 }
 
 func newSampler(ks *cql.Keyspace, t *cql.Table, now time.Time) *sampler {
@@ -91,7 +99,7 @@ func newSampler(ks *cql.Keyspace, t *cql.Table, now time.Time) *sampler {
 	if _, col, ok := sizing.TableBucket(t); ok {
 		for i, c := range t.PartitionKey {
 			if c.Name == col {
-				sm.bucketCol, sm.buckets = i, map[string]bool{}
+				sm.bucketCol, sm.buckets, sm.keys = i, map[string]int{}, map[string]*keyRows{}
 			}
 		}
 	}
@@ -138,12 +146,20 @@ func newSampler(ks *cql.Keyspace, t *cql.Table, now time.Time) *sampler {
 			r.out.TTLRead = true
 			r.ttl, r.wt = &raw{}, &raw{}
 			meta = append(meta, "TTL("+cql.QuoteName(c.Name)+")", "WRITETIME("+cql.QuoteName(c.Name)+")")
+		} else if c.Type.MultiCell() && c.Type.IsCollection() {
+			// Cassandra 5.0 gives a non-frozen collection's write times element by element:
+			// elements written apart from their row are element updates, not whole writes.
+			r.elemWT = &raw{}
+			meta = append(meta, "WRITETIME("+cql.QuoteName(c.Name)+")")
 		}
 		sm.cols = append(sm.cols, r)
 	}
 	for _, r := range sm.cols {
 		if r.ttl != nil {
 			sm.dest = append(sm.dest, r.ttl, r.wt)
+		}
+		if r.elemWT != nil {
+			sm.dest = append(sm.dest, r.elemWT)
 		}
 	}
 	sel = append(sel, meta...)
@@ -362,8 +378,8 @@ func (sm *sampler) row() {
 		sm.curKey = sm.keyBytes()
 		sm.curRows, sm.curBytes = 0, 0
 		sm.curMinWT, sm.curMaxWT = 0, 0
-		if sm.bucketCol >= 0 && len(sm.buckets) < maxBuckets {
-			sm.buckets[string(sm.cols[sm.bucketCol].vals[0].data)] = true
+		if sm.bucketCol >= 0 {
+			sm.startBucketed()
 		}
 	}
 	// A partition with only a static row (or nothing but its key) reads as one row with
@@ -398,6 +414,9 @@ func (sm *sampler) row() {
 			}
 		}
 	}
+	if hasRow && rowWT != 0 {
+		sm.elementTimes(rowWT)
+	}
 	sm.keepForDisk(first, hasRow)
 	if hasRow {
 		sm.curRows++
@@ -420,6 +439,9 @@ func (sm *sampler) endPartition() {
 	}
 	sm.rowsPer.add(float64(sm.curRows))
 	sm.rowsList = append(sm.rowsList, float64(sm.curRows))
+	if sm.bucketCol >= 0 {
+		sm.endBucketed()
+	}
 	sm.partBytes.add(float64(sm.curBytes))
 	if sm.curMaxWT != 0 {
 		span := float64(sm.curMaxWT-sm.curMinWT) / 1e6
@@ -500,6 +522,9 @@ func (sm *sampler) finish(tp *Table, o Options) {
 	tp.diskSample = sm.diskParts
 	tp.types = o.typesOf
 	tp.BucketsSeen = len(sm.buckets)
+	if sm.bucketCol >= 0 {
+		tp.keySample = sm.keySummary()
+	}
 	tp.RowsPerPartition = sm.rowsPer.dist()
 	tp.PartitionBytes = sm.partBytes.dist()
 	tp.RowBytes = sm.rowBytes.dist()
@@ -512,7 +537,17 @@ func (sm *sampler) finish(tp *Table, o Options) {
 		tp.TTLFraction = float64(sm.ttlCells) / float64(sm.metaCells)
 	}
 	tp.WriteSpread = sm.spread.dist()
+	var bucket workload.Span
+	if w, _, ok := sizing.TableBucket(sm.t); ok {
+		bucket = w
+	}
+	bulk := ""
+	if sm.rateSpan > 0 {
+		bulk = unmeasurableRate(float64(sm.lastWT-sm.firstWT)/1e6, len(sm.buckets), bucket)
+	}
 	switch {
+	case bulk != "":
+		tp.WriteRateSource = bulk
 	case sm.rateSpan > 0:
 		tp.WriteRate = sm.rateRows / sm.rateSpan
 		tp.WriteRateSource = fmt.Sprintf("WRITETIME over %d partitions: rows after the first / the span of their write times", sm.spread.n)
@@ -540,6 +575,9 @@ func (sm *sampler) finish(tp *Table, o Options) {
 		}
 		c.Rows = r.rows
 		c.Size = r.size.dist()
+		if n := r.withRow + r.apart; n > 0 {
+			c.ElementsChecked, c.ElementsApart = n, float64(r.apart)/float64(n)
+		}
 		if r.isColl {
 			it, is := r.items.dist(), r.itemSize.dist()
 			c.Items, c.ItemSize = &it, &is

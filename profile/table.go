@@ -100,6 +100,9 @@ type Table struct {
 	// BucketsSeen is how many distinct values the partition key's time bucket column took
 	// (a table TableBucket finds a bucket in): the workload's partitions are per bucket.
 	BucketsSeen int `json:"buckets_seen,omitempty"`
+	// Keys is the fit over keys of a bucketed table (nil for others): Skew and MeanRows then
+	// describe keys, and the workload's partitions are PartitionsPerBucket.
+	Keys *KeyFit `json:"keys,omitempty"`
 
 	Skew SkewFit `json:"skew"`
 	// MeanRows is the rows of an average partition the workload declares, and
@@ -130,6 +133,7 @@ type Table struct {
 
 	diskSample []disk.Partition // the partitions kept for the disk prediction, until it is made
 	types      *cql.Keyspace    // the keyspace's user types, for sizing's model of a row (growth)
+	keySample  *keySample       // a bucketed table's keys, until keyFit
 }
 
 // Column is what the sample found in one column.
@@ -154,6 +158,11 @@ type Column struct {
 	// TTLRead and WriteTimeRead say whether TTL() and WRITETIME() could be asked of it:
 	// Cassandra refuses them for key columns, counters and non-frozen collections and UDTs.
 	TTLRead bool `json:"ttl_read"`
+	// ElementsApart is, for a non-frozen collection, the share of the ElementsChecked values
+	// whose elements were written at other times than their row's other cells: element
+	// updates (SET m[k] = v) rather than an INSERT or SET c = {...} writing it whole.
+	ElementsChecked int     `json:"elements_checked,omitempty"`
+	ElementsApart   float64 `json:"elements_written_apart,omitempty"`
 }
 
 // Tombstones are what reading the sample met.

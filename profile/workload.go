@@ -76,11 +76,18 @@ func writeTable(b *bufio.Writer, t *Table) {
 		fmt.Fprintf(b, "    # no partition was read: the table is empty or could not be read\n    rows_per_partition: 1\n")
 		return
 	}
-	if span, col, ok := sizing.TableBucket(t.Schema); ok && t.BucketsSeen > 0 && !(t.TTL.N > 0 && t.TTLFraction > 0.5) {
-		// estimate reads partitions as keys per bucket, and keeps horizon / bucket of them.
-		fmt.Fprintf(b, "    partitions: %s   # keys a bucket: %s partitions (%s) over the %d values of %s seen\n",
-			num(math.Max(1, math.Round(t.Partitions/float64(t.BucketsSeen)))), num(math.Round(t.Partitions)), t.PartitionsSource, t.BucketsSeen, col)
-		fmt.Fprintf(b, "    horizon: %ds   # the %d %s buckets seen are kept\n", int64((time.Duration(t.BucketsSeen) * span.Avg).Seconds()), t.BucketsSeen, span.Name)
+	ttlWritten := t.TTL.N > 0 && t.TTLFraction > 0.5
+	if span, col, ok := sizing.TableBucket(t.Schema); ok && t.BucketsSeen > 0 {
+		// partitions: is what one bucket holds; estimate keeps as many buckets as the TTL
+		// (or the horizon) lasts.
+		perBucket := math.Max(1, math.Round(t.Partitions/float64(t.BucketsSeen)))
+		fmt.Fprintf(b, "    partitions: %s   # partitions a %s bucket holds: %s partitions (%s) over the %d values of %s seen\n",
+			num(perBucket), span.Name, num(math.Round(t.Partitions)), t.PartitionsSource, t.BucketsSeen, col)
+		if ttlWritten {
+			fmt.Fprintf(b, "    # the TTL below keeps about TTL / %s buckets; the table holds the %d seen now\n", span.Name, t.BucketsSeen)
+		} else {
+			fmt.Fprintf(b, "    horizon: %ds   # the %d %s buckets seen are kept\n", int64((time.Duration(t.BucketsSeen) * span.Avg).Seconds()), t.BucketsSeen, span.Name)
+		}
 	} else {
 		fmt.Fprintf(b, "    partitions: %s   # %s\n", num(math.Round(t.Partitions)), t.PartitionsSource)
 	}
@@ -88,12 +95,19 @@ func writeTable(b *bufio.Writer, t *Table) {
 	rows := math.Max(1, t.MeanRows)
 	fmt.Fprintf(b, "    rows_per_partition: %s   # %s; %d partitions read whole: p50 %s, p99 %s, max %s\n",
 		num(round4(rows)), t.MeanRowsSource, t.PartitionsSeen, num(rp.P50), num(rp.P99), num(rp.Max))
+	if t.WriteRate == 0 && t.RowsSeen > 0 {
+		fmt.Fprintf(b, "    # write rate %s\n", oneLine(t.WriteRateSource))
+	}
 	if t.WriteRate > 0 {
 		fmt.Fprintf(b, "    # measured write rate %s rows/s per partition (%s); rows_per_partition above\n    # sizes what is stored now. For growth, replace it with write_rate: %s/day.\n",
 			num(round4(t.WriteRate)), t.WriteRateSource, num(round4(t.WriteRate*86400)))
 	}
-	switch t.Skew.Kind {
-	case "zipf":
+	switch {
+	case t.Skew.Kind == "zipf" && t.Keys != nil:
+		fmt.Fprintf(b, "    skew: {zipf: %s}   # fitted over %d keys (the partition key without %s) to each key's rows per partition, R² %.3f\n",
+			num(t.Skew.S), t.Skew.Points, t.Keys.Column, t.Skew.R2)
+		fmt.Fprintf(b, "    # the busiest key's partition: %s rows, %s\n", num(math.Round(t.Keys.Head)), oneLine(t.Keys.HeadSource))
+	case t.Skew.Kind == "zipf":
 		fmt.Fprintf(b, "    skew: {zipf: %s}   # fitted to rows per partition of %d partitions, R² %.3f\n", num(t.Skew.S), t.Skew.Points, t.Skew.R2)
 		if float64(t.PartitionsSeen) < t.Partitions {
 			// A sample catches the few busiest keys or misses them, so the head is the fitted
@@ -108,7 +122,7 @@ func writeTable(b *bufio.Writer, t *Table) {
 	default:
 		fmt.Fprintf(b, "    skew: uniform   # %s (fitted exponent %s, R² %.3f)\n", oneLine(t.Skew.Note), num(t.Skew.Fitted), t.Skew.R2)
 	}
-	if t.TTL.N > 0 && t.TTLFraction > 0.5 {
+	if ttlWritten {
 		fmt.Fprintf(b, "    ttl: %ds   # median TTL written, over %d cells (%.0f%% of cells read carry one)\n",
 			int64(math.Round(t.TTL.P50)), t.TTL.N, 100*t.TTLFraction)
 	} else if t.Schema != nil && t.Schema.Options.DefaultTTL == 0 {
@@ -172,6 +186,7 @@ func writeTable(b *bufio.Writer, t *Table) {
 	}
 	section(b, "avg", "average serialized bytes of variable-length values", avg)
 	section(b, "items", "collection elements per value and their bytes", items)
+	writeElementWrites(b, t)
 	section(b, "nulls", "fraction of rows without a value (null and unset read the same)", nulls)
 	if len(nulls) > 0 {
 		fmt.Fprintf(b, "    nulls_as: unset   # a read cannot tell a null cell from an unset one; null writes a tombstone\n")
@@ -201,4 +216,22 @@ func round4(v float64) float64 {
 
 func secs(s float64) string {
 	return time.Duration(s * float64(time.Second)).Round(time.Millisecond).String()
+}
+
+// writeElementWrites names the collections whose values were mostly written element by
+// element (their elements' write times are not their row's), so estimate does not count a
+// collection tombstone for each row as it does for a collection an INSERT writes whole.
+func writeElementWrites(b *bufio.Writer, t *Table) {
+	var names, why []string
+	for _, c := range t.Columns {
+		if c.ElementsChecked > 0 && c.ElementsApart > 0.5 {
+			names = append(names, yamlKey(c.Name))
+			why = append(why, fmt.Sprintf("%s %d of %d", c.Name, int(math.Round(c.ElementsApart*float64(c.ElementsChecked))), c.ElementsChecked))
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "    element_writes: [%s]   # written element by element (SET m[k] = v): elements written apart from their row in %s values\n",
+		strings.Join(names, ", "), strings.Join(why, ", "))
 }

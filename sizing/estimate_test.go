@@ -517,3 +517,31 @@ func mustSpan(t *testing.T, s string) workload.Span {
 	}
 	return w
 }
+
+// TestElementWritesWriteNoComplexDeletion: an INSERT writes a non-frozen map whole, a
+// collection tombstone before its elements; a map only ever updated element by element
+// (element_writes) writes none, and its elements cost the same.
+func TestElementWritesWriteNoComplexDeletion(t *testing.T) {
+	tbl := mustTable("app.messages", "room int pk", "at int ck", "body text", "reactions map<text,int>")
+	base := []string{"partitions=100", "rows_per_partition=50", "avg.body=80", "items.reactions=2"}
+	whole := estimate(t, tbl, Options{}, base...)
+	w, err := fromSettings("app.messages", base...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.ElementWrites = map[string]bool{"reactions": true}
+	elems, err := EstimateTable(tbl, w, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := whole.Typical.Tombstones.Complex; got != 50 {
+		t.Errorf("written whole: %v complex deletions, want one a row (50)", got)
+	}
+	if got := elems.Typical.Tombstones.Complex; got != 0 {
+		t.Errorf("written element by element: %v complex deletions, want 0", got)
+	}
+	if elems.Typical.StoredValues != whole.Typical.StoredValues || elems.Typical.Bytes >= whole.Typical.Bytes {
+		t.Errorf("element writes: %v values, %v bytes; written whole: %v values, %v bytes (same values, fewer bytes)",
+			elems.Typical.StoredValues, elems.Typical.Bytes, whole.Typical.StoredValues, whole.Typical.Bytes)
+	}
+}

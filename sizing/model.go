@@ -160,6 +160,9 @@ func (c *cellSizer) deletions(cols []*colPlan, insert bool) (pDel map[*colPlan]f
 		present := 1 - cp.missing
 		var d float64
 		switch {
+		case insert && c.p.w.ElementWrites[cp.col.Name]:
+			// An INSERT that leaves the collection to element updates writes nothing of it.
+			d = present * c.p.overwriteShare(cp)
 		case insert:
 			d = present
 			if c.tombMode {

@@ -114,6 +114,12 @@ func (t *TableWorkload) ValidateFor(tbl *cql.Table) error {
 			add(path, "%s: %s is %s; only a non-frozen collection or UDT is overwritten with a tombstone", path, col, c.Type)
 		}
 	}
+	for _, col := range sortedKeys(t.ElementWrites) {
+		path := "element_writes." + col
+		if c := column(path, col); c != nil && !c.Type.MultiCell() {
+			add(path, "%s: %s is %s; only a non-frozen collection or UDT is written element by element", path, col, c.Type)
+		}
+	}
 	for i, d := range t.Deletes {
 		f := fmt.Sprintf("deletes[%d]", i)
 		switch d.Kind {

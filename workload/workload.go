@@ -118,6 +118,12 @@ type TableWorkload struct {
 	// tombstone first.
 	Overwrites map[string]Rate
 
+	// ElementWrites are the non-frozen collections written element by element only
+	// (element_writes: [reactions] for UPDATE ... SET reactions[k] = v, or tags = tags + {...}):
+	// no INSERT or SET c = {...} replaces them whole, so no write of theirs puts a collection
+	// tombstone (complex deletion) before its elements, even under writes: insert.
+	ElementWrites map[string]bool
+
 	// Skew is how writes spread over partition keys: uniform (skew: uniform), or Zipf with
 	// exponent S (skew: {zipf: 1.1}): the key of rank k gets a share proportional to 1/k^S of
 	// all writes, a celebrity or a trending hashtag. The rates and row counts are then the

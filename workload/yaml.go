@@ -263,7 +263,7 @@ func (p *parser) rate(v *yaml.Node, field string) (Rate, bool) {
 // tableFields are the fields of a table entry, for the unknown-field message.
 var tableFields = []string{
 	"partitions", "rows_per_partition", "rows", "retention", "columns", "write_rate", "bucket", "shards", "horizon", "avg", "items", "nulls",
-	"nulls_as", "ttl", "deletes", "overwrites", "skew", "write_spread", "writes", "compression_ratio",
+	"nulls_as", "ttl", "deletes", "overwrites", "element_writes", "skew", "write_spread", "writes", "compression_ratio",
 }
 
 // table reads the fields of one table entry (or of defaults, with prefix "defaults.") into t.
@@ -347,6 +347,8 @@ func (p *parser) table(t *TableWorkload, m *yaml.Node, prefix string) {
 					t.Overwrites[col] = r
 				}
 			})
+		case "element_writes":
+			p.elementWrites(t, v, field)
 		case "skew":
 			p.skew(t, v, field)
 		case "compression_ratio":
@@ -653,6 +655,7 @@ func (t *TableWorkload) Clone() *TableWorkload {
 	c.Items = cloneMap(t.Items)
 	c.Nulls = cloneMap(t.Nulls)
 	c.Overwrites = cloneMap(t.Overwrites)
+	c.ElementWrites = cloneMap(t.ElementWrites)
 	c.Columns = cloneMap(t.Columns)
 	c.Fields = cloneMap(t.Fields)
 	if c.Fields == nil {
@@ -706,4 +709,24 @@ func placement(s string) string {
 		}
 	}
 	return ""
+}
+
+// elementWrites reads element_writes: [reactions, tags], the collections written element by
+// element only.
+func (p *parser) elementWrites(t *TableWorkload, v *yaml.Node, field string) {
+	if v.Kind != yaml.SequenceNode {
+		p.add(v, "%s: want a list of non-frozen collection columns ([reactions]), got %s", field, kindName(v))
+		return
+	}
+	if t.ElementWrites == nil {
+		t.ElementWrites = map[string]bool{}
+	}
+	for _, c := range v.Content {
+		if c.Kind != yaml.ScalarNode || c.Value == "" {
+			p.add(c, "%s: want a column name, got %s", field, kindName(c))
+			continue
+		}
+		t.ElementWrites[c.Value] = true
+		t.Fields["element_writes."+c.Value] = p.pos(c)
+	}
 }

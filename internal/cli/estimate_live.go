@@ -174,6 +174,7 @@ func tableFigures(ctx context.Context, s *gocql.Session, ks, table string) (*rep
 	var n, mean int64
 	var parts, bytes float64
 	for iter.Scan(&n, &mean) {
+		live.SizeEstimatesRanges++
 		parts += float64(n)
 		bytes += float64(n) * float64(mean)
 	}

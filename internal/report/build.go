@@ -517,16 +517,19 @@ func tombstoneInput(tbl *cql.Table, est *sizing.Estimate, w *workload.TableWorkl
 		}
 	}
 	var elems float64
-	var multi int
+	var multi, whole int
 	for _, c := range tbl.ColumnsOf(cql.Regular) {
 		if c.Type.MultiCell() {
 			multi++
 			elems += w.Items[c.Name].Count
+			if !w.ElementWrites[c.Name] {
+				whole++ // an INSERT writes it whole; one written element by element it leaves alone
+			}
 		}
 	}
 	if multi > 0 {
 		in.Writes.ElementsPerCollection = elems / float64(multi)
-		in.Writes.CollectionsWhole = w.Writes == workload.Insert || len(w.Overwrites) > 0
+		in.Writes.CollectionsWhole = w.Writes == workload.Insert && whole > 0 || len(w.Overwrites) > 0
 	}
 	for _, d := range w.Deletes {
 		var perDay float64

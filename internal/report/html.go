@@ -101,7 +101,7 @@ func charts(t Table, l Limits) (bytesChart, valuesChart string) {
 }
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"bytes": Bytes, "count": Count, "duration": Duration, "upper": severityWord,
+	"bytes": Bytes, "count": Count, "duration": Duration, "upper": severityWord, "liveSizes": liveSizes,
 	"gt": func(a, b Num) bool { return a > b+0.5 },
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
@@ -175,7 +175,7 @@ footer { color: var(--muted); font-size: 12px; padding: 0 32px 30px; }
 <div><b>classic formula (largest)</b>{{bytes .Largest.ClassicBytes}}</div>
 <div><b>whole table, one replica</b>{{bytes .TotalBytes}}</div>{{if .DiskBytes}}<div><b>on disk, compressed</b>{{bytes .DiskBytes}}</div>{{end}}
 <div><b>tombstones a read</b>{{count .Tombstones.PerRead}} ({{.Tombstones.Read}}{{if .Tombstones.Query}}, query {{.Tombstones.Query}}{{end}})</div>
-{{with .Live}}<div><b>cluster reports</b>max {{bytes .MaxPartitionBytes}} · mean {{bytes .MeanPartitionBytes}} · tombstones a read max {{count .TombstonesPerReadMax}}</div>{{end}}
+{{with .Live}}<div><b>cluster reports</b>{{liveSizes .}} · tombstones a read max {{count .TombstonesPerReadMax}}</div>{{end}}
 </div>
 <div class="charts">{{.BytesChart}}{{.ValuesChart}}{{.TombChart}}</div>
 {{if .Findings}}<ul class="findings">{{range .Findings}}

@@ -112,6 +112,8 @@ func crossingText(c profile.GrowthCrossing) string {
 	switch {
 	case c.Already:
 		return "already over"
+	case c.Unknown:
+		return "no date: the write rate is not known"
 	case c.Never:
 		return "never at the measured rate"
 	}

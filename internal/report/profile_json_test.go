@@ -39,6 +39,8 @@ func profileSection(path string) string {
 		return "Column"
 	case "tables[].skew":
 		return "skew"
+	case "tables[].keys":
+		return "keys"
 	case "tables[].tombstones":
 		return "tombstones"
 	case "tables[].disk":
@@ -55,7 +57,7 @@ func profileSection(path string) string {
 	for _, d := range []string{"tables[].rows_per_partition", "tables[].partition_value_bytes", "tables[].row_value_bytes",
 		"tables[].ttl_seconds", "tables[].write_spread_seconds", "tables[].columns[].size", "tables[].columns[].items",
 		"tables[].columns[].item_size", "tables[].columns[].key_size", "tables[].columns[].fields.*",
-		"tables[].disk.partition_uncompressed_bytes", "tables[].disk.partition_compressed_bytes"} {
+		"tables[].disk.partition_uncompressed_bytes", "tables[].disk.partition_compressed_bytes", "tables[].keys.closed_rows_per_partition"} {
 		if path == d {
 			return "A distribution"
 		}
@@ -249,7 +251,7 @@ func profileFixtures(t *testing.T) []*profile.Result {
 			{Name: "tags", Type: "set<text>", Kind: "regular", Rows: 41200, NullFraction: 0.4, Size: dist(24720, 14, 12, 40, 80),
 				Items: d(24720, 2.1), ItemSize: d(51912, 6.5)},
 			{Name: "attrs", Type: "map<text, text>", Kind: "regular", Rows: 41200, NullFraction: 0.9, Size: dist(4120, 30, 28, 70, 120),
-				Items: d(4120, 1.5), ItemSize: d(6180, 11), KeySize: d(6180, 6)},
+				Items: d(4120, 1.5), ItemSize: d(6180, 11), KeySize: d(6180, 6), ElementsChecked: 4120, ElementsApart: 0.85},
 			{Name: "sender", Type: "address", Kind: "regular", Rows: 41200, Size: dist(41200, 25, 25, 31, 40),
 				Fields: map[string]profile.Dist{"street": dist(41200, 17, 17, 22, 30), "zip": dist(41200, 5, 5, 5, 5)}},
 		},
@@ -294,7 +296,9 @@ func profileFixtures(t *testing.T) []*profile.Result {
 		},
 		Partitions: 300, PartitionsSource: "every partition read", SizeEstimates: 256, SizeEstimatesNodes: 1,
 		Extrapolated: 300, RingFraction: 1, BucketsSeen: 30,
-		Skew:     profile.SkewFit{Kind: "uniform", Points: 300, Note: "every sampled partition holds the same rows"},
+		Keys: &profile.KeyFit{Column: "day", Seen: 10, PerBucket: 10, ClosedPartitions: 290, ClosedRows: dist(290, 1440, 1440, 1440, 1440),
+			Head: 1440, HeadSource: "the largest partition read (uniform keys)", RateCap: 1440},
+		Skew:     profile.SkewFit{Kind: "uniform", Points: 10, Note: "over keys: every sampled partition holds the same rows"},
 		MeanRows: 1440, MeanRowsSource: "mean of 300 partitions read whole",
 		WriteRateSource: "unknown: no sampled partition has rows written at two different times",
 		FirstWrite:      now.Add(-30 * 24 * time.Hour), LastWrite: now.Add(-30 * 24 * time.Hour),
@@ -322,7 +326,7 @@ func profileFixtures(t *testing.T) []*profile.Result {
 		Growth: profile.Growth{Partitions: []profile.GrowthPartition{
 			{Which: "typical", Crossings: []profile.GrowthCrossing{{Limit: "100 MB", Never: true}, {Limit: "100,000 values", Never: true}}},
 			{Which: "p99", Crossings: []profile.GrowthCrossing{{Limit: "100 MB", Never: true}, {Limit: "100,000 values", Never: true}}},
-			{Which: "largest", Crossings: []profile.GrowthCrossing{{Limit: "100 MB", Already: true}, {Limit: "100,000 values", Never: true}}},
+			{Which: "largest", Crossings: []profile.GrowthCrossing{{Limit: "100 MB", Already: true}, {Limit: "100,000 values", Unknown: true}}},
 		}, Note: "no write rate measured: unknown: no sampled partition has rows written at two different times"},
 		Elapsed: 30.1, Partial: true,
 		Problem: "gave up after 4 slices failed in 2m0s: Operation timed out for app.audit - received only 0 responses from 1 CL=LOCAL_ONE.",

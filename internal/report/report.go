@@ -161,10 +161,14 @@ type Batch struct {
 
 // Live is what the cluster reports for a table.
 type Live struct {
-	MaxPartitionBytes    Num   `json:"max_partition_bytes"`  // system_views.max_partition_size (MiB, rounded up)
-	MeanPartitionBytes   Num   `json:"mean_partition_bytes"` // system.size_estimates, summed over ranges
-	PartitionsEstimate   Num   `json:"partitions_estimate"`  // system.size_estimates
-	TombstonesReads      int64 `json:"tombstones_reads"`     // system_views.tombstones_per_read count
+	MaxPartitionBytes  Num `json:"max_partition_bytes"`  // system_views.max_partition_size (MiB, rounded up)
+	MeanPartitionBytes Num `json:"mean_partition_bytes"` // system.size_estimates, summed over ranges
+	PartitionsEstimate Num `json:"partitions_estimate"`  // system.size_estimates
+	// SizeEstimatesRanges is how many token ranges system.size_estimates holds for the table:
+	// 0 when the node has not computed them yet (it does every few minutes, over flushed data),
+	// and then PartitionsEstimate and MeanPartitionBytes mean "not computed", not zero.
+	SizeEstimatesRanges  int   `json:"size_estimates_ranges"`
+	TombstonesReads      int64 `json:"tombstones_reads"` // system_views.tombstones_per_read count
 	TombstonesPerReadP99 Num   `json:"tombstones_per_read_p99"`
 	TombstonesPerReadMax Num   `json:"tombstones_per_read_max"`
 }

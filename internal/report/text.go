@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"unicode/utf8"
 )
@@ -79,9 +80,8 @@ func WriteText(w io.Writer, r *Report) error {
 			}
 		}
 		if t.Live != nil {
-			fmt.Fprintf(&b, "  cluster: max partition %s, mean %s, ~%s partitions; tombstones a read max %s, p99 %s over %d reads\n",
-				Bytes(t.Live.MaxPartitionBytes), Bytes(t.Live.MeanPartitionBytes), Count(t.Live.PartitionsEstimate),
-				Count(t.Live.TombstonesPerReadMax), Count(t.Live.TombstonesPerReadP99), t.Live.TombstonesReads)
+			fmt.Fprintf(&b, "  cluster: %s; tombstones a read max %s, p99 %s over %d reads\n",
+				liveSizes(t.Live), Count(t.Live.TombstonesPerReadMax), Count(t.Live.TombstonesPerReadP99), t.Live.TombstonesReads)
 		}
 		for _, f := range t.Findings {
 			writeTextFinding(&b, f, "  ")
@@ -280,4 +280,29 @@ func mdEscape(s string) string {
 // classic formula's beside it: "30k/150k".
 func valuesCell(t Table) string {
 	return Count(t.Largest.StoredValues) + "/" + Count(t.Largest.ClassicValues)
+}
+
+// maxPartitionText is the node's largest partition at the resolution it keeps:
+// system_views.max_partition_size counts whole mebibytes, rounded up, so 1 MiB is anything up
+// to 1 MiB and 3 MiB anything over 2 and up to 3. Zero is a table the node has recorded no
+// partition of yet (nothing flushed or compacted).
+func maxPartitionText(l *Live) string {
+	mib := int64(math.Round(float64(l.MaxPartitionBytes) / (1 << 20)))
+	switch {
+	case mib <= 0:
+		return "not recorded yet (nothing flushed)"
+	case mib == 1:
+		return "at most 1 MiB"
+	}
+	return fmt.Sprintf("%d to %d MiB", mib-1, mib)
+}
+
+// liveSizes is what the node says of the table's partitions: the largest at its resolution,
+// and system.size_estimates' count and mean, or that the node has not computed them yet.
+func liveSizes(l *Live) string {
+	s := "max partition " + maxPartitionText(l)
+	if l.SizeEstimatesRanges == 0 {
+		return s + "; size estimates not computed yet (the node computes them every few minutes, over flushed data)"
+	}
+	return s + fmt.Sprintf(", mean %s, ~%s partitions (size_estimates)", Bytes(l.MeanPartitionBytes), Count(l.PartitionsEstimate))
 }
