@@ -129,6 +129,7 @@ func Run(ctx context.Context, s *gocql.Session, o Options) (*Result, error) {
 		cancel()
 		partitionCount(tp)
 		meanRows(tp)
+		tombstonesPerPartition(tp)
 		tp.Disk, tp.diskSample = predictDisk(tp, tp.diskSample), nil
 		project(tp, o.Now())
 		res.Tables = append(res.Tables, tp)
