@@ -131,6 +131,7 @@ func Run(ctx context.Context, s *gocql.Session, o Options) (*Result, error) {
 		if !keyFit(tp) {
 			meanRows(tp)
 		}
+		tombstonesPerPartition(tp)
 		tp.keySample = nil
 		tp.Disk, tp.diskSample = predictDisk(tp, tp.diskSample), nil
 		project(tp, o.Now())

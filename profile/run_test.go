@@ -12,6 +12,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/cassandratest"
+	"github.com/cqlsize/cqlsize/sizing"
 	"github.com/cqlsize/cqlsize/workload"
 )
 
@@ -229,6 +230,26 @@ func TestRunSeesTombstones(t *testing.T) {
 	}
 	if r := res.Tables[0]; r.RowsSeen != 10 || r.PartitionsSeen != 1 {
 		t.Errorf("read %d rows in %d partitions, want 10 in 1", r.RowsSeen, r.PartitionsSeen)
+	}
+	// The workload carries them: estimate sizes the partition with its 1,500 tombstones and
+	// counts them in what a read passes.
+	if tb.TracedLiveRows != 10 || tb.PerPartition != 1500 {
+		t.Errorf("traced %d live rows, %g tombstones a partition; want 10 and 1500", tb.TracedLiveRows, tb.PerPartition)
+	}
+	var buf bytes.Buffer
+	if err := res.WriteWorkload(&buf); err != nil {
+		t.Fatal(err)
+	}
+	w, err := workload.Parse("profile", buf.Bytes())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, buf.String())
+	}
+	est, err := sizing.EstimateTable(res.Tables[0].Schema, w.Tables[0], sizing.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := est.Largest.Tombstones.Rows; got != 1500 || est.Largest.Rows != 10 {
+		t.Errorf("estimate from the profile's workload: %g rows, %g row tombstones; want 10 and 1500:\n%s", est.Largest.Rows, got, buf.String())
 	}
 }
 

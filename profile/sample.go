@@ -73,6 +73,7 @@ type sampler struct {
 	rowsPer, partBytes, rowBytes, ttl, spread acc
 	rowsList                                  []float64
 	ttlCells, metaCells                       int64
+	ttlSeen                                   map[int64]int64 // cells by the TTL they were written with, up to maxTTLs of them
 	rateRows                                  float64
 	rateSpan                                  float64
 	firstWT, lastWT                           int64
@@ -203,7 +204,7 @@ func profileTable(ctx context.Context, s *gocql.Session, o Options, t *cql.Table
 	total := quota
 	var err error
 	tracer := &traceIDs{}
-	walked := 0
+	walked, tracedParts := 0, 0
 	failed, failedWidth := 0, 0.0
 	var failedTime time.Duration
 	var firstErr error
@@ -224,11 +225,12 @@ walk:
 			}
 			var reached int64
 			var tr gocql.Tracer
-			if !o.NoTrace && walked < traceReads {
+			if !o.NoTrace && tracing(walked, tracedParts) {
 				tr = tracer
 			}
 			walked++
 			sliceStart := time.Now()
+			before := tp.PartitionsSeen
 			reached, err = sm.walk(ctx, s, o, sl, want, b, tr, func() {
 				tp.PartitionsSeen++
 				if o.Progress != nil {
@@ -236,6 +238,9 @@ walk:
 				}
 			})
 			tp.RingFraction += width(sl.lo, reached)
+			if tr != nil {
+				tracedParts += tp.PartitionsSeen - before
+			}
 			if err != nil {
 				if ctx.Err() != nil || tokenscan.Refused(err) {
 					break walk
@@ -270,14 +275,14 @@ walk:
 	sm.finish(tp, o)
 	if len(tracer.ids) > 0 {
 		tctx, cancel := context.WithTimeout(ctx, o.Timeout)
-		reads, tombs, most, missing, terr := readTraces(tctx, s, tracer.ids)
+		got, terr := readTraces(tctx, s, tracer.ids)
 		cancel()
-		tp.Tombstones.TracedReads, tp.Tombstones.TracedTombstones, tp.Tombstones.TracedMax = reads, tombs, most
+		tp.Tombstones.traced(got, tracedParts)
 		switch {
 		case terr != nil:
 			tp.Tombstones.TraceProblem = terr.Error()
-		case missing > 0:
-			tp.Tombstones.TraceProblem = fmt.Sprintf("%d of %d traced requests not written to system_traces within 5 s", missing, len(tracer.ids))
+		case got.missing > 0:
+			tp.Tombstones.TraceProblem = fmt.Sprintf("%d of %d traced requests not written to system_traces within 5 s", got.missing, len(tracer.ids))
 		}
 	}
 	tp.Elapsed = Seconds(time.Since(began).Seconds())
@@ -409,7 +414,9 @@ func (sm *sampler) row() {
 				sm.metaCells++
 				if ttl, ok := r.ttl.int64(); ok && ttl > 0 {
 					sm.ttlCells++
-					sm.ttl.add(float64(ttl) + float64(sm.nowMicros-w)/1e6)
+					written := float64(ttl) + float64(sm.nowMicros-w)/1e6
+					sm.ttl.add(written)
+					sm.ttlWritten(written)
 				}
 			}
 		}
@@ -535,6 +542,7 @@ func (sm *sampler) finish(tp *Table, o Options) {
 	tp.TTL = sm.ttl.dist()
 	if sm.metaCells > 0 {
 		tp.TTLFraction = float64(sm.ttlCells) / float64(sm.metaCells)
+		tp.TTLs = ttlPopulations(sm.ttlSeen, sm.metaCells)
 	}
 	tp.WriteSpread = sm.spread.dist()
 	var bucket workload.Span

@@ -114,6 +114,10 @@ type Table struct {
 	// the write), over cells that have one; TTLFraction the share of cells that do.
 	TTL         Dist    `json:"ttl_seconds"`
 	TTLFraction float64 `json:"ttl_fraction"`
+	// TTLs are the TTLs cells were written with, each with its share of the cells read
+	// (the ones without a TTL too), most cells first; nil when more than maxTTLs distinct
+	// TTLs were seen (then TTL's spread describes them).
+	TTLs []TTLShare `json:"ttls,omitempty"`
 	// WriteSpread is, per partition, the span between its oldest and newest write time.
 	WriteSpread Dist `json:"write_spread_seconds"`
 	// WriteRate is rows written per partition per second while a partition receives writes
@@ -180,6 +184,15 @@ type Tombstones struct {
 	TracedTombstones int    `json:"traced_tombstones"`
 	TracedMax        int    `json:"traced_max"`
 	TraceProblem     string `json:"trace_problem,omitempty"`
+	// TracedLiveRows are the live rows those reads returned and TracedPartitions the
+	// partitions the traced slices completed: the tombstones per live row they met, times the
+	// table's rows per partition, is PerPartition.
+	TracedLiveRows   int `json:"traced_live_rows"`
+	TracedPartitions int `json:"traced_partitions"`
+	// PerPartition is the tombstone cells an average partition holds, as a read counts them
+	// (a deleted row, a range tombstone's bound and an expired or deleted cell are one each),
+	// from the traced reads; 0 when they met none.
+	PerPartition float64 `json:"per_partition"`
 }
 
 // Disk is the predicted on-disk size of the table: the sampled partitions laid out as

@@ -93,8 +93,15 @@ func writeTable(b *bufio.Writer, t *Table) {
 	}
 	rp := t.RowsPerPartition
 	rows := math.Max(1, t.MeanRows)
-	fmt.Fprintf(b, "    rows_per_partition: %s   # %s; %d partitions read whole: p50 %s, p99 %s, max %s\n",
-		num(round4(rows)), t.MeanRowsSource, t.PartitionsSeen, num(rp.P50), num(rp.P99), num(rp.Max))
+	tombs := round4(t.Tombstones.PerPartition)
+	if tombs > 0 {
+		fmt.Fprintf(b, "    rows_per_partition: %s   # %s live rows + %s tombstones a partition (deletes below); %d partitions read whole: p50 %s, p99 %s, max %s\n",
+			num(round4(rows+tombs)), num(round4(rows)), num(tombs), t.PartitionsSeen, num(rp.P50), num(rp.P99), num(rp.Max))
+		fmt.Fprintf(b, "    # %s\n", oneLine(t.MeanRowsSource))
+	} else {
+		fmt.Fprintf(b, "    rows_per_partition: %s   # %s; %d partitions read whole: p50 %s, p99 %s, max %s\n",
+			num(round4(rows)), t.MeanRowsSource, t.PartitionsSeen, num(rp.P50), num(rp.P99), num(rp.Max))
+	}
 	if t.WriteRate == 0 && t.RowsSeen > 0 {
 		fmt.Fprintf(b, "    # write rate %s\n", oneLine(t.WriteRateSource))
 	}
@@ -122,6 +129,8 @@ func writeTable(b *bufio.Writer, t *Table) {
 	default:
 		fmt.Fprintf(b, "    skew: uniform   # %s (fitted exponent %s, R² %.3f)\n", oneLine(t.Skew.Note), num(t.Skew.Fitted), t.Skew.R2)
 	}
+	writeTombstones(b, t, tombs)
+	writeTTLs(b, t)
 	if ttlWritten {
 		fmt.Fprintf(b, "    ttl: %ds   # median TTL written, over %d cells (%.0f%% of cells read carry one)\n",
 			int64(math.Round(t.TTL.P50)), t.TTL.N, 100*t.TTLFraction)
@@ -234,4 +243,43 @@ func writeElementWrites(b *bufio.Writer, t *Table) {
 	}
 	fmt.Fprintf(b, "    element_writes: [%s]   # written element by element (SET m[k] = v): elements written apart from their row in %s values\n",
 		strings.Join(names, ", "), strings.Join(why, ", "))
+}
+
+// writeTombstones writes the tombstones the traced reads met as row deletes, tombs a
+// partition. A read counts a deleted row, each bound of a range tombstone and each expired or
+// deleted cell as one tombstone, and each costs Data.db about what a row tombstone does (its
+// clustering, flags and a deletion time; an expired cell keeps its timestamp and deletion
+// time and loses its value at compaction), so one row tombstone per tombstone counted gives
+// estimate both the tombstones a read passes and their bytes, where the kinds cannot be told
+// apart from a trace.
+func writeTombstones(b *bufio.Writer, t *Table, tombs float64) {
+	tb := t.Tombstones
+	if tombs <= 0 {
+		if tb.TracedReads > 0 {
+			fmt.Fprintf(b, "    # no tombstone in %d traced reads (%d live rows)\n", tb.TracedReads, tb.TracedLiveRows)
+		}
+		return
+	}
+	fmt.Fprintf(b, "    deletes: [{kind: row, per_partition: %s}]   # tombstones a partition: %d traced reads passed %d tombstone cells for %d live rows\n",
+		num(tombs), tb.TracedReads, tb.TracedTombstones, tb.TracedLiveRows)
+	fmt.Fprintf(b, "    # (deleted rows, range tombstone bounds and expired cells count one each, as a read counts them;\n"+
+		"    # each is sized as a row tombstone, and they stay until gc_grace_seconds pass and compaction purges them)\n")
+}
+
+// writeTTLs lists the TTL populations the cells read carry, when there is more than one.
+func writeTTLs(b *bufio.Writer, t *Table) {
+	if len(t.TTLs) < 2 {
+		return
+	}
+	parts := make([]string, len(t.TTLs))
+	var cells int64
+	for i, p := range t.TTLs {
+		cells += p.Cells
+		d := "none"
+		if p.Seconds > 0 {
+			d = secs(float64(p.Seconds))
+		}
+		parts[i] = fmt.Sprintf("%s %.1f%%", d, 100*p.Share)
+	}
+	fmt.Fprintf(b, "    # TTLs written, share of %d cells read: %s\n", cells, strings.Join(parts, ", "))
 }
