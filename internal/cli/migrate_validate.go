@@ -133,7 +133,7 @@ func runMigrateValidate(ctx context.Context, env *Env, cmd *cobra.Command, mf *m
 		// cluster holds is DS102 here as it is for up (offline it is judged against the
 		// schema the earlier files produce, where the same drop may be harmless).
 		if len(out.Checksums) == 0 {
-			if rep, pending, err = validateAgainstLive(ctx, sess, mf, m, migs, f); err != nil {
+			if rep, pending, err = validateAgainstLive(ctx, env, sess, mf, m, migs, f); err != nil {
 				return err
 			}
 		}
@@ -176,7 +176,7 @@ func runMigrateValidate(ctx context.Context, env *Env, cmd *cobra.Command, mf *m
 // validateAgainstLive checks and lints the pending files as up does before it runs them:
 // against a model of the schema the cluster has now. It returns the lint report and how
 // many files were pending (0: nothing to lint, an empty report).
-func validateAgainstLive(ctx context.Context, sess *session, mf *migrateFlags, m *migrations.Migrator, migs []*migrations.Migration, f *migrateValidateFlags) (*lint.Report, int, error) {
+func validateAgainstLive(ctx context.Context, env *Env, sess *session, mf *migrateFlags, m *migrations.Migrator, migs []*migrations.Migration, f *migrateValidateFlags) (*lint.Report, int, error) {
 	steps, err := m.Plan(ctx, 0)
 	if err != nil {
 		return nil, 0, migrateErr(err)
@@ -198,6 +198,9 @@ func validateAgainstLive(ctx context.Context, sess *session, mf *migrateFlags, m
 		// Not there yet and not created by the first file: up creates it empty with
 		// --replication (or refuses without it), so the files are judged from an empty one.
 		live.Keyspaces[mf.conn.keyspace] = cql.NewKeyspace(mf.conn.keyspace)
+	}
+	if err := checkNodeSettings(ctx, env, sess, live, steps); err != nil {
+		return nil, 0, err
 	}
 	if err := applySteps(live.Clone(), steps); err != nil {
 		return nil, 0, err
