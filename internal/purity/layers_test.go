@@ -49,10 +49,12 @@ var layers = map[string][]string{
 	// Libraries that talk to a cluster.
 	"internal/tokenscan": {},
 	"connect":            {},
-	"cql/liveschema":     {"cql"},
-	"cql/denorm":         {"bucket", "cql", "cql/derive", "internal/tokenscan"},
-	"migrations":         {"cql", "cql/liveschema", "internal/version"},
-	"profile":            {"cql", "cql/liveschema", "internal/tokenscan", "sizing", "sizing/disk", "workload"},
+	// A throwaway node in a container (testcontainers-go), for migrate --container.
+	"internal/nodecontainer": {},
+	"cql/liveschema":         {"cql"},
+	"cql/denorm":             {"bucket", "cql", "cql/derive", "internal/tokenscan"},
+	"migrations":             {"cql", "cql/liveschema", "internal/version"},
+	"profile":                {"cql", "cql/liveschema", "internal/tokenscan", "sizing", "sizing/disk", "workload"},
 
 	// Test harnesses: a real node, the fault ring, the node with authentication.
 	"cassandratest":       {"connect", "internal/version"},
@@ -73,7 +75,7 @@ var layers = map[string][]string{
 	"internal/workloadflag": {"cql", "workload"},
 	"internal/report":       {"cql", "finding", "profile", "sizing", "tombstone", "workload"},
 	"internal/cli": {"codes", "connect", "cql", "cql/check", "cql/denorm", "cql/derive", "cql/lint", "cql/liveschema", "cql/nodesettings", "design",
-		"evolve", "finding", "internal/report", "internal/tokenscan", "internal/version", "internal/workloadflag",
+		"evolve", "finding", "internal/nodecontainer", "internal/report", "internal/tokenscan", "internal/version", "internal/workloadflag",
 		"migrations", "profile", "sizing",
 		"tombstone", "workload"},
 	"cmd/cqlsize": {"internal/cli"},
