@@ -25,7 +25,7 @@ func startContainer(ctx context.Context, env *Env, mf *migrateFlags, image strin
 		nodecontainer.LogTo(nil)
 	}
 	if !nodecontainer.EngineAnswers(ctx) {
-		return nil, InputErr(fmt.Errorf("--container needs a Docker engine, and none answers here (is dockerd running? `docker info` says why); "+
+		return nil, InputErr(fmt.Errorf("--container needs a Docker engine, and none answers here (is dockerd running? `docker info` says why); " +
 			"or use an existing cluster: CASSANDRA_HOSTS=127.0.0.1 cqlsize migrate ... (this repository's `make cassandra-up` starts a local node without Docker)"))
 	}
 	if err := nodecontainer.EnsureImage(ctx, image, env.Stderr); err != nil {
