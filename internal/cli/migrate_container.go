@@ -41,7 +41,7 @@ func startContainer(ctx context.Context, env *Env, mf *migrateFlags, image strin
 	}
 	start := time.Now()
 	fmt.Fprintf(env.Stderr, "starting %s (heap %s)\n", image, nodecontainer.Heap["MAX_HEAP_SIZE"])
-	sctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	sctx, cancel := context.WithTimeout(ctx, nodecontainer.StartTimeout+time.Minute)
 	defer cancel()
 	n, err := nodecontainer.Start(sctx, image)
 	if err != nil {

@@ -30,8 +30,9 @@ import (
 )
 
 // StartTimeout bounds how long Start waits for CQL to answer: a node starts in 30-60 s on
-// an idle machine and takes minutes on a loaded one (testcontainers' own default is 60 s).
-var StartTimeout = 5 * time.Minute
+// an idle machine and took over ten minutes on a 2-core one shared with three other nodes
+// (testcontainers' own default is 60 s).
+var StartTimeout = 15 * time.Minute
 
 // LogTo sends testcontainers' own log lines (engine, container created, waiting) to w, or
 // nowhere when w is nil; they are for a verbose run, not every run.
