@@ -60,6 +60,11 @@ type Config struct {
 	// still verified.
 	ServerName string
 	Source     string // where Hosts came from, for error messages ("--hosts", "CASSANDRA_HOSTS")
+	// Direct reaches a single node through its one contact point only: every address the
+	// node advertises (system.local's rpc_address, which the driver would otherwise connect
+	// to) is taken to be Hosts[0]. For a node behind a published port, such as a
+	// container's, whose own address is inside the container network. Needs one host.
+	Direct bool
 	// Logger receives the driver's own log lines (reconnects, schema agreement waits);
 	// nil keeps gocql's default (the standard logger). A CLI passes one that writes to
 	// stderr only when asked to be verbose.
@@ -206,6 +211,11 @@ func (c Config) ClusterConfig() (*gocql.ClusterConfig, error) {
 	// frozen) holds every new session for its whole connect timeout, per connection. The
 	// others' pools keep filling in the background; queries skip a node with no connection.
 	cc.PoolConfig.HostSelectionPolicy = gocql.SingleHostReadyPolicy(cc.PoolConfig.HostSelectionPolicy)
+	if c.Direct {
+		if err := c.direct(cc); err != nil {
+			return nil, err
+		}
+	}
 	if c.Username != "" || c.Password != "" {
 		cc.Authenticator = gocql.PasswordAuthenticator{Username: c.Username, Password: c.Password}
 	}
@@ -217,6 +227,31 @@ func (c Config) ClusterConfig() (*gocql.ClusterConfig, error) {
 		cc.SslOpts = &gocql.SslOptions{Config: tc, EnableHostVerification: !c.InsecureTLS}
 	}
 	return cc, nil
+}
+
+// direct points every address the driver learns from the node at the one contact point.
+func (c Config) direct(cc *gocql.ClusterConfig) error {
+	if len(c.Hosts) != 1 {
+		return fmt.Errorf("%s: a direct connection takes exactly one host, not %d", c.source(), len(c.Hosts))
+	}
+	host, portText, err := net.SplitHostPort(c.Hosts[0])
+	if err != nil {
+		host, portText = c.Hosts[0], ""
+	}
+	port := cc.Port
+	if portText != "" {
+		port, _ = strconv.Atoi(portText) // Validate checked it
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		ips, err := net.LookupIP(host)
+		if err != nil || len(ips) == 0 {
+			return fmt.Errorf("%s: resolve %s: %v", c.source(), host, err)
+		}
+		ip = ips[0]
+	}
+	cc.AddressTranslator = gocql.AddressTranslatorFunc(func(net.IP, int) (net.IP, int) { return ip, port })
+	return nil
 }
 
 func (c Config) tlsConfig() (*tls.Config, error) {

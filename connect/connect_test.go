@@ -82,3 +82,30 @@ func TestOpenUnreachableNamesHosts(t *testing.T) {
 		t.Errorf("Open took until the context deadline (%v): the connect timeout was not honoured", time.Since(start))
 	}
 }
+
+// Direct points every address the node advertises at the one contact point: a node in a
+// container advertises its container-network address, reachable only through the port
+// published on this machine.
+func TestDirectTranslatesEveryAddressToTheContactPoint(t *testing.T) {
+	cc, err := Config{Hosts: []string{"127.0.0.1:32771"}, Direct: true}.ClusterConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ip, port := cc.AddressTranslator.Translate(net.ParseIP("172.17.0.2"), 9042)
+	if ip.String() != "127.0.0.1" || port != 32771 {
+		t.Errorf("translated to %s:%d, want 127.0.0.1:32771", ip, port)
+	}
+	cc, err = Config{Hosts: []string{"localhost"}, Port: 9142, Direct: true}.ClusterConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ip, port := cc.AddressTranslator.Translate(net.ParseIP("10.0.0.5"), 9042); !ip.IsLoopback() || port != 9142 {
+		t.Errorf("localhost with --port 9142: %s:%d", ip, port)
+	}
+	if _, err := (Config{Hosts: []string{"a", "b"}, Direct: true}).ClusterConfig(); err == nil {
+		t.Error("Direct with two hosts: want an error")
+	}
+	if cc, _ := (Config{Hosts: []string{"a"}}).ClusterConfig(); cc.AddressTranslator != nil {
+		t.Error("without Direct the driver's addresses are left alone")
+	}
+}

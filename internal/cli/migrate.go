@@ -48,6 +48,8 @@ type connFlags struct {
 	username       string
 	tls            tlsFlags
 	localDC        string
+	// direct: reach the one host through its address only (a container's published port).
+	direct bool
 }
 
 func (c *connFlags) bind(cmd *cobra.Command) {
@@ -89,7 +91,7 @@ func (v *cqlNameValue) Set(s string) error {
 func (c *connFlags) config(env *Env, cmd *cobra.Command, verbose bool) (cfg connect.Config, hosts bool, err error) {
 	cfg = connect.Config{
 		Port: c.port, Consistency: c.consistency, Timeout: c.timeout, ConnectTimeout: c.connectTimeout,
-		Username: c.username, LocalDC: c.localDC,
+		Username: c.username, LocalDC: c.localDC, Direct: c.direct,
 	}
 	c.tls.apply(&cfg)
 	if c.hosts != "" {

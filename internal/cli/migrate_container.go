@@ -2,96 +2,98 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/testcontainers/testcontainers-go"
-	tccassandra "github.com/testcontainers/testcontainers-go/modules/cassandra"
 
+	"github.com/cqlsize/cqlsize/internal/nodecontainer"
 	"github.com/cqlsize/cqlsize/migrations"
 )
 
-// runWithContainer starts a Cassandra container, applies the migrations to it and says how
-// to connect; it keeps the container until Ctrl-C, or leaves it running with --keep.
-func runWithContainer(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFlags, f *migrateUpFlags, migs []*migrations.Migration, to int64) error {
+// startContainer starts a throwaway node from image for a --container run and points the
+// connection flags at it (its published port, reached directly). The caller removes it.
+func startContainer(ctx context.Context, env *Env, mf *migrateFlags, image string) (*nodecontainer.Node, error) {
 	if mf.conn.hosts != "" {
-		return Usagef("--container starts its own cluster: drop --hosts")
+		return nil, Usagef("--container starts its own node: drop --hosts")
 	}
-	if mf.conn.keyspace == "" {
-		return Usagef("no target keyspace: pass --keyspace")
+	if mf.verbose {
+		nodecontainer.LogTo(env.Stderr)
+	} else {
+		nodecontainer.LogTo(nil)
 	}
-	if !dockerAnswers(ctx) {
-		return InputErr(fmt.Errorf("--container needs a Docker engine, and none answers here; use an existing cluster instead: "+
-			"CASSANDRA_HOSTS=127.0.0.1 cqlsize migrate up --keyspace %s (the repository's `make cassandra-up` starts a local node without Docker)",
-			mf.conn.keyspace))
+	if !nodecontainer.EngineAnswers(ctx) {
+		return nil, InputErr(fmt.Errorf("--container needs a Docker engine, and none answers here (is dockerd running? `docker info` says why); " +
+			"or use an existing cluster: CASSANDRA_HOSTS=127.0.0.1 cqlsize migrate ... (this repository's `make cassandra-up` starts a local node without Docker)"))
 	}
-	if f.keep {
-		// The reaper removes containers when this process exits; --keep must outlive it.
-		os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
+	if err := nodecontainer.EnsureImage(ctx, image, env.Stderr); err != nil {
+		var pe *nodecontainer.PullError
+		switch {
+		case errors.As(err, &pe) && pe.Missing:
+			return nil, Usagef("--container %s: %v; check the name and tag (`docker images` lists the images on this machine)", image, err)
+		case errors.As(err, &pe):
+			return nil, &ExitError{Code: ExitRetry, Err: fmt.Errorf("--container %s: %w; run again when the registry answers, or put the image on this machine first (docker load, docker build)", image, err)}
+		default:
+			return nil, InputErr(fmt.Errorf("--container %s: %w", image, err))
+		}
 	}
-	fmt.Fprintf(env.Stderr, "starting %s (the first start pulls the image and takes a minute or two)\n", f.container)
-	sctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	start := time.Now()
+	fmt.Fprintf(env.Stderr, "starting %s (heap %s)\n", image, nodecontainer.Heap["MAX_HEAP_SIZE"])
+	sctx, cancel := context.WithTimeout(ctx, nodecontainer.StartTimeout+time.Minute)
 	defer cancel()
-	c, err := tccassandra.Run(sctx, f.container)
+	n, err := nodecontainer.Start(sctx, image)
 	if err != nil {
-		return InputErr(fmt.Errorf("start %s: %w", f.container, err))
+		if ctx.Err() != nil {
+			return nil, &ExitError{Code: ExitRetry, Err: fmt.Errorf("interrupted while starting %s: nothing left running", image)}
+		}
+		return nil, &ExitError{Code: ExitRetry, Err: fmt.Errorf("%w (nothing left running)", err)}
 	}
-	stop := func() {
-		tctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		_ = c.Terminate(tctx)
-	}
-	host, err := c.ConnectionHost(sctx)
-	if err != nil {
-		stop()
-		return InputErr(fmt.Errorf("address of the %s container: %w", f.container, err))
-	}
-	mf.conn.hosts = host
+	fmt.Fprintf(env.Stderr, "started %s in %s: container %.12s, CQL at %s\n", image, time.Since(start).Round(100*time.Millisecond), n.ID, n.Endpoint)
+	mf.conn.hosts = n.Endpoint
+	mf.conn.direct = true
 	if mf.replication == "" {
 		mf.replication = "{'class': 'SimpleStrategy', 'replication_factor': 1}"
 	}
+	return n, nil
+}
+
+// runWithContainer starts a Cassandra container, applies the migrations to it and says how
+// to connect; it keeps the container until Ctrl-C, then removes it, or leaves it running
+// with --keep.
+func runWithContainer(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFlags, f *migrateUpFlags, migs []*migrations.Migration, to int64) error {
+	if mf.conn.keyspace == "" {
+		return Usagef("no target keyspace: pass --keyspace")
+	}
+	if f.keep {
+		// The reaper removes this process's containers when it exits; --keep must outlive it.
+		os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
+	}
+	n, err := startContainer(ctx, env, mf, f.container)
+	if err != nil {
+		return err
+	}
+	remove := func() {
+		if err := n.Remove(); err != nil {
+			fmt.Fprintf(env.Stderr, "cqlsize: remove container %.12s: %v; remove it with `docker rm -f %.12s`\n", n.ID, err, n.ID)
+			return
+		}
+		fmt.Fprintf(env.Stderr, "removed container %.12s\n", n.ID)
+	}
 	if err := migrateUp(ctx, env, cmd, mf, f, migs, to); err != nil {
-		stop()
+		remove()
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "Cassandra (%s) is running at %s with keyspace %s migrated. Connect with:\n"+
-		"  export CASSANDRA_HOSTS=%s\n  cqlsize migrate status --keyspace %s --dir %s\n  cqlsh %s\n",
-		f.container, host, mf.conn.keyspace, host, mf.conn.keyspace, mf.dir, hostForCqlsh(host))
+		"  cqlsh %s %s\n  cqlsize migrate status --hosts %s -k %s -d %s\n",
+		f.container, n.Endpoint, mf.conn.keyspace, n.Host(), n.Port(), n.Endpoint, mf.conn.keyspace, mf.dir)
 	if f.keep {
-		fmt.Fprintf(env.Stdout, "left running (--keep): remove it with `docker rm -f %s`\n", c.GetContainerID())
+		fmt.Fprintf(env.Stdout, "left running (--keep): remove it with `docker rm -f %.12s`\n", n.ID)
 		return nil
 	}
 	fmt.Fprintf(env.Stdout, "press Ctrl-C to stop and remove it\n")
 	<-ctx.Done()
-	stop()
+	remove()
 	return nil
-}
-
-func hostForCqlsh(hostport string) string {
-	for i := len(hostport) - 1; i >= 0; i-- {
-		if hostport[i] == ':' {
-			return hostport[:i] + " " + hostport[i+1:]
-		}
-	}
-	return hostport
-}
-
-// dockerAnswers reports whether a Docker engine responds, without panicking on the broken
-// setups where testcontainers does.
-func dockerAnswers(ctx context.Context) (ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	p, err := testcontainers.ProviderDocker.GetProvider()
-	if err != nil {
-		return false
-	}
-	defer p.Close()
-	hctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	return p.Health(hctx) == nil
 }

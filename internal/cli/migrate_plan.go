@@ -125,6 +125,9 @@ func runMigratePlan(ctx context.Context, env *Env, cmd *cobra.Command, mf *migra
 				return migrateErr(err)
 			}
 			base.Current = mf.conn.keyspace
+			if err := checkNodeSettings(ctx, env, sess, base, steps); err != nil {
+				return err
+			}
 		}
 		header = fmt.Sprintf("-- plan for keyspace %s\n", mf.conn.keyspace)
 	}

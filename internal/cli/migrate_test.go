@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cqlsize/cqlsize/cassandratest"
+	"github.com/cqlsize/cqlsize/internal/nodecontainer"
 )
 
 // runEnv runs cqlsize in-process with exactly the given environment.
@@ -144,7 +145,7 @@ func TestMigrateUnreachableNamesHostsAndHidesPassword(t *testing.T) {
 }
 
 func TestMigrateContainerWithoutDocker(t *testing.T) {
-	if dockerAnswers(context.Background()) {
+	if nodecontainer.EngineAnswers(context.Background()) {
 		t.Skip("a Docker engine answers here; this checks the message when none does")
 	}
 	dir := migDir(t, goodSet)

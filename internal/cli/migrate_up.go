@@ -124,12 +124,17 @@ func migrateUp(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFla
 		return migrateErr(err)
 	}
 	prog.total = len(steps)
-	if len(steps) > 0 && (!f.skipModelCheck || !f.lint.noLint) {
+	if len(steps) > 0 {
 		live, err := liveschema.Read(ctx, sess.s)
 		if err != nil {
 			return migrateErr(err)
 		}
 		live.Current = mf.conn.keyspace
+		// What the node's settings refuse (SASI, masking, a guardrail) stops the run here,
+		// every such statement named, before the first one could half-apply the history.
+		if err := checkNodeSettings(ctx, env, sess, live, steps); err != nil {
+			return err
+		}
 		// Also before the lock and before anything is created (a first file's CREATE
 		// KEYSPACE included): a statement the model refuses stops the run with nothing on
 		// the node. BeforeApply checks again under the lock, against what is there then.
@@ -164,16 +169,13 @@ func migrateUp(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFla
 	return nil
 }
 
-// precheckNewKeyspace runs the model check and the lints before --replication creates a
-// missing target keyspace, so a run they refuse leaves nothing on the node, not even an
+// precheckNewKeyspace runs the node-settings check, the model check and the lints before
+// --replication creates a missing target keyspace, so a run they refuse leaves nothing on the node, not even an
 // empty keyspace. Nothing can be applied yet when the keyspace (which holds the
 // bookkeeping) is missing, so every file up to --to is pending. With a separate
 // --bookkeeping-keyspace, or a keyspace that exists, the checks run later as usual.
 func precheckNewKeyspace(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFlags, f *migrateUpFlags, migs []*migrations.Migration, to int64) error {
 	if mf.replication == "" || mf.createsTarget || (mf.bookkeepingKeyspace != "" && mf.bookkeepingKeyspace != mf.conn.keyspace) {
-		return nil
-	}
-	if f.skipModelCheck && f.lint.noLint {
 		return nil
 	}
 	sess, err := mf.open(ctx, env, cmd, false)
@@ -205,6 +207,9 @@ func precheckNewKeyspace(ctx context.Context, env *Env, cmd *cobra.Command, mf *
 		for i, st := range m.Statements {
 			steps = append(steps, migrations.Step{Migration: m, Index: i + 1, Statement: st})
 		}
+	}
+	if err := checkNodeSettings(ctx, env, sess, live, steps); err != nil {
+		return err
 	}
 	if !f.skipModelCheck {
 		if err := applySteps(live.Clone(), steps); err != nil {

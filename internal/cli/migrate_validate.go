@@ -21,6 +21,7 @@ type migrateValidateFlags struct {
 	offline   bool
 	listLints bool
 	verbose   bool
+	container string
 }
 
 func newMigrateValidateCmd(env *Env, mf *migrateFlags) *cobra.Command {
@@ -37,11 +38,20 @@ here as it is for up. --offline skips the cluster: the lints then judge against 
 earlier files create. A file with no statement (an unfilled ` + "`migrate new`" + ` template) is
 refused, named.
 
+With --container IMAGE it starts a throwaway node from IMAGE instead (a Docker engine is
+needed), replays the whole history on it from an empty keyspace, going on past the
+statements the node refuses, and reports each of them beside what the offline model
+(the schema model and the node's settings) says; a statement the two judge differently is
+reported as a model bug. The container is removed at the end. Exit status there: 0 the
+node applies every statement, 1 it does but the model disagrees somewhere, 2 the node
+refuses a statement, 3 the container could not be started or gave no answer.
+
 Exit status: 0 clean (warnings allowed), 1 an error-level lint or a changed file,
 2 a file that does not parse (file:line:col), a file with no statement, or bad flags.`,
 		Example: `  cqlsize migrate validate --dir db/migrations
   cqlsize migrate validate --keyspace app --format json
-  cqlsize migrate validate --list-lints`,
+  cqlsize migrate validate --list-lints
+  cqlsize migrate validate --keyspace app --container cassandra:5.0`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runMigrateValidate(cmd.Context(), env, cmd, mf, f)
@@ -55,6 +65,7 @@ Exit status: 0 clean (warnings allowed), 1 an error-level lint or a changed file
 	fl.BoolVar(&f.listLints, "list-lints", false, "print the lint codes (code, name, severity, what, why, fix) as a Markdown table, or JSON with --format json, and exit")
 	fl.BoolVar(&f.listLints, "list-codes", false, "the same as --list-lints, named as on every other command")
 	fl.BoolVar(&f.verbose, "show-silenced", false, "also list diagnostics silenced by nolint directives")
+	fl.StringVar(&f.container, "container", "", "replay the whole history, from an empty keyspace, on a fresh node started from this image (e.g. cassandra:5.0; needs a Docker engine), report every statement it refuses beside what the offline model says, and remove it")
 	return cmd
 }
 
@@ -92,6 +103,9 @@ func runMigrateValidate(ctx context.Context, env *Env, cmd *cobra.Command, mf *m
 	migs, err := mf.loadRunnable(env)
 	if err != nil {
 		return err
+	}
+	if f.container != "" {
+		return validateOnContainer(ctx, env, cmd, mf, f, migs)
 	}
 	if _, err := baseSchema(mf.conn.keyspace, migs, nil); err != nil {
 		return InputErr(err)
@@ -133,7 +147,7 @@ func runMigrateValidate(ctx context.Context, env *Env, cmd *cobra.Command, mf *m
 		// cluster holds is DS102 here as it is for up (offline it is judged against the
 		// schema the earlier files produce, where the same drop may be harmless).
 		if len(out.Checksums) == 0 {
-			if rep, pending, err = validateAgainstLive(ctx, sess, mf, m, migs, f); err != nil {
+			if rep, pending, err = validateAgainstLive(ctx, env, sess, mf, m, migs, f); err != nil {
 				return err
 			}
 		}
@@ -176,7 +190,7 @@ func runMigrateValidate(ctx context.Context, env *Env, cmd *cobra.Command, mf *m
 // validateAgainstLive checks and lints the pending files as up does before it runs them:
 // against a model of the schema the cluster has now. It returns the lint report and how
 // many files were pending (0: nothing to lint, an empty report).
-func validateAgainstLive(ctx context.Context, sess *session, mf *migrateFlags, m *migrations.Migrator, migs []*migrations.Migration, f *migrateValidateFlags) (*lint.Report, int, error) {
+func validateAgainstLive(ctx context.Context, env *Env, sess *session, mf *migrateFlags, m *migrations.Migrator, migs []*migrations.Migration, f *migrateValidateFlags) (*lint.Report, int, error) {
 	steps, err := m.Plan(ctx, 0)
 	if err != nil {
 		return nil, 0, migrateErr(err)
@@ -198,6 +212,9 @@ func validateAgainstLive(ctx context.Context, sess *session, mf *migrateFlags, m
 		// Not there yet and not created by the first file: up creates it empty with
 		// --replication (or refuses without it), so the files are judged from an empty one.
 		live.Keyspaces[mf.conn.keyspace] = cql.NewKeyspace(mf.conn.keyspace)
+	}
+	if err := checkNodeSettings(ctx, env, sess, live, steps); err != nil {
+		return nil, 0, err
 	}
 	if err := applySteps(live.Clone(), steps); err != nil {
 		return nil, 0, err

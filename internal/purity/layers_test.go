@@ -29,15 +29,17 @@ var layers = map[string][]string{
 	"finding":           {"cql", "severity"},
 
 	// Pure engines over the cql model: no driver (purity_test.go), no CLI.
-	"cql/bound":   {"cql"},
-	"cql/check":   {"cql", "cql/bound", "design", "finding", "severity"},
-	"cql/lint":    {"cql", "cql/bound", "finding", "severity"},
-	"cql/derive":  {"bucket", "cql"},
-	"workload":    {"bucket", "cql"},
-	"sizing":      {"cql", "cql/bound", "finding", "severity", "workload"},
-	"sizing/disk": {"cql", "internal/lz4block"},
-	"tombstone":   {"cql", "finding", "severity"},
-	"codes":       {"cql/check", "cql/lint", "finding", "sizing", "tombstone"},
+	"cql/bound": {"cql"},
+	"cql/check": {"cql", "cql/bound", "design", "finding", "severity"},
+	"cql/lint":  {"cql", "cql/bound", "finding", "severity"},
+	// What a node's settings refuse: judged from the settings the caller read.
+	"cql/nodesettings": {"cql"},
+	"cql/derive":       {"bucket", "cql"},
+	"workload":         {"bucket", "cql"},
+	"sizing":           {"cql", "cql/bound", "finding", "severity", "workload"},
+	"sizing/disk":      {"cql", "internal/lz4block"},
+	"tombstone":        {"cql", "finding", "severity"},
+	"codes":            {"cql/check", "cql/lint", "finding", "sizing", "tombstone"},
 	// The design engine: its sizes are sizing's estimates, so check (which suggests its
 	// tables) sits above it.
 	"design": {"cql", "cql/bound", "severity", "sizing", "workload"},
@@ -47,10 +49,12 @@ var layers = map[string][]string{
 	// Libraries that talk to a cluster.
 	"internal/tokenscan": {},
 	"connect":            {},
-	"cql/liveschema":     {"cql"},
-	"cql/denorm":         {"bucket", "cql", "cql/derive", "internal/tokenscan"},
-	"migrations":         {"cql", "cql/liveschema", "internal/version"},
-	"profile":            {"cql", "cql/liveschema", "internal/tokenscan", "sizing", "sizing/disk", "workload"},
+	// A throwaway node in a container (testcontainers-go), for migrate --container.
+	"internal/nodecontainer": {},
+	"cql/liveschema":         {"cql"},
+	"cql/denorm":             {"bucket", "cql", "cql/derive", "internal/tokenscan"},
+	"migrations":             {"cql", "cql/liveschema", "internal/version"},
+	"profile":                {"cql", "cql/liveschema", "internal/tokenscan", "sizing", "sizing/disk", "workload"},
 
 	// Test harnesses: a real node, the fault ring, the node with authentication.
 	"cassandratest":       {"connect", "internal/version"},
@@ -70,8 +74,8 @@ var layers = map[string][]string{
 	// The CLI and what only it uses.
 	"internal/workloadflag": {"cql", "workload"},
 	"internal/report":       {"cql", "finding", "profile", "sizing", "tombstone", "workload"},
-	"internal/cli": {"codes", "connect", "cql", "cql/check", "cql/denorm", "cql/derive", "cql/lint", "cql/liveschema", "design",
-		"evolve", "finding", "internal/report", "internal/tokenscan", "internal/version", "internal/workloadflag",
+	"internal/cli": {"codes", "connect", "cql", "cql/check", "cql/denorm", "cql/derive", "cql/lint", "cql/liveschema", "cql/nodesettings", "design",
+		"evolve", "finding", "internal/nodecontainer", "internal/report", "internal/tokenscan", "internal/version", "internal/workloadflag",
 		"migrations", "profile", "sizing",
 		"tombstone", "workload"},
 	"cmd/cqlsize": {"internal/cli"},
