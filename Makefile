@@ -2,7 +2,7 @@
 GO ?= go
 NODES ?= 1
 
-.PHONY: build test test-ring test-short accuracy bench-writes bench-backfill cassandra-up cassandra-down cassandra-status cassandra-wipe nodetool fmt vet
+.PHONY: build test test-ring test-short accuracy bench-writes bench-backfill bench-migrate cassandra-up cassandra-down cassandra-status cassandra-wipe nodetool fmt vet
 
 build:
 	$(GO) build -o bin/cqlsize ./cmd/cqlsize
@@ -39,6 +39,14 @@ bench-writes:
 # ARGS="-rounds 3" to alternate the two copies three times.
 bench-backfill:
 	CASSANDRA_HOSTS=$${CASSANDRA_HOSTS:-$$(scripts/cassandra hosts)} $(GO) run ./internal/backfillcheck/cmd/benchbackfill $(ARGS)
+
+# `cqlsize migrate`'s library beside golang-migrate's Cassandra driver and the bare
+# statements, alternated in each round on the same node and history, fresh keyspaces each
+# round: a file of 50 INSERTs and one of 5 schema changes. A module of its own
+# (internal/migratebench/go.mod), so that golang-migrate stays out of the project's go.mod.
+# ARGS="-rounds 3" for fewer rounds, ARGS="-ddl 0" for the INSERTs only.
+bench-migrate:
+	cd internal/migratebench && CASSANDRA_HOSTS=$${CASSANDRA_HOSTS:-$$(../../scripts/cassandra hosts)} $(GO) run . $(ARGS)
 
 cassandra-up:
 	CQLSIZE_NODES=$(NODES) scripts/cassandra up

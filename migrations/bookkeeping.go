@@ -32,16 +32,21 @@ type Record struct {
 	State            RecordState
 	Statements       int // statements in the file
 	Applied          int // statements 1..Applied have run
-	Running          int // statement in flight when the row was last written (0: none)
-	Done             map[int]time.Time
-	StatementSums    map[int]string // checksum of each statement that ran
-	Error            string
-	StartedAt        time.Time
-	FinishedAt       time.Time
-	AppliedBy        string // host
-	PID              int
-	ToolVersion      string
-	RunID            string
+	Running          int // first statement in flight when the row was last written (0: none)
+	// RunningTo is the last statement of the intent that starts at Running: a run records
+	// one intent for a run of consecutive idempotent statements (see progress.go). 0, or
+	// equal to Running, is one statement; records written before intents covered several
+	// statements have no value here and read as 0.
+	RunningTo     int
+	Done          map[int]time.Time
+	StatementSums map[int]string // checksum of each statement that ran
+	Error         string
+	StartedAt     time.Time
+	FinishedAt    time.Time
+	AppliedBy     string // host
+	PID           int
+	ToolVersion   string
+	RunID         string
 }
 
 // Complete reports whether every statement ran (or the file was baselined).
@@ -177,7 +182,7 @@ func (st *store) ensure(ctx context.Context) error {
 		{st.opt.Table, `CREATE TABLE IF NOT EXISTS %s (
 			target text, version bigint,
 			name text, checksum text, previous_checksum text, state text,
-			statements int, applied int, running int,
+			statements int, applied int, running int, running_to int,
 			statement_done map<int, timestamp>, statement_checksum map<int, text>,
 			error text, started_at timestamp, finished_at timestamp,
 			applied_by text, pid int, tool_version text, run_id uuid,
@@ -262,18 +267,35 @@ func (st *store) exists(ctx context.Context) (bool, error) {
 	return tableExists(ctx, st.s, st.opt.BookkeepingKeyspace, st.opt.Table)
 }
 
-// records reads the history of the target keyspace, by version.
+// records reads the history of the target keyspace, by version. A table created by an
+// earlier cqlsize may lack running_to until a run adds it under the lock
+// (ensureFenceColumns); read-only commands read it without that column.
 func (st *store) records(ctx context.Context) (map[int64]*Record, error) {
-	iter := st.q(ctx, `SELECT version, name, checksum, previous_checksum, state, statements, applied, running,
-		statement_done, statement_checksum, error, started_at, finished_at, applied_by, pid, tool_version, run_id
-		FROM `+st.table+` WHERE target = ?`, st.opt.Keyspace).Iter()
+	recs, err := st.readRecords(ctx, true)
+	if err != nil && undefinedColumn(err, "running_to") {
+		recs, err = st.readRecords(ctx, false)
+	}
+	return recs, err
+}
+
+func (st *store) readRecords(ctx context.Context, runningTo bool) (map[int64]*Record, error) {
+	cols := `version, name, checksum, previous_checksum, state, statements, applied, running,
+		statement_done, statement_checksum, error, started_at, finished_at, applied_by, pid, tool_version, run_id`
+	if runningTo {
+		cols += `, running_to`
+	}
+	iter := st.q(ctx, `SELECT `+cols+` FROM `+st.table+` WHERE target = ?`, st.opt.Keyspace).Iter()
 	out := map[int64]*Record{}
 	for {
 		r := &Record{}
 		var state string
 		var runID gocql.UUID
-		if !iter.Scan(&r.Version, &r.Name, &r.Checksum, &r.PreviousChecksum, &state, &r.Statements, &r.Applied, &r.Running,
-			&r.Done, &r.StatementSums, &r.Error, &r.StartedAt, &r.FinishedAt, &r.AppliedBy, &r.PID, &r.ToolVersion, &runID) {
+		dest := []any{&r.Version, &r.Name, &r.Checksum, &r.PreviousChecksum, &state, &r.Statements, &r.Applied, &r.Running,
+			&r.Done, &r.StatementSums, &r.Error, &r.StartedAt, &r.FinishedAt, &r.AppliedBy, &r.PID, &r.ToolVersion, &runID}
+		if runningTo {
+			dest = append(dest, &r.RunningTo)
+		}
+		if !iter.Scan(dest...) {
 			break
 		}
 		r.State = RecordState(state)
@@ -288,53 +310,20 @@ func (st *store) records(ctx context.Context) (map[int64]*Record, error) {
 	return out, nil
 }
 
-// The write functions below are fenced (see fence.go): each is an UPDATE ... IF
-// lock_owner = owner, refused with ErrLockLost once another run has taken the migration over.
-
-// begin writes the row of a migration that starts (or resumes) under run id run.
-func (st *store) begin(ctx context.Context, owner gocql.UUID, m *Migration, run gocql.UUID, resume bool) error {
-	what := fmt.Sprintf("record the start of %s in %s", m.File, st.table)
-	if resume {
-		return st.fenced(ctx, owner, what, `UPDATE `+st.table+` SET state = ?, name = ?, checksum = ?, statements = ?, error = null,
-			applied_by = ?, pid = ?, tool_version = ?, run_id = ? WHERE target = ? AND version = ?`,
-			string(Running), fileBase(m.File), m.Checksum, len(m.Statements), st.opt.Host, st.opt.PID, st.opt.ToolVersion, run,
-			st.opt.Keyspace, m.Version)
+// undefinedColumn reports whether the node refused a query for naming a column the table
+// does not have.
+func undefinedColumn(err error, column string) bool {
+	var req gocql.RequestError
+	if !errors.As(err, &req) || req.Code() != gocql.ErrCodeInvalid {
+		return false
 	}
-	return st.fenced(ctx, owner, what, `UPDATE `+st.table+` SET name = ?, checksum = ?, state = ?, statements = ?, applied = 0, running = 0,
-		started_at = ?, applied_by = ?, pid = ?, tool_version = ?, run_id = ? WHERE target = ? AND version = ?`,
-		fileBase(m.File), m.Checksum, string(Running), len(m.Statements),
-		time.Now(), st.opt.Host, st.opt.PID, st.opt.ToolVersion, run, st.opt.Keyspace, m.Version)
+	msg := strings.ToLower(req.Message())
+	return strings.Contains(msg, "undefined column") && strings.Contains(msg, column)
 }
 
-// starting records the intent to send statement i (1-based): running = i. It is written
-// before the statement is sent, so a successor that finds running = i knows the statement
-// may have been applied (see fence.go).
-func (st *store) starting(ctx context.Context, owner gocql.UUID, m *Migration, i int) error {
-	return st.fenced(ctx, owner, fmt.Sprintf("record statement %d of %s as running", i, m.File),
-		`UPDATE `+st.table+` SET running = ? WHERE target = ? AND version = ?`, i, st.opt.Keyspace, m.Version)
-}
-
-// done records that statement i (1-based) ran.
-func (st *store) done(ctx context.Context, owner gocql.UUID, m *Migration, i int) error {
-	return st.fenced(ctx, owner, fmt.Sprintf("record statement %d of %s as applied (it ran; until it is recorded the next run treats it as in flight)", i, m.File),
-		`UPDATE `+st.table+` SET applied = ?, running = 0, statement_done[?] = ?, statement_checksum[?] = ?
-		WHERE target = ? AND version = ?`,
-		i, i, time.Now(), i, m.Statements[i-1].Checksum, st.opt.Keyspace, m.Version)
-}
-
-func (st *store) finish(ctx context.Context, owner gocql.UUID, m *Migration) error {
-	return st.fenced(ctx, owner, fmt.Sprintf("record %s as applied (every statement ran)", m.File),
-		`UPDATE `+st.table+` SET state = ?, running = 0, finished_at = ? WHERE target = ? AND version = ?`,
-		string(Applied), time.Now(), st.opt.Keyspace, m.Version)
-}
-
-// fail records that the file stopped with cause. running is the statement that may have
-// been applied (a timeout), or 0 when the node refused it, which proves it was not.
-func (st *store) fail(ctx context.Context, owner gocql.UUID, m *Migration, cause error, running int) error {
-	return st.fenced(ctx, owner, fmt.Sprintf("record the failure of %s", m.File),
-		`UPDATE `+st.table+` SET state = ?, error = ?, running = ? WHERE target = ? AND version = ?`,
-		string(Failed), cause.Error(), running, st.opt.Keyspace, m.Version)
-}
+// The write functions below, and those of progress.go, are fenced (see fence.go): each is
+// an UPDATE ... IF lock_owner = owner, refused with ErrLockLost once another run has taken
+// the migration over.
 
 // markInDoubt records that statement i is in doubt: state in_doubt, the reason in
 // in_doubt[i]. running stays i, so every later run stops there too until a person
@@ -351,11 +340,11 @@ func (st *store) markInDoubt(ctx context.Context, owner gocql.UUID, m *Migration
 func (st *store) resolve(ctx context.Context, owner gocql.UUID, m *Migration, i int, applied bool, note string) error {
 	what := fmt.Sprintf("record the decision about statement %d of %s", i, m.File)
 	if applied {
-		return st.fenced(ctx, owner, what, `UPDATE `+st.table+` SET state = ?, error = null, applied = ?, running = 0,
+		return st.fenced(ctx, owner, what, `UPDATE `+st.table+` SET state = ?, error = null, applied = ?, running = 0, running_to = 0,
 			statement_done[?] = ?, statement_checksum[?] = ?, resolved[?] = ? WHERE target = ? AND version = ?`,
 			string(Running), i, i, time.Now(), i, m.Statements[i-1].Checksum, i, note, st.opt.Keyspace, m.Version)
 	}
-	return st.fenced(ctx, owner, what, `UPDATE `+st.table+` SET state = ?, error = null, running = 0, resolved[?] = ?
+	return st.fenced(ctx, owner, what, `UPDATE `+st.table+` SET state = ?, error = null, running = 0, running_to = 0, resolved[?] = ?
 		WHERE target = ? AND version = ?`, string(Running), i, note, st.opt.Keyspace, m.Version)
 }
 
@@ -368,7 +357,7 @@ func (st *store) baseline(ctx context.Context, owner gocql.UUID, m *Migration, r
 		sums[i+1] = s.Checksum
 	}
 	return st.fenced(ctx, owner, fmt.Sprintf("record %s as baseline", m.File),
-		`UPDATE `+st.table+` SET name = ?, checksum = ?, state = ?, statements = ?, applied = ?, running = 0,
+		`UPDATE `+st.table+` SET name = ?, checksum = ?, state = ?, statements = ?, applied = ?, running = 0, running_to = 0,
 		statement_done = ?, statement_checksum = ?, started_at = ?, finished_at = ?, applied_by = ?, pid = ?, tool_version = ?, run_id = ?
 		WHERE target = ? AND version = ?`,
 		fileBase(m.File), m.Checksum, string(Baseline), len(m.Statements), len(m.Statements),

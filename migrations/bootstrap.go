@@ -71,10 +71,9 @@ func (m *Migrator) recordBootstrap(l *lease, recs map[int64]*Record, run gocql.U
 		return false, err
 	}
 	mg := m.migs[0]
-	if err := m.st.begin(l.ctx, l.owner, mg, run, false); err != nil {
-		return false, err
-	}
-	if err := m.st.done(l.ctx, l.owner, mg, 1); err != nil {
+	f := m.st.newFileRecorder(l.owner, mg, run, false, 0)
+	f.ran(1)
+	if err := f.doneNow(l.ctx, 1); err != nil {
 		return false, err
 	}
 	m.bootstrapped = mg.Version

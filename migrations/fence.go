@@ -21,25 +21,28 @@ import (
 //   - The bookkeeping partition of a target keyspace has a static column, lock_owner. A
 //     process that takes the lease writes its owner id there with a lightweight
 //     transaction (takeOver) before it reads the history.
-//   - Every bookkeeping write a holder makes (begin, starting, done, finish, fail,
-//     baseline, accept, resolve) is an UPDATE ... IF lock_owner = <its owner id>. Paxos
+//   - Every bookkeeping write a holder makes (a file's intents, done records, finish and
+//     failure, baseline, accept, resolve) is an UPDATE ... IF lock_owner = <its owner id>. Paxos
 //     orders these writes with the successor's takeOver on the same partition, so once
 //     the successor's takeOver is applied, every later write of the old holder is refused
 //     (its run stops with ErrLockLost), and every earlier one is visible to the successor.
-//   - Before sending statement i, the holder records running = i (starting, fenced). So a
+//   - Before sending statement i, the holder records an intent that covers it (running = i,
+//     or running..running_to for a run of idempotent DML; fenced, see progress.go). So a
 //     statement is only ever sent after an intent that a successor will see; a successor
 //     that finds running = i without done for i knows the statement may have been sent,
-//     and re-runs it only when that is harmless (see rerunPlan), else it stops in doubt.
+//     and re-runs it only when that is harmless (see judgeInFlight), else it stops in doubt.
 //
 // The old holder's statement itself can still arrive after the successor read the history;
 // what the fence guarantees is that such a statement always left an intent behind.
 
-// fenceColumns are the columns fencing added to the bookkeeping table. Tables created by
-// an earlier cqlsize lack them; ensureFenceColumns adds them.
+// fenceColumns are the columns that fencing and intents covering several statements added
+// to the bookkeeping table. Tables created by an earlier cqlsize lack them;
+// ensureFenceColumns adds them.
 var fenceColumns = []struct{ name, def string }{
 	{"lock_owner", "uuid static"},  // the run that holds the lease, as the fence sees it
 	{"resolved", "map<int, text>"}, // statement -> a person's decision (migrate resolve)
 	{"in_doubt", "map<int, text>"}, // statement -> why a successor stopped at it
+	{"running_to", "int"},          // the last statement of the intent that starts at running
 }
 
 // ensureFenceColumns adds the fence columns to a bookkeeping table created by an earlier
@@ -57,22 +60,22 @@ func (st *store) ensureFenceColumns(ctx context.Context) error {
 	if err := iter.Close(); err != nil {
 		return fmt.Errorf("read the columns of %s: %w", st.table, err)
 	}
-	added := false
+	var names []string
 	for _, c := range fenceColumns {
 		if have[c.name] {
 			continue
 		}
+		names = append(names, c.name)
 		err := st.s.Query(`ALTER TABLE ` + st.table + ` ADD ` + c.name + ` ` + c.def).WithContext(ctx).Exec()
 		if err != nil && !columnExists(err) {
 			return fmt.Errorf("add column %s to %s (created by an earlier cqlsize): %w", c.name, st.table, err)
 		}
-		added = true
 	}
-	if !added {
+	if len(names) == 0 {
 		return nil
 	}
 	// The nodes that are up must agree (a down one takes the schema when it comes back).
-	return st.agree(ctx, "ALTER TABLE "+st.table+" ADD lock_owner, resolved, in_doubt")
+	return st.agree(ctx, "ALTER TABLE "+st.table+" ADD "+strings.Join(names, ", "))
 }
 
 func columnExists(err error) bool {
@@ -85,31 +88,21 @@ func columnExists(err error) bool {
 }
 
 // takeOver writes owner into lock_owner with a lightweight transaction, so that from now on
-// the previous holder's fenced writes are refused. It reads the current value at SERIAL and
-// swaps it (IF lock_owner = previous), retrying when the value changed in between: only a
-// stale holder's last writes can interleave, and they do not change lock_owner.
+// the previous holder's fenced writes are refused. Its condition, lock_owner != owner,
+// holds for any previous value, none included (owner is new to this run), so one Paxos
+// round both orders it after every earlier fenced write and sets it. It is refused only
+// when a retry of this very write finds it applied.
 func (st *store) takeOver(ctx context.Context, owner gocql.UUID) error {
-	for attempt := 0; attempt < 10; attempt++ {
-		prev, err := st.fenceOwner(ctx)
-		if err != nil {
-			return err
-		}
-		var applied bool
-		if prev == nil {
-			applied, err = st.q(ctx, `UPDATE `+st.table+` SET lock_owner = ? WHERE target = ? IF lock_owner = null`,
-				owner, st.opt.Keyspace).SerialConsistency(gocql.Serial).MapScanCAS(map[string]any{})
-		} else {
-			applied, err = st.q(ctx, `UPDATE `+st.table+` SET lock_owner = ? WHERE target = ? IF lock_owner = ?`,
-				owner, st.opt.Keyspace, *prev).SerialConsistency(gocql.Serial).MapScanCAS(map[string]any{})
-		}
-		if err != nil {
-			return fmt.Errorf("fence the bookkeeping of %s to this run (lock_owner in %s): %w", st.opt.Keyspace, st.table, err)
-		}
-		if applied {
-			return nil
-		}
+	prev := map[string]any{}
+	applied, err := st.q(ctx, `UPDATE `+st.table+` SET lock_owner = ? WHERE target = ? IF lock_owner != ?`,
+		owner, st.opt.Keyspace, owner).SerialConsistency(gocql.Serial).MapScanCAS(prev)
+	if err != nil {
+		return fmt.Errorf("fence the bookkeeping of %s to this run (lock_owner in %s): %w", st.opt.Keyspace, st.table, err)
 	}
-	return fmt.Errorf("fence the bookkeeping of %s to this run: lock_owner in %s kept changing: %w", st.opt.Keyspace, st.table, ErrLockLost)
+	if u, ok := prev["lock_owner"].(gocql.UUID); !applied && (!ok || u != owner) {
+		return fmt.Errorf("fence the bookkeeping of %s to this run: lock_owner in %s was not set: %w", st.opt.Keyspace, st.table, ErrLockLost)
+	}
+	return nil
 }
 
 // fenceOwner reads lock_owner at SERIAL; nil when none was ever written.

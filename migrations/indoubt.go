@@ -428,7 +428,8 @@ func (m *Migrator) readLive(ctx context.Context, stmt cql.Statement) (*cql.Schem
 // retry that would only stop at the same statement. It returns nil when the statement may be
 // sent again or counted done (the next run judges it as a successor does), or when the live
 // schema cannot be read to judge it.
-func (m *Migrator) inDoubtAfter(l *lease, mg *Migration, i int, cause error) error {
+func (m *Migrator) inDoubtAfter(l *lease, f *fileRecorder, i int, cause error) error {
+	mg := f.mg
 	if i-1 >= len(mg.Parsed) || mg.Parsed[i-1] == nil {
 		return nil
 	}
@@ -447,7 +448,7 @@ func (m *Migrator) inDoubtAfter(l *lease, mg *Migration, i int, cause error) err
 	e := &InDoubtError{File: mg.File, Version: mg.Version, Statement: i, Total: len(mg.Statements), Pos: stmt.Pos,
 		Kind: statementKind(stmt.Text), Reason: reason, Check: check,
 		By: fmt.Sprintf("%s pid %d", m.opt.Host, m.opt.PID), Cause: cause}
-	if err := m.st.fail(ctx, l.owner, mg, cause, i); err != nil {
+	if err := f.fail(ctx, cause, i); err != nil {
 		return fmt.Errorf("%w (and recording it failed: %v)", e, err)
 	}
 	if err := m.st.markInDoubt(ctx, l.owner, mg, i, e.Error()); err != nil {

@@ -64,7 +64,7 @@ func TestFenceRefusesThePreviousHolder(t *testing.T) {
 	if err := a.takeOver(ctx, ownerA); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.begin(ctx, ownerA, mg, gocql.TimeUUID(), false); err != nil {
+	if err := a.newFileRecorder(ownerA, mg, gocql.TimeUUID(), false, 0).intent(ctx, 1, 1); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.starting(ctx, ownerA, mg, 1); err != nil {

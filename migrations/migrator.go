@@ -259,7 +259,7 @@ func (m *Migrator) plan(recs map[int64]*Record, to int64) ([]Step, error) {
 			from = r.Applied + 1
 		}
 		for i := from; i <= len(mg.Statements); i++ {
-			steps = append(steps, Step{Migration: mg, Index: i, Statement: mg.Statements[i-1], Resume: r != nil, InFlight: r != nil && r.Running == i})
+			steps = append(steps, Step{Migration: mg, Index: i, Statement: mg.Statements[i-1], Resume: r != nil, InFlight: m.inFlight(mg, r, i)})
 		}
 		if from > len(mg.Statements) {
 			// Every statement ran but the run died before marking the file applied.
@@ -267,6 +267,17 @@ func (m *Migrator) plan(recs map[int64]*Record, to int64) ([]Step, error) {
 		}
 	}
 	return steps, nil
+}
+
+// inFlight reports whether r records statement i of mg as possibly sent: the statement its
+// intent starts at, or one of the idempotent statements an intent covering several names.
+// A statement in that range that is no longer idempotent changed after it was sent: its
+// text as it is now was never sent.
+func (m *Migrator) inFlight(mg *Migration, r *Record, i int) bool {
+	if r == nil || r.Running <= 0 {
+		return false
+	}
+	return i == r.Running || (i > r.Running && i <= r.inFlightEnd() && groupable(mg, i, m.opt.Keyspace))
 }
 
 // Plan returns the statements Up(to) would run, in order, reading the bookkeeping table
@@ -334,9 +345,10 @@ func (m *Migrator) Up(ctx context.Context) (*Result, error) { return m.UpTo(ctx,
 //  2. it reads the bookkeeping; a changed file stops the run; nothing pending returns at
 //     once, without taking the lock (the common case at every deploy);
 //  3. it takes the lease, waiting for another holder, and reads the bookkeeping again;
-//  4. it applies each statement, recording it before and after, and waits for schema
-//     agreement after each DDL statement; a failure is a *PartialError and the next run
-//     continues where this one stopped.
+//  4. it applies each statement after an intent that covers it, recording what ran with
+//     the next write (progress.go), and waits for schema agreement after each DDL
+//     statement; a failure is a *PartialError and the next run continues where this one
+//     stopped.
 func (m *Migrator) UpTo(ctx context.Context, to int64) (*Result, error) {
 	if err := m.checkVersion(to); err != nil {
 		return nil, err
@@ -442,6 +454,8 @@ func resumeNote(mg *Migration, r *Record) string {
 		fmt.Fprintf(&b, "; statement %d failed: %s", r.Applied+1, r.Error)
 	case r.State == InDoubt && r.Running > 0 && r.Running <= len(mg.Statements):
 		fmt.Fprintf(&b, " and stopped at statement %d (%s), which is in doubt", r.Running, mg.Statements[r.Running-1].Pos)
+	case r.inFlightEnd() > r.Running && r.inFlightEnd() <= len(mg.Statements):
+		fmt.Fprintf(&b, " and stopped during statements %d-%d (%s), which may have been applied: they are idempotent and sent again", r.Running, r.inFlightEnd(), mg.Statements[r.Running-1].Pos)
 	case r.Running > 0 && r.Running <= len(mg.Statements):
 		fmt.Fprintf(&b, " and stopped during statement %d (%s), which may have been applied: it is judged before anything is sent", r.Running, mg.Statements[r.Running-1].Pos)
 	default:
@@ -471,9 +485,7 @@ func (m *Migrator) applyOne(l *lease, mg *Migration, r *Record, run gocql.UUID) 
 			return nil, err
 		}
 	}
-	if err := m.st.begin(ctx, l.owner, mg, run, resume); err != nil {
-		return nil, err
-	}
+	f := m.st.newFileRecorder(l.owner, mg, run, resume, from-1)
 	start := time.Now()
 	ev := Event{Kind: MigrationStart, Migration: mg, From: from, Total: len(mg.Statements)}
 	if resume {
@@ -484,88 +496,112 @@ func (m *Migrator) applyOne(l *lease, mg *Migration, r *Record, run gocql.UUID) 
 		}
 	}
 	m.emit(ev)
-	for i := from; i <= len(mg.Statements); i++ {
+	next := from
+	if skip {
+		// recoverInFlight recorded it as done.
+		f.applied, f.recorded = from, from
+		m.emit(Event{Kind: StatementDone, Migration: mg, Statement: from, Total: len(mg.Statements)})
+		next++
+	}
+	for a := next; a <= len(mg.Statements); {
+		b := groupEnd(mg, a, m.opt.Keyspace)
+		if err := m.applyGroup(l, f, a, b, inFlight && a == from); err != nil {
+			return nil, err
+		}
+		a = b + 1
+	}
+	if err := l.check(); err != nil {
+		return nil, err
+	}
+	if err := f.finish(ctx); err != nil {
+		return nil, err
+	}
+	d := time.Since(start)
+	m.emit(Event{Kind: MigrationDone, Migration: mg, Total: len(mg.Statements), Duration: d})
+	return &AppliedMigration{Migration: mg, From: from, Duration: d}, nil
+}
+
+// applyGroup records the intent of statements a..b (with what ran before them), then sends
+// them one by one. inFlight: statement a is the one the last run was sending.
+func (m *Migrator) applyGroup(l *lease, f *fileRecorder, a, b int, inFlight bool) error {
+	ctx, mg := l.ctx, f.mg
+	if err := l.check(); err != nil {
+		return m.stop(f, a, 0, err)
+	}
+	// The intent, fenced on the lock owner: from here on a successor sees that these
+	// statements may have been sent.
+	if err := f.intent(ctx, a, b); err != nil {
+		return m.stop(f, a, 0, err)
+	}
+	for i := a; i <= b; i++ {
 		stmt := mg.Statements[i-1]
-		// stop records why the file stopped (fenced: a run that lost the lock records
-		// nothing). running is the statement that may have been applied, 0 when none.
-		stop := func(applied, running int, err error) error {
-			fctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			if !errors.Is(err, ErrLockLost) {
-				_ = m.st.fail(fctx, l.owner, mg, err, running) // best effort: the error returned says it all
-			}
-			return &PartialError{File: mg.File, Version: mg.Version, Statement: i, Total: len(mg.Statements), Pos: stmt.Pos, Applied: applied, Err: err}
-		}
-		inFlight := inFlight && i == from
-		if inFlight && skip {
-			m.emit(Event{Kind: StatementDone, Migration: mg, Statement: i, Total: len(mg.Statements)})
-			continue
-		}
-		if err := l.check(); err != nil {
-			return nil, stop(i-1, 0, err)
-		}
-		// The intent, fenced on the lock owner: from here on a successor sees that this
-		// statement may have been sent.
-		if err := m.st.starting(ctx, l.owner, mg, i); err != nil {
-			return nil, stop(i-1, 0, err)
-		}
 		// Immediately before sending: a lease that may have expired sends nothing.
 		if err := l.check(); err != nil {
-			return nil, stop(i-1, i, err)
+			return m.stop(f, i, i, err)
 		}
 		text, err := m.statementText(mg, i)
 		if err != nil {
-			return nil, stop(i-1, 0, err)
+			return m.stop(f, i, 0, err)
 		}
 		t0 := time.Now()
 		err = m.s.Query(text).WithContext(ctx).Idempotent(false).Exec()
 		if m.lostAnswer != nil {
 			err = m.lostAnswer(i, err)
 		}
-		if err != nil && inFlight && alreadyApplied(stmt, err) {
+		if err != nil && inFlight && i == a && alreadyApplied(stmt, err) {
 			m.emit(Event{Kind: Recovered, Migration: mg, Statement: i, Total: len(mg.Statements),
 				Message: fmt.Sprintf("statement %d (%s) was in flight when the last run stopped and had been applied (%v); counted as done", i, stmt.Pos, err)})
 			err = nil
 		}
 		if err != nil {
-			running := i
-			if refusedStatement(err) {
-				running = 0 // the node refused it: it was not applied
-			}
-			if lerr := l.lost(); lerr != nil {
-				err = fmt.Errorf("%w (the statement may have been applied)", lerr)
-			} else if running == i {
-				if e := m.inDoubtAfter(l, mg, i, err); e != nil {
-					return nil, e
-				}
-			}
-			return nil, stop(i-1, running, fmt.Errorf("%s: %w", statementKind(stmt.Text), err))
+			return m.sendFailed(l, f, i, err)
 		}
+		f.ran(i)
 		var agreeErr error
 		if stmt.Schema {
 			agreeErr = m.st.agree(ctx, stmt.Pos.String())
 		}
-		if err := m.st.done(ctx, l.owner, mg, i); err != nil {
-			if errors.Is(err, ErrLockLost) {
-				err = fmt.Errorf("%w; statement %d (%s) ran but is recorded only as being sent: the run that took over re-sends it if it is idempotent and otherwise stops in doubt (Migrator.Status; Migrator.Resolve(%d, %d, true))",
-					err, i, stmt.Pos, mg.Version, i)
+		if recordAtOnce(mg, i, m.opt.Keyspace) {
+			if err := f.doneNow(ctx, i); err != nil {
+				return m.stop(f, i, 0, err) // it ran: the failure record counts it
 			}
-			return nil, stop(i-1, i, err)
 		}
 		if agreeErr != nil {
-			return nil, stop(i, 0, agreeErr)
+			return m.stop(f, i, 0, agreeErr)
 		}
 		m.emit(Event{Kind: StatementDone, Migration: mg, Statement: i, Total: len(mg.Statements), Duration: time.Since(t0)})
 	}
-	if err := l.check(); err != nil {
-		return nil, err
+	return nil
+}
+
+// sendFailed handles the error of sending statement i.
+func (m *Migrator) sendFailed(l *lease, f *fileRecorder, i int, err error) error {
+	stmt := f.mg.Statements[i-1]
+	running := i
+	if refusedStatement(err) {
+		running = 0 // the node refused it: it was not applied
 	}
-	if err := m.st.finish(ctx, l.owner, mg); err != nil {
-		return nil, err
+	if lerr := l.lost(); lerr != nil {
+		err = fmt.Errorf("%w (the statement may have been applied)", lerr)
+	} else if running == i {
+		if e := m.inDoubtAfter(l, f, i, err); e != nil {
+			return e
+		}
 	}
-	d := time.Since(start)
-	m.emit(Event{Kind: MigrationDone, Migration: mg, Total: len(mg.Statements), Duration: d})
-	return &AppliedMigration{Migration: mg, From: from, Duration: d}, nil
+	return m.stop(f, i, running, fmt.Errorf("%s: %w", statementKind(stmt.Text), err))
+}
+
+// stop records why the file stopped at statement i (fenced: a run that lost the lock
+// records nothing), with what ran before. running is the statement that may have been
+// applied, 0 when none.
+func (m *Migrator) stop(f *fileRecorder, i, running int, err error) error {
+	fctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if !errors.Is(err, ErrLockLost) {
+		_ = f.fail(fctx, err, running) // best effort: the error returned says it all
+	}
+	mg := f.mg
+	return &PartialError{File: mg.File, Version: mg.Version, Statement: i, Total: len(mg.Statements), Pos: mg.Statements[i-1].Pos, Applied: f.applied, Err: err}
 }
 
 // recoverInFlight decides about statement i, which a previous run recorded as being sent

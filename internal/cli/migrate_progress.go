@@ -14,7 +14,8 @@ import (
 
 // envPauseAfter is a test-only hook, deliberately absent from --help:
 // CQLSIZE_TEST_PAUSE_AFTER=VERSION:STATEMENT makes `migrate up` stop after that statement
-// of that file has run and been recorded, print "paused after ..." on stderr and wait to be
+// of that file has run (its done record, unless it is written at once, rides on the next
+// bookkeeping write, which is not made), print "paused after ..." on stderr and wait to be
 // killed (or interrupted). The process tests use it to SIGKILL a run at an exact point of a
 // file and check the next run finishes the job without applying anything twice.
 const envPauseAfter = "CQLSIZE_TEST_PAUSE_AFTER"
