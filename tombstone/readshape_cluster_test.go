@@ -54,7 +54,11 @@ func ints(from, to, step int, f func(i int) []any) [][]any {
 	return out
 }
 
-func shapeGroups() []shapeGroup {
+func shapeGroups() []shapeGroup { return append(rowGroups(), timeAndCellGroups()...) }
+
+// rowGroups are the shapes on int-clustered rows: queues, range, scattered, tail and cell
+// deletes, and nulls.
+func rowGroups() []shapeGroup {
 	insertRows := func(p, n int) func(t *testing.T, w *writer) {
 		return func(t *testing.T, w *writer) {
 			w.all(t, fmt.Sprintf("INSERT INTO %%s (p, c, v, w) VALUES (%d, ?, 'x', 'y')", p), ints(0, n, 1, func(i int) []any { return []any{i} }))
@@ -66,7 +70,6 @@ func shapeGroups() []shapeGroup {
 	row := func(n float64, at tombstone.Placement) []tombstone.Delete {
 		return []tombstone.Delete{{Kind: tombstone.RowDelete, PerDay: n, At: at}}
 	}
-	ms := func(i int) time.Time { return time.UnixMilli(int64(i) * 1000) }
 	return []shapeGroup{
 		{
 			// A queue consumed from its head: 120 of 200 rows deleted.
@@ -156,6 +159,13 @@ func shapeGroups() []shapeGroup {
 				{cql: "SELECT * FROM %s WHERE p = 6 AND c = 3"},
 			},
 		},
+	}
+}
+
+// timeAndCellGroups are the shapes by write time, TTL, collections and one-row partitions.
+func timeAndCellGroups() []shapeGroup {
+	ms := func(i int) time.Time { return time.UnixMilli(int64(i) * 1000) }
+	return []shapeGroup{
 		{
 			// A newest-first series whose oldest 80 rows were deleted one by one.
 			table: "series", rows: 200,
@@ -163,7 +173,7 @@ func shapeGroups() []shapeGroup {
 				w.all(t, "INSERT INTO %s (p, ts, v) VALUES (1, ?, 'x')", ints(0, 200, 1, func(i int) []any { return []any{ms(i)} }))
 				w.all(t, "DELETE FROM %s WHERE p = 1 AND ts = ?", ints(0, 80, 1, func(i int) []any { return []any{ms(i)} }))
 			},
-			deletes: row(80, tombstone.Oldest),
+			deletes: []tombstone.Delete{{Kind: tombstone.RowDelete, PerDay: 80, At: tombstone.Oldest}},
 			shapes: []readShape{
 				{cql: "SELECT * FROM %s WHERE p = 1 LIMIT 20"},
 				{cql: "SELECT * FROM %s WHERE p = 1 ORDER BY ts ASC LIMIT 20"},
