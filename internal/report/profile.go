@@ -147,25 +147,11 @@ func WriteProfileText(w io.Writer, r *profile.Result) error {
 	}
 	for _, t := range r.Tables {
 		fmt.Fprintf(&b, "\n%s.%s\n", t.Keyspace, t.Name)
-		rows := [][]string{
-			{"partitions", fmt.Sprintf("%s (%s)", Count(Num(math.Round(t.Partitions))), t.PartitionsSource)},
-			{"read", fmt.Sprintf("%s partitions, %s rows, %.3g%% of the ring, in %s", Count(Num(t.PartitionsSeen)), Count(Num(t.RowsSeen)), 100*t.RingFraction, Duration(Num(t.Elapsed)))},
-			{"rows a partition", fmt.Sprintf("p50 %s, p99 %s, max %s, mean %.4g", Count(Num(t.RowsPerPartition.P50)), Count(Num(t.RowsPerPartition.P99)), Count(Num(t.RowsPerPartition.Max)), t.RowsPerPartition.Mean)},
-			{"value bytes a partition", fmt.Sprintf("p50 %s, p99 %s, max %s", Bytes(Num(t.PartitionBytes.P50)), Bytes(Num(t.PartitionBytes.P99)), Bytes(Num(t.PartitionBytes.Max)))},
-			{"skew", skewText(t.Skew)},
-			{"write rate", writeRateText(t)},
-			{"TTL", ttlText(t)},
-			{"tombstones seen", fmt.Sprintf("%d warning response(s), most in one %d", t.Tombstones.WarnResponses, t.Tombstones.Max)},
-			{"disk", diskText(t.Disk)},
-		}
-		if t.Partial {
-			rows = append(rows, []string{"PARTIAL", t.Problem})
-		}
-		writeColumns(&b, indentRows(rows))
+		writeColumns(&b, indentRows(profileFigures(t)))
 		fmt.Fprintln(&b, "  columns:")
 		var cols [][]string
 		for _, c := range t.Columns {
-			cols = append(cols, []string{"    " + c.Name, c.Type, columnSize(c), fmt.Sprintf("null %.3g", c.NullFraction)})
+			cols = append(cols, append([]string{"    " + c.Name}, columnCells(c)[1:]...))
 		}
 		writeColumns(&b, cols)
 		fmt.Fprintf(&b, "  growth (Data.db bytes and stored values, as estimate sizes them): %s\n", t.Growth.Note)
@@ -175,6 +161,49 @@ func WriteProfileText(w io.Writer, r *profile.Result) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// profileFigures are a table's figures, one row each, as the text and HTML pages show them.
+func profileFigures(t *profile.Table) [][]string {
+	rows := [][]string{
+		{"partitions", fmt.Sprintf("%s (%s)", Count(Num(math.Round(t.Partitions))), t.PartitionsSource)},
+		{"read", fmt.Sprintf("%s partitions, %s rows, %.3g%% of the ring, in %s", Count(Num(t.PartitionsSeen)), Count(Num(t.RowsSeen)), 100*t.RingFraction, Duration(Num(t.Elapsed)))},
+		{"rows a partition", fmt.Sprintf("p50 %s, p99 %s, max %s, mean %.4g", Count(Num(t.RowsPerPartition.P50)), Count(Num(t.RowsPerPartition.P99)), Count(Num(t.RowsPerPartition.Max)), t.RowsPerPartition.Mean)},
+		{"value bytes a partition", fmt.Sprintf("p50 %s, p99 %s, max %s", Bytes(Num(t.PartitionBytes.P50)), Bytes(Num(t.PartitionBytes.P99)), Bytes(Num(t.PartitionBytes.Max)))},
+	}
+	if k := t.Keys; k != nil {
+		rows = append(rows, []string{"keys", fmt.Sprintf("%s seen (the key without %s), %s partitions a bucket over %d buckets; busiest key's partition %s rows (%s)",
+			Count(Num(k.Seen)), k.Column, Count(Num(k.PerBucket)), t.BucketsSeen, Count(Num(math.Round(k.Head))), k.HeadSource)})
+	}
+	rows = append(rows,
+		[]string{"skew", skewText(t.Skew)},
+		[]string{"write rate", writeRateText(t)},
+		[]string{"TTL", ttlText(t)},
+		[]string{"tombstones seen", tombstonesText(t.Tombstones)},
+		[]string{"disk", diskText(t.Disk)},
+	)
+	if t.Partial {
+		rows = append(rows, []string{"PARTIAL", t.Problem})
+	}
+	return rows
+}
+
+// tombstonesText is what reading the sample met: the warnings the node attached and the
+// tombstone cells the traced reads scanned.
+func tombstonesText(ts profile.Tombstones) string {
+	s := fmt.Sprintf("%d warning response(s), most in one %d", ts.WarnResponses, ts.Max)
+	switch {
+	case ts.TracedReads > 0:
+		s += fmt.Sprintf("; %d traced read(s) scanned %s tombstone cells, most in one %s", ts.TracedReads, Count(Num(ts.TracedTombstones)), Count(Num(ts.TracedMax)))
+	case ts.TraceProblem != "":
+		s += "; not traced: " + ts.TraceProblem
+	}
+	return s
+}
+
+// columnCells are a column's name, type, kind, sizes and nulls, as the pages show them.
+func columnCells(c *profile.Column) []string {
+	return []string{c.Name, c.Type, strings.ReplaceAll(c.Kind, "_", " "), columnSize(c), fmt.Sprintf("null %.3g", c.NullFraction)}
 }
 
 func indentRows(rows [][]string) [][]string {
@@ -265,38 +294,45 @@ func growthCell(t *profile.Table, which string) string {
 	return ""
 }
 
-// WriteProfileHTML writes one self-contained page: per table its figures and a chart of the
-// typical, p99 and largest partitions growing at the measured rate against 100 MB.
+// WriteProfileHTML writes one self-contained page with what the text output shows: the notes,
+// per table its figures, its columns, its growth and a page-wide chart of the typical, p99
+// and largest partitions growing at the measured rate against 100 MB.
 func WriteProfileHTML(w io.Writer, r *profile.Result) error {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "<!doctype html><html><head><meta charset=\"utf-8\"><title>%s</title><style>%s</style></head><body>",
-		html.EscapeString("cqlsize profile "+r.Keyspace), profileCSS)
-	fmt.Fprintf(&b, "<h1>%s</h1>", html.EscapeString(profileHeadline(r)))
-	if r.Partial {
-		b.WriteString("<p class=\"partial\"><b>Partial profile.</b> Not covered:</p><ul>")
+	esc := html.EscapeString
+	fmt.Fprintf(&b, "<!doctype html><html><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>%s</title><style>%s</style></head><body>",
+		esc("cqlsize profile "+r.Keyspace), profileCSS)
+	fmt.Fprintf(&b, "<h1>%s</h1>", esc(profileHeadline(r)))
+	if len(r.Problems) > 0 {
+		if r.Partial {
+			b.WriteString("<p class=\"partial\"><b>Partial profile.</b> Not covered:</p><ul class=\"notes\">")
+		} else {
+			b.WriteString("<p><b>Notes</b></p><ul class=\"notes\">")
+		}
 		for _, p := range r.Problems {
-			fmt.Fprintf(&b, "<li>%s</li>", html.EscapeString(p))
+			fmt.Fprintf(&b, "<li>%s</li>", esc(p))
 		}
 		b.WriteString("</ul>")
 	}
 	for _, t := range r.Tables {
-		fmt.Fprintf(&b, "<section><h2>%s</h2><table>", html.EscapeString(t.Keyspace+"."+t.Name))
-		for _, kv := range [][2]string{
-			{"partitions", fmt.Sprintf("%s (%s)", Count(Num(math.Round(t.Partitions))), t.PartitionsSource)},
-			{"rows a partition", fmt.Sprintf("p50 %s, p99 %s, max %s", Count(Num(t.RowsPerPartition.P50)), Count(Num(t.RowsPerPartition.P99)), Count(Num(t.RowsPerPartition.Max)))},
-			{"skew", skewText(t.Skew)},
-			{"write rate", writeRateText(t)},
-			{"TTL", ttlText(t)},
-			{"disk", diskText(t.Disk)},
-			{"growth", t.Growth.Note},
-		} {
-			fmt.Fprintf(&b, "<tr><th>%s</th><td>%s</td></tr>", html.EscapeString(kv[0]), html.EscapeString(kv[1]))
+		fmt.Fprintf(&b, "<section><h2>%s</h2><table class=\"kv\">", esc(t.Keyspace+"."+t.Name))
+		for _, kv := range profileFigures(t) {
+			fmt.Fprintf(&b, "<tr><th>%s</th><td>%s</td></tr>", esc(kv[0]), esc(kv[1]))
 		}
+		b.WriteString("</table><h3>Columns</h3><table class=\"cols\"><tr><th>column</th><th>type</th><th>kind</th><th>sizes</th><th>nulls</th></tr>")
+		for _, c := range t.Columns {
+			b.WriteString("<tr>")
+			for _, cell := range columnCells(c) {
+				fmt.Fprintf(&b, "<td>%s</td>", esc(cell))
+			}
+			b.WriteString("</tr>")
+		}
+		fmt.Fprintf(&b, "</table><h3>Growth</h3><p class=\"note\">%s</p><table class=\"kv\">", esc("Data.db bytes and stored values, as estimate sizes them: "+t.Growth.Note))
 		for _, p := range t.Growth.Partitions {
-			fmt.Fprintf(&b, "<tr><th>%s</th><td>%s</td></tr>", html.EscapeString(p.Which), html.EscapeString(Count(Num(p.Rows))+" rows, "+Bytes(Num(p.Bytes))+": "+growthLine(p)))
+			fmt.Fprintf(&b, "<tr><th>%s</th><td>%s</td></tr>", esc(p.Which), esc(Count(Num(p.Rows))+" rows, "+Bytes(Num(p.Bytes))+": "+growthLine(p)))
 		}
 		b.WriteString("</table>")
-		b.WriteString(profileChart(t))
+		fmt.Fprintf(&b, "<div class=\"chart\">%s</div>", profileChart(t))
 		b.WriteString("</section>")
 	}
 	b.WriteString("</body></html>\n")
@@ -304,7 +340,16 @@ func WriteProfileHTML(w io.Writer, r *profile.Result) error {
 	return err
 }
 
-const profileCSS = `body{font:14px system-ui,sans-serif;margin:2em;color:#111}table{border-collapse:collapse;margin:.5em 0}th,td{text-align:left;padding:2px 10px;border-bottom:1px solid #e5e7eb}th{font-weight:600}.partial{color:#b91c1c}.ct{font-weight:600}.yl{text-anchor:end;font-size:11px;fill:#6b7280}.xl{text-anchor:middle;font-size:11px;fill:#6b7280}.xt{text-anchor:middle;font-size:12px}.ll{text-anchor:end;font-size:11px;fill:#dc2626}.lg{font-size:11px}`
+const profileCSS = `body{font:14px system-ui,sans-serif;margin:2em;color:#111;max-width:1200px}h2{margin:1.5em 0 .3em}h3{font-size:15px;margin:1em 0 .3em}` +
+	`table{border-collapse:collapse;margin:.5em 0;width:100%}th,td{text-align:left;padding:3px 10px;border-bottom:1px solid #e5e7eb;vertical-align:top}` +
+	`th{font-weight:600;white-space:nowrap}.kv th{width:12em}.partial{color:#b91c1c}.note{color:#374151}.notes li{margin:.2em 0}` +
+	`.chart svg{width:100%;height:auto;display:block}svg text{font-family:inherit;fill:#374151}svg .ct{font-size:13px;font-weight:600;fill:#111827}` +
+	`.yl{text-anchor:end;font-size:11px}.xl{text-anchor:middle;font-size:11px}.xt{text-anchor:middle;font-size:11px;fill:#6b7280}` +
+	`.ll{text-anchor:end;font-size:11px;fill:#dc2626;font-weight:600}.lg{font-size:11px}`
+
+// profileChartW is the profile chart's width in user units: the page draws it full width, so
+// its text stays the size of the page's.
+const profileChartW = 1100
 
 // profileChart draws the three partitions' Data.db bytes (estimate's model) from now to the horizon: the end of
 // the bucket, or the latest crossing of 100 MB (at least a day, at most ten years).
@@ -332,6 +377,6 @@ func profileChart(t *profile.Table) string {
 		}
 		ss = append(ss, s)
 	}
-	return lineChart("Data.db bytes a partition from now, at the measured write rate", ss, horizon, profile.LimitBytes, "100 MB",
+	return lineChartW(profileChartW, "Data.db bytes a partition from now, at the measured write rate", ss, horizon, profile.LimitBytes, "100 MB",
 		func(v float64) string { return Bytes(Num(v)) })
 }

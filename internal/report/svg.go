@@ -62,8 +62,15 @@ func (s logScale) y(v float64) float64 {
 	return (math.Log10(v) - math.Log10(s.lo)) / (math.Log10(s.hi) - math.Log10(s.lo))
 }
 
-// lineChart draws series over x in [0, xMax] on a log y axis, with a horizontal limit line.
+// lineChart draws series over x in [0, xMax] on a log y axis, with a horizontal limit line; the
+// x axis is ticked at round durations (tickStep).
 func lineChart(title string, ss []series, xMax float64, limit float64, limitLabel string, yFmt func(float64) string) string {
+	return lineChartW(chartW, title, ss, xMax, limit, limitLabel, yFmt)
+}
+
+// lineChartW is lineChart w user units wide (a page-wide chart draws wider rather than
+// scaling its text up).
+func lineChartW(w int, title string, ss []series, xMax float64, limit float64, limitLabel string, yFmt func(float64) string) string {
 	var all []float64
 	for _, s := range ss {
 		all = append(all, s.ys...)
@@ -75,7 +82,7 @@ func lineChart(title string, ss []series, xMax float64, limit float64, limitLabe
 	if limit > 0 && sc.lo > limit/10 {
 		sc.lo = math.Pow(10, math.Floor(math.Log10(limit/10))) // keep the limit off the bottom edge
 	}
-	pw, ph := float64(chartW-padLeft-padRight), float64(chartH-padTop-padBottom)
+	pw, ph := float64(w-padLeft-padRight), float64(chartH-padTop-padBottom)
 	px := func(x float64) float64 {
 		if xMax <= 0 {
 			return padLeft
@@ -86,19 +93,20 @@ func lineChart(title string, ss []series, xMax float64, limit float64, limitLabe
 
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s">`,
-		chartW, chartH, chartW, chartH, html.EscapeString(title))
+		w, chartH, w, chartH, html.EscapeString(title))
 	fmt.Fprintf(&b, `<text x="%d" y="20" class="ct">%s</text>`, padLeft, html.EscapeString(title))
 	// Decade grid lines and labels.
 	for d := sc.lo; d <= sc.hi*1.0001; d *= 10 {
 		y := py(d)
-		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s"/>`, padLeft, y, chartW-padRight, y, colorGrid)
+		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s"/>`, padLeft, y, w-padRight, y, colorGrid)
 		fmt.Fprintf(&b, `<text x="%d" y="%.1f" class="yl">%s</text>`, padLeft-6, y+4, html.EscapeString(yFmt(d)))
 	}
-	// X axis: five ticks across the life.
+	// X axis: ticks at a round step (12h, 1d, 7d, ...), not at fifths of the span.
 	base := float64(chartH - padBottom)
-	fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s"/>`, padLeft, base, chartW-padRight, base, colorAxis)
-	for i := 0; i <= 4; i++ {
-		x := xMax * float64(i) / 4
+	fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s"/>`, padLeft, base, w-padRight, base, colorAxis)
+	step := tickStep(xMax, 6)
+	for i := 0; float64(i)*step <= xMax*(1+1e-9); i++ {
+		x := float64(i) * step
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="xl">%s</text>`, px(x), base+16, html.EscapeString(Duration(Num(x))))
 	}
 	fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="xt">partition age</text>`, padLeft+pw/2, chartH-6)
@@ -106,8 +114,8 @@ func lineChart(title string, ss []series, xMax float64, limit float64, limitLabe
 	if limit > 0 {
 		y := py(limit)
 		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s" stroke-width="1.5" stroke-dasharray="6 4"/>`,
-			padLeft, y, chartW-padRight, y, colorLimit)
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" class="ll">%s</text>`, chartW-padRight-4, y-5, html.EscapeString(limitLabel))
+			padLeft, y, w-padRight, y, colorLimit)
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" class="ll">%s</text>`, w-padRight-4, y-5, html.EscapeString(limitLabel))
 	}
 	// The series.
 	for _, s := range ss {
@@ -128,7 +136,7 @@ func lineChart(title string, ss []series, xMax float64, limit float64, limitLabe
 			px(s.xs[last]), py(s.ys[last]), s.color, html.EscapeString(s.name), html.EscapeString(yFmt(s.ys[last])))
 	}
 	// Legend, right-aligned on the title line.
-	lx := chartW - padRight
+	lx := w - padRight
 	for i := len(ss) - 1; i >= 0; i-- {
 		s := ss[i]
 		lx -= 18 + 6*len(s.name)
@@ -225,4 +233,19 @@ func tombstoneGauge(perRead, largest, peak float64, warn, fail int) string {
 	}
 	b.WriteString(`</svg>`)
 	return b.String()
+}
+
+// tickSteps are the round durations an axis is ticked at, in seconds: a minute up to a decade.
+var tickSteps = []float64{1, 5, 10, 30, 60, 300, 600, 1800, 3600, 2 * 3600, 6 * 3600, 12 * 3600,
+	86400, 2 * 86400, 7 * 86400, 14 * 86400, 30 * 86400, 91 * 86400, 182 * 86400,
+	365.2425 * 86400, 2 * 365.2425 * 86400, 5 * 365.2425 * 86400, 10 * 365.2425 * 86400}
+
+// tickStep is the smallest round step that puts at most most+1 ticks on [0, xMax] seconds.
+func tickStep(xMax float64, most int) float64 {
+	for _, s := range tickSteps {
+		if xMax/s <= float64(most) {
+			return s
+		}
+	}
+	return math.Max(1, xMax/float64(most))
 }
