@@ -136,6 +136,7 @@ func TestValidateAgainstSchema(t *testing.T) {
   inbox:
     rows: 1
     deletes: [{kind: element, column: body, per_day: 1}]
+    element_writes: [body]
 `
 	w, err := Parse("w.yaml", []byte(src))
 	if err != nil {
@@ -154,6 +155,7 @@ func TestValidateAgainstSchema(t *testing.T) {
 		"w.yaml:11:18: table posts_by_id: overwrites.user_id: user_id is uuid",
 		"w.yaml:12:21: table posts_by_id: deletes[0]: app.posts_by_id has no clustering columns",
 		"table inbox: deletes[0]: body is text; element deletes apply to non-frozen collections",
+		"w.yaml:16:22: table inbox: element_writes.body: body is text; only a non-frozen collection or UDT is written element by element",
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("errors:\n%v\nwant one containing %q", err, want)

@@ -24,11 +24,9 @@ func chromium() string {
 	return ""
 }
 
-// TestHTMLRendersInChromium opens the HTML report in headless Chromium and checks the
-// screenshot the way a person glancing at it would: the page is not blank, and the charts'
-// colours are there (the blue typical-partition line, the red limit lines, the failure
-// badges). It skips where Chromium is missing, except in CI (apt-get install chromium).
-func TestHTMLRendersInChromium(t *testing.T) {
+// needChromium returns the browser, or skips the test where there is none, except in CI.
+func needChromium(t *testing.T) string {
+	t.Helper()
 	bin := chromium()
 	if bin == "" {
 		if os.Getenv("CI") != "" {
@@ -36,6 +34,15 @@ func TestHTMLRendersInChromium(t *testing.T) {
 		}
 		t.Skip("chromium is not installed (apt-get install -y chromium)")
 	}
+	return bin
+}
+
+// TestHTMLRendersInChromium opens the HTML report in headless Chromium and checks the
+// screenshot the way a person glancing at it would: the page is not blank, and the charts'
+// colours are there (the blue typical-partition line, the red limit lines, the failure
+// badges). It skips where Chromium is missing, except in CI (apt-get install chromium).
+func TestHTMLRendersInChromium(t *testing.T) {
+	bin := needChromium(t)
 	dir := t.TempDir()
 	page := filepath.Join(dir, "estimate.html")
 	var b bytes.Buffer

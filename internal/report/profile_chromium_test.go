@@ -66,13 +66,7 @@ func probePage(t *testing.T, bin, page string) string {
 // fall outside its chart (a cut title), and the growth chart spans the page. The probe is
 // first shown to catch a title cut short, so a page that passes is one it looked at.
 func TestProfileHTMLInChromium(t *testing.T) {
-	bin := chromium()
-	if bin == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI must check the HTML report in a browser: apt-get install -y chromium")
-		}
-		t.Skip("chromium is not installed (apt-get install -y chromium)")
-	}
+	bin := needChromium(t)
 	var b bytes.Buffer
 	if err := report.WriteProfileHTML(&b, profileFixtures(t)[0]); err != nil {
 		t.Fatal(err)
