@@ -77,20 +77,7 @@ func writeTable(b *bufio.Writer, t *Table) {
 		return
 	}
 	ttlWritten := t.TTL.N > 0 && t.TTLFraction > 0.5
-	if span, col, ok := sizing.TableBucket(t.Schema); ok && t.BucketsSeen > 0 {
-		// partitions: is what one bucket holds; estimate keeps as many buckets as the TTL
-		// (or the horizon) lasts.
-		perBucket := math.Max(1, math.Round(t.Partitions/float64(t.BucketsSeen)))
-		fmt.Fprintf(b, "    partitions: %s   # partitions a %s bucket holds: %s partitions (%s) over the %d values of %s seen\n",
-			num(perBucket), span.Name, num(math.Round(t.Partitions)), t.PartitionsSource, t.BucketsSeen, col)
-		if ttlWritten {
-			fmt.Fprintf(b, "    # the TTL below keeps about TTL / %s buckets; the table holds the %d seen now\n", span.Name, t.BucketsSeen)
-		} else {
-			fmt.Fprintf(b, "    horizon: %ds   # the %d %s buckets seen are kept\n", int64((time.Duration(t.BucketsSeen) * span.Avg).Seconds()), t.BucketsSeen, span.Name)
-		}
-	} else {
-		fmt.Fprintf(b, "    partitions: %s   # %s\n", num(math.Round(t.Partitions)), t.PartitionsSource)
-	}
+	writePartitions(b, t, ttlWritten)
 	rp := t.RowsPerPartition
 	rows := math.Max(1, t.MeanRows)
 	tombs := round4(t.Tombstones.PerPartition)
@@ -109,26 +96,7 @@ func writeTable(b *bufio.Writer, t *Table) {
 		fmt.Fprintf(b, "    # measured write rate %s rows/s per partition (%s); rows_per_partition above\n    # sizes what is stored now. For growth, replace it with write_rate: %s/day.\n",
 			num(round4(t.WriteRate)), t.WriteRateSource, num(round4(t.WriteRate*86400)))
 	}
-	switch {
-	case t.Skew.Kind == "zipf" && t.Keys != nil:
-		fmt.Fprintf(b, "    skew: {zipf: %s}   # fitted over %d keys (the partition key without %s) to each key's rows per partition, R² %.3f\n",
-			num(t.Skew.S), t.Skew.Points, t.Keys.Column, t.Skew.R2)
-		fmt.Fprintf(b, "    # the busiest key's partition: %s rows, %s\n", num(math.Round(t.Keys.Head)), oneLine(t.Keys.HeadSource))
-	case t.Skew.Kind == "zipf":
-		fmt.Fprintf(b, "    skew: {zipf: %s}   # fitted to rows per partition of %d partitions, R² %.3f\n", num(t.Skew.S), t.Skew.Points, t.Skew.R2)
-		if float64(t.PartitionsSeen) < t.Partitions {
-			// A sample catches the few busiest keys or misses them, so the head is the fitted
-			// curve extrapolated to rank 1: over simulated samples it moved by -31%..+51%. The
-			// mean rows and the exponent every size of the table is estimated from vary with the
-			// sample too, so the note names them all: none of them is held to a bound when sampled.
-			fmt.Fprintf(b, "    # sampled: every size estimated from this table (typical, p99, busiest key, on disk) rests on the\n"+
-				"    # sample's mean rows and fitted exponent, which vary from sample to sample; the busiest key's\n"+
-				"    # partition is extrapolated from the fit (the largest read had %s rows);\n"+
-				"    # profile with --full to measure the head of a skewed table\n", num(rp.Max))
-		}
-	default:
-		fmt.Fprintf(b, "    skew: uniform   # %s (fitted exponent %s, R² %.3f)\n", oneLine(t.Skew.Note), num(t.Skew.Fitted), t.Skew.R2)
-	}
+	writeSkew(b, t)
 	writeTombstones(b, t, tombs)
 	writeTTLs(b, t)
 	if ttlWritten {
@@ -282,4 +250,49 @@ func writeTTLs(b *bufio.Writer, t *Table) {
 		parts[i] = fmt.Sprintf("%s %.1f%%", d, 100*p.Share)
 	}
 	fmt.Fprintf(b, "    # TTLs written, share of %d cells read: %s\n", cells, strings.Join(parts, ", "))
+}
+
+// writePartitions writes partitions: (and, for a bucketed table without a TTL, the horizon
+// keeping the buckets seen). A bucketed table's is the partitions one bucket holds, the
+// meaning estimate gives it.
+func writePartitions(b *bufio.Writer, t *Table, ttlWritten bool) {
+	if span, col, ok := sizing.TableBucket(t.Schema); ok && t.BucketsSeen > 0 {
+		// partitions: is what one bucket holds; estimate keeps as many buckets as the TTL
+		// (or the horizon) lasts.
+		perBucket := math.Max(1, math.Round(t.Partitions/float64(t.BucketsSeen)))
+		fmt.Fprintf(b, "    partitions: %s   # partitions a %s bucket holds: %s partitions (%s) over the %d values of %s seen\n",
+			num(perBucket), span.Name, num(math.Round(t.Partitions)), t.PartitionsSource, t.BucketsSeen, col)
+		if ttlWritten {
+			fmt.Fprintf(b, "    # the TTL below keeps about TTL / %s buckets; the table holds the %d seen now\n", span.Name, t.BucketsSeen)
+		} else {
+			fmt.Fprintf(b, "    horizon: %ds   # the %d %s buckets seen are kept\n", int64((time.Duration(t.BucketsSeen) * span.Avg).Seconds()), t.BucketsSeen, span.Name)
+		}
+	} else {
+		fmt.Fprintf(b, "    partitions: %s   # %s\n", num(math.Round(t.Partitions)), t.PartitionsSource)
+	}
+}
+
+// writeSkew writes skew: with where the fit comes from and, for a sample, what rests on it.
+func writeSkew(b *bufio.Writer, t *Table) {
+	rp := t.RowsPerPartition
+	switch {
+	case t.Skew.Kind == "zipf" && t.Keys != nil:
+		fmt.Fprintf(b, "    skew: {zipf: %s}   # fitted over %d keys (the partition key without %s) to each key's rows per partition, R² %.3f\n",
+			num(t.Skew.S), t.Skew.Points, t.Keys.Column, t.Skew.R2)
+		fmt.Fprintf(b, "    # the busiest key's partition: %s rows, %s\n", num(math.Round(t.Keys.Head)), oneLine(t.Keys.HeadSource))
+	case t.Skew.Kind == "zipf":
+		fmt.Fprintf(b, "    skew: {zipf: %s}   # fitted to rows per partition of %d partitions, R² %.3f\n", num(t.Skew.S), t.Skew.Points, t.Skew.R2)
+		if float64(t.PartitionsSeen) < t.Partitions {
+			// A sample catches the few busiest keys or misses them, so the head is the fitted
+			// curve extrapolated to rank 1: over simulated samples it moved by -31%..+51%. The
+			// mean rows and the exponent every size of the table is estimated from vary with the
+			// sample too, so the note names them all: none of them is held to a bound when sampled.
+			fmt.Fprintf(b, "    # sampled: every size estimated from this table (typical, p99, busiest key, on disk) rests on the\n"+
+				"    # sample's mean rows and fitted exponent, which vary from sample to sample; the busiest key's\n"+
+				"    # partition is extrapolated from the fit (the largest read had %s rows);\n"+
+				"    # profile with --full to measure the head of a skewed table\n", num(rp.Max))
+		}
+	default:
+		fmt.Fprintf(b, "    skew: uniform   # %s (fitted exponent %s, R² %.3f)\n", oneLine(t.Skew.Note), num(t.Skew.Fitted), t.Skew.R2)
+	}
 }
