@@ -151,7 +151,7 @@ func TestProfileToEstimateChat(t *testing.T) {
 				t.Errorf("bulk-loaded table: %s partition crosses a limit on %s, a date nothing measured", g.Which, c.At)
 			}
 		}
-		if g.AtBucketEnd != nil && g.AtBucketEnd.Rows != g.Rows {
+		if g.AtBucketEnd != nil && g.AtBucketEnd.Rows > g.Rows+1e-6 { // the model may take the deleted rows off, never add
 			t.Errorf("bulk-loaded table: %s partition of %v rows grown to %v at the end of its bucket", g.Which, g.Rows, g.AtBucketEnd.Rows)
 		}
 	}
