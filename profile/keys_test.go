@@ -8,16 +8,6 @@ import (
 	"github.com/cqlsize/cqlsize/workload"
 )
 
-// zipfKeys is n keys of Zipf(s) rows per partition: the key of rank k holds head·k^-s rows
-// a partition, in every one of buckets buckets.
-func zipfKeys(n int, s, head float64) []float64 {
-	out := make([]float64, n)
-	for k := 1; k <= n; k++ {
-		out[k-1] = math.Round(head * math.Pow(float64(k), -s))
-	}
-	return out
-}
-
 // TestKeyFit: a bucketed table's busiest key is the largest partition read after a full
 // read; after a sample it is the fit over keys, floored at the largest read and capped by what
 // the fastest key measured writes in a bucket. The workload's partitions are the partitions a
@@ -38,7 +28,7 @@ func TestKeyFit(t *testing.T) {
 		{"sample, capped by the fastest key", 0.3, 200, 250.0 / 86400, func(float64) float64 { return 250 }, "fastest key"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			perKey := zipfKeys(300, 1.1, 500)
+			perKey := zipfRows(300, 500, 1.1) // each key's rows a partition
 			rows := Dist{N: 1000, Mean: 10, P50: 3, P99: 150, Max: tc.largest}
 			_, tb := growthTable(t, ddl, rows, 0.001)
 			tb.Partitions, tb.BucketsSeen, tb.RingFraction, tb.PartitionsSeen = 4200, 14, tc.ring, 1000
