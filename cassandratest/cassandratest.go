@@ -6,15 +6,17 @@
 //
 //  1. CASSANDRA_HOSTS (host[:port],...): any existing cluster; `make test` sets it to the
 //     node it starts from the Maven Central jars (scripts/cassandra).
-//  2. A cassandra:5.0 container started with testcontainers-go, when a Docker engine answers.
+//  2. A cassandra:5.0 container started with testcontainers-go, when a Docker engine answers
+//     (container.go: how it is reached over loopback, and where its data files are).
 //  3. Otherwise the test is skipped with a message saying how to get a cluster, except when
 //     CI is set or CQLSIZE_REQUIRE_CASSANDRA=1, where it fails: in CI a skipped integration
 //     test would be a green run that proved nothing.
 //
 // There is no fake: a test that uses this package talks to a real Cassandra. A test that
 // also reads the node's data files (sstablepartitions, tablehistograms) gets them from
-// LocalNode, which reads them only on scripts/cassandra's own node and skips, saying why,
-// on any other cluster (nodefiles.go).
+// LocalNode, which reads them on scripts/cassandra's own node or in the container's data
+// volume when the engine runs on this machine, and skips, saying why, on any other cluster
+// (nodefiles.go).
 package cassandratest
 
 import (
@@ -32,7 +34,6 @@ import (
 
 	"github.com/gocql/gocql"
 	"github.com/testcontainers/testcontainers-go"
-	tccassandra "github.com/testcontainers/testcontainers-go/modules/cassandra"
 
 	"github.com/cqlsize/cqlsize/connect"
 )
@@ -48,6 +49,7 @@ var (
 	once     sync.Once
 	found    []string
 	source   string
+	ctr      testcontainers.Container // the container of step 2, when it is the cluster
 	findErr  error
 	skipOnly bool
 )
@@ -62,24 +64,19 @@ func find() {
 		found, source = connect.SplitHosts(h), connect.EnvHosts
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
+	useLoopback()
 	if !dockerAnswers(ctx) {
 		findErr, skipOnly = fmt.Errorf("%s", howTo), true
 		return
 	}
-	c, err := tccassandra.Run(ctx, Image)
+	c, host, err := startContainer(ctx)
 	if err != nil {
-		findErr = fmt.Errorf("start %s with testcontainers: %w", Image, err)
+		findErr = err
 		return
 	}
-	// Ryuk, testcontainers' reaper, removes the container when the test binary exits.
-	host, err := c.ConnectionHost(ctx)
-	if err != nil {
-		findErr = fmt.Errorf("address of the %s container: %w", Image, err)
-		return
-	}
-	found, source = []string{host}, "testcontainers "+Image
+	ctr, found, source = c, []string{host}, "testcontainers "+Image
 }
 
 func dockerAnswers(ctx context.Context) (ok bool) {

@@ -22,19 +22,28 @@ import (
 //   - the cluster is the project's own when it is scripts/cassandra's development node: one
 //     node, cluster name cqlsize-dev, whose data_file_directories are on this machine under
 //     the node directory scripts/cassandra keeps ($CQLSIZE_CACHE/cassandra-VERSION/node1).
-//     Then the test reads its files, and TableDir proves they are this node's by finding the
-//     directory named after the test table's id, which no other node can have.
-//   - any other cluster is remote (a testcontainers container, CASSANDRA_HOSTS elsewhere, a
-//     ring, another Cassandra on this machine): its files cannot be read from here. Then the
-//     test fails when the node's files are required (nodeFilesRequired), and is skipped with
-//     the reason only when they are not; the skip is also written to $CQLSIZE_SKIP_LOG, which
-//     scripts/test prints at the end of its run, so it is never silent.
+//   - or when it is the container this package started and the engine runs on this machine:
+//     the node's files are in the container's data volume (/var/lib/cassandra), whose
+//     directory on this machine the engine names. The tools (nodetool, sstablepartitions)
+//     then run inside the container: LocalNode sets CQLSIZE_NODE_CONTAINER, which
+//     scripts/cassandra's tool commands follow, paths translated both ways.
+//   - In both cases TableDir proves the files are this node's by finding the directory named
+//     after the test table's id, which no other node can have.
+//   - any other cluster is remote (a container on another machine's engine, CASSANDRA_HOSTS
+//     elsewhere, a ring, another Cassandra on this machine): its files cannot be read from
+//     here. Then the test fails when the node's files are required (nodeFilesRequired), and
+//     is skipped with the reason only when they are not; the skip is also written to
+//     $CQLSIZE_SKIP_LOG, which scripts/test prints at the end of its run, so it is never silent.
 //
 // The node's files are required on every cluster path whenever the cluster is
 // (CQLSIZE_REQUIRE_CASSANDRA=1, which scripts/test sets, or CI): a run that requires the
 // cluster never passes without the checks that read its files. CQLSIZE_REQUIRE_NODE_FILES=1
 // requires them outside such a run, and =0 is the one way to skip them knowingly (a
-// container, a remote cluster).
+// remote cluster).
+
+// EnvNodeContainer names the container whose node scripts/cassandra's nodetool and
+// sstablepartitions commands run in (docker exec) instead of the development node.
+const EnvNodeContainer = "CQLSIZE_NODE_CONTAINER"
 
 // EnvRequireNodeFiles, set to 1, turns a skip for want of the node's files into a failure;
 // set to 0, it allows the skip where the cluster is required.
@@ -72,28 +81,37 @@ type nodeFacts struct {
 	clusterName string   // system.local cluster_name
 	dataDirs    []string // system_views.settings data_file_directories
 	devDir      string   // scripts/cassandra's development node directory on this machine
+	volume      string   // the container's data volume on this machine (dataDirs are mapped into it)
+	volumeWhy   string   // why the container's volume cannot be read here, when it cannot
 	exists      func(path string) bool
 }
 
 // whyRemote returns why the node's files cannot be read here, or "" when the cluster is the
 // project's own node and its files are.
 func (f nodeFacts) whyRemote() string {
-	switch {
-	case strings.HasPrefix(f.source, "testcontainers"):
-		return fmt.Sprintf("the cluster is a %s container: its data files are inside the container, not on this machine", strings.TrimPrefix(f.source, "testcontainers "))
-	case len(f.hosts) != 1:
-		return fmt.Sprintf("the cluster has %d contact points (%s): the check reads the files of scripts/cassandra's single development node", len(f.hosts), strings.Join(f.hosts, ","))
-	case f.clusterName != DevClusterName:
-		return fmt.Sprintf("the cluster at %s is %q, not scripts/cassandra's development node (%s): its data files are not this project's to read", f.hosts[0], f.clusterName, DevClusterName)
-	case len(f.dataDirs) == 0:
+	root, where := f.devDir, "where scripts/cassandra keeps the development node (CQLSIZE_CACHE differs?)"
+	if strings.HasPrefix(f.source, "testcontainers") {
+		if f.volumeWhy != "" {
+			return f.volumeWhy
+		}
+		root, where = f.volume, "the container's data volume"
+	} else {
+		switch {
+		case len(f.hosts) != 1:
+			return fmt.Sprintf("the cluster has %d contact points (%s): the check reads the files of scripts/cassandra's single development node", len(f.hosts), strings.Join(f.hosts, ","))
+		case f.clusterName != DevClusterName:
+			return fmt.Sprintf("the cluster at %s is %q, not scripts/cassandra's development node (%s): its data files are not this project's to read", f.hosts[0], f.clusterName, DevClusterName)
+		}
+	}
+	if len(f.dataDirs) == 0 {
 		return fmt.Sprintf("the node at %s does not say where its data files are (system_views.settings data_file_directories is empty)", f.hosts[0])
 	}
 	for _, d := range f.dataDirs {
 		if !f.exists(d) {
 			return fmt.Sprintf("the node at %s keeps its data in %s, which is not on this machine", f.hosts[0], d)
 		}
-		if rel, err := filepath.Rel(f.devDir, d); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return fmt.Sprintf("the node at %s keeps its data in %s, outside %s where scripts/cassandra keeps the development node (CQLSIZE_CACHE differs?)", f.hosts[0], d, f.devDir)
+		if rel, err := filepath.Rel(root, d); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return fmt.Sprintf("the node at %s keeps its data in %s, outside %s %s", f.hosts[0], d, root, where)
 		}
 	}
 	return ""
@@ -107,21 +125,22 @@ func LocalNode(t testing.TB, s *gocql.Session) *NodeFiles {
 	hosts := Hosts(t)
 	f := nodeFacts{source: source, hosts: hosts, exists: func(p string) bool { _, err := os.Stat(p); return err == nil }}
 	f.devDir = filepath.Join(cacheDir(), "cassandra-"+version.Cassandra, "node1")
-	if !strings.HasPrefix(source, "testcontainers") && len(hosts) == 1 {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := s.Query(`SELECT cluster_name FROM system.local`).WithContext(ctx).Scan(&f.clusterName); err != nil {
-			t.Fatalf("node files: read system.local cluster_name: %v", err)
-		}
-		var dirs string
-		if err := s.Query(`SELECT value FROM system_views.settings WHERE name = 'data_file_directories'`).WithContext(ctx).Scan(&dirs); err != nil {
-			t.Fatalf("node files: read data_file_directories from system_views.settings: %v", err)
-		}
-		for _, d := range strings.Split(strings.Trim(dirs, "[]"), ",") {
-			if d = strings.TrimSpace(d); d != "" {
-				f.dataDirs = append(f.dataDirs, d)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	container := strings.HasPrefix(source, "testcontainers")
+	if container {
+		f.volume, f.volumeWhy = containerFiles(ctx, ctr)
+	}
+	if (container && f.volumeWhy == "") || (!container && len(hosts) == 1) {
+		f.clusterName, f.dataDirs = nodeDataDirs(t, ctx, s)
+	}
+	if container && f.volumeWhy == "" {
+		for i, d := range f.dataDirs {
+			if rest, ok := strings.CutPrefix(d, dataVolume); ok {
+				f.dataDirs[i] = filepath.Join(f.volume, rest)
 			}
 		}
+		os.Setenv(EnvNodeContainer, ctr.GetContainerID())
 	}
 	if why := f.whyRemote(); why != "" {
 		if nodeFilesRequired(os.Getenv) {
@@ -135,6 +154,25 @@ func LocalNode(t testing.TB, s *gocql.Session) *NodeFiles {
 		t.Fatalf("node files: %v", err)
 	}
 	return &NodeFiles{Script: script, DataDirs: f.dataDirs}
+}
+
+// nodeDataDirs reads the node's cluster name and data_file_directories over s.
+func nodeDataDirs(t testing.TB, ctx context.Context, s *gocql.Session) (string, []string) {
+	t.Helper()
+	var name, dirs string
+	if err := s.Query(`SELECT cluster_name FROM system.local`).WithContext(ctx).Scan(&name); err != nil {
+		t.Fatalf("node files: read system.local cluster_name: %v", err)
+	}
+	if err := s.Query(`SELECT value FROM system_views.settings WHERE name = 'data_file_directories'`).WithContext(ctx).Scan(&dirs); err != nil {
+		t.Fatalf("node files: read data_file_directories from system_views.settings: %v", err)
+	}
+	var out []string
+	for _, d := range strings.Split(strings.Trim(dirs, "[]"), ",") {
+		if d = strings.TrimSpace(d); d != "" {
+			out = append(out, d)
+		}
+	}
+	return name, out
 }
 
 // logSkip appends the skip of t to $CQLSIZE_SKIP_LOG, when it names a file.

@@ -11,7 +11,8 @@ import (
 
 // TestNodeFilesPolicy: the one rule for tests that read the node's data files. Only
 // scripts/cassandra's development node, with its files on this machine under the node
-// directory the script keeps, is read; everything else is remote, with a reason that says why.
+// directory the script keeps, and this package's container, with its files in its data
+// volume on this machine, are read; everything else is remote, with a reason that says why.
 func TestNodeFilesPolicy(t *testing.T) {
 	dev := "/home/u/.cache/cqlsize/cassandra-5.0.9/node1"
 	here := map[string]bool{dev + "/data": true, "/var/lib/cassandra/data": true, "/home/u/.cache/cqlsize/cassandra-5.0.9/node1-old/data": true}
@@ -29,7 +30,16 @@ func TestNodeFilesPolicy(t *testing.T) {
 	}{
 		{"the development node", local, ""},
 		{"the development node named by host name", with(func(f *nodeFacts) { f.hosts = []string{"localhost:9042"} }), ""},
-		{"testcontainers", with(func(f *nodeFacts) { f.source = "testcontainers cassandra:5.0"; f.clusterName = "" }), "cassandra:5.0 container: its data files are inside the container"},
+		{"a container on another machine's engine", with(func(f *nodeFacts) {
+			f.source, f.clusterName, f.volumeWhy = "testcontainers cassandra:5.0", "", "the cassandra:5.0 container's data volume is at /x on the engine's machine, which is not this one"
+		}), "not this one"},
+		{"a container whose volume is here", with(func(f *nodeFacts) {
+			f.source, f.clusterName, f.volume, f.dataDirs = "testcontainers cassandra:5.0", "Test Cluster", "/var/lib/docker/volumes/v1/_data", []string{"/var/lib/docker/volumes/v1/_data/data"}
+			f.exists = func(string) bool { return true }
+		}), ""},
+		{"a container whose data is outside its volume", with(func(f *nodeFacts) {
+			f.source, f.volume, f.dataDirs = "testcontainers cassandra:5.0", "/var/lib/docker/volumes/v1/_data", []string{"/var/lib/cassandra/data"}
+		}), "outside /var/lib/docker/volumes/v1/_data the container's data volume"},
 		{"a ring", with(func(f *nodeFacts) { f.hosts = []string{"127.0.1.1", "127.0.1.2", "127.0.1.3"} }), "3 contact points"},
 		{"another cluster", with(func(f *nodeFacts) { f.hosts = []string{"10.0.0.5"}; f.clusterName = "prod" }), `the cluster at 10.0.0.5 is "prod", not scripts/cassandra's development node`},
 		{"a node elsewhere named like ours", with(func(f *nodeFacts) { f.dataDirs = []string{"/srv/cassandra/data"} }), "/srv/cassandra/data, which is not on this machine"},

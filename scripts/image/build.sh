@@ -46,6 +46,7 @@ docker_engine() {
 }
 
 image_present() { docker image inspect "$1" >/dev/null 2>&1; }
+built_here() { [ -n "$(docker image inspect -f '{{index .Config.Labels "org.cqlsize.built-from"}}' "$1" 2>/dev/null)" ]; }
 
 # try_pull IMAGE: true when a registry gave us the image.
 try_pull() {
@@ -174,11 +175,35 @@ images() {
     build_cassandra
   fi
   if ! image_present "${cassandra_tags[1]}"; then
-    docker tag "${cassandra_tags[0]}" "${cassandra_tags[1]}"; say "tagged ${cassandra_tags[0]} as ${cassandra_tags[1]}"
+    # The image built here is 5.0.9 under both names; a pulled 5.0 may be a later patch release.
+    if built_here "${cassandra_tags[0]}"; then
+      docker tag "${cassandra_tags[0]}" "${cassandra_tags[1]}"
+      say "tagged ${cassandra_tags[0]} as ${cassandra_tags[1]}"
+    elif ! try_pull "${cassandra_tags[1]}"; then
+      die "${cassandra_tags[0]} was not built here, and ${cassandra_tags[1]} could not be pulled"
+    fi
   fi
   if image_present "$reaper_image"; then
     say "$reaper_image is present"
   elif ! try_pull "$reaper_image"; then
     build_reaper
   fi
+}
+
+# container_tool TOOL ARGS...: nodetool or sstablepartitions in the node of the container
+# $CQLSIZE_NODE_CONTAINER (cassandratest's container). Paths under its data volume's directory
+# on this machine become the container's /var/lib/cassandra paths, and back in the output.
+container_tool() {
+  local id=$CQLSIZE_NODE_CONTAINER tool=$1 src a args=()
+  shift
+  src=$(docker inspect -f '{{range .Mounts}}{{if eq .Destination "/var/lib/cassandra"}}{{.Source}}{{end}}{{end}}' "$id") ||
+    die "CQLSIZE_NODE_CONTAINER=$id: no such container"
+  [ -n "$src" ] || die "CQLSIZE_NODE_CONTAINER=$id: the container has no volume at /var/lib/cassandra"
+  for a in "$@"; do
+    case "$a" in "$src"|"$src"/*) a="/var/lib/cassandra${a#"$src"}" ;; esac
+    args+=("$a")
+  done
+  # Where the official image has them: nodetool on the PATH, the other tools in tools/bin.
+  [ "$tool" = nodetool ] || tool=/opt/cassandra/tools/bin/$tool
+  docker exec "$id" "$tool" "${args[@]}" | sed "s#/var/lib/cassandra/#$src/#g"
 }
