@@ -2,7 +2,7 @@
 GO ?= go
 NODES ?= 1
 
-.PHONY: build test test-ring test-short accuracy bench-writes bench-backfill bench-migrate cassandra-up cassandra-down cassandra-status cassandra-wipe nodetool fmt vet
+.PHONY: build test test-ring test-container test-short accuracy bench-writes bench-backfill bench-migrate cassandra-up cassandra-down cassandra-status cassandra-wipe nodetool fmt vet
 
 build:
 	$(GO) build -o bin/cqlsize ./cmd/cqlsize
@@ -15,6 +15,12 @@ test:
 # stopped at the end if so; see scripts/test-ring.
 test-ring:
 	scripts/test-ring
+
+# The container tests (TestContainer...) against cassandra:5.0 containers; needs a Docker
+# engine and the images: scripts/cassandra docker && scripts/cassandra image. Fails when a
+# container the run created is left behind. See scripts/test-container and docs/containers.md.
+test-container:
+	scripts/test-container
 
 # Pure tests only: no cluster needed, cluster tests skip.
 test-short:

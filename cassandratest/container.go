@@ -1,7 +1,9 @@
 package cassandratest
 
 import (
+	"bytes"
 	"context"
+	_ "embed"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +15,11 @@ import (
 	tccassandra "github.com/testcontainers/testcontainers-go/modules/cassandra"
 	"github.com/testcontainers/testcontainers-go/wait"
 )
+
+// containerYAML is the test container's cassandra.yaml: the development node's settings.
+//
+//go:embed container.yaml
+var containerYAML []byte
 
 // EnvHostOverride is testcontainers-go's setting for the address containers' ports are
 // reached at.
@@ -39,19 +46,12 @@ func useLoopback() {
 	}
 }
 
-// startContainer starts Image with testcontainers-go's cassandra module, waiting for what
-// the module waits for (the CQL port, then cqlsh seeing the node bootstrapped) but for
-// containerStart. The reaper removes the container when the test binary exits.
+// startContainer starts Image with testcontainers-go's cassandra module, longWait and the
+// development node's settings (container.yaml). The reaper removes the container when the test binary exits.
 func startContainer(ctx context.Context) (testcontainers.Container, string, error) {
-	c, err := tccassandra.Run(ctx, Image,
-		testcontainers.WithWaitStrategyAndDeadline(containerStart,
-			wait.ForListeningPort("9042/tcp").WithStartupTimeout(containerStart),
-			wait.ForExec([]string{"cqlsh", "-e", "SELECT bootstrapped FROM system.local"}).
-				WithStartupTimeout(containerStart).
-				WithResponseMatcher(func(body io.Reader) bool {
-					b, _ := io.ReadAll(body)
-					return strings.Contains(string(b), "COMPLETED")
-				})))
+	c, err := tccassandra.Run(ctx, Image, longWait(), testcontainers.WithFiles(testcontainers.ContainerFile{
+		Reader: bytes.NewReader(containerYAML), ContainerFilePath: "/etc/cassandra/cassandra.yaml", FileMode: 0o644,
+	}))
 	if err != nil {
 		if c != nil {
 			_ = c.Terminate(context.Background())
@@ -64,6 +64,19 @@ func startContainer(ctx context.Context) (testcontainers.Container, string, erro
 		return nil, "", fmt.Errorf("address of the %s container: %w", Image, err)
 	}
 	return c, host, nil
+}
+
+// longWait is the module's wait (the CQL port, then cqlsh seeing the node bootstrapped) with
+// containerStart for each step and for the whole.
+func longWait() testcontainers.CustomizeRequestOption {
+	return testcontainers.WithWaitStrategyAndDeadline(containerStart,
+		wait.ForListeningPort("9042/tcp").WithStartupTimeout(containerStart),
+		wait.ForExec([]string{"cqlsh", "-e", "SELECT bootstrapped FROM system.local"}).
+			WithStartupTimeout(containerStart).
+			WithResponseMatcher(func(body io.Reader) bool {
+				b, _ := io.ReadAll(body)
+				return strings.Contains(string(b), "COMPLETED")
+			}))
 }
 
 // containerFiles returns the host directory holding the container's data volume, or why

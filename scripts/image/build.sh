@@ -46,6 +46,11 @@ docker_engine() {
 }
 
 image_present() { docker image inspect "$1" >/dev/null 2>&1; }
+# recipe is a digest of what goes into the Cassandra image built here besides the jars: an
+# image built from an older recipe is built again.
+recipe() { cat "$here/image/build.sh" "$here/image/entrypoint.sh" "$here/image/cassandra.yaml" "$here/image/cassandra-rackdc.properties" \
+  "$here/image/logback.xml" "$here/image/logback-tools.xml" "$here/image/cqlsh" "$here/image/tool" | sha256sum | cut -c1-16; }
+stale() { built_here "$1" && [ "$(docker image inspect -f '{{index .Config.Labels "org.cqlsize.recipe"}}' "$1")" != "$(recipe)" ]; }
 built_here() { [ -n "$(docker image inspect -f '{{index .Config.Labels "org.cqlsize.built-from"}}' "$1" 2>/dev/null)" ]; }
 
 # try_pull IMAGE: true when a registry gave us the image.
@@ -135,6 +140,7 @@ COPY bin/cqlsh /opt/cassandra/bin/cqlsh
 COPY bin/tool /opt/cassandra/bin/nodetool
 COPY bin/tool /opt/cassandra/tools/bin/sstablepartitions
 RUN mkdir -p /var/lib/cassandra /var/log/cassandra
+LABEL org.cqlsize.recipe=$(recipe)
 LABEL org.cqlsize.built-from="Debian bookworm (debootstrap), openjdk-17-jre-headless, cassandra-all $version from Maven Central, ${cqlsh_pins[*]} from PyPI"
 VOLUME /var/lib/cassandra
 EXPOSE 7000 7001 7199 9042
@@ -169,7 +175,11 @@ build_reaper() {
 images() {
   engine_answers || die "no Docker engine answers: run 'scripts/cassandra docker' first"
   mkdir -p "$image_cache"
-  if image_present "${cassandra_tags[0]}"; then
+  if stale "${cassandra_tags[0]}"; then
+    say "${cassandra_tags[0]} was built here from an older recipe (scripts/image): building it again"
+    build_cassandra
+    docker tag "${cassandra_tags[0]}" "${cassandra_tags[1]}"
+  elif image_present "${cassandra_tags[0]}"; then
     say "${cassandra_tags[0]} is present"
   elif ! try_pull "${cassandra_tags[0]}"; then
     build_cassandra

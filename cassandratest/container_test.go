@@ -1,0 +1,151 @@
+package cassandratest
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/testcontainers/testcontainers-go"
+	tccassandra "github.com/testcontainers/testcontainers-go/modules/cassandra"
+
+	"github.com/cqlsize/cqlsize/connect"
+)
+
+// requireContainer skips t unless the test cluster is this package's container, or fails it
+// when CQLSIZE_REQUIRE_CONTAINER=1 (scripts/test-container).
+func requireContainer(t *testing.T) {
+	t.Helper()
+	Hosts(t)
+	if !strings.HasPrefix(source, "testcontainers") {
+		msg := fmt.Sprintf("the test cluster is %s, not a container (unset CASSANDRA_HOSTS and start a Docker engine)", source)
+		if os.Getenv("CQLSIZE_REQUIRE_CONTAINER") == "1" {
+			t.Fatal(msg + "; CQLSIZE_REQUIRE_CONTAINER=1")
+		}
+		t.Skip(msg)
+	}
+}
+
+// TestContainerNodeFiles: on the container path the node's files are read on this machine
+// in the container's data volume, and the node's own tools run in the container. It writes
+// 40 partitions, flushes with nodetool, finds the table's sstables under the volume's
+// directory here, and has sstablepartitions (the node's tool, not cqlsize) count 40
+// partitions in them, its paths translated back to this machine's.
+func TestContainerNodeFiles(t *testing.T) {
+	requireContainer(t)
+	s, ks := Keyspace(t)
+	if err := s.Query(`CREATE TABLE probe (k int PRIMARY KEY, v text)`).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	const rows = 40
+	for k := 0; k < rows; k++ {
+		if err := s.Query(`INSERT INTO probe (k, v) VALUES (?, ?)`, k, strings.Repeat("x", k)).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	node := LocalNode(t, s)
+	dir := node.TableDir(t, s, ks, "probe")
+	vol, why := containerFiles(context.Background(), ctr)
+	if why != "" || !strings.HasPrefix(dir, vol+string(filepath.Separator)) {
+		t.Fatalf("table directory %s is not in the container's volume %q (%s)", dir, vol, why)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if out, err := node.Run(ctx, "nodetool", "flush", ks, "probe"); err != nil {
+		t.Fatalf("flush: %v\n%s", err, out)
+	}
+	if data, _ := filepath.Glob(filepath.Join(dir, "*-Data.db")); len(data) == 0 {
+		t.Fatalf("no Data.db in %s after a flush", dir)
+	}
+	out, err := node.Run(ctx, "sstablepartitions", "--csv", "--min-size", "0", dir)
+	if err != nil {
+		t.Fatalf("sstablepartitions: %v\n%s", err, out)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(out)).ReadAll()
+	if err != nil || len(recs) == 0 {
+		t.Fatalf("sstablepartitions output %q: %v", out, err)
+	}
+	if got := len(recs) - 1; got != rows {
+		t.Errorf("sstablepartitions counts %d partitions, want %d:\n%s", got, rows, out)
+	}
+	if !strings.Contains(string(out), dir) {
+		t.Errorf("sstablepartitions names no file under %s (paths not translated back):\n%s", dir, out)
+	}
+}
+
+// TestContainerImageHonoursTheOfficialVariables starts cassandra:5.0 with the official image's
+// environment variables set, and reads back from the node itself (system.local, the settings
+// virtual table, the JVM's command line) that each took effect.
+func TestContainerImageHonoursTheOfficialVariables(t *testing.T) {
+	requireContainer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	c, err := tccassandra.Run(ctx, Image, testcontainers.WithEnv(map[string]string{
+		"CASSANDRA_CLUSTER_NAME":    "cqlsize env",
+		"CASSANDRA_ENDPOINT_SNITCH": "GossipingPropertyFileSnitch",
+		"CASSANDRA_DC":              "dc-probe",
+		"CASSANDRA_RACK":            "rack-probe",
+		"CASSANDRA_NUM_TOKENS":      "4",
+		"MAX_HEAP_SIZE":             "512M",
+		"HEAP_NEWSIZE":              "128M",
+		"JVM_OPTS":                  "-Dcassandra.skip_wait_for_gossip_to_settle=0 -Dcqlsize.probe=yes",
+	}), longWait())
+	t.Cleanup(func() {
+		if c != nil {
+			_ = c.Terminate(context.Background())
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, err := c.ConnectionHost(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := connect.Open(ctx, connect.Config{Hosts: []string{host}, Consistency: "ONE", Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var cluster, dc, rack string
+	var tokens []string
+	if err := s.Query(`SELECT cluster_name, data_center, rack, tokens FROM system.local`).Scan(&cluster, &dc, &rack, &tokens); err != nil {
+		t.Fatal(err)
+	}
+	if cluster != "cqlsize env" || dc != "dc-probe" || rack != "rack-probe" || len(tokens) != 4 {
+		t.Errorf("system.local: cluster %q, dc %q, rack %q, %d tokens; want \"cqlsize env\", dc-probe, rack-probe, 4", cluster, dc, rack, len(tokens))
+	}
+	var snitch string
+	if err := s.Query(`SELECT value FROM system_views.settings WHERE name = 'endpoint_snitch'`).Scan(&snitch); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(snitch, "GossipingPropertyFileSnitch") {
+		t.Errorf("endpoint_snitch %q", snitch)
+	}
+	code, r, err := c.Exec(ctx, []string{"cat", "/proc/1/cmdline"})
+	if err != nil || code != 0 {
+		t.Fatalf("read the JVM's command line: exit %d, %v", code, err)
+	}
+	var cmdline bytes.Buffer
+	_, _ = cmdline.ReadFrom(r)
+	args := strings.Split(cmdline.String(), "\x00")
+	for _, want := range []string{"-Xmx512M", "-Xms512M", "-Dcqlsize.probe=yes"} {
+		if !containsArg(args, want) {
+			t.Errorf("the JVM runs without %s: %q", want, args)
+		}
+	}
+}
+
+func containsArg(args []string, want string) bool {
+	for _, a := range args {
+		if a == want {
+			return true
+		}
+	}
+	return false
+}
