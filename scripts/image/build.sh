@@ -179,6 +179,8 @@ images() {
     say "${cassandra_tags[0]} was built here from an older recipe (scripts/image): building it again"
     build_cassandra
     docker tag "${cassandra_tags[0]}" "${cassandra_tags[1]}"
+    # The older image, now untagged, goes once no container uses it.
+    docker image prune -f --filter label=org.cqlsize.recipe >/dev/null || true
   elif image_present "${cassandra_tags[0]}"; then
     say "${cassandra_tags[0]} is present"
   elif ! try_pull "${cassandra_tags[0]}"; then
