@@ -36,6 +36,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/cqlsize/cqlsize/connect"
+	"github.com/cqlsize/cqlsize/internal/nodecontainer"
 )
 
 // Image is the container image used when a Docker engine is available.
@@ -64,10 +65,10 @@ func find() {
 		found, source = connect.SplitHosts(h), connect.EnvHosts
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), nodecontainer.StartTimeout+time.Minute)
 	defer cancel()
-	useLoopback()
-	if !dockerAnswers(ctx) {
+	nodecontainer.PreferLoopback()
+	if !nodecontainer.EngineAnswers(ctx) {
 		findErr, skipOnly = fmt.Errorf("%s", howTo), true
 		return
 	}
@@ -77,20 +78,6 @@ func find() {
 		return
 	}
 	ctr, found, source = c, []string{host}, "testcontainers "+Image
-}
-
-func dockerAnswers(ctx context.Context) (ok bool) {
-	defer func() {
-		if recover() != nil { // testcontainers panics on some broken Docker setups
-			ok = false
-		}
-	}()
-	p, err := testcontainers.ProviderDocker.GetProvider()
-	if err != nil {
-		return false
-	}
-	defer p.Close()
-	return p.Health(ctx) == nil
 }
 
 // Hosts returns the contact points of the test cluster, or skips/fails t as the package doc says.

@@ -5,15 +5,11 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"io"
-	"net"
 	"os"
-	"strings"
-	"time"
 
 	"github.com/testcontainers/testcontainers-go"
-	tccassandra "github.com/testcontainers/testcontainers-go/modules/cassandra"
-	"github.com/testcontainers/testcontainers-go/wait"
+
+	"github.com/cqlsize/cqlsize/internal/nodecontainer"
 )
 
 // containerYAML is the test container's cassandra.yaml: the development node's settings.
@@ -21,62 +17,26 @@ import (
 //go:embed container.yaml
 var containerYAML []byte
 
-// EnvHostOverride is testcontainers-go's setting for the address containers' ports are
-// reached at.
-const EnvHostOverride = "TESTCONTAINERS_HOST_OVERRIDE"
-
-// containerStart bounds the wait for the node to answer. testcontainers-go's cassandra module
-// waits 60 s; a node's first start takes longer than that on a loaded 2-core machine.
-const containerStart = 5 * time.Minute
-
 // dataVolume is where the image keeps the node's files (the official image's VOLUME, and the
 // one scripts/cassandra's image declares).
 const dataVolume = "/var/lib/cassandra"
 
-// useLoopback makes testcontainers reach containers through 127.0.0.1 when the engine runs
-// in this network namespace (its docker0 bridge is here, so published ports listen on this
-// machine's loopback). Inside a container (/.dockerenv) testcontainers would otherwise use
-// the bridge's gateway address; an explicit TESTCONTAINERS_HOST_OVERRIDE is left alone.
-func useLoopback() {
-	if _, set := os.LookupEnv(EnvHostOverride); set {
-		return
-	}
-	if _, err := net.InterfaceByName("docker0"); err == nil {
-		os.Setenv(EnvHostOverride, "127.0.0.1")
-	}
-}
+// containerHeap is the test node's heap: the development node's, as tests that write many
+// rows need it.
+var containerHeap = map[string]string{"MAX_HEAP_SIZE": "1024M", "HEAP_NEWSIZE": "128M"}
 
-// startContainer starts Image with testcontainers-go's cassandra module, longWait and the
-// development node's settings (container.yaml). The reaper removes the container when the test binary exits.
+// startContainer starts Image as nodecontainer does (reached over loopback where the engine
+// is this machine's own, a long wait for a loaded machine) with the development node's
+// settings (container.yaml) and heap. The reaper removes the container when the test binary
+// exits.
 func startContainer(ctx context.Context) (testcontainers.Container, string, error) {
-	c, err := tccassandra.Run(ctx, Image, longWait(), testcontainers.WithFiles(testcontainers.ContainerFile{
+	n, err := nodecontainer.Start(ctx, Image, testcontainers.WithEnv(containerHeap), testcontainers.WithFiles(testcontainers.ContainerFile{
 		Reader: bytes.NewReader(containerYAML), ContainerFilePath: "/etc/cassandra/cassandra.yaml", FileMode: 0o644,
 	}))
 	if err != nil {
-		if c != nil {
-			_ = c.Terminate(context.Background())
-		}
 		return nil, "", fmt.Errorf("start %s with testcontainers: %w", Image, err)
 	}
-	host, err := c.ConnectionHost(ctx)
-	if err != nil {
-		_ = c.Terminate(context.Background())
-		return nil, "", fmt.Errorf("address of the %s container: %w", Image, err)
-	}
-	return c, host, nil
-}
-
-// longWait is the module's wait (the CQL port, then cqlsh seeing the node bootstrapped) with
-// containerStart for each step and for the whole.
-func longWait() testcontainers.CustomizeRequestOption {
-	return testcontainers.WithWaitStrategyAndDeadline(containerStart,
-		wait.ForListeningPort("9042/tcp").WithStartupTimeout(containerStart),
-		wait.ForExec([]string{"cqlsh", "-e", "SELECT bootstrapped FROM system.local"}).
-			WithStartupTimeout(containerStart).
-			WithResponseMatcher(func(body io.Reader) bool {
-				b, _ := io.ReadAll(body)
-				return strings.Contains(string(b), "COMPLETED")
-			}))
+	return n.Container(), n.Endpoint, nil
 }
 
 // containerFiles returns the host directory holding the container's data volume, or why

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/testcontainers/testcontainers-go"
-	tccassandra "github.com/testcontainers/testcontainers-go/modules/cassandra"
 
 	"github.com/cqlsize/cqlsize/connect"
+	"github.com/cqlsize/cqlsize/internal/nodecontainer"
 )
 
 // requireContainer skips t unless the test cluster is this package's container, or fails it
@@ -83,9 +83,9 @@ func TestContainerNodeFiles(t *testing.T) {
 // virtual table, the JVM's command line) that each took effect.
 func TestContainerImageHonoursTheOfficialVariables(t *testing.T) {
 	requireContainer(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), nodecontainer.StartTimeout+time.Minute)
 	defer cancel()
-	c, err := tccassandra.Run(ctx, Image, testcontainers.WithEnv(map[string]string{
+	n, err := nodecontainer.Start(ctx, Image, testcontainers.WithEnv(map[string]string{
 		"CASSANDRA_CLUSTER_NAME":    "cqlsize env",
 		"CASSANDRA_ENDPOINT_SNITCH": "GossipingPropertyFileSnitch",
 		"CASSANDRA_DC":              "dc-probe",
@@ -94,20 +94,13 @@ func TestContainerImageHonoursTheOfficialVariables(t *testing.T) {
 		"MAX_HEAP_SIZE":             "512M",
 		"HEAP_NEWSIZE":              "128M",
 		"JVM_OPTS":                  "-Dcassandra.skip_wait_for_gossip_to_settle=0 -Dcqlsize.probe=yes",
-	}), longWait())
-	t.Cleanup(func() {
-		if c != nil {
-			_ = c.Terminate(context.Background())
-		}
-	})
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	host, err := c.ConnectionHost(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := connect.Open(ctx, connect.Config{Hosts: []string{host}, Consistency: "ONE", Timeout: 30 * time.Second})
+	t.Cleanup(func() { _ = n.Remove() })
+	c := n.Container()
+	s, err := connect.Open(ctx, connect.Config{Hosts: []string{n.Endpoint}, Consistency: "ONE", Timeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

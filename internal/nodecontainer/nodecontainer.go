@@ -79,6 +79,10 @@ type Node struct {
 	ID string
 }
 
+// Container is the started container, for what Node does not wrap (inspecting its mounts,
+// running a command in it).
+func (n *Node) Container() testcontainers.Container { return n.c }
+
 // Host and Port split Endpoint.
 func (n *Node) Host() string { h, _, _ := net.SplitHostPort(n.Endpoint); return h }
 
@@ -165,8 +169,9 @@ func PreferLoopback() {
 }
 
 // Start starts image (which must be present: EnsureImage) and waits until CQL answers. On
-// failure nothing is left running.
-func Start(ctx context.Context, image string) (*Node, error) {
+// failure nothing is left running. opts come after Start's own (the heap, the wait), so they
+// may change them.
+func Start(ctx context.Context, image string, opts ...testcontainers.ContainerCustomizer) (*Node, error) {
 	PreferLoopback()
 	// The module's own readiness checks (the CQL port listens, cqlsh finds the node
 	// bootstrapped), each given StartTimeout, under one deadline of StartTimeout.
@@ -176,7 +181,7 @@ func Start(ctx context.Context, image string) (*Node, error) {
 			data, _ := io.ReadAll(body)
 			return strings.Contains(string(data), "COMPLETED")
 		}).WithStartupTimeout(StartTimeout))
-	c, err := tccassandra.Run(ctx, image, testcontainers.WithEnv(Heap), ready)
+	c, err := tccassandra.Run(ctx, image, append([]testcontainers.ContainerCustomizer{testcontainers.WithEnv(Heap), ready}, opts...)...)
 	if err != nil {
 		if c != nil {
 			tctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -57,7 +57,7 @@ var layers = map[string][]string{
 	"profile":                {"cql", "cql/liveschema", "internal/tokenscan", "sizing", "sizing/disk", "workload"},
 
 	// Test harnesses: a real node, the fault ring, the node with authentication.
-	"cassandratest":       {"connect", "internal/version"},
+	"cassandratest":       {"connect", "internal/nodecontainer", "internal/version"},
 	"internal/ringtest":   {"cassandratest", "connect"},
 	"internal/authtest":   {"cassandratest", "connect"},
 	"internal/tlstest":    {"cassandratest", "connect"},
