@@ -96,7 +96,9 @@ func Hosts(t testing.TB) []string {
 // Config returns a connection configuration for the test cluster.
 func Config(t testing.TB) connect.Config {
 	t.Helper()
-	return connect.Config{Hosts: Hosts(t), Source: source, Consistency: "ONE", Timeout: 30 * time.Second}
+	// A minute to connect: a node that has just started (a container, on a loaded 2-core
+	// machine) has taken over 10 s to open a first session.
+	return connect.Config{Hosts: Hosts(t), Source: source, Consistency: "ONE", Timeout: 30 * time.Second, ConnectTimeout: time.Minute}
 }
 
 // Session connects to the test cluster with no keyspace; it is closed when t ends.
