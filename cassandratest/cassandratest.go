@@ -98,7 +98,10 @@ func Config(t testing.TB) connect.Config {
 	t.Helper()
 	// A minute to connect: a node that has just started (a container, on a loaded 2-core
 	// machine) has taken over 10 s to open a first session.
-	return connect.Config{Hosts: Hosts(t), Source: source, Consistency: "ONE", Timeout: 30 * time.Second, ConnectTimeout: time.Minute}
+	// A container is reached only through its published port on loopback: the addresses the
+	// node gives out (its bridge address) are not for this machine's clients (Direct).
+	return connect.Config{Hosts: Hosts(t), Source: source, Consistency: "ONE", Timeout: 30 * time.Second, ConnectTimeout: time.Minute,
+		Direct: ctr != nil}
 }
 
 // Session connects to the test cluster with no keyspace; it is closed when t ends.

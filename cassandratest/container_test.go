@@ -100,7 +100,7 @@ func TestContainerImageHonoursTheOfficialVariables(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = n.Remove() })
 	c := n.Container()
-	s, err := connect.Open(ctx, connect.Config{Hosts: []string{n.Endpoint}, Consistency: "ONE", Timeout: 30 * time.Second})
+	s, err := connect.Open(ctx, connect.Config{Hosts: []string{n.Endpoint}, Consistency: "ONE", Timeout: 30 * time.Second, ConnectTimeout: time.Minute, Direct: true})
 	if err != nil {
 		t.Fatal(err)
 	}
