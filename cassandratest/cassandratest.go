@@ -100,7 +100,8 @@ func Config(t testing.TB) connect.Config {
 	// machine) has taken over 10 s to open a first session.
 	// A container is reached only through its published port on loopback: the addresses the
 	// node gives out (its bridge address) are not for this machine's clients (Direct).
-	return connect.Config{Hosts: Hosts(t), Source: source, Consistency: "ONE", Timeout: 30 * time.Second, ConnectTimeout: time.Minute,
+	hosts := Hosts(t)
+	return connect.Config{Hosts: hosts, Source: source, Consistency: "ONE", Timeout: 30 * time.Second, ConnectTimeout: time.Minute,
 		Direct: ctr != nil}
 }
 
