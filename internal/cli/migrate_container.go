@@ -53,7 +53,7 @@ func startContainer(ctx context.Context, env *Env, cmd *cobra.Command, mf *migra
 	fmt.Fprintf(env.Stderr, "started %s in %s: container %.12s, CQL at %s\n", image, time.Since(start).Round(100*time.Millisecond), n.ID, n.Endpoint)
 	mf.conn.hosts = n.Endpoint
 	mf.conn.direct = true
-	if f := cmd.Flags().Lookup("connect-timeout"); f != nil && !f.Changed {
+	if f := cmd.Flag("connect-timeout"); f != nil && !f.Changed {
 		// A node that has just come up on a loaded machine takes a while to take sessions.
 		mf.conn.connectTimeout = 2 * time.Minute
 	}
