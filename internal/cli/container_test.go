@@ -189,6 +189,7 @@ func TestContainerCtrlCRemovesIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, errOut := wait()
+	t.Logf("stdout:\n%s\nstderr:\n%s", stdout, errOut)
 	if code != ExitOK || !strings.Contains(errOut, "removed container "+id) {
 		t.Errorf("after Ctrl-C: exit %d\n%s", code, errOut)
 	}
@@ -202,6 +203,7 @@ func TestContainerKeepLeavesIt(t *testing.T) {
 	needEngine(t)
 	_, id, addr, stdout, wait := startUp(t, nil, "--keep")
 	code, errOut := wait()
+	t.Logf("stdout:\n%s\nstderr:\n%s", stdout, errOut)
 	if code != ExitOK {
 		t.Fatalf("--keep: exit %d\n%s", code, errOut)
 	}
@@ -263,9 +265,13 @@ func TestContainerValidateReportsEveryRefusal(t *testing.T) {
 		t.Fatalf("no container started:\n%s%s", out.String(), errb.String())
 	}
 	code := cmd.ProcessState.ExitCode()
+	t.Logf("stdout:\n%s\nstderr:\n%s", out.String(), errb.String())
 	for _, want := range []string{"V1__users.cql:2:1 (statement 2/2): the node refuses it: SASI indexes are disabled",
 		"V2__cards.cql:1:1 (statement 1/2): the node refuses it: Cannot mask columns",
-		"V3__fn.cql:1:1 (statement 1/2): the node refuses it: User defined functions are disabled",
+		"V3__fn.cql:1:1 (statement 1/2): the node refuses it: ",
+		"the node has user_defined_functions_enabled = false",
+		"the node has sasi_indexes_enabled = false",
+		"the node has dynamic_data_masking_enabled = false",
 		"6 statements on a fresh cassandra:5.0 node from an empty keyspace: 3 refused by the node, 0 disagreements"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q", want)

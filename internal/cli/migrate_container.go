@@ -15,7 +15,7 @@ import (
 
 // startContainer starts a throwaway node from image for a --container run and points the
 // connection flags at it (its published port, reached directly). The caller removes it.
-func startContainer(ctx context.Context, env *Env, mf *migrateFlags, image string) (*nodecontainer.Node, error) {
+func startContainer(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFlags, image string) (*nodecontainer.Node, error) {
 	if mf.conn.hosts != "" {
 		return nil, Usagef("--container starts its own node: drop --hosts")
 	}
@@ -53,6 +53,10 @@ func startContainer(ctx context.Context, env *Env, mf *migrateFlags, image strin
 	fmt.Fprintf(env.Stderr, "started %s in %s: container %.12s, CQL at %s\n", image, time.Since(start).Round(100*time.Millisecond), n.ID, n.Endpoint)
 	mf.conn.hosts = n.Endpoint
 	mf.conn.direct = true
+	if f := cmd.Flag("connect-timeout"); f != nil && !f.Changed {
+		// A node that has just come up on a loaded machine takes a while to take sessions.
+		mf.conn.connectTimeout = 2 * time.Minute
+	}
 	if mf.replication == "" {
 		mf.replication = "{'class': 'SimpleStrategy', 'replication_factor': 1}"
 	}
@@ -70,7 +74,7 @@ func runWithContainer(ctx context.Context, env *Env, cmd *cobra.Command, mf *mig
 		// The reaper removes this process's containers when it exits; --keep must outlive it.
 		os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
 	}
-	n, err := startContainer(ctx, env, mf, f.container)
+	n, err := startContainer(ctx, env, cmd, mf, f.container)
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ func checkNodeSettings(ctx context.Context, env *Env, sess *session, base *cql.S
 		var rerr gocql.RequestError
 		if errors.As(err, &rerr) && rerr.Code() == gocql.ErrCodeUnauthorized {
 			fmt.Fprintf(env.Stderr, "cqlsize: note: the node's settings (SASI, UDFs, MVs, masking, guardrails) were not checked: %v; "+
-				"GRANT SELECT ON TABLE system_views.settings to the role to have them checked before anything runs\n", err)
+				"GRANT SELECT ON TABLE system_views.settings TO %s has them checked before anything runs\n", err, cql.QuoteName(sess.cfg.Username))
 			return nil
 		}
 		return migrateErr(err)

@@ -25,7 +25,7 @@ func validateOnContainer(ctx context.Context, env *Env, cmd *cobra.Command, mf *
 	if f.format != "text" {
 		return Usagef("--container reports as text: drop --format %s", f.format)
 	}
-	n, err := startContainer(ctx, env, mf, f.container)
+	n, err := startContainer(ctx, env, cmd, mf, f.container)
 	if err != nil {
 		return err
 	}

@@ -35,6 +35,12 @@ const (
 	rightsLock = "TABLE {ks}.cqlsize_migrations_lock"
 )
 
+// rightsSettings lets a migrate command read the node's settings, to refuse before anything
+// runs what the node will refuse (SASI, UDFs, MVs, masking off; guardrails).
+var rightsSettings = Right{Permission: "SELECT", Resource: "TABLE system_views.settings",
+	Why:     "read the node's settings, to refuse before anything runs what they refuse (SASI, UDFs, materialized views, masking, guardrails)",
+	Without: "the node's settings are not checked beforehand (the node refuses such a statement itself), and a note naming the permission"}
+
 // commandRights is the least privilege of every command that connects, for a keyspace
 // whose bookkeeping tables already exist (the first `migrate up` creates them, which needs
 // CREATE ON KEYSPACE {ks}; Cassandra gives a role every permission on a table it creates).
@@ -42,12 +48,14 @@ const (
 // node: with exactly these grants the command passes; without any one of them it fails
 // (exit 2, naming the permission and the GRANT) or does what Without says.
 var commandRights = []CommandRights{
-	{Command: "migrate up", Rights: bookAndLock("read what was applied", "record each statement before and after it runs"), Also: "and what the files' statements need: CREATE, ALTER or DROP ON KEYSPACE {ks} (or ON TABLE) for DDL, MODIFY for INSERT, UPDATE, DELETE"},
+	{Command: "migrate up", Rights: append(bookAndLock("read what was applied", "record each statement before and after it runs"), rightsSettings), Also: "and what the files' statements need: CREATE, ALTER or DROP ON KEYSPACE {ks} (or ON TABLE) for DDL, MODIFY for INSERT, UPDATE, DELETE"},
 	{Command: "migrate plan", Rights: []Right{
 		{Permission: "SELECT", Resource: rightsBook, Why: "read what was applied, to list what is pending"},
+		rightsSettings,
 	}},
 	{Command: "migrate validate", Rights: []Right{
 		{Permission: "SELECT", Resource: rightsBook, Why: "compare applied files' checksums with the recorded ones"},
+		rightsSettings,
 	}},
 	{Command: "migrate status", Rights: []Right{
 		{Permission: "SELECT", Resource: rightsBook, Why: "read what was applied"},

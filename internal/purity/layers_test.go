@@ -53,7 +53,7 @@ var layers = map[string][]string{
 	"internal/nodecontainer": {},
 	"cql/liveschema":         {"cql"},
 	"cql/denorm":             {"bucket", "cql", "cql/derive", "internal/tokenscan"},
-	"migrations":             {"cql", "cql/liveschema", "internal/version"},
+	"migrations":             {"cql", "cql/liveschema", "cql/nodesettings", "internal/version"},
 	"profile":                {"cql", "cql/liveschema", "internal/tokenscan", "sizing", "sizing/disk", "workload"},
 
 	// Test harnesses: a real node, the fault ring, the node with authentication.
