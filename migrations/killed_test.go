@@ -21,6 +21,8 @@ import (
 // file's finish), so a run killed between two statements leaves the first recorded only as
 // being sent. These tests kill runs there, and anywhere, and check what the next run makes
 // of it: every statement applied exactly once, or a stop in doubt that a person resolves.
+// The lease is 10 s: on a loaded shared node a shorter one can lapse mid-run, which stops
+// the run before the kill (safely, but the test wants the kill).
 
 // betweenSet mixes what the bookkeeping tells apart: schema changes (done folded into the
 // next write, judged from the live schema by a successor), idempotent INSERTs and UPDATEs
@@ -67,7 +69,7 @@ func deref(s *string) string { return *s }
 func startPaused(t *testing.T, ctx context.Context, ks, dir string, k int) *exec.Cmd {
 	t.Helper()
 	cmd := cqlsizeCmd(t, ctx, []string{fmt.Sprintf("CQLSIZE_TEST_PAUSE_AFTER=2:%d", k)},
-		"migrate", "up", "--keyspace", ks, "--dir", dir, "--lock-ttl", "3s")
+		"migrate", "up", "--keyspace", ks, "--dir", dir, "--lock-ttl", "10s")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +116,7 @@ func TestKilledBetweenStatements(t *testing.T) {
 				t.Fatal(err)
 			}
 			_ = first.Wait()
-			next := runProc(cqlsizeCmd(t, ctx, nil, "migrate", "up", "--keyspace", ks, "--dir", dir, "--lock-ttl", "3s", "--lock-timeout", "1m", "-v"))
+			next := runProc(cqlsizeCmd(t, ctx, nil, "migrate", "up", "--keyspace", ks, "--dir", dir, "--lock-ttl", "10s", "--lock-timeout", "1m", "-v"))
 			if next.code != 0 {
 				t.Fatalf("next run: exit %d\nstdout: %s\nstderr: %s", next.code, next.stdout, next.stderr)
 			}
@@ -145,7 +147,7 @@ func TestKilledAnywhere(t *testing.T) {
 			s, ks := cassandratest.Keyspace(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			args := []string{"migrate", "up", "--keyspace", ks, "--dir", dir, "--lock-ttl", "3s", "--lock-timeout", "1m"}
+			args := []string{"migrate", "up", "--keyspace", ks, "--dir", dir, "--lock-ttl", "10s", "--lock-timeout", "1m"}
 			// The first file runs to the end, so that the kill lands in the second.
 			if r := runProc(cqlsizeCmd(t, ctx, nil, append(args, "--to", "1")...)); r.code != 0 {
 				t.Fatalf("version 1: exit %d: %s%s", r.code, r.stdout, r.stderr)
