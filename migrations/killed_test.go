@@ -52,7 +52,11 @@ func checkBetweenSet(t *testing.T, s *gocql.Session, ks, dir string) {
 	var c *string
 	got := map[int]string{}
 	for iter.Scan(&k, &v, &c) {
-		got[k] = fmt.Sprint(v, " ", map[bool]string{true: "<nil>", false: deref(c)}[c == nil])
+		cs := "<nil>"
+		if c != nil {
+			cs = *c
+		}
+		got[k] = fmt.Sprint(v, " ", cs)
 	}
 	if err := iter.Close(); err != nil {
 		t.Fatal(err)
@@ -61,8 +65,6 @@ func checkBetweenSet(t *testing.T, s *gocql.Session, ks, dir string) {
 		t.Errorf("rows of a: %v, want %v", got, want)
 	}
 }
-
-func deref(s *string) string { return *s }
 
 // startPaused starts `migrate up` paused after statement k of 0002 and returns it once it
 // says so.
