@@ -48,9 +48,9 @@ bench-backfill:
 
 # `cqlsize migrate`'s library beside golang-migrate's Cassandra driver and the bare
 # statements, alternated in each round on the same node and history, fresh keyspaces each
-# round: a file of 50 INSERTs and one of 5 schema changes. A module of its own
-# (internal/migratebench/go.mod), so that golang-migrate stays out of the project's go.mod.
-# ARGS="-rounds 3" for fewer rounds, ARGS="-ddl 0" for the INSERTs only.
+# round: a file of 50 INSERTs. A module of its own (internal/migratebench/go.mod), so that
+# golang-migrate stays out of the project's go.mod. ARGS="-rounds 3" for fewer rounds,
+# ARGS="-ddl 5" to time a file of 5 schema changes too.
 bench-migrate:
 	cd internal/migratebench && CASSANDRA_HOSTS=$${CASSANDRA_HOSTS:-$$(../../scripts/cassandra hosts)} $(GO) run . $(ARGS)
 

@@ -114,10 +114,22 @@ type PartialError struct {
 	Total     int     // statements in the file
 	Pos       cql.Pos // where the failed statement starts
 	Applied   int     // statements of the file that are applied
-	Err       error
+	// Unrecorded: of those, how many the bookkeeping holds only as being sent (the run
+	// stopped before the write that records them): the next run judges them as in flight.
+	Unrecorded int
+	Err        error
 }
 
 func (e *PartialError) Error() string {
+	if e.Unrecorded > 0 {
+		from := e.Applied - e.Unrecorded + 1
+		which, them := fmt.Sprintf("statement %d is", from), "it"
+		if e.Unrecorded > 1 {
+			which, them = fmt.Sprintf("statements %d-%d are", from, e.Applied), "them"
+		}
+		return fmt.Sprintf("%s: statement %d of %d failed (%d applied; %s recorded only as being sent: the next run judges %s as in flight, then continues from statement %d): %v",
+			e.Pos, e.Statement, e.Total, e.Applied, which, them, e.Applied+1, e.Err)
+	}
 	return fmt.Sprintf("%s: statement %d of %d failed (%d applied, recorded; the next run continues from statement %d): %v",
 		e.Pos, e.Statement, e.Total, e.Applied, e.Applied+1, e.Err)
 }

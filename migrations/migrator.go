@@ -601,7 +601,8 @@ func (m *Migrator) stop(f *fileRecorder, i, running int, err error) error {
 		_ = f.fail(fctx, err, running) // best effort: the error returned says it all
 	}
 	mg := f.mg
-	return &PartialError{File: mg.File, Version: mg.Version, Statement: i, Total: len(mg.Statements), Pos: mg.Statements[i-1].Pos, Applied: f.applied, Err: err}
+	return &PartialError{File: mg.File, Version: mg.Version, Statement: i, Total: len(mg.Statements), Pos: mg.Statements[i-1].Pos,
+		Applied: f.applied, Unrecorded: f.applied - f.recorded, Err: err}
 }
 
 // recoverInFlight decides about statement i, which a previous run recorded as being sent

@@ -2,6 +2,7 @@ package migrations
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/cassandratest"
+	"github.com/cqlsize/cqlsize/cql"
 )
 
 // mixedFile has every kind of statement the intents tell apart.
@@ -270,6 +272,24 @@ func TestOldRecordsAreRead(t *testing.T) {
 	for _, x := range st {
 		if x.State != StatusApplied || x.Record.Applied != len(x.Migration.Statements) || x.Record.Running != 0 {
 			t.Errorf("%s after Up: %s, applied %d, running %d", x.File, x.State, x.Record.Applied, x.Record.Running)
+		}
+	}
+}
+
+// TestPartialErrorSaysWhatIsUnrecorded: a run that stops before the write that records
+// what ran (its lease lost) says so, instead of "recorded".
+func TestPartialErrorSaysWhatIsUnrecorded(t *testing.T) {
+	pos := cql.Pos{File: "m/0003_x.cql", Line: 7, Col: 1}
+	for _, c := range []struct {
+		applied, unrecorded int
+		want                string
+	}{
+		{4, 1, "m/0003_x.cql:7:1: statement 4 of 9 failed (4 applied; statement 4 is recorded only as being sent: the next run judges it as in flight, then continues from statement 5): boom"},
+		{4, 3, "m/0003_x.cql:7:1: statement 4 of 9 failed (4 applied; statements 2-4 are recorded only as being sent: the next run judges them as in flight, then continues from statement 5): boom"},
+	} {
+		e := &PartialError{File: "m/0003_x.cql", Version: 3, Statement: 4, Total: 9, Pos: pos, Applied: c.applied, Unrecorded: c.unrecorded, Err: errors.New("boom")}
+		if got := e.Error(); got != c.want {
+			t.Errorf("got  %q\nwant %q", got, c.want)
 		}
 	}
 }
