@@ -128,8 +128,7 @@ func compareChunks(dir string, comp disk.Compression) (chunkStats, error) {
 func decompress(class string, chunk []byte, chunkLength int) ([]byte, error) {
 	var out []byte
 	var err error
-	switch {
-	case len(chunk) == 0: // how Deflate ends Data.db with an empty chunk
+	if len(chunk) == 0 { // how Deflate ends Data.db with an empty chunk
 		return nil, nil
 	}
 	switch class {
