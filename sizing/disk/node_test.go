@@ -257,7 +257,7 @@ func TestPredictMatchesNode(t *testing.T) {
 		}
 		if comp.Enabled {
 			if r.chunks, err = compareChunks(dir, comp); err != nil {
-				t.Fatalf("%s: %v", tr.name, err)
+				t.Errorf("%s: %v", tr.name, err)
 			}
 		}
 		results = append(results, r)
@@ -356,15 +356,21 @@ feed:
 }
 
 // execAgain runs a statement that is safe to repeat (an INSERT of the same values, a CREATE
-// ... IF NOT EXISTS), again up to three times when a loaded shared node misses the
-// client's timeout: it may well have applied it.
+// ... IF NOT EXISTS), again when a loaded shared node misses the client's timeout (it may
+// well have applied it), for up to ten tries a few seconds apart: at load averages over 50
+// on two cores a schema change has missed three timeouts in a row.
 func execAgain(ctx context.Context, s *gocql.Session, stmt string, args ...any) error {
 	var err error
-	for attempt := 0; attempt < 3; attempt++ {
+	for attempt := 0; attempt < 10; attempt++ {
 		err = s.Query(stmt, args...).WithContext(ctx).Exec()
 		var wt *gocql.RequestErrWriteTimeout
 		if err == nil || !(errors.Is(err, gocql.ErrTimeoutNoResponse) || errors.As(err, &wt)) {
 			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(3 * time.Second):
 		}
 	}
 	return err
