@@ -48,21 +48,20 @@ type CorpusTable struct {
 
 // LoadCorpus runs corpus.py (at script, with python) against hosts into keyspace, which
 // must exist and be empty, and returns what it wrote, by table. It returns once the short
-// TTLs have run out; the tables are not flushed.
-func LoadCorpus(ctx context.Context, python, script string, hosts []string, keyspace string, seed int, shapes ...string) (map[string]CorpusTable, error) {
+// TTLs have run out; the tables are not flushed. log is what the script said of its time.
+func LoadCorpus(ctx context.Context, python, script string, hosts []string, keyspace string, seed int, shapes ...string) (tables map[string]CorpusTable, log string, err error) {
 	args := append([]string{script, strings.Join(hosts, ","), keyspace, fmt.Sprint(seed)}, shapes...)
 	cmd := exec.CommandContext(ctx, python, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w\n%s", script, err, stderr.String())
+		return nil, "", fmt.Errorf("%s: %w\n%s", script, err, stderr.String())
 	}
-	var tables map[string]CorpusTable
 	if err := json.Unmarshal(out, &tables); err != nil {
-		return nil, fmt.Errorf("%s printed no manifest: %w\n%s", script, err, out)
+		return nil, "", fmt.Errorf("%s printed no manifest: %w\n%s", script, err, out)
 	}
-	return tables, nil
+	return tables, strings.TrimSpace(stderr.String()), nil
 }
 
 // CorpusCheck is one corpus table's comparison, built on the profile check of the table.

@@ -24,7 +24,7 @@ func TestCorpusMatchesCassandra(t *testing.T) {
 		t.Skip("writes data into Cassandra; skipped with -short")
 	}
 	python := cassandratest.Python(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	started := time.Now()
 	s, ks := cassandratest.Keyspace(t)
@@ -36,11 +36,11 @@ func TestCorpusMatchesCassandra(t *testing.T) {
 	}
 	// CQLSIZE_CORPUS_SHAPES=sparse,counters loads only those shapes, to look at one closely.
 	shapes := strings.FieldsFunc(os.Getenv("CQLSIZE_CORPUS_SHAPES"), func(r rune) bool { return r == ',' })
-	wrote, err := LoadCorpus(ctx, python, script, cassandratest.Hosts(t), ks, 1, shapes...)
+	wrote, log, err := LoadCorpus(ctx, python, script, cassandratest.Hosts(t), ks, 1, shapes...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("corpus.py wrote %d tables in %s", len(wrote), time.Since(started).Round(time.Millisecond))
+	t.Logf("corpus.py wrote %d tables in %s (%s)", len(wrote), time.Since(started).Round(time.Millisecond), log)
 	if err := node.FlushAndCompact(ctx, ks); err != nil {
 		t.Fatal(err)
 	}
