@@ -93,16 +93,7 @@ func (c CorpusCheck) Figures() []Figure {
 func CorpusFigures(checks []CorpusCheck) (held, shown map[string]float64, why map[string]string) {
 	held, shown, why = map[string]float64{}, map[string]float64{}, map[string]string{}
 	for _, c := range checks {
-		for _, f := range c.Figures() {
-			key := "corpus/" + c.Loaded.Table.Name + "/" + f.Key
-			switch {
-			case f.Skip != "":
-			case f.Shown != "":
-				shown[key], why[key] = f.Err(), f.Shown
-			default:
-				held[key] = f.Err()
-			}
-		}
+		sortFigures("corpus/"+c.Loaded.Table.Name+"/", c.Figures(), held, shown, why)
 	}
 	return held, shown, why
 }
