@@ -61,16 +61,16 @@ def rows_of(rnd, n, lo, hi):
 
 def load_plain(s, t, rnd):
     args = []
-    for p in range(40):
+    for p in range(20):
         for c in range(rnd.randint(10, 30)):
             args.append(("user%04d" % p, c, text(rnd, 3, 12), rnd.randint(0, 1 << 40)))
     run(s, "INSERT INTO %s (pk, ck, body, n) VALUES (?, ?, ?, ?)" % t, args)
-    return {"partitions": 40, "rows": len(args)}
+    return {"partitions": 20, "rows": len(args)}
 
 
 def load_sparse(s, t, rnd):
     args = []
-    for p in range(40):
+    for p in range(20):
         for c in range(20):
             row = ["acct%03d" % p, c]
             for i in range(10):
@@ -79,31 +79,31 @@ def load_sparse(s, t, rnd):
             args.append(tuple(row))
     cols = ", ".join("c%d" % i for i in range(10))
     run(s, "INSERT INTO %s (pk, ck, %s) VALUES (?, ?, %s)" % (t, cols, ", ".join("?" * 10)), args)
-    return {"partitions": 40, "rows": len(args)}
+    return {"partitions": 20, "rows": len(args)}
 
 
 def load_doubles(s, t, rnd):
     args = []
-    for p in range(12):
+    for p in range(8):
         for c in range(60):
             args.append(tuple([p, c] + [rnd.gauss(20.0, 5.0) for _ in range(16)]))
     cols = ", ".join("d%d" % i for i in range(16))
     run(s, "INSERT INTO %s (pk, ck, %s) VALUES (?, ?, %s)" % (t, cols, ", ".join("?" * 16)), args)
-    return {"partitions": 12, "rows": len(args)}
+    return {"partitions": 8, "rows": len(args)}
 
 
 def load_ttl_mix(s, t, rnd):
     """Metrics written with several TTLs (an hour, a day, a week) and some without any."""
     ttls = [3600, 86400, 604800, 0]
     by_ttl = {x: [] for x in ttls}
-    for p in range(30):
+    for p in range(20):
         for c in range(30):
             ttl = rnd.choices(ttls, weights=[3, 4, 2, 1])[0]
             by_ttl[ttl].append(("host%02d" % p, c, rnd.random() * 100, text(rnd, 1, 3)))
     for ttl, args in by_ttl.items():
         using = " USING TTL %d" % ttl if ttl else ""
         run(s, "INSERT INTO %s (pk, ts, value, unit) VALUES (?, ?, ?, ?)%s" % (t, using), args)
-    return {"partitions": 30, "rows": sum(len(a) for a in by_ttl.values()),
+    return {"partitions": 20, "rows": sum(len(a) for a in by_ttl.values()),
             "ttls": {str(k): len(v) for k, v in by_ttl.items()}}
 
 
@@ -111,19 +111,19 @@ def load_ttl_expired(s, t, rnd):
     """A day's TTL on every row, and a quarter of the rows written with a few seconds': those
     have expired when the table is flushed, and stay as tombstones until gc_grace_seconds."""
     day, short = [], []
-    for p in range(30):
+    for p in range(20):
         for c in range(30):
             row = ("dev%02d" % p, c, rnd.random() * 100, text(rnd, 2, 5))
             (short if rnd.random() < 0.25 else day).append(row)
     run(s, "INSERT INTO %s (pk, ts, value, note) VALUES (?, ?, ?, ?) USING TTL 86400" % t, day)
     run(s, "INSERT INTO %s (pk, ts, value, note) VALUES (?, ?, ?, ?) USING TTL %d" % (t, SHORT_TTL), short)
-    return {"partitions": 30, "rows": len(day), "expired_rows": len(short), "ttls": {"86400": len(day), str(SHORT_TTL): len(short)}}
+    return {"partitions": 20, "rows": len(day), "expired_rows": len(short), "ttls": {"86400": len(day), str(SHORT_TTL): len(short)}}
 
 
 def load_deletes_head(s, t, rnd):
     """A queue: each partition's oldest rows deleted by one range delete (ck < k)."""
     args, dels, deleted = [], [], 0
-    for p in range(30):
+    for p in range(20):
         n = rnd.randint(30, 50)
         for c in range(n):
             args.append(("queue%02d" % p, c, text(rnd, 4, 10)))
@@ -132,7 +132,7 @@ def load_deletes_head(s, t, rnd):
         deleted += k
     run(s, "INSERT INTO %s (pk, ck, payload) VALUES (?, ?, ?)" % t, args)
     run(s, "DELETE FROM %s WHERE pk = ? AND ck < ?" % t, dels)
-    return {"partitions": 30, "rows": len(args) - deleted, "deleted_rows": deleted, "range_deletes": len(dels)}
+    return {"partitions": 20, "rows": len(args) - deleted, "deleted_rows": deleted, "range_deletes": len(dels)}
 
 
 def load_deletes_spread(s, t, rnd):
@@ -156,15 +156,15 @@ def load_deletes_spread(s, t, rnd):
 
 def load_static_only(s, t, rnd):
     """Partitions holding only their static columns: no clustering row is ever written."""
-    args = [("tenant%03d" % p, text(rnd, 2, 5), rnd.randint(0, 1000), text(rnd, 5, 20)) for p in range(150)]
+    args = [("tenant%03d" % p, text(rnd, 2, 5), rnd.randint(0, 1000), text(rnd, 5, 20)) for p in range(100)]
     run(s, "INSERT INTO %s (pk, name, quota, settings) VALUES (?, ?, ?, ?)" % t, args)
-    return {"partitions": 150, "rows": 0}
+    return {"partitions": 100, "rows": 0}
 
 
 def load_blobs(s, t, rnd):
     """Big values: 2-6 KiB blobs, half random bytes, half repetitive."""
     args = []
-    for p in range(20):
+    for p in range(12):
         for c in range(6):
             n = rnd.randint(2048, 6144)
             if rnd.random() < 0.5:
@@ -173,64 +173,64 @@ def load_blobs(s, t, rnd):
                 b = (text(rnd, 4, 8).encode() * (n // 8 + 1))[:n]
             args.append(("obj%02d" % p, c, b, rnd.choice(["image/png", "application/json", "text/plain"])))
     run(s, "INSERT INTO %s (pk, ck, data, mime) VALUES (?, ?, ?, ?)" % t, args)
-    return {"partitions": 20, "rows": len(args)}
+    return {"partitions": 12, "rows": len(args)}
 
 
 def load_udt(s, t, rnd):
     args = []
-    for p in range(40):
+    for p in range(20):
         for c in range(12):
             # A UDT value is bound as a tuple of its fields in order (street, city, zip).
             home = (text(rnd, 1, 3), rnd.choice(WORDS), rnd.randint(10000, 99999))
             work = (text(rnd, 1, 3), rnd.choice(WORDS), rnd.randint(10000, 99999))
             args.append(("person%02d" % p, c, home, work))
     run(s, "INSERT INTO %s (pk, ck, home, work) VALUES (?, ?, ?, ?)" % t, args)
-    return {"partitions": 40, "rows": len(args)}
+    return {"partitions": 20, "rows": len(args)}
 
 
 def load_frozen(s, t, rnd):
     args = []
-    for p in range(40):
+    for p in range(20):
         for c in range(15):
             tags = set(rnd.sample(WORDS, rnd.randint(1, 6)))
             scores = [rnd.randint(0, 1000) for _ in range(rnd.randint(0, 8))]
             attrs = {rnd.choice(WORDS): rnd.randint(0, 99) for _ in range(rnd.randint(1, 5))}
             args.append(("doc%02d" % p, c, tags, scores, attrs))
     run(s, "INSERT INTO %s (pk, ck, tags, scores, attrs) VALUES (?, ?, ?, ?, ?)" % t, args)
-    return {"partitions": 40, "rows": len(args)}
+    return {"partitions": 20, "rows": len(args)}
 
 
 def load_counters(s, t, rnd):
     args = []
-    for p in range(40):
+    for p in range(20):
         for c in range(20):
             args.append((rnd.randint(1, 50), rnd.randint(1, 5000), "page%02d" % p, c))
     run(s, "UPDATE %s SET views = views + ?, bytes = bytes + ? WHERE pk = ? AND ck = ?" % t, args)
-    return {"partitions": 40, "rows": len(args)}
+    return {"partitions": 20, "rows": len(args)}
 
 
 def load_collections(s, t, rnd):
     """Non-frozen map and set, written whole on insert and then grown element by element."""
     args, adds = [], []
-    for p in range(30):
+    for p in range(20):
         for c in range(10):
             args.append(("prof%02d" % p, c, {rnd.choice(WORDS): text(rnd, 1, 2) for _ in range(3)}, set(rnd.sample(WORDS, 3))))
             for _ in range(rnd.randint(0, 3)):
                 adds.append((rnd.choice(WORDS) + str(rnd.randint(0, 9)), text(rnd, 1, 2), "prof%02d" % p, c))
     run(s, "INSERT INTO %s (pk, ck, prefs, labels) VALUES (?, ?, ?, ?)" % t, args)
     run(s, "UPDATE %s SET prefs[?] = ? WHERE pk = ? AND ck = ?" % t, adds)
-    return {"partitions": 30, "rows": len(args)}
+    return {"partitions": 20, "rows": len(args)}
 
 
 def load_timeseries(s, t, rnd):
     args = []
     base = 1_700_000_000_000
-    for p in range(10):
+    for p in range(6):
         sensor = uuid.UUID(int=rnd.getrandbits(128), version=4)
         for c in range(100):
             args.append((sensor, base + c * 60_000 + p, rnd.randint(0, 100), rnd.random()))
     run(s, "INSERT INTO %s (sensor, at, status, reading) VALUES (?, ?, ?, ?)" % t, args)
-    return {"partitions": 10, "rows": len(args)}
+    return {"partitions": 6, "rows": len(args)}
 
 
 SHAPES = [
