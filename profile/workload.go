@@ -289,6 +289,15 @@ func writeTTLs(b *bufio.Writer, t *Table) {
 		parts[i] = fmt.Sprintf("%s %.1f%%", d, 100*p.Share)
 	}
 	fmt.Fprintf(b, "    # TTLs written, share of %d cells read: %s\n", cells, strings.Join(parts, ", "))
+	mix := make([]string, len(t.TTLs))
+	for i, p := range t.TTLs {
+		k := "none"
+		if p.Seconds > 0 {
+			k = fmt.Sprintf("%ds", p.Seconds)
+		}
+		mix[i] = fmt.Sprintf("%s: %s", k, num(round4(p.Share)))
+	}
+	fmt.Fprintf(b, "    ttl_mix: {%s}   # each TTL's own expiry and TTL deltas cost bytes a single TTL does not\n", strings.Join(mix, ", "))
 }
 
 // writeSpread declares the span of the write times read, first to last, as write_spread:
