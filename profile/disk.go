@@ -56,7 +56,7 @@ func (sm *sampler) diskRow(static bool) (disk.Row, int) {
 				cell.Timestamp = w
 			}
 			if ttl, ok := c.ttl.int64(); ok && ttl > 0 {
-				orig := ttl + (sm.nowMicros-cell.Timestamp)/1e6
+				orig := ttl + (sm.readMicros-cell.Timestamp)/1e6
 				cell.TTL = int32(min(orig, 1<<31-1))
 			}
 		}

@@ -81,6 +81,11 @@ type sampler struct {
 	warnResponses                             int
 	maxTomb                                   int
 	nowMicros                                 int64
+	// began is when the walk started (nowMicros), readMicros when the current row was read:
+	// TTL() is the time left when the row is read, so the TTL a cell was written with is
+	// that plus the age at the read, not at the start of a walk that can take minutes.
+	began      time.Time
+	readMicros int64
 
 	hasStatic bool
 	bucketCol int            // index in cols of the partition key column naming a time bucket, -1: none
@@ -96,7 +101,7 @@ type sampler struct {
 }
 
 func newSampler(ks *cql.Keyspace, t *cql.Table, now time.Time) *sampler {
-	sm := &sampler{t: t, ks: ks, warn: map[string]int{}, nowMicros: now.UnixMicro(), bucketCol: -1}
+	sm := &sampler{t: t, ks: ks, warn: map[string]int{}, nowMicros: now.UnixMicro(), bucketCol: -1, began: time.Now()}
 	if _, col, ok := sizing.TableBucket(t); ok {
 		for i, c := range t.PartitionKey {
 			if c.Name == col {
@@ -376,6 +381,7 @@ func (sm *sampler) warnings(ws []string) {
 
 // row adds the row just scanned to the partition being read.
 func (sm *sampler) row() {
+	sm.readMicros = sm.nowMicros + time.Since(sm.began).Microseconds()
 	first := !sm.cur
 	if first {
 		sm.cur = true
@@ -414,7 +420,7 @@ func (sm *sampler) row() {
 				sm.metaCells++
 				if ttl, ok := r.ttl.int64(); ok && ttl > 0 {
 					sm.ttlCells++
-					written := float64(ttl) + float64(sm.nowMicros-w)/1e6
+					written := float64(ttl) + float64(sm.readMicros-w)/1e6
 					sm.ttl.add(written)
 					sm.ttlWritten(written)
 				}

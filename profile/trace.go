@@ -20,7 +20,7 @@ import (
 // table can hold none.
 const (
 	traceReads         = 3
-	traceSlicesMax     = 24
+	traceSlicesMax     = 64
 	traceMinPartitions = 30
 )
 

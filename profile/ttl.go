@@ -28,11 +28,12 @@ func (sm *sampler) ttlWritten(written float64) {
 		return
 	}
 	sec := int64(math.Round(written))
-	// A TTL read one second either side of a population already seen is that population:
-	// TTL() truncates, and the age is measured at the read, not at the node.
-	for _, d := range []int64{0, -1, 1} {
-		if _, ok := sm.ttlSeen[sec+d]; ok {
-			sm.ttlSeen[sec+d]++
+	// A TTL read within a couple of seconds (or a thousandth) of a population already seen is
+	// that population: TTL() truncates to the second, and the age is measured at the client,
+	// whose clock and read time are not the node's.
+	for ttl := range sm.ttlSeen {
+		if d := ttl - sec; d >= -ttlSlack(ttl) && d <= ttlSlack(ttl) {
+			sm.ttlSeen[ttl]++
 			return
 		}
 	}
@@ -66,3 +67,6 @@ func ttlPopulations(seen map[int64]int64, cells int64) []TTLShare {
 	})
 	return out
 }
+
+// ttlSlack is how far apart two TTLs read may be and still be one TTL written.
+func ttlSlack(ttl int64) int64 { return max(2, ttl/1000) }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // WriteWorkload writes the profile as a workload file that `cqlsize estimate --workload`
@@ -79,7 +80,10 @@ func writeTable(b *bufio.Writer, t *Table) {
 	ttlWritten := t.TTL.N > 0 && t.TTLFraction > 0.5
 	writePartitions(b, t, ttlWritten)
 	rp := t.RowsPerPartition
-	rows := math.Max(1, t.MeanRows)
+	rows := t.MeanRows
+	if rows <= 0 && (t.Schema == nil || len(t.Schema.Clustering) == 0) {
+		rows = 1 // a table without clustering columns holds one row a partition
+	}
 	tombs := round4(t.Tombstones.PerPartition)
 	if tombs > 0 {
 		fmt.Fprintf(b, "    rows_per_partition: %s   # %s live rows + %s tombstones a partition (deletes below); %d partitions read whole: p50 %s, p99 %s, max %s\n",
@@ -113,6 +117,7 @@ func writeTable(b *bufio.Writer, t *Table) {
 		}
 		b.WriteString("\n")
 	}
+	writeSpread(b, t)
 	if t.WriteSpread.N > 0 && t.WriteSpread.P50 > 0 {
 		fmt.Fprintf(b, "    # write times within a partition span %s at the median (p99 %s) over %d partitions\n",
 			secs(t.WriteSpread.P50), secs(t.WriteSpread.P99), t.WriteSpread.N)
@@ -152,7 +157,9 @@ func writeTable(b *bufio.Writer, t *Table) {
 				avg = append(avg, fmt.Sprintf("%s: %s   # over %d values", yamlKey(c.Name+"."+f), num(round4(d.Mean)), d.N))
 			}
 		default:
-			if _, fixed := col.Type.FixedSize(); !fixed && c.Size.N > 0 {
+			// A counter reads as a bigint, but Cassandra stores its counter context (a shard
+			// of ids, clocks and counts): the model sizes that, not the 8 bytes read.
+			if _, fixed := col.Type.FixedSize(); !fixed && c.Size.N > 0 && !isCounter(&col.Type) {
 				avg = append(avg, fmt.Sprintf("%s: %s   # mean of %d values, sd %s, max %s", name, num(round4(c.Size.Mean)), c.Size.N, num(round4(c.Size.Std)), num(c.Size.Max)))
 			}
 		}
@@ -250,6 +257,15 @@ func writeTTLs(b *bufio.Writer, t *Table) {
 		parts[i] = fmt.Sprintf("%s %.1f%%", d, 100*p.Share)
 	}
 	fmt.Fprintf(b, "    # TTLs written, share of %d cells read: %s\n", cells, strings.Join(parts, ", "))
+	mix := make([]string, len(t.TTLs))
+	for i, p := range t.TTLs {
+		k := "none"
+		if p.Seconds > 0 {
+			k = fmt.Sprintf("%ds", p.Seconds)
+		}
+		mix[i] = fmt.Sprintf("%s: %s", k, num(round4(p.Share)))
+	}
+	fmt.Fprintf(b, "    ttl_mix: {%s}   # each TTL's own expiry and TTL deltas cost bytes a single TTL does not\n", strings.Join(mix, ", "))
 }
 
 // writePartitions writes partitions: (and, for a bucketed table without a TTL, the horizon
@@ -296,3 +312,22 @@ func writeSkew(b *bufio.Writer, t *Table) {
 		fmt.Fprintf(b, "    skew: uniform   # %s (fitted exponent %s, R² %.3f)\n", oneLine(t.Skew.Note), num(t.Skew.Fitted), t.Skew.R2)
 	}
 }
+
+// writeSpread declares the span of the write times read, first to last, as write_spread:
+// Cassandra writes each timestamp as a delta from its sstable's oldest, so the span costs
+// bytes in every row (3 within a second, 6 within a day), and estimate otherwise assumes a
+// day. A table compacted into one sstable spans them all; one kept in several sstables spans
+// less in each, so this is the most its timestamps cost.
+func writeSpread(b *bufio.Writer, t *Table) {
+	if t.FirstWrite.IsZero() || t.LastWrite.IsZero() {
+		return
+	}
+	span := t.LastWrite.Sub(t.FirstWrite).Round(time.Second)
+	if span < time.Second {
+		span = time.Second
+	}
+	fmt.Fprintf(b, "    write_spread: %s   # the write times read span %s to %s\n",
+		workload.FormatDuration(span), t.FirstWrite.Format(time.RFC3339), t.LastWrite.Format(time.RFC3339))
+}
+
+func isCounter(t *cql.Type) bool { return t != nil && t.Kind == cql.Native && t.Name == "counter" }

@@ -394,7 +394,38 @@ func (p *plan) encodingCosts() encoding {
 		// the minimum 0, and every TTL is then written whole.
 		e.ttl = vintOf(p.ttl.Seconds())
 	}
+	if p.ttl > 0 && len(p.w.TTLMix) > 0 {
+		e.ttl, e.ldtExp = p.ttlMixCosts(s)
+	}
 	return e
+}
+
+// ttlMixCosts is what a row's TTL and expiry time cost on average when rows are written with
+// several TTLs (ttl_mix): each a delta from the sstable's smallest TTL (0 when some cell has
+// none) and from its smallest expiry time (a tombstone's deletion time, else the soonest
+// expiry), over writes spread across s seconds; a row without a TTL costs neither.
+func (p *plan) ttlMixCosts(s float64) (ttl, ldt float64) {
+	minTTL, minLDT := math.Inf(1), math.Inf(1)
+	for d := range p.w.TTLMix {
+		minTTL = math.Min(minTTL, d.Seconds())
+		if d > 0 {
+			minLDT = math.Min(minLDT, d.Seconds())
+		}
+	}
+	if p.hasCellsWithoutTTL() {
+		minTTL = 0
+	}
+	if p.hasTombstoneLDTs() {
+		minLDT = 0
+	}
+	for d, share := range p.w.TTLMix {
+		if d <= 0 {
+			continue
+		}
+		ttl += share * vintOf(d.Seconds()-minTTL)
+		ldt += share * expectedVIntRange(d.Seconds()-minLDT, d.Seconds()-minLDT+s)
+	}
+	return ttl, ldt
 }
 
 // hasCellsWithoutTTL reports whether the table's sstables hold cells with no TTL beside the

@@ -109,6 +109,12 @@ type TableWorkload struct {
 	// default_time_to_live.
 	TTL *time.Duration
 
+	// TTLMix is the share of rows written with each TTL when there is more than one
+	// (ttl_mix: {1h: 0.3, 1d: 0.5, none: 0.2}; none or 0 for rows written without one).
+	// Cassandra writes each row's TTL and expiry time as deltas from its sstable's smallest,
+	// so TTLs far apart cost bytes one TTL does not; TTL still says how long rows live.
+	TTLMix map[time.Duration]float64
+
 	// Deletes are the deletes issued against each partition
 	// (deletes: [{kind: row, rate: 5/day}, {kind: range, per_partition: 2, rows: 500}]).
 	Deletes []Delete

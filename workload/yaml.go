@@ -263,7 +263,7 @@ func (p *parser) rate(v *yaml.Node, field string) (Rate, bool) {
 // tableFields are the fields of a table entry, for the unknown-field message.
 var tableFields = []string{
 	"partitions", "rows_per_partition", "rows", "retention", "columns", "write_rate", "bucket", "shards", "horizon", "avg", "items", "nulls",
-	"nulls_as", "ttl", "deletes", "overwrites", "element_writes", "skew", "write_spread", "writes", "compression_ratio",
+	"nulls_as", "ttl", "ttl_mix", "deletes", "overwrites", "element_writes", "skew", "write_spread", "writes", "compression_ratio",
 }
 
 // table reads the fields of one table entry (or of defaults, with prefix "defaults.") into t.
@@ -331,6 +331,8 @@ func (p *parser) table(t *TableWorkload, m *yaml.Node, prefix string) {
 			if d, ok := p.duration(v, field); ok {
 				t.TTL = &d
 			}
+		case "ttl_mix":
+			t.TTLMix = p.ttlMix(v, field)
 		case "deletes":
 			t.Deletes = p.deletes(t, v, field)
 		case "overwrites":
@@ -666,7 +668,50 @@ func (t *TableWorkload) Clone() *TableWorkload {
 		ttl := *t.TTL
 		c.TTL = &ttl
 	}
+	if t.TTLMix != nil {
+		c.TTLMix = make(map[time.Duration]float64, len(t.TTLMix))
+		for k, v := range t.TTLMix {
+			c.TTLMix[k] = v
+		}
+	}
 	return &c
+}
+
+// ttlMix reads ttl_mix: a mapping from TTL (none or 0 for rows without one) to the share of
+// rows written with it; the shares are scaled to sum to 1.
+func (p *parser) ttlMix(v *yaml.Node, field string) map[time.Duration]float64 {
+	if v.Kind != yaml.MappingNode {
+		p.add(v, "%s: want a mapping from TTL to the share of rows written with it ({1h: 0.3, 1d: 0.5, none: 0.2}), got %s", field, kindName(v))
+		return nil
+	}
+	mix := map[time.Duration]float64{}
+	sum := 0.0
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		var d time.Duration
+		if k.Value != "none" {
+			var ok bool
+			if d, ok = p.duration(k, field); !ok {
+				continue
+			}
+		}
+		f, ok := p.fraction(val, field+"."+k.Value)
+		if !ok {
+			continue
+		}
+		mix[d] += f
+		sum += f
+	}
+	if len(mix) == 0 || !(sum > 0) {
+		if len(mix) > 0 || len(v.Content) == 0 {
+			p.add(v, "%s: want at least one TTL with a share above 0", field)
+		}
+		return nil
+	}
+	for d := range mix {
+		mix[d] /= sum
+	}
+	return mix
 }
 
 func cloneMap[V any](m map[string]V) map[string]V {

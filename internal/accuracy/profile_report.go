@@ -169,17 +169,23 @@ func ProfileFigures(runs ...*ProfileRun) (held, shown map[string]float64, why ma
 			mode = "full"
 		}
 		for _, c := range run.Tables {
-			for _, f := range c.Figures() {
-				key := "profile/" + mode + "/" + c.Loaded.Table.Name + "/" + f.Key
-				switch {
-				case f.Skip != "":
-				case f.Shown != "":
-					shown[key], why[key] = f.Err(), f.Shown
-				default:
-					held[key] = f.Err()
-				}
-			}
+			sortFigures("profile/"+mode+"/"+c.Loaded.Table.Name+"/", c.Figures(), held, shown, why)
 		}
 	}
 	return held, shown, why
+}
+
+// sortFigures files figs under prefix + their key: held, those compared to a bound; shown,
+// those shown without one, with why; one that cannot be compared is left out.
+func sortFigures(prefix string, figs []Figure, held, shown map[string]float64, why map[string]string) {
+	for _, f := range figs {
+		key := prefix + f.Key
+		switch {
+		case f.Skip != "":
+		case f.Shown != "":
+			shown[key], why[key] = f.Err(), f.Shown
+		default:
+			held[key] = f.Err()
+		}
+	}
 }

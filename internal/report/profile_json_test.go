@@ -43,6 +43,8 @@ func profileSection(path string) string {
 		return "keys"
 	case "tables[].tombstones":
 		return "tombstones"
+	case "tables[].ttls[]":
+		return "A TTL population"
 	case "tables[].disk":
 		return "disk"
 	case "tables[].growth":
@@ -260,6 +262,7 @@ func profileFixtures(t *testing.T) []*profile.Result {
 		Skew:     profile.SkewFit{Kind: "zipf", S: 1.08, Fitted: 1.08, R2: 0.982, Points: 640, Note: "fitted on the 640 partitions of 2 rows or more"},
 		MeanRows: 38.7, MeanRowsSource: "from the Zipf fit: the busiest of 2410000 keys 1.9e+05 rows × H(N,s)/N (the sample's own mean: 41.2)",
 		TTL: dist(40376, 7.776e6, 7.776e6, 7.776e6, 7.776e6), TTLFraction: 0.98,
+		TTLs:        []profile.TTLShare{{Seconds: 7776000, Cells: 39568, Share: 0.98}, {Seconds: 0, Cells: 808, Share: 0.02}},
 		WriteSpread: dist(640, 5.2e6, 4.1e6, 2.9e7, 3.1e7), WriteRate: 2.3e-5,
 		WriteRateSource: "WRITETIME over 640 partitions: rows after the first / the span of their write times",
 		FirstWrite:      now.Add(-400 * 24 * time.Hour), LastWrite: now.Add(-time.Minute),
