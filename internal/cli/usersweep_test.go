@@ -327,6 +327,13 @@ func sweepCases() []sweepCase {
 		{name: "status of a keyspace the first file creates", cluster: true, args: []string{"migrate", "status", "--hosts", "127.0.0.1", "-d", "$TMP", "-k", "$NEWKS"},
 			files: map[string]string{"0001_ks.cql": "CREATE KEYSPACE IF NOT EXISTS $NEWKS WITH replication = " + repl + ";\n", "0002_t.cql": "CREATE TABLE IF NOT EXISTS t (id int PRIMARY KEY);\n"},
 			code:  ExitOK, stderr: []string{"keyspace $NEWKS does not exist yet: the first file creates it"}, stdout: []string{"nothing applied, 2 pending"}},
+		{name: "first up of a history whose version 0 creates the keyspace, with a no-op version", cluster: true, args: []string{"migrate", "up", "--hosts", "127.0.0.1", "-d", "$TMP", "-k", "$NEWKS"},
+			files: map[string]string{
+				"00000000000000_ks.cql": "CREATE KEYSPACE IF NOT EXISTS $NEWKS WITH replication = " + repl + ";\nCREATE TABLE IF NOT EXISTS t (id int PRIMARY KEY);\nCREATE TABLE IF NOT EXISTS u (id int PRIMARY KEY);\n",
+				"00000000000001_blank.cql": "-- Intentionally blank: kept so the versions stay contiguous.\n",
+				"00000000000002_v.cql": "ALTER TABLE t ADD v text;\n"},
+			code: ExitOK, stderr: []string{"applying statements 2-3", "00000000000001_blank.cql: no statement (comments only): a no-op version, recorded as applied"},
+			notStderr: []string{"resuming"}, stdout: []string{"applied 3 migrations", "now at version 2"}},
 		{name: "up of an unfilled template", cluster: true, args: []string{"migrate", "up", "--hosts", "127.0.0.1", "-d", "$TMP", "-k", "$KS"},
 			files: map[string]string{"0001_a.cql": "CREATE TABLE IF NOT EXISTS a (id int PRIMARY KEY);\n", "0002_x.cql": "-- x\n-- Created 2026-11-23. Statements are separated by ';' and run in order; each is recorded\n"},
 			code:  ExitBadInput, stderr: []string{"0002_x.cql has no statement: it is the `migrate new` template, unfilled: fill it in or delete it"}},
