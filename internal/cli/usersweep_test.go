@@ -329,9 +329,9 @@ func sweepCases() []sweepCase {
 			code:  ExitOK, stderr: []string{"keyspace $NEWKS does not exist yet: the first file creates it"}, stdout: []string{"nothing applied, 2 pending"}},
 		{name: "first up of a history whose version 0 creates the keyspace, with a no-op version", cluster: true, args: []string{"migrate", "up", "--hosts", "127.0.0.1", "-d", "$TMP", "-k", "$NEWKS"},
 			files: map[string]string{
-				"00000000000000_ks.cql": "CREATE KEYSPACE IF NOT EXISTS $NEWKS WITH replication = " + repl + ";\nCREATE TABLE IF NOT EXISTS t (id int PRIMARY KEY);\nCREATE TABLE IF NOT EXISTS u (id int PRIMARY KEY);\n",
+				"00000000000000_ks.cql":    "CREATE KEYSPACE IF NOT EXISTS $NEWKS WITH replication = " + repl + ";\nCREATE TABLE IF NOT EXISTS t (id int PRIMARY KEY);\nCREATE TABLE IF NOT EXISTS u (id int PRIMARY KEY);\n",
 				"00000000000001_blank.cql": "-- Intentionally blank: kept so the versions stay contiguous.\n",
-				"00000000000002_v.cql": "ALTER TABLE t ADD v text;\n"},
+				"00000000000002_v.cql":     "ALTER TABLE t ADD v text;\n"},
 			code: ExitOK, stderr: []string{"applying statements 2-3", "00000000000001_blank.cql: no statement (comments only): a no-op version, recorded as applied"},
 			notStderr: []string{"resuming"}, stdout: []string{"applied 3 migrations", "now at version 2"}},
 		{name: "up of an unfilled template", cluster: true, args: []string{"migrate", "up", "--hosts", "127.0.0.1", "-d", "$TMP", "-k", "$KS"},
