@@ -189,16 +189,17 @@ func (s *Set) Schema(keyspace string) (*cql.Schema, error) {
 
 // SchemaOn is Schema by the schema rules of Cassandra release rel (cql.Schema.Release).
 func (s *Set) SchemaOn(keyspace string, rel options.Release) (*cql.Schema, error) {
-	return schemaOn(s.Migrations, keyspace, rel)
+	return SchemaOn(s.Migrations, keyspace, rel)
 }
 
 // SchemaOf is Set.Schema for a list of migrations (as Load returns them). Its error names
 // every statement the model refuses, not only the first (Refusals).
 func SchemaOf(migs []*Migration, keyspace string) (*cql.Schema, error) {
-	return schemaOn(migs, keyspace, cql.Release50)
+	return SchemaOn(migs, keyspace, cql.Release50)
 }
 
-func schemaOn(migs []*Migration, keyspace string, rel options.Release) (*cql.Schema, error) {
+// SchemaOn is SchemaOf by the schema rules of Cassandra release rel.
+func SchemaOn(migs []*Migration, keyspace string, rel options.Release) (*cql.Schema, error) {
 	sch := cql.NewSchemaIn(keyspace)
 	if keyspace != "" && CreatesKeyspace(migs, keyspace) {
 		// The history creates its keyspace itself (as `up` lets it): it does not exist

@@ -291,7 +291,7 @@ func sweepCases() []sweepCase {
 		{name: "profile --consistency SERIAL", args: []string{"profile", "-k", "x", "--hosts", "127.0.0.9", "--consistency", "SERIAL"}, code: ExitBadInput, stderr: []string{"--consistency", `"SERIAL"`, "LOCAL_ONE"}},
 		{name: "profile --rate of an unknown unit", args: []string{"profile", "-k", "x", "--hosts", "127.0.0.9", "--rate", "5/fortnight"}, code: ExitBadInput, stderr: []string{"--rate 5/fortnight", "2000/s"}},
 		{name: "profile --rate per minute", args: []string{"profile", "-k", "x", "--hosts", "127.0.0.9", "--rate", "100k/m", "--sample", "-1"}, code: ExitBadInput, stderr: []string{"--sample -1"}},
-		{name: "profile --table in another keyspace than -k", args: []string{"profile", "-k", "x", "--hosts", "127.0.0.9", "--table", "y.t"}, code: ExitBadInput, stderr: []string{"--table y.t is in keyspace y, but --keyspace is x"}},
+		{name: "profile --table in another keyspace than -k", args: []string{"profile", "-k", "x", "--hosts", "127.0.0.9", "--table", "y.t"}, code: ExitBadInput, stderr: []string{"--table y.t is in keyspace y, but -k is x"}, notStderr: []string{"--keyspace is x"}},
 		{name: "profile --table keyspace.table without -k", args: []string{"profile", "--hosts", "127.0.0.9", "--table", "x.t", "--sample", "-1"}, code: ExitBadInput, stderr: []string{"--sample -1"}},
 
 		// Cluster: unreachable is 3 for every command that connects.
@@ -327,6 +327,20 @@ func sweepCases() []sweepCase {
 		{name: "status of a keyspace the first file creates", cluster: true, args: []string{"migrate", "status", "--hosts", "127.0.0.1", "-d", "$TMP", "-k", "$NEWKS"},
 			files: map[string]string{"0001_ks.cql": "CREATE KEYSPACE IF NOT EXISTS $NEWKS WITH replication = " + repl + ";\n", "0002_t.cql": "CREATE TABLE IF NOT EXISTS t (id int PRIMARY KEY);\n"},
 			code:  ExitOK, stderr: []string{"keyspace $NEWKS does not exist yet: the first file creates it"}, stdout: []string{"nothing applied, 2 pending"}},
+		{name: "estimate --bucket 3w is 504h", args: withEst("--rows", "1", "--bucket", "3w"), code: ExitOK, stdout: []string{"app.users"}},
+		{name: "USE refusal names -k when -k was typed", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", "$TMP"},
+			files: map[string]string{"001_a.cql": "USE app;\nCREATE TABLE t (k int PRIMARY KEY);\n"},
+			code:  ExitBadInput, stderr: []string{"001_a.cql:1:1", "set the target keyspace (-k)"}, notStderr: []string{"--keyspace"}},
+		{name: "validate DIR takes the folder as its argument", args: []string{"migrate", "validate", "--offline", "-k", "app", m1}, code: ExitOK, stdout: []string{"validated 2 files"}},
+		{name: "validate DIR and --dir at once", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", m1, m1}, code: ExitBadInput, stderr: []string{"given twice"}},
+		{name: "validate names every refused statement in one run", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", "$TMP"},
+			files: map[string]string{
+				"001_a.cql": "CREATE TABLE a (k int PRIMARY KEY) WITH compression = {'sstable_compression': 'LZ4Compressor'};\nCREATE TABLE b (k int PRIMARY KEY) WITH dclocal_read_repair_chance = 0.1;\n",
+				"002_b.cql": "CREATE TABLE c (k int PRIMARY KEY) WITH compaction = {'class': 'DateTieredCompactionStrategy'};\n"},
+			code: ExitBadInput, stderr: []string{"001_a.cql:1:", "sstable_compression is the legacy name of 'class', removed in Cassandra 5.0", "001_a.cql:2:", "002_b.cql:1:", "DateTieredCompactionStrategy was removed in Cassandra 5.0"}},
+		{name: "estimate --target cassandra-4.1 reads DTCS and sstable_compression", args: []string{"estimate", "--schema", "$TMP", "-k", "app", "--table", "a", "--rows", "1", "--target", "cassandra-4.1"},
+			files: map[string]string{"001_a.cql": "CREATE TABLE a (k int PRIMARY KEY) WITH compression = {'sstable_compression': 'LZ4Compressor'} AND compaction = {'class': 'DateTieredCompactionStrategy'};\n"},
+			code:  ExitOK, stdout: []string{"app.a"}},
 		{name: "first up of a history whose version 0 creates the keyspace, with a no-op version", cluster: true, args: []string{"migrate", "up", "--hosts", "127.0.0.1", "-d", "$TMP", "-k", "$NEWKS"},
 			files: map[string]string{
 				"00000000000000_ks.cql":    "CREATE KEYSPACE IF NOT EXISTS $NEWKS WITH replication = " + repl + ";\nCREATE TABLE IF NOT EXISTS t (id int PRIMARY KEY);\nCREATE TABLE IF NOT EXISTS u (id int PRIMARY KEY);\n",
