@@ -158,6 +158,6 @@ func ExampleParseWidth() {
 	// month
 	// iso-week
 	// 6h
-	// bucket: invalid width "fortnight": want minute, hour, day, iso-week, month, year or a duration such as 6h or 15m
+	// bucket: invalid width "fortnight": want minute, hour, day, iso-week, month, year or a duration such as 6h, 15m, 2d or 3w
 	// bucket: invalid width 0s: must be positive
 }

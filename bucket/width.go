@@ -81,7 +81,10 @@ func ParseWidth(s string) (Width, error) {
 	default:
 		d, err := time.ParseDuration(strings.TrimSpace(s))
 		if err != nil {
-			return Width{}, fmt.Errorf("bucket: %w %q: want minute, hour, day, iso-week, month, year or a duration such as 6h or 15m", ErrInvalidWidth, s)
+			var ok bool
+			if d, ok = daysOrWeeks(strings.TrimSpace(s)); !ok {
+				return Width{}, fmt.Errorf("bucket: %w %q: want minute, hour, day, iso-week, month, year or a duration such as 6h, 15m, 2d or 3w", ErrInvalidWidth, s)
+			}
 		}
 		w = Every(d)
 	}
@@ -89,6 +92,20 @@ func ParseWidth(s string) (Width, error) {
 		return Width{}, err
 	}
 	return w, nil
+}
+
+// daysOrWeeks reads a whole number of days or weeks (2d, 3w), which time.ParseDuration
+// does not: 3w is 504h, a fixed span counted from the epoch, not an ISO week.
+func daysOrWeeks(s string) (time.Duration, bool) {
+	if len(s) < 2 {
+		return 0, false
+	}
+	unit := map[byte]time.Duration{'d': 24 * time.Hour, 'w': 7 * 24 * time.Hour}[s[len(s)-1]|0x20]
+	n, err := strconv.Atoi(s[:len(s)-1])
+	if unit == 0 || err != nil || n <= 0 || n > 100000 {
+		return 0, false
+	}
+	return time.Duration(n) * unit, true
 }
 
 // check reports why w cannot cut time into buckets, or nil.

@@ -22,6 +22,8 @@ func TestParseWidth(t *testing.T) {
 		{" Month ", Month(), "month"},
 		{"DAY", Day(), "day"},
 		{"6h", Every(6 * time.Hour), "6h"},
+		{"3w", Every(504 * time.Hour), "504h"},
+		{"2D", Every(48 * time.Hour), "48h"},
 		{"15m", Every(15 * time.Minute), "15m"},
 		{"1h30m", Every(90 * time.Minute), "1h30m"},
 		{"90s", Every(90 * time.Second), "1m30s"},
@@ -48,9 +50,9 @@ func TestParseWidth(t *testing.T) {
 
 func TestParseWidthErrors(t *testing.T) {
 	tests := []struct{ in, msg string }{
-		{"", `bucket: invalid width "": want minute, hour, day, iso-week, month, year or a duration such as 6h or 15m`},
-		{"fortnight", `bucket: invalid width "fortnight": want minute, hour, day, iso-week, month, year or a duration such as 6h or 15m`},
-		{"week", `bucket: invalid width "week": want minute, hour, day, iso-week, month, year or a duration such as 6h or 15m`},
+		{"", `bucket: invalid width "": want minute, hour, day, iso-week, month, year or a duration such as 6h, 15m, 2d or 3w`},
+		{"fortnight", `bucket: invalid width "fortnight": want minute, hour, day, iso-week, month, year or a duration such as 6h, 15m, 2d or 3w`},
+		{"week", `bucket: invalid width "week": want minute, hour, day, iso-week, month, year or a duration such as 6h, 15m, 2d or 3w`},
 		{"0s", "bucket: invalid width 0s: must be positive"},
 		{"-6h", "bucket: invalid width -6h0m0s: must be positive"},
 		{"1.5s", "bucket: invalid width 1.5s: must be a whole number of seconds"},

@@ -19,6 +19,9 @@ func (s *Schema) Apply(stmt Statement) error {
 	if s.Keyspaces == nil {
 		s.Keyspaces = map[string]*Keyspace{}
 	}
+	if err := s.checkRelease(stmt); err != nil {
+		return err
+	}
 	switch st := stmt.(type) {
 	case *Use:
 		return s.use(st)
@@ -128,7 +131,7 @@ func (s *Schema) alterView(st *AlterView) error {
 	if err := checkViewOptions(st.Properties); err != nil {
 		return err
 	}
-	opts, err := tableOptions(v.Table.Options, st.Properties, false, false)
+	opts, err := tableOptions(v.Table.Options, st.Properties, false, false, s.Release)
 	if err != nil {
 		return err
 	}
@@ -456,7 +459,7 @@ func boolOption(p *Property) (bool, error) {
 
 // Clone returns a deep copy of the schema.
 func (s *Schema) Clone() *Schema {
-	n := &Schema{Keyspaces: make(map[string]*Keyspace, len(s.Keyspaces)), Current: s.Current}
+	n := &Schema{Keyspaces: make(map[string]*Keyspace, len(s.Keyspaces)), Current: s.Current, Release: s.Release}
 	for name, ks := range s.Keyspaces {
 		k := *ks
 		k.Replication = make(map[string]string, len(ks.Replication))

@@ -148,7 +148,7 @@ func (s *Schema) createView(st *CreateView) error {
 	if err := checkViewOptions(st.Properties); err != nil {
 		return err
 	}
-	opts, err := tableOptions(v.Options, st.Properties, true, false)
+	opts, err := tableOptions(v.Options, st.Properties, true, false, s.Release)
 	if err != nil {
 		return err
 	}

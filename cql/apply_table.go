@@ -82,7 +82,7 @@ func (s *Schema) createTable(st *CreateTable) error {
 	if err := checkColumns(t, st.Name); err != nil {
 		return err
 	}
-	opts, err := tableOptions(TableOptions{GCGraceSeconds: DefaultGCGraceSeconds}, st.Properties, true, st.CompactStorage)
+	opts, err := tableOptions(TableOptions{GCGraceSeconds: DefaultGCGraceSeconds}, st.Properties, true, st.CompactStorage, s.Release)
 	if err != nil {
 		return err
 	}
@@ -235,14 +235,14 @@ func compactStorage(t *Table, st *CreateTable) error {
 
 // tableOptions applies WITH options over base and returns the result, after checking them
 // as 5.0 does (package options), so a statement the node would refuse changes nothing.
-func tableOptions(base TableOptions, props []*Property, create, compact bool) (TableOptions, error) {
+func tableOptions(base TableOptions, props []*Property, create, compact bool, rel options.Release) (TableOptions, error) {
 	o := base
 	o.Raw = make(map[string]any, len(base.Raw)+len(props))
 	for k, v := range base.Raw {
 		o.Raw[k] = v
 	}
 	o.CompactStorage = base.CompactStorage || compact
-	if err := options.CheckTable(optionsOf(props), create); err != nil {
+	if err := options.CheckTableOn(optionsOf(props), create, rel); err != nil {
 		return o, optionError(props, err)
 	}
 	for _, p := range props {
@@ -351,7 +351,7 @@ func (s *Schema) alterTable(st *AlterTable) error {
 	case AlterRename:
 		return renameColumns(ks, t, st)
 	case AlterWith:
-		opts, err := tableOptions(t.Options, st.Properties, false, false)
+		opts, err := tableOptions(t.Options, st.Properties, false, false, s.Release)
 		if err != nil {
 			return err
 		}

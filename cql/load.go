@@ -1,6 +1,8 @@
 package cql
 
 import (
+	"github.com/cqlsize/cqlsize/cql/options"
+
 	"fmt"
 	"io/fs"
 	"os"
@@ -19,7 +21,11 @@ func LoadSchema(p string) (*Schema, error) { return LoadSchemaIn(p, "") }
 // `cqlsize migrate --keyspace` (and most migration tools) apply them: unqualified names
 // resolve to keyspace, which exists, empty, before the first statement. An empty keyspace
 // is LoadSchema.
-func LoadSchemaIn(p, keyspace string) (*Schema, error) {
+func LoadSchemaIn(p, keyspace string) (*Schema, error) { return LoadSchemaOn(p, keyspace, Release50) }
+
+// LoadSchemaOn is LoadSchemaIn by the schema rules of Cassandra release rel
+// (Schema.Release).
+func LoadSchemaOn(p, keyspace string, rel options.Release) (*Schema, error) {
 	info, err := os.Stat(p)
 	if err != nil {
 		return nil, err // an *fs.PathError: it names the operation and the path
@@ -30,22 +36,23 @@ func LoadSchemaIn(p, keyspace string) (*Schema, error) {
 			return nil, err
 		}
 		s := NewSchemaIn(keyspace)
+		s.Release = rel
 		if err := s.ApplyFile(p, src); err != nil {
 			return nil, err
 		}
 		return s, nil
 	}
-	return loadDir(os.DirFS(p), ".", p, keyspace)
+	return loadDir(os.DirFS(p), ".", p, keyspace, rel)
 }
 
 // LoadSchemaFS is LoadSchema for a folder of migrations in fsys (dir "." for its root).
 func LoadSchemaFS(fsys fs.FS, dir string) (*Schema, error) {
-	return loadDir(fsys, dir, dir, "")
+	return loadDir(fsys, dir, dir, "", Release50)
 }
 
 // LoadSchemaFSIn is LoadSchemaIn for a folder of migrations in fsys.
 func LoadSchemaFSIn(fsys fs.FS, dir, keyspace string) (*Schema, error) {
-	return loadDir(fsys, dir, dir, keyspace)
+	return loadDir(fsys, dir, dir, keyspace, Release50)
 }
 
 // NewSchemaIn returns an empty schema whose current keyspace is keyspace, created empty,
@@ -60,7 +67,7 @@ func NewSchemaIn(keyspace string) *Schema {
 }
 
 // loadDir applies the migrations of dir in fsys; shown is the folder as positions print it.
-func loadDir(fsys fs.FS, dir, shown, keyspace string) (*Schema, error) {
+func loadDir(fsys fs.FS, dir, shown, keyspace string, rel options.Release) (*Schema, error) {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return nil, fmt.Errorf("read migrations folder: %w", err)
@@ -79,6 +86,7 @@ func loadDir(fsys fs.FS, dir, shown, keyspace string) (*Schema, error) {
 		return nil, fmt.Errorf("migrations in %s: %w", shown, err)
 	}
 	s := NewSchemaIn(keyspace)
+	s.Release = rel
 	for _, name := range ordered {
 		src, err := fs.ReadFile(fsys, path.Join(dir, name))
 		if err != nil {

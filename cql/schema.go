@@ -1,6 +1,10 @@
 package cql
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/cqlsize/cqlsize/cql/options"
+)
 
 // ColumnKind is a column's role in its table, as system_schema.columns.kind names it.
 type ColumnKind int
@@ -178,6 +182,9 @@ type Schema struct {
 	Keyspaces map[string]*Keyspace
 	// Current is the keyspace set by the last USE; unqualified names resolve in it.
 	Current string
+	// Release is the Cassandra release whose schema rules Apply follows: Release50 (the
+	// zero value) or Release41.
+	Release options.Release
 }
 
 // NewSchema returns an empty schema.

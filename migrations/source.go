@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/cql/options"
 )
 
 // ErrDuplicateVersion: two files carry the same version number (0003_a.cql and 3_b.cql).
@@ -186,8 +187,19 @@ func (s *Set) Schema(keyspace string) (*cql.Schema, error) {
 	return SchemaOf(s.Migrations, keyspace)
 }
 
-// SchemaOf is Set.Schema for a list of migrations (as Load returns them).
+// SchemaOn is Schema by the schema rules of Cassandra release rel (cql.Schema.Release).
+func (s *Set) SchemaOn(keyspace string, rel options.Release) (*cql.Schema, error) {
+	return SchemaOn(s.Migrations, keyspace, rel)
+}
+
+// SchemaOf is Set.Schema for a list of migrations (as Load returns them). Its error names
+// every statement the model refuses, not only the first (Refusals).
 func SchemaOf(migs []*Migration, keyspace string) (*cql.Schema, error) {
+	return SchemaOn(migs, keyspace, cql.Release50)
+}
+
+// SchemaOn is SchemaOf by the schema rules of Cassandra release rel.
+func SchemaOn(migs []*Migration, keyspace string, rel options.Release) (*cql.Schema, error) {
 	sch := cql.NewSchemaIn(keyspace)
 	if keyspace != "" && CreatesKeyspace(migs, keyspace) {
 		// The history creates its keyspace itself (as `up` lets it): it does not exist
@@ -195,12 +207,15 @@ func SchemaOf(migs []*Migration, keyspace string) (*cql.Schema, error) {
 		sch = cql.NewSchema()
 		sch.Current = keyspace
 	}
+	sch.Release = rel
+	var r Refusals
 	for _, m := range migs {
 		for _, st := range m.Parsed {
-			if err := sch.Apply(st); err != nil {
-				return nil, err
-			}
+			r.Apply(sch, st)
 		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
 	}
 	return sch, nil
 }

@@ -216,7 +216,7 @@ var calendarWidths = map[string]Span{
 }
 
 // ParseSpan reads a bucket's span as the bucket package reads a width (bucket.ParseWidth): minute,
-// hour, day, iso-week, month, year, or a duration such as 6h or 15m.
+// hour, day, iso-week, month, year, or a duration such as 6h, 15m, 2d or 3w.
 func ParseSpan(s string) (Span, error) {
 	bw, err := bucket.ParseWidth(s)
 	if err != nil {

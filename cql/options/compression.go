@@ -18,13 +18,50 @@ var compressorOptions = map[string][]string{
 
 var commonCompression = []string{"class", "enabled", "chunk_length_in_kb", "min_compress_ratio"}
 
+// removedCompression are the compression keys 4.1 still read (deprecated since 3.0, each
+// with a warning in CompressionParams.fromMap) and 5.0 removed: named for what they are and
+// what replaces them, where the node only says "Missing sub-option 'class'" or "Unknown
+// compression options".
+var removedCompression = map[string]string{
+	"sstable_compression": "is the legacy name of 'class', removed in Cassandra 5.0 (4.1 still read it): write 'class': 'LZ4Compressor' (or the compressor it named)",
+	"chunk_length_kb":     "is the legacy name of 'chunk_length_in_kb', removed in Cassandra 5.0 (4.1 still read it): write 'chunk_length_in_kb'",
+	"crc_check_chance":    "was removed from the compression map in Cassandra 5.0 (4.1 ignored it there with a warning): crc_check_chance is a table option now, WITH crc_check_chance = N",
+}
+
+// legacyCompression rewrites the keys 4.1 still read into their 5.0 names, as 4.1's
+// CompressionParams.fromMap does (crc_check_chance is dropped from the map).
+func legacyCompression(p Option) Option {
+	out := p
+	out.Map = nil
+	for _, e := range p.Map {
+		switch e.Key {
+		case "sstable_compression":
+			e.Key = "class"
+		case "chunk_length_kb":
+			e.Key = "chunk_length_in_kb"
+		case "crc_check_chance":
+			continue
+		}
+		out.Map = append(out.Map, e)
+	}
+	return out
+}
+
 // checkCompression validates a compression map as CompressionParams.fromMap and the
 // compressor's create do in 5.0; it returns the map with the class spelled in full.
-func checkCompression(p Option) (map[string]string, *Error) {
+func checkCompression(p Option, rel Release) (map[string]string, *Error) {
+	if rel == Release41 {
+		p = legacyCompression(p)
+	}
 	m := newSubOptions(p)
 	out := p.mapValue()
 	if len(p.Map) == 0 {
 		return out, nil
+	}
+	for _, e := range p.Map {
+		if why, ok := removedCompression[e.Key]; ok {
+			return nil, keyErr(e.Key, "compression sub-option %s %s", e.Key, why)
+		}
 	}
 	if v, ok := m.get("enabled"); ok && !strings.EqualFold(v, "true") {
 		// Anything but "true" disables compression (Boolean.parseBoolean), and then nothing

@@ -62,12 +62,28 @@ func keyErr(key, format string, args ...any) *Error {
 	return &Error{Part: Key, Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
+// Release is the Cassandra release whose schema rules a check follows ("" is 5.0).
+type Release string
+
+// The releases whose rules differ.
+const (
+	Release50 Release = ""
+	// Release41: DateTieredCompactionStrategy and the compression keys 5.0 removed
+	// (sstable_compression, chunk_length_kb, crc_check_chance) are still read, with a
+	// deprecation warning (CompressionParams.fromMap and CompactionParams in 4.1); there is
+	// no UnifiedCompactionStrategy (new in 5.0, CEP-26).
+	Release41 Release = "4.1"
+)
+
 // CheckTable checks the WITH options of a CREATE TABLE (create) or ALTER TABLE as 5.0
 // does, and returns the first it refuses, or nil.
-func CheckTable(opts []Option, create bool) *Error {
+func CheckTable(opts []Option, create bool) *Error { return CheckTableOn(opts, create, Release50) }
+
+// CheckTableOn is CheckTable by the rules of release rel.
+func CheckTableOn(opts []Option, create bool, rel Release) *Error {
 	seen := map[string]bool{}
 	for i, p := range opts {
-		if err := checkTableOption(p, create, seen); err != nil {
+		if err := checkTableOption(p, create, seen, rel); err != nil {
 			err.Option = i
 			return err
 		}
@@ -76,7 +92,7 @@ func CheckTable(opts []Option, create bool) *Error {
 }
 
 // checkTableOption checks one option; seen holds the names of those before it.
-func checkTableOption(p Option, create bool, seen map[string]bool) *Error {
+func checkTableOption(p Option, create bool, seen map[string]bool, rel Release) *Error {
 	name := p.Name
 	if why, ok := removedTableOptions[name]; ok {
 		return nameErr("table property %s was %s", name, why)
@@ -99,9 +115,9 @@ func checkTableOption(p Option, create bool, seen map[string]bool) *Error {
 	}
 	switch name {
 	case "compaction":
-		return compactionClass(p)
+		return compactionClass(p, rel)
 	case "compression":
-		_, err := checkCompression(p)
+		_, err := checkCompression(p, rel)
 		return err
 	case "caching":
 		return checkCaching(p)
@@ -146,7 +162,7 @@ const MaxTTL = 630720000
 
 // compactionClass checks the class of a compaction map and its sub-options for the strategies 5.0 ships. A class outside org.apache.cassandra
 // is a strategy of the user's own on the node's classpath: kept as written, unchecked.
-func compactionClass(p Option) *Error {
+func compactionClass(p Option, rel Release) *Error {
 	m := p.mapValue()
 	class, ok := m["class"]
 	if !ok || class == "" {
@@ -154,6 +170,10 @@ func compactionClass(p Option) *Error {
 	}
 	short := strings.TrimPrefix(class, compactionPackage)
 	switch {
+	case rel == Release41 && short == "DateTieredCompactionStrategy":
+		return nil // deprecated in 3.8, still shipped by 4.1; its sub-options are not checked here
+	case rel == Release41 && short == "UnifiedCompactionStrategy":
+		return newSubOptions(p).errValue("class", "UnifiedCompactionStrategy is new in Cassandra 5.0: 4.1 ships SizeTieredCompactionStrategy, LeveledCompactionStrategy, TimeWindowCompactionStrategy and DateTieredCompactionStrategy")
 	case compactionStrategies[short]:
 		return checkCompaction(p, short)
 	case short == "DateTieredCompactionStrategy":

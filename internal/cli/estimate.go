@@ -206,7 +206,7 @@ func runEstimate(env *Env, cmd *cobra.Command, f *estimateFlags) error {
 	// The schema: from the files, from the cluster, or both (then compared).
 	var schema *cql.Schema
 	if f.schema != "" {
-		if schema, err = loadSchema(f.schema, f.keyspace); err != nil {
+		if schema, err = loadSchemaOn(f.schema, f.keyspace, releaseOf(target)); err != nil {
 			return err
 		}
 		schemaNotes(env, f.schema)

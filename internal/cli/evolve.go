@@ -241,7 +241,7 @@ func (f *evolvePlanFlags) loadSchema(env *Env, keyspace string, in *evolve.Input
 	case live == nil && f.keyspace == "":
 		// Files that create their keyspace load as they are; files of unqualified names
 		// (migrations run in a session's keyspace) load in --from's.
-		if _, err := readSchema(f.schema, ""); err == nil || !errors.Is(err, cql.ErrNoKeyspace) {
+		if _, err := readSchema(f.schema, "", cql.Release50); err == nil || !errors.Is(err, cql.ErrNoKeyspace) {
 			return loadSchema(f.schema, "")
 		}
 		return loadSchema(f.schema, ks)

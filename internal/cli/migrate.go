@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"os"
 	"strings"
 	"time"
 
@@ -329,4 +330,20 @@ func plural(n int, one, many string) string {
 		return fmt.Sprintf("%d %s", n, one)
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// dirArgument takes a folder given as the positional argument (`migrate validate DIR`) as
+// --dir, which is what a user typing it means; both at once is refused, naming both.
+func dirArgument(cmd *cobra.Command, mf *migrateFlags, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	if cmd.Flags().Changed("dir") {
+		return Usagef("the folder is given twice, as %q and as --dir %q: give one", args[0], mf.dir)
+	}
+	if st, err := os.Stat(args[0]); err != nil || !st.IsDir() {
+		return Usagef("%q is not a folder: the argument is the migrations folder (the same as --dir)", args[0])
+	}
+	mf.dir = args[0]
+	return nil
 }

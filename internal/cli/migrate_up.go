@@ -233,20 +233,28 @@ func checkAgainstLive(ctx context.Context, sess *session, keyspace string, steps
 
 // applySteps applies the statements about to run to live, a model of the cluster's schema.
 func applySteps(live *cql.Schema, steps []migrations.Step) error {
+	var r migrations.Refusals
 	for _, st := range steps {
 		if st.InFlight {
 			// It may have run before the last run died; the runner sorts that out.
 			_ = live.Apply(st.Migration.Parsed[st.Index-1])
 			continue
 		}
-		if err := live.Apply(st.Migration.Parsed[st.Index-1]); err != nil {
-			if ks := missingKeyspaceName(err); ks != "" {
-				err = fmt.Errorf("%w: the cluster has no keyspace %s and no pending statement before this one creates it; create it, run with --keyspace %s --replication \"{...}\" to have it created, or start the first file with CREATE KEYSPACE %s", err, ks, ks, ks)
-			}
-			return InputErr(fmt.Errorf("%w\n(checked against the live schema before running anything: nothing was applied; --skip-model-check skips this check)", err))
-		}
+		r.Apply(live, st.Migration.Parsed[st.Index-1])
 	}
-	return nil
+	err := r.Err()
+	if err == nil {
+		return nil
+	}
+	if ks := missingKeyspaceName(err); ks != "" {
+		err = fmt.Errorf("%w: the cluster has no keyspace %s and no pending statement before this one creates it; create it, run with --keyspace %s --replication \"{...}\" to have it created, or start the first file with CREATE KEYSPACE %s", err, ks, ks, ks)
+	}
+	return InputErr(fmt.Errorf("%w\n(%s, checked against the live schema before running anything: nothing was applied; --skip-model-check skips this check)", err, refusedCount(r.Len())))
+}
+
+// refusedCount says how many statements the model refused in one run.
+func refusedCount(n int) string {
+	return plural(n, "statement the node would refuse", "statements the node would refuse")
 }
 
 // pendingOf lists the files a plan touches, in order.
@@ -260,7 +268,6 @@ func pendingOf(steps []migrations.Step) []*migrations.Migration {
 	return out
 }
 
-// currentVersion is the highest version whose file is fully applied (or baselined).
 // atVersion says where the keyspace is: "at version N", or "nothing applied" (version 0
 // is a migration version like any other, so it cannot also mean "none").
 func atVersion(st []migrations.Status) string {

@@ -12,6 +12,7 @@ import (
 	"github.com/cqlsize/cqlsize/cql/lint"
 	"github.com/cqlsize/cqlsize/cql/liveschema"
 	"github.com/cqlsize/cqlsize/migrations"
+	"github.com/cqlsize/cqlsize/sizing"
 )
 
 type migrateValidateFlags struct {
@@ -22,12 +23,13 @@ type migrateValidateFlags struct {
 	listLints bool
 	verbose   bool
 	container string
+	target    string
 }
 
 func newMigrateValidateCmd(env *Env, mf *migrateFlags) *cobra.Command {
 	f := &migrateValidateFlags{}
 	cmd := &cobra.Command{
-		Use:   "validate",
+		Use:   "validate [DIR]",
 		Short: "Parse and lint every migration; compare checksums when a cluster is given",
 		Long: `Check the migration folder without changing anything: every file name and statement
 parses, the statements build a consistent schema, and the lints pass (--list-lints shows
@@ -52,8 +54,11 @@ Exit status: 0 clean (warnings allowed), 1 an error-level lint or a changed file
   cqlsize migrate validate --keyspace app --format json
   cqlsize migrate validate --list-lints
   cqlsize migrate validate --keyspace app --container cassandra:5.0`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := dirArgument(cmd, mf, args); err != nil {
+				return err
+			}
 			return runMigrateValidate(cmd.Context(), env, cmd, mf, f)
 		},
 	}
@@ -61,6 +66,7 @@ Exit status: 0 clean (warnings allowed), 1 an error-level lint or a changed file
 	fl.StringVar(&f.format, "format", "text", "output format: text or json")
 	f.workloadArgs.bind(fl)
 	fl.StringSliceVar(&f.allow, "allow-lint", nil, "report this lint code as silenced instead of failing (repeatable)")
+	fl.StringVar(&f.target, "target", "cassandra-5.0", "judge the schema by the rules of: cassandra-5.0 or cassandra-4.1 (offline)")
 	fl.BoolVar(&f.offline, "offline", false, "do not read the cluster even when hosts are configured")
 	fl.BoolVar(&f.listLints, "list-lints", false, "print the lint codes (code, name, severity, what, why, fix) as a Markdown table, or JSON with --format json, and exit")
 	fl.BoolVar(&f.listLints, "list-codes", false, "the same as --list-lints, named as on every other command")
@@ -100,6 +106,11 @@ func runMigrateValidate(ctx context.Context, env *Env, cmd *cobra.Command, mf *m
 	if err := (&lintGate{allow: f.allow, workloadArgs: f.workloadArgs}).check(); err != nil {
 		return err
 	}
+	target, err := sizing.ParseTarget(f.target)
+	if err != nil {
+		return Usagef("--target: %v", err)
+	}
+	rel := releaseOf(target)
 	migs, err := mf.loadRunnable(env)
 	if err != nil {
 		return err
@@ -107,8 +118,8 @@ func runMigrateValidate(ctx context.Context, env *Env, cmd *cobra.Command, mf *m
 	if f.container != "" {
 		return validateOnContainer(ctx, env, cmd, mf, f, migs)
 	}
-	if _, err := baseSchema(mf.conn.keyspace, migs, nil); err != nil {
-		return InputErr(err)
+	if _, err := migrations.SchemaOn(migs, mf.conn.keyspace, rel); err != nil {
+		return InputErr(keyspaceHint(err))
 	}
 	out := validateJSON{Files: len(migs), Checksums: []checksumJSON{}}
 	for _, m := range migs {
@@ -153,7 +164,12 @@ func runMigrateValidate(ctx context.Context, env *Env, cmd *cobra.Command, mf *m
 		}
 	}
 	if rep == nil {
-		if rep, err = lintMigrations(mf.conn.keyspace, migs, migs, f.workloadArgs, f.allow); err != nil {
+		var start *cql.Schema // from the keyspace alone, by the target's rules
+		if rel != cql.Release50 {
+			start = cql.NewSchemaIn(mf.conn.keyspace)
+			start.Release = rel
+		}
+		if rep, err = lintMigrationsOn(mf.conn.keyspace, migs, migs, f.workloadArgs, f.allow, start); err != nil {
 			return err
 		}
 	}

@@ -60,7 +60,7 @@ func DoContext(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err != nil {
 		var e *ExitError
 		if !errors.As(err, &e) || e.Err != nil {
-			fmt.Fprintf(stderr, "cqlsize: %s\n", cliWords(err.Error()))
+			fmt.Fprintf(stderr, "cqlsize: %s\n", asTyped(cliWords(err.Error()), args))
 		}
 		for _, h := range hints(err) {
 			fmt.Fprintf(stderr, "cqlsize: hint: %s\n", h)

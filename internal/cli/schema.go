@@ -8,7 +8,9 @@ import (
 	"strings"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/cql/options"
 	"github.com/cqlsize/cqlsize/migrations"
+	"github.com/cqlsize/cqlsize/sizing"
 )
 
 // loadSchema reads --schema (a .cql file or a folder of migrations). With a keyspace,
@@ -18,7 +20,12 @@ import (
 // files; the .down.cql ones would undo them). A schema that defines no table is bad input:
 // a job pointed at an empty file or folder must not pass having checked nothing.
 func loadSchema(path, keyspace string) (*cql.Schema, error) {
-	s, err := readSchema(path, keyspace)
+	return loadSchemaOn(path, keyspace, cql.Release50)
+}
+
+// loadSchemaOn is loadSchema by the schema rules of Cassandra release rel (--target).
+func loadSchemaOn(path, keyspace string, rel options.Release) (*cql.Schema, error) {
+	s, err := readSchema(path, keyspace, rel)
 	if err != nil {
 		if keyspace == "" && errors.Is(err, cql.ErrNoKeyspace) {
 			err = fmt.Errorf("%w (for migrations that run in a session's keyspace, pass --keyspace NAME)", err)
@@ -31,15 +38,15 @@ func loadSchema(path, keyspace string) (*cql.Schema, error) {
 	return s, nil
 }
 
-func readSchema(path, keyspace string) (*cql.Schema, error) {
+func readSchema(path, keyspace string, rel options.Release) (*cql.Schema, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() && golangMigrateDir(path) {
 		set, err := migrations.LoadSetDir(path)
 		if err != nil {
 			return nil, err
 		}
-		return set.Schema(keyspace)
+		return set.SchemaOn(keyspace, rel)
 	}
-	return cql.LoadSchemaIn(path, keyspace)
+	return cql.LoadSchemaOn(path, keyspace, rel)
 }
 
 // golangMigrateDir reports whether a folder holds golang-migrate's .up.cql/.down.cql files.
@@ -82,4 +89,13 @@ func keyspaceHint(err error) error {
 	m := []string{"", ks}
 	return fmt.Errorf("%w: no statement before it creates keyspace %s; pass -k/--keyspace %s if the files run in that keyspace (it then exists, empty, before the first statement, as it does for `cqlsize migrate up --keyspace %s`), or add CREATE KEYSPACE %s WITH replication = {...} before its first use",
 		err, m[1], m[1], m[1], m[1])
+}
+
+// releaseOf is the schema rules a --target follows: 4.1's for cassandra-4.1, 5.0's
+// otherwise (scylladb's CQL dialect is not modelled; it is read as 5.0's).
+func releaseOf(t sizing.Target) options.Release {
+	if t == sizing.Cassandra41 {
+		return cql.Release41
+	}
+	return cql.Release50
 }

@@ -43,3 +43,31 @@ var cliWords = func() func(string) string {
 		return flags.Replace(s)
 	}
 }()
+
+// shorthands are the flags with a one-letter form a message may name by their long form.
+var shorthands = []struct {
+	short, long string
+	re          *regexp.Regexp // the long form where it is not part of "-k/--keyspace"
+}{
+	{"-k", "--keyspace", regexp.MustCompile(`(^|[^/\w-])--keyspace\b`)},
+	{"-d", "--dir", regexp.MustCompile(`(^|[^/\w-])--dir\b`)},
+}
+
+// asTyped names a flag in msg as the user typed it: a user who gave -k is told about -k,
+// not --keyspace (a form written "-k/--keyspace" already names both and is left alone).
+func asTyped(msg string, args []string) string {
+	for _, sh := range shorthands {
+		short, long := false, false
+		for _, a := range args {
+			if a == "--" {
+				break
+			}
+			short = short || a == sh.short || (strings.HasPrefix(a, sh.short) && !strings.HasPrefix(a, "--"))
+			long = long || a == sh.long || strings.HasPrefix(a, sh.long+"=")
+		}
+		if short && !long {
+			msg = sh.re.ReplaceAllString(msg, "${1}"+sh.short)
+		}
+	}
+	return msg
+}
