@@ -53,7 +53,7 @@ var layers = map[string][]string{
 	"internal/nodecontainer": {},
 	"cql/liveschema":         {"cql"},
 	"cql/denorm":             {"bucket", "cql", "cql/derive", "internal/tokenscan"},
-	"migrations":             {"cql", "cql/liveschema", "cql/nodesettings", "internal/version"},
+	"migrations":             {"cql", "cql/liveschema", "cql/nodesettings", "cql/options", "internal/version"},
 	"profile":                {"cql", "cql/liveschema", "internal/tokenscan", "sizing", "sizing/disk", "workload"},
 
 	// Test harnesses: a real node, the fault ring, the node with authentication.
@@ -74,7 +74,7 @@ var layers = map[string][]string{
 	// The CLI and what only it uses.
 	"internal/workloadflag": {"cql", "workload"},
 	"internal/report":       {"cql", "finding", "profile", "sizing", "tombstone", "workload"},
-	"internal/cli": {"codes", "connect", "cql", "cql/check", "cql/denorm", "cql/derive", "cql/lint", "cql/liveschema", "cql/nodesettings", "design",
+	"internal/cli": {"codes", "connect", "cql", "cql/check", "cql/denorm", "cql/derive", "cql/lint", "cql/liveschema", "cql/nodesettings", "cql/options", "design",
 		"evolve", "finding", "internal/nodecontainer", "internal/report", "internal/tokenscan", "internal/version", "internal/workloadflag",
 		"migrations", "profile", "sizing",
 		"tombstone", "workload"},
