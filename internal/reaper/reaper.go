@@ -5,7 +5,7 @@
 //
 // It speaks the protocol testcontainers-go's reaper client speaks: a client connects over
 // TCP and sends lines of filters, "label=KEY=VALUE&label=KEY2=VALUE2\n", each answered by
-// "ACK\n". While any client stays connected nothing happens. When the last one has gone and
+// "ACK\n". While any client that sent a filter stays connected nothing happens. When the last one has gone and
 // none comes back within the reconnection timeout (or none ever came within the connection
 // timeout), the reaper removes every container (with its anonymous volumes), network,
 // volume and image that matches any filter it was sent, and exits. That is what removes a
@@ -93,9 +93,16 @@ func Serve(ctx context.Context, ln net.Listener, cfg Config) []Filter {
 			if err != nil {
 				return
 			}
-			events <- +1
 			go func() {
-				defer func() { events <- -1 }()
+				// A connection counts as a client from its first filter on: a port probe
+				// (testcontainers checks the published port before it connects) that
+				// sends nothing must not start the reconnection timeout.
+				counted := false
+				defer func() {
+					if counted {
+						events <- -1
+					}
+				}()
 				defer conn.Close()
 				logf("client %s connected", conn.RemoteAddr())
 				r := bufio.NewReader(conn)
@@ -110,6 +117,10 @@ func Serve(ctx context.Context, ln net.Listener, cfg Config) []Filter {
 						mu.Lock()
 						filters[f.String()] = f
 						mu.Unlock()
+						if !counted {
+							counted = true
+							events <- +1
+						}
 						logf("reaping %s when the session ends", f)
 						if _, werr := io.WriteString(conn, "ACK\n"); werr != nil {
 							return

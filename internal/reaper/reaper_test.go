@@ -39,8 +39,9 @@ func TestParseFilter(t *testing.T) {
 	}
 }
 
-// TestServeWaitsForTheLastClient holds two clients, closes one, and checks the session is
-// over only a reconnection timeout after the second left, with both filters returned.
+// TestServeWaitsForTheLastClient probes the port without a filter, then holds two clients,
+// closes one, and checks the session is over only a reconnection timeout after the second
+// left (not after the probe), with both filters returned.
 func TestServeWaitsForTheLastClient(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -64,6 +65,13 @@ func TestServeWaitsForTheLastClient(t *testing.T) {
 		}
 		return c
 	}
+	// A probe that connects and leaves without a filter starts no timeout.
+	probe, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe.Close()
+	time.Sleep(time.Second)
 	a := dial("label=s=1\n")
 	b := dial("label=s=2&label=t=x\n")
 	a.Close()

@@ -50,7 +50,9 @@ image_present() { docker image inspect "$1" >/dev/null 2>&1; }
 # image built from an older recipe is built again.
 recipe() { cat "$here/image/build.sh" "$here/image/entrypoint.sh" "$here/image/cassandra.yaml" "$here/image/cassandra-rackdc.properties" \
   "$here/image/logback.xml" "$here/image/logback-tools.xml" "$here/image/cqlsh" "$here/image/tool" | sha256sum | cut -c1-16; }
-stale() { built_here "$1" && [ "$(docker image inspect -f '{{index .Config.Labels "org.cqlsize.recipe"}}' "$1")" != "$(recipe)" ]; }
+reaper_recipe() { cat "$root"/internal/reaper/*.go "$root"/internal/reaper/cmd/ryuk/*.go | sha256sum | cut -c1-16; }
+# stale IMAGE DIGEST: the image was built here from another recipe.
+stale() { built_here "$1" && [ "$(docker image inspect -f '{{index .Config.Labels "org.cqlsize.recipe"}}' "$1")" != "$2" ]; }
 built_here() { [ -n "$(docker image inspect -f '{{index .Config.Labels "org.cqlsize.built-from"}}' "$1" 2>/dev/null)" ]; }
 
 # try_pull IMAGE: true when a registry gave us the image.
@@ -168,6 +170,7 @@ build_reaper() {
   tar -C "$ctx" -cf - bin | docker import \
     --change 'ENTRYPOINT ["/bin/ryuk"]' --change 'EXPOSE 8080' \
     --change 'LABEL org.cqlsize.built-from=github.com/cqlsize/cqlsize/internal/reaper' \
+    --change "LABEL org.cqlsize.recipe=$(reaper_recipe)" \
     - "$reaper_image" >/dev/null
   say "built $reaper_image in $((SECONDS - start)) s"
 }
@@ -175,7 +178,7 @@ build_reaper() {
 images() {
   engine_answers || die "no Docker engine answers: run 'scripts/cassandra docker' first"
   mkdir -p "$image_cache"
-  if stale "${cassandra_tags[0]}"; then
+  if stale "${cassandra_tags[0]}" "$(recipe)"; then
     say "${cassandra_tags[0]} was built here from an older recipe (scripts/image): building it again"
     build_cassandra
     docker tag "${cassandra_tags[0]}" "${cassandra_tags[1]}"
@@ -195,7 +198,10 @@ images() {
       die "${cassandra_tags[0]} was not built here, and ${cassandra_tags[1]} could not be pulled"
     fi
   fi
-  if image_present "$reaper_image"; then
+  if stale "$reaper_image" "$(reaper_recipe)"; then
+    say "$reaper_image was built here from an older internal/reaper: building it again"
+    build_reaper
+  elif image_present "$reaper_image"; then
     say "$reaper_image is present"
   elif ! try_pull "$reaper_image"; then
     build_reaper
