@@ -108,9 +108,12 @@ func Config(t testing.TB) connect.Config {
 // Session connects to the test cluster with no keyspace; it is closed when t ends.
 func Session(t testing.TB) *gocql.Session {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// The cluster first: starting a container takes minutes, and must not eat the
+	// connection's time.
+	cfg := Config(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second+cfg.ConnectTimeout)
 	defer cancel()
-	s, err := connect.Open(ctx, Config(t))
+	s, err := connect.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +152,7 @@ func Keyspace(t testing.TB) (*gocql.Session, string) {
 	})
 	cfg := Config(t)
 	cfg.Keyspace = name
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second+cfg.ConnectTimeout)
 	defer cancel()
 	s, err := connect.Open(ctx, cfg)
 	if err != nil {
