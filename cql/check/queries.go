@@ -57,8 +57,7 @@ func LoadQueries(path string) ([]Query, error) {
 // A statement without a header is named q<N> by its position (1-based). Names must be
 // unique. Errors are *cql.Error with the file:line:col of the problem.
 func ParseQueries(file string, src []byte) ([]Query, error) {
-	qs, _, err := ParseQueriesSkippingWrites(file, src)
-	return qs, err
+	return parseQueries(file, src, func(Query, cql.Statement) bool { return false })
 }
 
 // ParseQueriesSkippingWrites is ParseQueries that leaves out the writes (INSERT, UPDATE,

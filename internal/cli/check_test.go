@@ -77,7 +77,7 @@ func TestCheckJSONFields(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Version != 1 || len(rep.Queries) != 6 || rep.Summary["queries"] != 6 {
+	if rep.Version != 2 || len(rep.Queries) != 6 || rep.Summary["queries"] != 6 {
 		t.Fatalf("version %d, %d queries, summary %v", rep.Version, len(rep.Queries), rep.Summary)
 	}
 	for _, field := range []string{"name", "pos", "table", "access", "partitions", "verdict", "needs_filtering", "filters",
