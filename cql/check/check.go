@@ -76,6 +76,10 @@ const (
 	SinglePartition Access = "single-partition" // every partition key column restricted by =
 	FanOut          Access = "fan-out"          // = and IN on every partition key column: N partitions
 	Scan            Access = "scan"             // anything else: a range of tokens, possibly all of them
+	// IndexScan is a Scan a secondary index serves (Result.Index names it): every node reads
+	// its index hits, not its whole token range. Only the JSON report uses it; Result.Access
+	// stays Scan.
+	IndexScan Access = "index"
 )
 
 // Verdict is what Cassandra 5.0 answers to the query as written.

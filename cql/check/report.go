@@ -50,7 +50,7 @@ func AtLeast(results []Result, min Severity) bool {
 
 // ReportVersion is the version of the JSON report's layout. Fields are only ever added;
 // a change that removes or renames one bumps it.
-const ReportVersion = 1
+const ReportVersion = 2 // 2: access "index" for a scan a secondary index serves (it was "scan")
 
 // jsonResult is one query of the JSON report. These field names are a stable interface.
 type jsonResult struct {
@@ -111,6 +111,9 @@ func WriteJSON(w io.Writer, results []Result) error {
 		}
 		if r.Access != "" {
 			a := r.Access
+			if a == Scan && r.Index != "" && r.Verdict != Invalid {
+				a = IndexScan // the text says "scan served by index": JSON says it too
+			}
 			j.Access = &a
 		}
 		if r.Partitions > 0 {

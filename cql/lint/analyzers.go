@@ -389,9 +389,14 @@ func runHighCardinalityIndex(p *pass) {
 			var why string
 			switch {
 			case c != nil && c.Kind == cql.Clustering:
-				why = "it is a clustering column: restrict it in the primary key instead"
-			case c != nil && c.Type.Kind == cql.Native && (c.Type.Name == "uuid" || c.Type.Name == "timeuuid" || c.Type.Name == "timestamp"):
-				why = fmt.Sprintf("its type %s makes nearly every value unique", c.Type)
+				// Not "restrict it instead": a query that needs this index is one that
+				// cannot give the partition key, and so cannot restrict the column either.
+				why = "it is a clustering column, which a query restricts without an index only when it also gives the partition key"
+			case c != nil && c.Type.Kind == cql.Native && (c.Type.Name == "timeuuid" || c.Type.Name == "timestamp"):
+				// A moment is distinct per write (a heartbeat, an event time). A uuid is not
+				// judged by its type: it may hold a tenant's or a parent's id shared by many
+				// rows, so only its name can suggest uniqueness.
+				why = fmt.Sprintf("its values are moments (%s), nearly one per write", c.Type)
 			case uniqueName.MatchString(target.Column.Name):
 				why = "its name suggests a unique value per row"
 			default:

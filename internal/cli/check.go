@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -101,6 +102,12 @@ func runCheck(env *Env, f *checkFlags) error {
 	if f.queries == "" {
 		return Usagef("--queries is required: a file of named SELECT statements")
 	}
+	if f.keyspace == "" {
+		if ks := onlyKeyspaceCreatedFirst(f.schema); ks != "" {
+			f.keyspace = ks
+			fmt.Fprintf(env.Stderr, "cqlsize: note: keyspace %s: the first file creates it and no other, so unqualified names are in it (-k to choose another)\n", ks)
+		}
+	}
 	schema, err := loadSchema(f.schema, f.keyspace)
 	if err != nil {
 		return err
@@ -154,12 +161,21 @@ func checkWriter(format string) (func(io.Writer, []check.Result) error, error) {
 }
 
 func readQueries(env *Env, path string) ([]check.Query, error) {
-	if path != "-" {
-		return check.LoadQueries(path)
+	var src []byte
+	var err error
+	name := path
+	if path == "-" {
+		name = "<stdin>"
+		src, err = io.ReadAll(env.Stdin)
+	} else {
+		src, err = os.ReadFile(path)
 	}
-	src, err := io.ReadAll(env.Stdin)
 	if err != nil {
-		return nil, fmt.Errorf("read queries from standard input: %w", err)
+		return nil, fmt.Errorf("read queries: %w", err)
 	}
-	return check.ParseQueries("<stdin>", src)
+	qs, notes, err := check.ParseQueriesSkippingWrites(name, src)
+	for _, n := range notes {
+		fmt.Fprintf(env.Stderr, "cqlsize: note: %s\n", n)
+	}
+	return qs, err
 }

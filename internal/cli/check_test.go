@@ -77,7 +77,7 @@ func TestCheckJSONFields(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Version != 1 || len(rep.Queries) != 6 || rep.Summary["queries"] != 6 {
+	if rep.Version != 2 || len(rep.Queries) != 6 || rep.Summary["queries"] != 6 {
 		t.Fatalf("version %d, %d queries, summary %v", rep.Version, len(rep.Queries), rep.Summary)
 	}
 	for _, field := range []string{"name", "pos", "table", "access", "partitions", "verdict", "needs_filtering", "filters",
@@ -144,14 +144,14 @@ func TestCheckBadInput(t *testing.T) {
 	queries := filepath.Join(checkData, "queries.cql")
 	brokenQueries := write("broken.cql", "-- query: a\nSELECT * FROM users WHERE user_id = ?;\n\nSELECT * FROM users WHERE email = 'x' OR name = 'y';\n")
 	brokenSchema := write("schema.cql", "CREATE TABLE t (a int PRIMARY KEY, b);\n")
-	notSelect := write("insert.cql", "INSERT INTO users (user_id) VALUES (?);\n")
+	notSelect := write("insert.cql", "TRUNCATE users;\n")
 	for _, tc := range []struct {
 		name string
 		args []string
 		want string
 	}{
 		{"syntax error in queries", []string{"--schema", schema, "--queries", brokenQueries}, "broken.cql:4:39: expected"},
-		{"not a select", []string{"--schema", schema, "--queries", notSelect}, "insert.cql:1:1: expected SELECT, found INSERT"},
+		{"not a select", []string{"--schema", schema, "--queries", notSelect}, "insert.cql:1:1: expected SELECT, found TRUNCATE"},
 		{"broken schema", []string{"--schema", brokenSchema, "--queries", queries}, "load schema: " + brokenSchema + ":1:"},
 		{"missing queries file", []string{"--schema", schema, "--queries", filepath.Join(dir, "nope.cql")}, "nope.cql"},
 		{"missing schema", []string{"--schema", filepath.Join(dir, "nope"), "--queries", queries}, "load schema"},

@@ -99,3 +99,29 @@ func releaseOf(t sizing.Target) options.Release {
 	}
 	return cql.Release50
 }
+
+// onlyKeyspaceCreatedFirst is the keyspace a migrations folder runs in when it says so
+// itself: its first statement creates that keyspace and no statement creates another.
+// Otherwise "" (a file, a folder that does not load, or an ambiguous history).
+func onlyKeyspaceCreatedFirst(path string) string {
+	st, err := os.Stat(path)
+	if err != nil || !st.IsDir() {
+		return ""
+	}
+	set, err := migrations.LoadSetDir(path)
+	if err != nil || len(set.Migrations) == 0 || len(set.Migrations[0].Parsed) == 0 {
+		return ""
+	}
+	first, ok := set.Migrations[0].Parsed[0].(*cql.CreateKeyspace)
+	if !ok {
+		return ""
+	}
+	for _, m := range set.Migrations {
+		for _, p := range m.Parsed {
+			if ck, ok := p.(*cql.CreateKeyspace); ok && ck.Name.Name != first.Name.Name {
+				return ""
+			}
+		}
+	}
+	return first.Name.Name
+}
