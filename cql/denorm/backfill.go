@@ -143,8 +143,9 @@ type BackfillResult struct {
 	RangesDone      int           `json:"ranges_done"`   // before this run, or by another run during it
 	RangesFailed    int           `json:"ranges_failed"` // left for the next run
 	Rows            int64         `json:"rows"`          // source rows read
-	TargetRows      int64         `json:"target_rows"`   // target rows written
-	Statements      int64         `json:"statements"`    // writes sent
+	TargetRows      int64         `json:"target_rows"`   // target rows written: acknowledged by the node
+	RefusedRows     int64         `json:"refused_rows"`  // target rows whose write failed after its retries (not written, or in doubt)
+	Statements      int64         `json:"statements"`    // statements acknowledged
 	KeyOnlyRows     int64         `json:"key_only_rows"` // source rows with no live cell in the columns read (written at the oldest time, 1 µs)
 	SkippedRows     int64         `json:"skipped_rows"`  // source rows that give no target row (a key from a null, an empty each())
 	Bytes           int64         `json:"bytes"`         // value bytes read
@@ -292,7 +293,7 @@ type run struct {
 	held     int
 	lastProg time.Time
 
-	rows, targetRows, bytes, statements, keyOnly, skipped atomic.Int64
+	rows, targetRows, refused, bytes, statements, keyOnly, skipped atomic.Int64
 	// partitions read, and the share's partitions by system.size_estimates: the rows to
 	// expect are those partitions times the rows a partition read so far holds.
 	partitions    atomic.Int64
@@ -521,7 +522,7 @@ func (r *run) copy(ctx context.Context, cl claimed, wr *rowWriter) (finish func(
 			r.fail(rg, r.leaseCause(rctx, err))
 			return
 		}
-		if err := r.ck.markDone(rctx, rangeDone{lo: rg.Lo, hi: rg.Hi, rows: st.rows, targetRows: st.targetRows, bytes: st.bytes}); err != nil {
+		if err := r.ck.markDone(rctx, rangeDone{lo: rg.Lo, hi: rg.Hi, rows: st.rows, targetRows: w.acked.Load(), bytes: st.bytes}); err != nil {
 			r.fail(rg, r.leaseCause(rctx, err))
 			return
 		}
@@ -561,6 +562,7 @@ func (r *run) report(force bool) {
 	res := r.res
 	res.Rows, res.TargetRows, res.Bytes = r.rows.Load(), r.targetRows.Load(), r.bytes.Load()
 	res.Statements, res.KeyOnlyRows, res.SkippedRows = r.statements.Load(), r.keyOnly.Load(), r.skipped.Load()
+	res.RefusedRows = r.refused.Load()
 	if r.o.Progress == nil || !force && time.Since(r.lastProg) < 200*time.Millisecond {
 		return
 	}

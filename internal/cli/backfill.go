@@ -378,6 +378,9 @@ func printBackfill(w io.Writer, format string, r *denorm.BackfillResult) error {
 		r.Backfill, share, r.RangesCopied, r.Ranges, r.RangesDone, r.Ranges-r.RangesCopied-r.RangesDone)
 	fmt.Fprintf(w, "  %d source rows read (%s), %d target rows written in %d statements, in %.1fs (%.0f rows/s)\n",
 		r.Rows, humanBytes(float64(r.Bytes)), r.TargetRows, r.Statements, r.ElapsedSeconds, r.RowsPerSecond)
+	if r.RefusedRows > 0 {
+		fmt.Fprintf(w, "  %d target rows refused by the node (not written, or in doubt; not counted above)\n", r.RefusedRows)
+	}
 	if r.KeyOnlyRows > 0 || r.SkippedRows > 0 || r.Splits > 0 {
 		fmt.Fprintf(w, "  %d rows with key columns only, %d rows giving no target row, %d range splits after failed reads\n",
 			r.KeyOnlyRows, r.SkippedRows, r.Splits)

@@ -1,0 +1,101 @@
+package denorm
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/gocql/gocql"
+)
+
+// A write the node refuses (here a partition key over 64 KiB) is not a row written: the
+// result counts only the rows the node acknowledged, which are the rows the target holds,
+// and the refused one apart.
+func TestBackfillCountsOnlyAcknowledgedWrites(t *testing.T) {
+	s, ks := backfillSetup(t)
+	exec(t, s, "CREATE TABLE IF NOT EXISTS "+ks+".named (id int PRIMARY KEY, name text)",
+		"CREATE TABLE IF NOT EXISTS "+ks+".by_name (name text, id int, PRIMARY KEY (name, id))")
+	for i := 0; i < 6; i++ {
+		name := fmt.Sprintf("name-%d", i)
+		if i == 3 {
+			name = strings.Repeat("x", 70000) // too long for a partition key: the node refuses it
+		}
+		if err := s.Query("INSERT INTO "+ks+".named (id, name) VALUES (?, ?)", i, name).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := Backfill(t.Context(), s, program(t, s, ks, "named", "by_name"), BackfillOptions{Ranges: 32})
+	if !errorsAs[*BackfillError](err) {
+		t.Fatalf("backfill: %v, want a BackfillError for the refused write", err)
+	}
+	if res.RangesFailed != 1 {
+		t.Errorf("%d ranges failed, want 1: %v", res.RangesFailed, res.Failures)
+	}
+	held := countOf(t, s, "SELECT COUNT(*) FROM "+ks+".by_name")
+	if res.TargetRows != int64(held) {
+		t.Errorf("%d target rows counted as written, the target holds %d", res.TargetRows, held)
+	}
+	if res.RefusedRows != 1 {
+		t.Errorf("%d target rows counted as refused, want 1", res.RefusedRows)
+	}
+}
+
+// Elements of a non-frozen map written at different times keep each its own time, paired
+// by the node's key order (a timeuuid's is by time, not by Go's order of its text).
+func TestBackfillMapElementTimesFollowTheNodesKeyOrder(t *testing.T) {
+	s, ks := backfillSetup(t)
+	exec(t, s, "CREATE TABLE IF NOT EXISTS "+ks+".tm (id int PRIMARY KEY, m map<timeuuid, int>, d map<double, int>)",
+		"CREATE TABLE IF NOT EXISTS "+ks+".tm_copy (id int PRIMARY KEY, m map<timeuuid, int>, d map<double, int>)")
+	early, _ := gocql.ParseUUID("ffffffff-0000-1000-8000-000000000000") // earlier in time, later as text
+	late, _ := gocql.ParseUUID("00000000-0001-1000-8000-000000000000")
+	exec(t, s,
+		fmt.Sprintf("UPDATE %s.tm USING TIMESTAMP 2000 SET m = m + {%s: 1} WHERE id = 1", ks, early),
+		fmt.Sprintf("UPDATE %s.tm USING TIMESTAMP 1000 SET m = m + {%s: 2} WHERE id = 1", ks, late),
+		"UPDATE "+ks+".tm USING TIMESTAMP 3000 SET d = d + {-2.5: 1} WHERE id = 1",
+		"UPDATE "+ks+".tm USING TIMESTAMP 4000 SET d = d + {-10.0: 2} WHERE id = 1",
+		"UPDATE "+ks+".tm USING TIMESTAMP 5000 SET d = d + {1.0: 3} WHERE id = 1")
+	runBackfill(t, s, program(t, s, ks, "tm", "tm_copy"), BackfillOptions{})
+	for _, col := range []string{"m", "d"} {
+		want, got := elementTimes(t, s, ks+".tm", col), elementTimes(t, s, ks+".tm_copy", col)
+		if len(want) == 0 || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: element write times %v, the source's %v", col, got, want)
+		}
+	}
+}
+
+// elementTimes reads a map column's element write times by key, paired as the node lists
+// them (MAP_KEYS and WRITETIME in the same order), rendered as key=time.
+func elementTimes(t *testing.T, s *gocql.Session, table, col string) map[string]int64 {
+	t.Helper()
+	m := map[string]any{}
+	if err := s.Query(fmt.Sprintf("SELECT MAP_KEYS(%s) AS k, WRITETIME(%s) AS w FROM %s WHERE id = 1", col, col, table)).MapScan(m); err != nil {
+		t.Fatal(err)
+	}
+	keys, times := reflectSlice(m["k"]), m["w"].([]int64)
+	if len(keys) != len(times) {
+		t.Fatalf("%s.%s: %d keys, %d write times", table, col, len(keys), len(times))
+	}
+	out := map[string]int64{}
+	for i, k := range keys {
+		out[fmt.Sprint(k)] = times[i]
+	}
+	return out
+}
+
+func reflectSlice(v any) []any {
+	switch x := v.(type) {
+	case []gocql.UUID:
+		out := make([]any, len(x))
+		for i := range x {
+			out[i] = x[i]
+		}
+		return out
+	case []float64:
+		out := make([]any, len(x))
+		for i := range x {
+			out[i] = x[i]
+		}
+		return out
+	}
+	return nil
+}
