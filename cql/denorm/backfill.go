@@ -150,6 +150,7 @@ type BackfillResult struct {
 	SkippedRows     int64         `json:"skipped_rows"`  // source rows that give no target row (a key from a null, an empty each())
 	Bytes           int64         `json:"bytes"`         // value bytes read
 	Splits          int           `json:"splits"`        // ranges split after a failed read
+	LeasesLost      int           `json:"leases_lost"`   // ranges whose copy stopped when their lease was lost (counted in ranges_failed)
 	Elapsed         time.Duration `json:"-"`
 	ElapsedSeconds  float64       `json:"elapsed_seconds"`
 	RowsPerSecond   float64       `json:"rows_per_second"`
@@ -547,6 +548,9 @@ func (r *run) fail(rg tokenscan.Range, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.res.RangesFailed++
+	if errors.Is(err, ErrLeaseLost) {
+		r.res.LeasesLost++
+	}
 	r.res.Failures = append(r.res.Failures, fmt.Sprintf("range (%d, %d]: %v", rg.Lo, rg.Hi, err))
 	if r.firstErr == nil {
 		r.firstErr = err

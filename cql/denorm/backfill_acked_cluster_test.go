@@ -1,9 +1,11 @@
 package denorm
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gocql/gocql"
 )
@@ -98,4 +100,53 @@ func reflectSlice(v any) []any {
 		return out
 	}
 	return nil
+}
+
+// A lease taken over by another owner while its range is copied (here by hand, as a run
+// whose claim won after this one's lease ran out would) stops that range's copy, and the
+// loss is counted and said, not only a failed range.
+func TestBackfillLostLeaseStopsTheRangeAndSaysSo(t *testing.T) {
+	s, ks := backfillSetup(t)
+	insertPosts(t, s, ks, 200)
+	p := program(t, s, ks, "posts", "posts_by_month", "month=month(created_at)")
+	id := backfillID(p.SourceTable(), p.TargetTable())
+	done := make(chan struct{})
+	stolen := make(chan int64, 1)
+	go func() { // take over the first lease seen
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+			var lo int64
+			var owner string
+			iter := s.Query("SELECT range_lo, owner FROM "+ks+"."+LeaseTable+" WHERE backfill = ? ALLOW FILTERING", id).Iter()
+			found := iter.Scan(&lo, &owner)
+			iter.Close()
+			if found && owner != "thief" {
+				if err := s.Query("UPDATE "+ks+"."+LeaseTable+" USING TTL 60 SET owner = 'thief' WHERE backfill = ? AND range_lo = ?", id, lo).Exec(); err == nil {
+					stolen <- lo
+					return
+				}
+			}
+		}
+	}()
+	res, err := Backfill(t.Context(), s, p, BackfillOptions{Ranges: 2, Workers: 1, Rate: 25, Lease: 4 * time.Second, Wait: 300 * time.Millisecond, Owner: "victim"})
+	close(done)
+	var lo int64
+	select {
+	case lo = <-stolen:
+	default:
+		t.Fatalf("no lease was taken over (result %+v, %v)", res, err)
+	}
+	if !errorsAs[*BackfillError](err) || !errors.Is(err, ErrLeaseLost) {
+		t.Errorf("backfill: %v, want a BackfillError for the lost lease", err)
+	}
+	if res.LeasesLost != 1 || res.RangesCopied != 1 {
+		t.Errorf("%d leases lost and %d ranges copied, want 1 and 1: %v", res.LeasesLost, res.RangesCopied, res.Failures)
+	}
+	if len(res.Failures) != 1 || !strings.Contains(res.Failures[0], fmt.Sprintf("range (%d,", lo)) || !strings.Contains(res.Failures[0], ErrLeaseLost.Error()) {
+		t.Errorf("failures %q, want the range at %d named with its lost lease", res.Failures, lo)
+	}
 }

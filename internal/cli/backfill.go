@@ -385,6 +385,9 @@ func printBackfill(w io.Writer, format string, r *denorm.BackfillResult) error {
 		fmt.Fprintf(w, "  %d rows with key columns only, %d rows giving no target row, %d range splits after failed reads\n",
 			r.KeyOnlyRows, r.SkippedRows, r.Splits)
 	}
+	if r.LeasesLost > 0 {
+		fmt.Fprintf(w, "  %d ranges stopped when their lease was lost (another run may copy them; run again to finish)\n", r.LeasesLost)
+	}
 	for _, f := range r.Failures {
 		fmt.Fprintf(w, "  not copied: %s\n", f)
 	}
