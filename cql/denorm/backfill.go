@@ -155,9 +155,18 @@ type BackfillResult struct {
 	ElapsedSeconds  float64       `json:"elapsed_seconds"`
 	RowsPerSecond   float64       `json:"rows_per_second"`
 	Failures        []string      `json:"failures,omitempty"`
+	Warnings        []string      `json:"warnings,omitempty"` // what was copied with less than the source has (key-only rows' TTLs)
 	EstimatedRows   float64       `json:"estimated_rows,omitempty"`
 	EstimatedBytes  float64       `json:"estimated_bytes,omitempty"`
 	ConsistencyRead string        `json:"read_consistency"`
+}
+
+// KeyOnlyWarning says what became of n source rows with key columns only: CQL shows
+// neither the write time nor the TTL of a row's primary key (its row marker), so their
+// copies are written at 1 µs with no TTL, and a source row inserted with a TTL does not
+// expire in the target.
+func KeyOnlyWarning(n int64) string {
+	return fmt.Sprintf("%d source rows have key columns only: CQL cannot read their write time or TTL, so they were copied at the oldest time (1 µs) and with no TTL; if they were inserted with a TTL, their copies do not expire", n)
 }
 
 // Complete reports whether every range of the share is copied.
@@ -567,6 +576,9 @@ func (r *run) report(force bool) {
 	res.Rows, res.TargetRows, res.Bytes = r.rows.Load(), r.targetRows.Load(), r.bytes.Load()
 	res.Statements, res.KeyOnlyRows, res.SkippedRows = r.statements.Load(), r.keyOnly.Load(), r.skipped.Load()
 	res.RefusedRows = r.refused.Load()
+	if res.KeyOnlyRows > 0 {
+		res.Warnings = []string{KeyOnlyWarning(res.KeyOnlyRows)}
+	}
 	if r.o.Progress == nil || !force && time.Since(r.lastProg) < 200*time.Millisecond {
 		return
 	}

@@ -150,3 +150,16 @@ func TestBackfillLostLeaseStopsTheRangeAndSaysSo(t *testing.T) {
 		t.Errorf("failures %q, want the range at %d named with its lost lease", res.Failures, lo)
 	}
 }
+
+// A key-only row inserted with a TTL cannot have its TTL read (CQL shows no TTL of a key
+// column, and every regular column's is null): the copy, which does not expire, is not
+// silent; the result warns with the count of such rows.
+func TestBackfillWarnsOfKeyOnlyRowsItCannotGiveATTL(t *testing.T) {
+	s, ks := backfillSetup(t)
+	exec(t, s, "INSERT INTO "+ks+".keys_only (a, b) VALUES (1, 10) USING TTL 86400",
+		"INSERT INTO "+ks+".keys_only (a, b) VALUES (2, 20) USING TTL 86400")
+	res := runBackfill(t, s, program(t, s, ks, "keys_only", "keys_only_copy"), BackfillOptions{})
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "2 source rows have key columns only") || !strings.Contains(res.Warnings[0], "TTL") {
+		t.Errorf("warnings %q, want one naming the 2 key-only rows and their TTL", res.Warnings)
+	}
+}

@@ -251,6 +251,9 @@ func runBackfill(env *Env, f *backfillFlags) error {
 		if perr := printBackfill(env.Stdout, f.format, res); perr != nil {
 			return perr
 		}
+		for _, w := range res.Warnings {
+			fmt.Fprintf(env.Stderr, "cqlsize: warning: %s\n", w)
+		}
 	}
 	var partial *denorm.BackfillError
 	if errors.As(err, &partial) {
