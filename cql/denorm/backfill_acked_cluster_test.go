@@ -163,3 +163,39 @@ func TestBackfillWarnsOfKeyOnlyRowsItCannotGiveATTL(t *testing.T) {
 		t.Errorf("warnings %q, want one naming the 2 key-only rows and their TTL", res.Warnings)
 	}
 }
+
+// Verify walks the target too: a target row no source row gives (a key no source row has,
+// or a source row's under a wrong month) is extra, and fails the check; after a clean
+// backfill, with a service's dual write made after it, there is none.
+func TestVerifyFindsExtraTargetRows(t *testing.T) {
+	s, ks := backfillSetup(t)
+	insertPosts(t, s, ks, 300)
+	p := program(t, s, ks, "posts", "posts_by_month", "month=month(created_at)")
+	runBackfill(t, s, p, BackfillOptions{})
+	// A dual write after the copy: in both tables.
+	id := gocql.TimeUUID()
+	exec(t, s, fmt.Sprintf("INSERT INTO %s.posts (id, user_id, created_at, title) VALUES (%s, 'late', '2024-03-05', 't') USING TIMESTAMP 5000", ks, id),
+		fmt.Sprintf("INSERT INTO %s.posts_by_month (user_id, month, id, title) VALUES ('late', '2024-03', %s, 't') USING TIMESTAMP 5000", ks, id))
+	v, err := Verify(t.Context(), s, p, VerifyOptions{Full: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.OK() || v.Extra != 0 || v.TargetRowsScanned != 301 || v.ExtraUnchecked != "" {
+		t.Fatalf("after a clean backfill: %+v, want OK with 301 target rows walked", v)
+	}
+	exec(t, s, fmt.Sprintf("INSERT INTO %s.posts_by_month (user_id, month, id, title) VALUES ('nobody', '2024-01', %s, 'x')", ks, gocql.TimeUUID()),
+		fmt.Sprintf("INSERT INTO %s.posts_by_month (user_id, month, id, title) VALUES ('late', '1999-12', %s, 't')", ks, id))
+	v, err = Verify(t.Context(), s, p, VerifyOptions{Full: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := 0
+	for _, e := range v.Examples {
+		if strings.HasPrefix(e, "extra ") {
+			extra++
+		}
+	}
+	if v.OK() || v.Extra != 2 || extra != 2 || v.Missing != 0 || v.Different != 0 {
+		t.Errorf("with two rows added by hand: %+v, want 2 extra, named", v)
+	}
+}

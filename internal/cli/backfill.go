@@ -356,6 +356,11 @@ func runVerify(env *Env, f *backfillFlags, s *gocql.Session, p *derive.Program, 
 		}
 		fmt.Fprintf(env.Stdout, "verify %s.%s -> %s.%s (%s the source rows): %d source rows, %d target rows checked: %d missing, %d different\n",
 			in.srcKS, in.src, in.dstKS, in.dst, what, res.SourceRows, res.TargetRows, res.Missing, res.Different)
+		if res.ExtraUnchecked != "" {
+			fmt.Fprintf(env.Stdout, "  extra target rows not looked for: %s\n", res.ExtraUnchecked)
+		} else {
+			fmt.Fprintf(env.Stdout, "  %d target rows walked: %d extra (no source row gives them)\n", res.TargetRowsScanned, res.Extra)
+		}
 		if res.Rechecked > 0 {
 			fmt.Fprintf(env.Stdout, "  %d rows were wrong at first and right when read again (written by the service meanwhile)\n", res.Rechecked)
 		}
