@@ -143,19 +143,30 @@ type BackfillResult struct {
 	RangesDone      int           `json:"ranges_done"`   // before this run, or by another run during it
 	RangesFailed    int           `json:"ranges_failed"` // left for the next run
 	Rows            int64         `json:"rows"`          // source rows read
-	TargetRows      int64         `json:"target_rows"`   // target rows written
-	Statements      int64         `json:"statements"`    // writes sent
+	TargetRows      int64         `json:"target_rows"`   // target rows written: acknowledged by the node
+	RefusedRows     int64         `json:"refused_rows"`  // target rows whose write failed after its retries (not written, or in doubt)
+	Statements      int64         `json:"statements"`    // statements acknowledged
 	KeyOnlyRows     int64         `json:"key_only_rows"` // source rows with no live cell in the columns read (written at the oldest time, 1 µs)
 	SkippedRows     int64         `json:"skipped_rows"`  // source rows that give no target row (a key from a null, an empty each())
 	Bytes           int64         `json:"bytes"`         // value bytes read
 	Splits          int           `json:"splits"`        // ranges split after a failed read
+	LeasesLost      int           `json:"leases_lost"`   // ranges whose copy stopped when their lease was lost (counted in ranges_failed)
 	Elapsed         time.Duration `json:"-"`
 	ElapsedSeconds  float64       `json:"elapsed_seconds"`
 	RowsPerSecond   float64       `json:"rows_per_second"`
 	Failures        []string      `json:"failures,omitempty"`
+	Warnings        []string      `json:"warnings,omitempty"` // what was copied with less than the source has (key-only rows' TTLs)
 	EstimatedRows   float64       `json:"estimated_rows,omitempty"`
 	EstimatedBytes  float64       `json:"estimated_bytes,omitempty"`
 	ConsistencyRead string        `json:"read_consistency"`
+}
+
+// KeyOnlyWarning says what became of n source rows with key columns only: CQL shows
+// neither the write time nor the TTL of a row's primary key (its row marker), so their
+// copies are written at 1 µs with no TTL, and a source row inserted with a TTL does not
+// expire in the target.
+func KeyOnlyWarning(n int64) string {
+	return fmt.Sprintf("%d source rows have key columns only: CQL cannot read their write time or TTL, so they were copied at the oldest time (1 µs) and with no TTL; if they were inserted with a TTL, their copies do not expire", n)
 }
 
 // Complete reports whether every range of the share is copied.
@@ -292,7 +303,7 @@ type run struct {
 	held     int
 	lastProg time.Time
 
-	rows, targetRows, bytes, statements, keyOnly, skipped atomic.Int64
+	rows, targetRows, refused, bytes, statements, keyOnly, skipped atomic.Int64
 	// partitions read, and the share's partitions by system.size_estimates: the rows to
 	// expect are those partitions times the rows a partition read so far holds.
 	partitions    atomic.Int64
@@ -521,7 +532,7 @@ func (r *run) copy(ctx context.Context, cl claimed, wr *rowWriter) (finish func(
 			r.fail(rg, r.leaseCause(rctx, err))
 			return
 		}
-		if err := r.ck.markDone(rctx, rangeDone{lo: rg.Lo, hi: rg.Hi, rows: st.rows, targetRows: st.targetRows, bytes: st.bytes}); err != nil {
+		if err := r.ck.markDone(rctx, rangeDone{lo: rg.Lo, hi: rg.Hi, rows: st.rows, targetRows: w.acked.Load(), bytes: st.bytes}); err != nil {
 			r.fail(rg, r.leaseCause(rctx, err))
 			return
 		}
@@ -546,6 +557,9 @@ func (r *run) fail(rg tokenscan.Range, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.res.RangesFailed++
+	if errors.Is(err, ErrLeaseLost) {
+		r.res.LeasesLost++
+	}
 	r.res.Failures = append(r.res.Failures, fmt.Sprintf("range (%d, %d]: %v", rg.Lo, rg.Hi, err))
 	if r.firstErr == nil {
 		r.firstErr = err
@@ -561,6 +575,10 @@ func (r *run) report(force bool) {
 	res := r.res
 	res.Rows, res.TargetRows, res.Bytes = r.rows.Load(), r.targetRows.Load(), r.bytes.Load()
 	res.Statements, res.KeyOnlyRows, res.SkippedRows = r.statements.Load(), r.keyOnly.Load(), r.skipped.Load()
+	res.RefusedRows = r.refused.Load()
+	if res.KeyOnlyRows > 0 {
+		res.Warnings = []string{KeyOnlyWarning(res.KeyOnlyRows)}
+	}
 	if r.o.Progress == nil || !force && time.Since(r.lastProg) < 200*time.Millisecond {
 		return
 	}

@@ -249,9 +249,7 @@ func (b *rowBuilder) addElements(tr *targetRow, row *sourceRow, i int, c tcol, v
 	parts := map[stamp]reflect.Value{}
 	var order []stamp
 	if rv.Kind() == reflect.Map {
-		keys := rv.MapKeys()
-		// The driver reads map entries in key order, as the write times come.
-		sort.Slice(keys, func(a, b int) bool { return lessKey(keys[a], keys[b]) })
+		keys := mapKeys(rv, m.elemKeys)
 		for k, key := range keys {
 			s := stamp{m.elemTS[min(k, len(m.elemTS)-1)], at(m.elemTTL, k)}
 			p, ok := parts[s]
@@ -276,6 +274,29 @@ func (b *rowBuilder) addElements(tr *targetRow, row *sourceRow, i int, c tcol, v
 	for _, s := range order {
 		tr.groups[s] = append(tr.groups[s], targetCell{col: i, value: parts[s].Interface(), add: true})
 	}
+}
+
+// mapKeys is the keys of the map rv in the order of their write times: as the node's
+// MAP_KEYS() read them (its comparator's order, which for a timeuuid or a uuid, a blob or a
+// negative number is not Go's), or sorted when they were not read.
+func mapKeys(rv reflect.Value, read any) []reflect.Value {
+	if kv := reflect.ValueOf(read); read != nil && kv.Kind() == reflect.Slice && kv.Len() == rv.Len() {
+		kt := rv.Type().Key()
+		keys := make([]reflect.Value, 0, kv.Len())
+		for i := 0; i < kv.Len(); i++ {
+			k := kv.Index(i)
+			if !k.Type().ConvertibleTo(kt) {
+				break
+			}
+			keys = append(keys, k.Convert(kt))
+		}
+		if len(keys) == rv.Len() {
+			return keys
+		}
+	}
+	keys := rv.MapKeys()
+	sort.Slice(keys, func(a, b int) bool { return lessKey(keys[a], keys[b]) })
+	return keys
 }
 
 // lessKey orders map keys as Cassandra stores them for the common key types (text, ints,

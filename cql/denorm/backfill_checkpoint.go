@@ -220,7 +220,8 @@ func (c *checkpoint) claim(ctx context.Context, lo int64) (rctx context.Context,
 		return nil, nil, owner, nil
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
-	stop := make(chan struct{})
+	// rnctx ends the renewals (and a renewal being retried) when the range is released.
+	rnctx, stop := context.WithCancel(rctx)
 	finished := make(chan struct{})
 	// The lease is good until sent + ttl, less a margin for the node's rounding of the TTL
 	// to seconds and for clock drift; it is renewed every quarter of the ttl.
@@ -232,32 +233,19 @@ func (c *checkpoint) claim(ctx context.Context, lo int64) (rctx context.Context,
 		defer tick.Stop()
 		for {
 			select {
-			case <-stop:
-				return
-			case <-rctx.Done():
+			case <-rnctx.Done():
 				return
 			case <-tick.C:
 			}
-			at := time.Now()
-			if at.After(valid) {
+			var lost bool
+			if valid, lost = c.renew(rnctx, lo, valid, margin); lost {
 				cancel(ErrLeaseLost)
-				return
-			}
-			qctx, qcancel := context.WithDeadline(rctx, valid)
-			ok, err := c.s.Query(`UPDATE `+c.lease+` USING TTL ? SET owner = ? WHERE backfill = ? AND range_lo = ? IF owner = ?`,
-				int(c.ttl/time.Second), c.owner, c.id, lo, c.owner).WithContext(qctx).MapScanCAS(map[string]any{})
-			qcancel()
-			switch {
-			case err == nil && ok:
-				valid = at.Add(c.ttl - margin)
-			case err == nil:
-				cancel(ErrLeaseLost) // another run holds it
 				return
 			}
 		}
 	}()
 	release = func() {
-		close(stop)
+		stop()
 		<-finished
 		dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer dcancel()
@@ -267,6 +255,38 @@ func (c *checkpoint) claim(ctx context.Context, lo int64) (rctx context.Context,
 		cancel(nil)
 	}
 	return rctx, release, "", nil
+}
+
+// renew extends the lease on the range starting at lo, good until valid, and returns until
+// when it is good now. A renewal that fails (a timeout, a node lost, an answer lost) is
+// sent again with backoff for as long as the lease lasts: a renewal is idempotent for its
+// owner. lost: another run holds the lease, or it ran out before a renewal got through.
+func (c *checkpoint) renew(ctx context.Context, lo int64, valid time.Time, margin time.Duration) (time.Time, bool) {
+	backoff := 100 * time.Millisecond
+	for {
+		at := time.Now()
+		if at.After(valid) {
+			return valid, true
+		}
+		qctx, qcancel := context.WithDeadline(ctx, valid)
+		ok, err := c.s.Query(`UPDATE `+c.lease+` USING TTL ? SET owner = ? WHERE backfill = ? AND range_lo = ? IF owner = ?`,
+			int(c.ttl/time.Second), c.owner, c.id, lo, c.owner).WithContext(qctx).MapScanCAS(map[string]any{})
+		qcancel()
+		switch {
+		case err == nil && ok:
+			return at.Add(c.ttl - margin), false
+		case err == nil:
+			return valid, true // another run holds it
+		case ctx.Err() != nil:
+			return valid, false // released or stopped: not a loss
+		}
+		select {
+		case <-ctx.Done():
+			return valid, false
+		case <-time.After(min(backoff, time.Until(valid))):
+		}
+		backoff = min(2*backoff, 2*time.Second)
+	}
 }
 
 // take sends the lease's claim (first sent at sent) until it has an answer, for c.retry,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -13,7 +14,7 @@ import (
 )
 
 // rangeStats counts what one range copied.
-type rangeStats struct{ rows, targetRows, bytes int64 }
+type rangeStats struct{ rows, bytes int64 }
 
 // readRange reads rg and queues the writes of its target rows, o.InFlight at a time; the
 // range is copied once the writeSet's wait says every one succeeded. A read that fails is
@@ -111,8 +112,6 @@ func (r *run) queueRow(row *sourceRow, wr *rowWriter, w *writeSet, st *rangeStat
 	if len(row.meta) == 0 {
 		r.keyOnly.Add(1)
 	}
-	st.targetRows += int64(targets)
-	r.targetRows.Add(int64(targets))
 	r.report(false)
 	return nil
 }
@@ -131,6 +130,9 @@ type writeSet struct {
 	mu     sync.Mutex
 	err    error
 	policy gocql.RetryPolicy
+	// acked counts the target rows the node acknowledged, refused those it answered with
+	// an error after every retry: a row is written when acknowledged, not when sent.
+	acked, refused atomic.Int64
 }
 
 func newWriteSet(ctx context.Context, r *run, n int) *writeSet {
@@ -158,13 +160,21 @@ func (w *writeSet) send(stmts []statement) error {
 	w.wg.Add(1)
 	go func() {
 		defer func() { <-w.sem; w.wg.Done() }()
-		if err := w.exec(stmts); err != nil {
-			w.mu.Lock()
-			if w.err == nil {
-				w.err = fmt.Errorf("%w: %s: %w", errWrite, stmts[0].cql, err)
-			}
-			w.mu.Unlock()
+		err := w.exec(stmts)
+		if err == nil {
+			w.acked.Add(1)
+			w.r.targetRows.Add(1)
+			return
 		}
+		if w.ctx.Err() == nil { // not a write the run stopped, one the node answered with an error
+			w.refused.Add(1)
+			w.r.refused.Add(1)
+		}
+		w.mu.Lock()
+		if w.err == nil {
+			w.err = fmt.Errorf("%w: %s: %w", errWrite, stmts[0].cql, err)
+		}
+		w.mu.Unlock()
 	}()
 	return nil
 }
@@ -185,17 +195,24 @@ func (w *writeSet) exec(stmts []statement) error {
 // once sends the statements of one row once: alone, or as one batch.
 func (w *writeSet) once(stmts []statement) error {
 	now := time.Now()
-	w.r.statements.Add(int64(len(stmts)))
 	if len(stmts) == 1 {
-		return w.r.s.Query(stmts[0].cql, stmts[0].argsAt(now)...).WithContext(w.ctx).Consistency(w.r.o.WriteConsistency).
+		err := w.r.s.Query(stmts[0].cql, stmts[0].argsAt(now)...).WithContext(w.ctx).Consistency(w.r.o.WriteConsistency).
 			Idempotent(true).RetryPolicy(w.policy).Exec()
+		if err == nil {
+			w.r.statements.Add(1)
+		}
+		return err
 	}
 	b := w.r.s.NewBatch(gocql.UnloggedBatch).WithContext(w.ctx).RetryPolicy(w.policy)
 	b.SetConsistency(w.r.o.WriteConsistency)
 	for _, st := range stmts {
 		b.Entries = append(b.Entries, gocql.BatchEntry{Stmt: st.cql, Args: st.argsAt(now), Idempotent: true})
 	}
-	return w.r.s.ExecuteBatch(b)
+	err := w.r.s.ExecuteBatch(b)
+	if err == nil {
+		w.r.statements.Add(int64(len(stmts)))
+	}
+	return err
 }
 
 // wait waits for every write sent and returns the first failure.

@@ -20,6 +20,9 @@ type cellMeta struct {
 	ttl     int   // remaining TTL in seconds; 0: none
 	elemTS  []int64
 	elemTTL []int
+	// elemKeys is a non-frozen map's keys as MAP_KEYS() reads them: in the order the node
+	// stores them, which is the order of elemTS and elemTTL (a slice; nil when not read).
+	elemKeys any
 }
 
 // sourceRow is one row read from the source table.
@@ -38,6 +41,7 @@ type srcCol struct {
 	val   int // index in the scan destinations of the value, -1 when the value is not read
 	wt    int // of WRITETIME(col), -1 when not read
 	ttl   int // of TTL(col)
+	keys  int // of MAP_KEYS(col) for a non-frozen map, -1 when not read
 	multi bool
 }
 
@@ -74,7 +78,7 @@ func newSourceReader(p *derive.Program) (*sourceReader, error) {
 			return nil, &SchemaError{Table: t.Keyspace + "." + t.Name, Column: c.Name, Msg: "is a counter: a counter cannot be copied with its write time"}
 		}
 		key := c.Kind == cql.PartitionKey || c.Kind == cql.Clustering
-		sc := srcCol{col: c, val: -1, wt: -1, ttl: -1, multi: c.Type.MultiCell()}
+		sc := srcCol{col: c, val: -1, wt: -1, ttl: -1, keys: -1, multi: c.Type.MultiCell()}
 		if c.Type.Kind == cql.UDT && !c.Type.Frozen {
 			if need[c.Name] {
 				return nil, &SchemaError{Table: t.Keyspace + "." + t.Name, Column: c.Name, Msg: "is a non-frozen user type: its fields' write times cannot be read, so it cannot be copied"}
@@ -92,14 +96,23 @@ func newSourceReader(p *derive.Program) (*sourceReader, error) {
 		if !key && need[c.Name] {
 			sc.wt = 0 // placed after every value, below
 			meta = append(meta, "WRITETIME("+cql.QuoteName(c.Name)+")", "TTL("+cql.QuoteName(c.Name)+")")
+			if sc.multi && c.Type.Kind == cql.Map {
+				sc.keys = 0
+				meta = append(meta, "MAP_KEYS("+cql.QuoteName(c.Name)+")")
+			}
 		}
 		r.cols = append(r.cols, sc)
 	}
-	// The SELECT lists every value, then every WRITETIME and TTL pair, in column order.
+	// The SELECT lists every value, then every WRITETIME and TTL pair (and a non-frozen
+	// map's MAP_KEYS), in column order.
 	for i := range r.cols {
 		if r.cols[i].wt == 0 {
 			r.cols[i].wt, r.cols[i].ttl = n, n+1
 			n += 2
+			if r.cols[i].keys == 0 {
+				r.cols[i].keys = n
+				n++
+			}
 		}
 	}
 	r.nsel = n
@@ -183,6 +196,9 @@ func (sc *scanner) row() sourceRow {
 		if c.multi {
 			m.elemTS, _ = get(c.wt).([]int64)
 			m.elemTTL, _ = get(c.ttl).([]int)
+			if c.keys >= 0 {
+				m.elemKeys = get(c.keys)
+			}
 		} else if ts, ok := get(c.wt).(int64); ok {
 			m.live, m.ts = true, ts
 			m.ttl, _ = get(c.ttl).(int)

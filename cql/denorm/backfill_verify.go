@@ -38,17 +38,23 @@ type VerifyOptions struct {
 
 // VerifyResult is what Verify found.
 type VerifyResult struct {
-	SourceRows int64    `json:"source_rows"` // checked
-	TargetRows int64    `json:"target_rows"` // expected target rows looked up
-	Missing    int64    `json:"missing"`
-	Different  int64    `json:"different"`
-	Rechecked  int64    `json:"rechecked"` // found wrong, read again, and right the second time (a write of the service in between)
-	Examples   []string `json:"examples,omitempty"`
-	Full       bool     `json:"full"`
+	SourceRows int64 `json:"source_rows"` // checked
+	TargetRows int64 `json:"target_rows"` // expected target rows looked up
+	Missing    int64 `json:"missing"`
+	Different  int64 `json:"different"`
+	Rechecked  int64 `json:"rechecked"` // found wrong, read again, and right the second time (a write of the service in between)
+	// TargetRowsScanned is how many target rows the walk of the target read (a sample from
+	// random places, or all with Full); Extra, those no source row maps to.
+	TargetRowsScanned int64 `json:"target_rows_scanned"`
+	Extra             int64 `json:"extra"`
+	// ExtraUnchecked says why the target was not walked (empty when it was).
+	ExtraUnchecked string   `json:"extra_unchecked,omitempty"`
+	Examples       []string `json:"examples,omitempty"`
+	Full           bool     `json:"full"`
 }
 
-// OK reports a verification that found nothing missing or different.
-func (v *VerifyResult) OK() bool { return v.Missing == 0 && v.Different == 0 }
+// OK reports a verification that found nothing missing, different or extra.
+func (v *VerifyResult) OK() bool { return v.Missing == 0 && v.Different == 0 && v.Extra == 0 }
 
 // Verify reads source rows (a sample, or all with o.Full) and checks that each target row
 // p derives from them exists in the target table with the same values, and, cell by cell,
@@ -56,7 +62,12 @@ func (v *VerifyResult) OK() bool { return v.Missing == 0 && v.Different == 0 }
 // counts down while the tables are read). A row found missing or different is read again,
 // source and target, before it counts: the service may have written it in between.
 //
-// Verify does not look for extra target rows (rows with no source row).
+// It then walks the target (the same share of it: a sample or all) and reads, for each
+// target row, the source row its key names: a target row that no source row derives is
+// extra (read twice before it counts). A row the service's dual writes created after the
+// copy started is in the source too, so it maps and is not extra. This needs every source
+// key column copied as it is into a target key column; otherwise ExtraUnchecked says why
+// the target was not walked.
 func Verify(ctx context.Context, s *gocql.Session, p *derive.Program, o VerifyOptions) (*VerifyResult, error) {
 	if s == nil || p == nil {
 		return nil, errors.New("verify: no session or no program")
@@ -82,6 +93,7 @@ func Verify(ctx context.Context, s *gocql.Session, p *derive.Program, o VerifyOp
 	}
 	v := &verifier{s: s, o: o, b: b, reader: reader, target: newTargetReader(b), res: &VerifyResult{Full: o.Full},
 		limiter: tokenscan.NewLimiter(o.Rate)}
+	v.extra, v.res.ExtraUnchecked = newExtraReader(b, reader)
 	var parts []tokenscan.Range
 	quota := 0
 	if o.Full {
@@ -91,7 +103,11 @@ func Verify(ctx context.Context, s *gocql.Session, p *derive.Program, o VerifyOp
 		parts = tokenscan.Random(k, o.Seed)
 		quota = (o.Sample + k - 1) / k
 	}
-	jobs := make(chan tokenscan.Range)
+	type job struct {
+		part   tokenscan.Range
+		target bool
+	}
+	jobs := make(chan job)
 	var wg sync.WaitGroup
 	var firstErr error
 	var mu sync.Mutex
@@ -99,8 +115,12 @@ func Verify(ctx context.Context, s *gocql.Session, p *derive.Program, o VerifyOp
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for part := range jobs {
-				if err := v.part(ctx, part, quota); err != nil {
+			for j := range jobs {
+				check := v.part
+				if j.target {
+					check = v.extraPart
+				}
+				if err := check(ctx, j.part, quota); err != nil {
 					mu.Lock()
 					if firstErr == nil {
 						firstErr = err
@@ -111,7 +131,12 @@ func Verify(ctx context.Context, s *gocql.Session, p *derive.Program, o VerifyOp
 		}()
 	}
 	for _, part := range parts {
-		jobs <- part
+		jobs <- job{part: part}
+	}
+	for _, part := range parts {
+		if v.extra != nil {
+			jobs <- job{part: part, target: true}
+		}
 	}
 	close(jobs)
 	wg.Wait()
@@ -124,6 +149,7 @@ type verifier struct {
 	b       *rowBuilder
 	reader  *sourceReader
 	target  *targetReader
+	extra   *extraReader // nil: the target cannot be mapped back to the source
 	limiter *tokenscan.Limiter
 	mu      sync.Mutex
 	res     *VerifyResult

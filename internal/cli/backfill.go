@@ -251,6 +251,9 @@ func runBackfill(env *Env, f *backfillFlags) error {
 		if perr := printBackfill(env.Stdout, f.format, res); perr != nil {
 			return perr
 		}
+		for _, w := range res.Warnings {
+			fmt.Fprintf(env.Stderr, "cqlsize: warning: %s\n", w)
+		}
 	}
 	var partial *denorm.BackfillError
 	if errors.As(err, &partial) {
@@ -353,6 +356,11 @@ func runVerify(env *Env, f *backfillFlags, s *gocql.Session, p *derive.Program, 
 		}
 		fmt.Fprintf(env.Stdout, "verify %s.%s -> %s.%s (%s the source rows): %d source rows, %d target rows checked: %d missing, %d different\n",
 			in.srcKS, in.src, in.dstKS, in.dst, what, res.SourceRows, res.TargetRows, res.Missing, res.Different)
+		if res.ExtraUnchecked != "" {
+			fmt.Fprintf(env.Stdout, "  extra target rows not looked for: %s\n", res.ExtraUnchecked)
+		} else {
+			fmt.Fprintf(env.Stdout, "  %d target rows walked: %d extra (no source row gives them)\n", res.TargetRowsScanned, res.Extra)
+		}
 		if res.Rechecked > 0 {
 			fmt.Fprintf(env.Stdout, "  %d rows were wrong at first and right when read again (written by the service meanwhile)\n", res.Rechecked)
 		}
@@ -378,9 +386,15 @@ func printBackfill(w io.Writer, format string, r *denorm.BackfillResult) error {
 		r.Backfill, share, r.RangesCopied, r.Ranges, r.RangesDone, r.Ranges-r.RangesCopied-r.RangesDone)
 	fmt.Fprintf(w, "  %d source rows read (%s), %d target rows written in %d statements, in %.1fs (%.0f rows/s)\n",
 		r.Rows, humanBytes(float64(r.Bytes)), r.TargetRows, r.Statements, r.ElapsedSeconds, r.RowsPerSecond)
+	if r.RefusedRows > 0 {
+		fmt.Fprintf(w, "  %d target rows refused by the node (not written, or in doubt; not counted above)\n", r.RefusedRows)
+	}
 	if r.KeyOnlyRows > 0 || r.SkippedRows > 0 || r.Splits > 0 {
 		fmt.Fprintf(w, "  %d rows with key columns only, %d rows giving no target row, %d range splits after failed reads\n",
 			r.KeyOnlyRows, r.SkippedRows, r.Splits)
+	}
+	if r.LeasesLost > 0 {
+		fmt.Fprintf(w, "  %d ranges stopped when their lease was lost (another run may copy them; run again to finish)\n", r.LeasesLost)
 	}
 	for _, f := range r.Failures {
 		fmt.Fprintf(w, "  not copied: %s\n", f)
