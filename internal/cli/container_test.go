@@ -207,7 +207,7 @@ func TestContainerKeepLeavesIt(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("--keep: exit %d\n%s", code, errOut)
 	}
-	if !strings.Contains(stdout.String(), "docker rm -f "+id) {
+	if !strings.Contains(stdout.String(), "docker rm -f -v "+id) {
 		t.Errorf("--keep does not say how to remove %s:\n%s", id, stdout)
 	}
 	if !containerRunning(t, id) {

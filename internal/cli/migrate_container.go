@@ -80,7 +80,7 @@ func runWithContainer(ctx context.Context, env *Env, cmd *cobra.Command, mf *mig
 	}
 	remove := func() {
 		if err := n.Remove(); err != nil {
-			fmt.Fprintf(env.Stderr, "cqlsize: remove container %.12s: %v; remove it with `docker rm -f %.12s`\n", n.ID, err, n.ID)
+			fmt.Fprintf(env.Stderr, "cqlsize: remove container %.12s: %v; remove it and its data volume with `docker rm -f -v %.12s`\n", n.ID, err, n.ID)
 			return
 		}
 		fmt.Fprintf(env.Stderr, "removed container %.12s\n", n.ID)
@@ -93,7 +93,7 @@ func runWithContainer(ctx context.Context, env *Env, cmd *cobra.Command, mf *mig
 		"  cqlsh %s %s\n  cqlsize migrate status --hosts %s -k %s -d %s\n",
 		f.container, n.Endpoint, mf.conn.keyspace, n.Host(), n.Port(), n.Endpoint, mf.conn.keyspace, mf.dir)
 	if f.keep {
-		fmt.Fprintf(env.Stdout, "left running (--keep): remove it with `docker rm -f %.12s`\n", n.ID)
+		fmt.Fprintf(env.Stdout, "left running (--keep): remove it and its data volume with `docker rm -f -v %.12s`\n", n.ID)
 		return nil
 	}
 	fmt.Fprintf(env.Stdout, "press Ctrl-C to stop and remove it\n")

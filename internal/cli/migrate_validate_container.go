@@ -31,7 +31,7 @@ func validateOnContainer(ctx context.Context, env *Env, cmd *cobra.Command, mf *
 	}
 	defer func() {
 		if err := n.Remove(); err != nil {
-			fmt.Fprintf(env.Stderr, "cqlsize: remove container %.12s: %v; remove it with `docker rm -f %.12s`\n", n.ID, err, n.ID)
+			fmt.Fprintf(env.Stderr, "cqlsize: remove container %.12s: %v; remove it and its data volume with `docker rm -f -v %.12s`\n", n.ID, err, n.ID)
 		}
 	}()
 	sess, err := mf.open(ctx, env, cmd, false)
