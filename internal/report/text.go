@@ -87,7 +87,9 @@ func WriteText(w io.Writer, r *Report) error {
 			writeTextFinding(&b, f, "  ")
 		}
 		for _, a := range t.Assumptions {
-			fmt.Fprintf(&b, "  assumed: %s\n", a)
+			if !shownAsFinding(t.Findings, a) {
+				fmt.Fprintf(&b, "  assumed: %s\n", a)
+			}
 		}
 	}
 	if len(r.Statements) > 0 {
@@ -305,4 +307,15 @@ func liveSizes(l *Live) string {
 		return s + "; size estimates not computed yet (the node computes them every few minutes, over flushed data)"
 	}
 	return s + fmt.Sprintf(", mean %s, ~%s partitions (size_estimates)", Bytes(l.MeanPartitionBytes), Count(l.PartitionsEstimate))
+}
+
+// shownAsFinding reports whether an assumption is already printed as a finding (SZ090
+// carries the same words): each assumption is printed once.
+func shownAsFinding(fs []Finding, assumption string) bool {
+	for _, f := range fs {
+		if f.Message == assumption {
+			return true
+		}
+	}
+	return false
 }
