@@ -58,9 +58,9 @@ func analyzers() []*Analyzer {
 		},
 		{
 			Code: "BK101", Name: "unbucketed-time-series", Severity: Warning,
-			What: "a table clustered by event time (a timestamp, an event's timeuuid, a bigint or int named like a time) whose partition nothing bounds: no time bucket, no count column, no default_time_to_live, no short-lived key; a heuristic on names and types, so a warning; with a workload that sizes the table it steps aside for WL101-WL104",
+			What: "a table clustered by event time (a timestamp, an event's timeuuid, a bigint or int named like a time) whose partition nothing bounds: no time bucket, no count column, no default_time_to_live, no USING TTL on the application's writes (a queries file's INSERTs and UPDATEs, when given), no short-lived key; a heuristic on names and types, so a warning; with a workload that sizes the table it steps aside for WL101-WL104",
 			Why:  "every write adds a row to the same partition for as long as the key is written: it passes 100 MB / 100,000 rows and reads and compactions of it slow down",
-			Fix:  "add a bucket (day, month, ...) to the partition key, e.g. PRIMARY KEY ((sensor_id, day), at), or a default_time_to_live; if the partition stays small, size it with `cqlsize estimate` or --workload, or silence: -- cqlsize:nolint BK101 <why>",
+			Fix:  "add a bucket (day, month, ...) to the partition key, e.g. PRIMARY KEY ((sensor_id, day), at), or a default_time_to_live (or write with USING TTL, and pass those writes in --queries); if the partition stays small, size it with `cqlsize estimate` or --workload, or silence: -- cqlsize:nolint BK101 <why>",
 			run:  runUnbucketed,
 		},
 		{

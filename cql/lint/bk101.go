@@ -1,6 +1,8 @@
 package lint
 
 import (
+	"strconv"
+
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/bound"
 )
@@ -39,9 +41,11 @@ func runUnbucketed(p *pass) {
 			sized[ts.Table] = true
 		}
 	}
+	ttl := writeTTLs(p.in.Writes, p.in.Keyspace)
 	for _, st := range p.stmts {
 		var t *cql.Table
 		var pos cql.Pos
+		var base *cql.Table // a view's base table: its writes' TTL expires the view's rows too
 		switch s := st.s.(type) {
 		case *cql.CreateTable:
 			// Judge the table as the statements leave it (a later ALTER ... WITH
@@ -52,7 +56,7 @@ func runUnbucketed(p *pass) {
 			}
 		case *cql.CreateView:
 			// A view keyed by time without a bucket grows the same way.
-			base := p.table(s.Base, st.keyspace)
+			base = p.table(s.Base, st.keyspace)
 			if base == nil {
 				continue
 			}
@@ -72,11 +76,60 @@ func runUnbucketed(p *pass) {
 		default:
 			continue
 		}
-		if sized[join(t.Keyspace, t.Name)] {
+		if sized[join(t.Keyspace, t.Name)] || ttl.bounds(t.Keyspace, t.Name) || base != nil && ttl.bounds(base.Keyspace, base.Name) {
 			continue
 		}
 		if v := bound.Judge(t); v.Unbounded() {
 			p.report(pos, "%s; each partition grows for as long as its key is written", v.Reason)
 		}
 	}
+}
+
+// ttlWrites records which tables the application writes with USING TTL: keyspace.table,
+// or a bare table name for a write that names no keyspace and has none to resolve it by.
+type ttlWrites map[string]bool
+
+// writeTTLs reads the TTL'd writes: an INSERT or UPDATE with USING TTL of a bind marker (the
+// service binds a TTL) or of a literal above 0 (TTL 0 means none), alone or in a batch
+// whose USING TTL applies to every statement in it.
+func writeTTLs(writes []cql.Statement, ks string) ttlWrites {
+	out := ttlWrites{}
+	var visit func(st cql.Statement, batch bool)
+	visit = func(st cql.Statement, batch bool) {
+		switch s := st.(type) {
+		case *cql.Insert:
+			if batch || expires(s.Using.TTL) {
+				out[join(qualify(s.Table, ks))] = true
+			}
+		case *cql.Update:
+			if batch || expires(s.Using.TTL) {
+				out[join(qualify(s.Table, ks))] = true
+			}
+		case *cql.Batch:
+			for _, in := range s.Statements {
+				visit(in, batch || expires(s.Using.TTL))
+			}
+		}
+	}
+	for _, st := range writes {
+		visit(st, false)
+	}
+	return out
+}
+
+// expires reports whether a USING TTL term expires what it writes.
+func expires(t *cql.Term) bool {
+	if t == nil {
+		return false
+	}
+	if t.IsMarker() {
+		return true
+	}
+	n, err := strconv.Atoi(t.Value)
+	return err == nil && n > 0
+}
+
+// bounds reports whether writes with a TTL go to the table.
+func (w ttlWrites) bounds(ks, name string) bool {
+	return w[join(ks, name)] || w[name]
 }

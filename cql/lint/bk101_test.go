@@ -78,3 +78,68 @@ func TestBK101(t *testing.T) {
 		t.Errorf("BK101 registered as %s (needs workload %v), want a warning that runs without one", a.Severity, a.NeedsWorkload)
 	}
 }
+
+// TestBK101WriteTTL: the application's writes (a queries file's INSERTs and UPDATEs) that
+// carry USING TTL expire their rows, which bounds the partition as default_time_to_live
+// would; writes without one, or with TTL 0, or to another table, leave BK101 to warn.
+func TestBK101WriteTTL(t *testing.T) {
+	view := "CREATE MATERIALIZED VIEW IF NOT EXISTS readings_by_v AS SELECT * FROM readings WHERE v IS NOT NULL AND sensor_id IS NOT NULL AND at IS NOT NULL PRIMARY KEY (v, at, sensor_id);\n"
+	for _, tc := range []struct {
+		name, writes string
+		want         int // BK101s on readings (and its view, when the source has one)
+		src          string
+	}{
+		{"INSERT USING TTL ?", "INSERT INTO readings (sensor_id, at, v) VALUES (?, ?, ?) USING TTL ?;", 0, readings},
+		{"INSERT USING TTL literal, qualified", "INSERT INTO app.readings (sensor_id, at, v) VALUES (?, ?, ?) USING TTL 86400;", 0, readings},
+		{"UPDATE USING TTL", "UPDATE readings USING TTL 3600 SET v = ? WHERE sensor_id = ? AND at = ?;", 0, readings},
+		{"a batch's TTL", "BEGIN BATCH USING TTL 60 INSERT INTO readings (sensor_id, at, v) VALUES (?, ?, ?); APPLY BATCH;", 0, readings},
+		{"the base's TTL expires the view's rows", "INSERT INTO readings (sensor_id, at, v) VALUES (?, ?, ?) USING TTL ?;", 0, readings + view},
+		{"no TTL", "INSERT INTO readings (sensor_id, at, v) VALUES (?, ?, ?);", 1, readings},
+		{"TTL 0 is none", "INSERT INTO readings (sensor_id, at, v) VALUES (?, ?, ?) USING TTL 0;", 1, readings},
+		{"another table's TTL", "INSERT INTO other (k) VALUES (?) USING TTL ?;", 1, readings},
+		{"another keyspace's table", "INSERT INTO elsewhere.readings (sensor_id, at, v) VALUES (?, ?, ?) USING TTL ?;", 1, readings},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			writes, err := cql.ParseFile("q.cql", []byte(tc.writes))
+			if err != nil {
+				t.Fatal(err)
+			}
+			stmts, err := cql.ParseFile("s.cql", []byte(tc.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := lint.Run(lint.Input{Keyspace: "app", Writes: writes,
+				Files: []lint.File{{Name: "s.cql", Source: []byte(tc.src), Statements: stmts}}}, lint.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []lint.Diagnostic
+			for _, d := range rep.Diagnostics {
+				if d.Code == "BK101" {
+					got = append(got, d)
+				}
+			}
+			if len(got) != tc.want {
+				t.Errorf("want %d BK101, got %v", tc.want, got)
+			}
+		})
+	}
+}
+
+// TestBK101CounterNamedEpoch: a counter counts, it never holds a moment, whatever its name;
+// a counter table is a time series only when a time-typed clustering column orders it.
+func TestBK101CounterNamedEpoch(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"CREATE TABLE IF NOT EXISTS gens (topic text, epoch counter, PRIMARY KEY (topic));\n", ""},
+		{"CREATE TABLE IF NOT EXISTS gens (topic text, part int, epoch counter, PRIMARY KEY (topic, part));\n", ""},
+		{"CREATE TABLE IF NOT EXISTS hits (page text, at timestamp, n counter, PRIMARY KEY (page, at));\n", "clustered by event time at (timestamp)"},
+	} {
+		ds := bk101(t, tc.src, nil)
+		switch {
+		case tc.want == "" && len(ds) != 0:
+			t.Errorf("%s: BK101 fired: %v", tc.src, ds)
+		case tc.want != "" && (len(ds) != 1 || !strings.Contains(ds[0].Message, tc.want)):
+			t.Errorf("%s: want one BK101 with %q, got %v", tc.src, tc.want, ds)
+		}
+	}
+}

@@ -110,6 +110,12 @@ type Input struct {
 	Keyspace string
 	// Workload, when given, turns on the analyzers that need one.
 	Workload *Workload
+	// Writes are the application's write statements (INSERT, UPDATE, BATCH), such as the
+	// ones a queries file copied from a service holds. They are not linted; they say how
+	// rows are written: a table whose writes carry USING TTL (a literal above 0, or a bind
+	// marker the service fills) expires its rows, so its partitions are bounded even
+	// without default_time_to_live.
+	Writes []cql.Statement
 }
 
 // Config selects what fails.

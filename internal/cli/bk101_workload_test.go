@@ -37,3 +37,30 @@ func TestBK101WarnsThenWorkloadDecides(t *testing.T) {
 		}
 	}
 }
+
+// A queries file copied from the service holds its writes too: an INSERT ... USING TTL ?
+// into the table expires its rows, so BK101 has nothing to warn about; the same file
+// without the TTL leaves the warning.
+func TestBK101ReadsWriteTTLFromQueries(t *testing.T) {
+	dir := migDir(t, map[string]string{
+		"0001_readings.cql": "CREATE TABLE IF NOT EXISTS readings (sensor_id uuid, at timestamp, v double, PRIMARY KEY (sensor_id, at));\n",
+	})
+	for _, tc := range []struct {
+		using string
+		want  string
+	}{
+		{" USING TTL ?", "lint: 0 errors, 0 warnings"},
+		{"", "BK101 warning: clustered by event time at (timestamp)"},
+	} {
+		q := filepath.Join(t.TempDir(), "queries.cql")
+		src := "-- query: latest\nSELECT * FROM readings WHERE sensor_id = ? LIMIT 10;\n" +
+			"INSERT INTO readings (sensor_id, at, v) VALUES (?, ?, ?)" + tc.using + ";\n"
+		if err := os.WriteFile(q, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := runEnv(t, nil, "migrate", "validate", "--dir", dir, "--keyspace", "app", "--queries", q)
+		if code != ExitOK || !strings.Contains(out, tc.want) {
+			t.Errorf("writes%q: exit %d, want 0 and %q\n%s%s", tc.using, code, tc.want, out, errOut)
+		}
+	}
+}

@@ -383,26 +383,41 @@ func flagNames(err error, deletes []string) error {
 
 // loadReads reads a queries file into the typical reads of the tables it names.
 func loadReads(path string) ([]report.NamedQuery, error) {
+	reads, writes, err := loadQueriesAndWrites(path)
+	if err == nil && len(writes) > 0 {
+		err = fmt.Errorf("read queries: %s: a queries file holds SELECT statements only", writes[0].Info().Pos)
+	}
+	return reads, err
+}
+
+// loadQueriesAndWrites reads a queries file into its reads and the writes (INSERT, UPDATE,
+// DELETE, BATCH) a file copied from a service's statements also holds; any other statement
+// is refused.
+func loadQueriesAndWrites(path string) ([]report.NamedQuery, []cql.Statement, error) {
 	if path == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read queries: %w", err)
+		return nil, nil, fmt.Errorf("read queries: %w", err)
 	}
 	stmts, err := cql.ParseFile(path, src)
 	if err != nil {
-		return nil, fmt.Errorf("read queries: %w", err)
+		return nil, nil, fmt.Errorf("read queries: %w", err)
 	}
-	var out []report.NamedQuery
-	for i, st := range stmts {
-		sel, ok := st.(*cql.Select)
-		if !ok {
-			return nil, fmt.Errorf("read queries: %s: a queries file holds SELECT statements only", st.Info().Pos)
+	var reads []report.NamedQuery
+	var writes []cql.Statement
+	for _, st := range stmts {
+		switch s := st.(type) {
+		case *cql.Select:
+			reads = append(reads, report.NamedQuery{Name: queryName(s.Doc, len(reads)), Stmt: s})
+		case *cql.Insert, *cql.Update, *cql.Delete, *cql.Batch:
+			writes = append(writes, st)
+		default:
+			return nil, nil, fmt.Errorf("read queries: %s: a queries file holds SELECT statements and the application's writes only", st.Info().Pos)
 		}
-		out = append(out, report.NamedQuery{Name: queryName(sel.Doc, i), Stmt: sel})
 	}
-	return out, nil
+	return reads, writes, nil
 }
 
 // queryName is the name a "-- query: NAME ..." comment gives, or q<N>.

@@ -33,7 +33,7 @@ type workloadArgs struct {
 
 func (a *workloadArgs) bind(fl *pflag.FlagSet) {
 	fl.StringVar(&a.workload, "workload", "", "workload file (workload.yaml): turns on the lints that need one")
-	fl.StringVar(&a.queries, "queries", "", "with --workload: the application's SELECTs (a queries file); tombstones per read are counted for the worst of each table's queries, as estimate counts them")
+	fl.StringVar(&a.queries, "queries", "", "the application's statements (a queries file): with --workload its SELECTs count tombstones per read for the worst of each table's queries, as estimate counts them; its INSERTs and UPDATEs with USING TTL tell BK101 the rows expire")
 }
 
 func (g *lintGate) bind(cmd *cobra.Command) {
@@ -52,10 +52,7 @@ func (g *lintGate) check() error {
 		}
 	}
 	if g.queries != "" {
-		if g.workload == "" {
-			return Usagef("--queries says how the tables of --workload are read: give --workload too")
-		}
-		if _, err := loadReads(g.queries); err != nil {
+		if _, _, err := loadQueriesAndWrites(g.queries); err != nil {
 			return InputErr(fmt.Errorf("--queries: %w", err))
 		}
 	}
@@ -132,6 +129,14 @@ func lintMigrationsOn(keyspace string, all, lintFiles []*migrations.Migration, w
 		}
 		in.Schema = base
 	}
+	if wl.queries != "" {
+		// The writes say which tables expire their rows by USING TTL (BK101).
+		_, writes, err := loadQueriesAndWrites(wl.queries)
+		if err != nil {
+			return nil, InputErr(err)
+		}
+		in.Writes = writes
+	}
 	if wl.workload != "" {
 		lw, err := workloadFacts(keyspace, all, wl)
 		if err != nil {
@@ -197,7 +202,7 @@ func workloadFacts(keyspace string, all []*migrations.Migration, wl workloadArgs
 	// Tombstones a read counts are the tombstone model's, as estimate reports them: the
 	// sizing estimate's count is what a partition holds on disk, complex deletions included,
 	// which reads do not count.
-	queries, err := loadReads(wl.queries)
+	queries, _, err := loadQueriesAndWrites(wl.queries)
 	if err != nil {
 		return nil, InputErr(err)
 	}
