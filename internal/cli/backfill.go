@@ -444,9 +444,7 @@ func (b *backfillBar) update(p denorm.BackfillProgress) {
 
 // backfillLine renders one progress line.
 func backfillLine(p denorm.BackfillProgress) string {
-	const width = 30
-	n := min(int(p.Fraction*width), width)
-	line := fmt.Sprintf("[%s%s] %3.0f%%  %d/%d ranges  %d rows", strings.Repeat("#", n), strings.Repeat(".", width-n),
+	line := fmt.Sprintf("%s %3.0f%%  %d/%d ranges  %d rows", gauge(int(p.Fraction*gaugeWidth)),
 		100*p.Fraction, p.RangesDone, p.Ranges, p.Rows)
 	if p.TotalRows > 0 {
 		line += fmt.Sprintf(" of ~%.0f", p.TotalRows)

@@ -7,7 +7,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/cqlsize/cqlsize/migrations"
 )
@@ -23,13 +22,10 @@ const envPauseAfter = "CQLSIZE_TEST_PAUSE_AFTER"
 // progress prints one line per migration with its duration (and per statement with -v)
 // on stderr, plus a progress bar redrawn in place when stderr is a terminal.
 type progress struct {
-	mu      sync.Mutex
-	w       io.Writer
-	tty     bool
+	termLine
 	verbose bool
 	total   int // statements this run should apply, for the bar
 	done    int
-	bar     bool // a bar is drawn on the current line
 
 	ctx          context.Context
 	pauseVersion int64
@@ -37,7 +33,7 @@ type progress struct {
 }
 
 func newProgress(ctx context.Context, env *Env, verbose bool, total int) *progress {
-	p := &progress{w: env.Stderr, tty: isTerminal(env.Stderr), verbose: verbose, total: total, ctx: ctx}
+	p := &progress{termLine: newTermLine(env), verbose: verbose, total: total, ctx: ctx}
 	if v := env.Getenv(envPauseAfter); v != "" {
 		ver, stmt, ok := strings.Cut(v, ":")
 		p.pauseVersion, _ = strconv.ParseInt(ver, 10, 64)
@@ -60,10 +56,7 @@ func isTerminal(w io.Writer) bool {
 }
 
 func (p *progress) line(format string, args ...any) {
-	if p.bar {
-		fmt.Fprint(p.w, "\r\x1b[K")
-		p.bar = false
-	}
+	p.clear()
 	fmt.Fprintln(p.w, cliWords(fmt.Sprintf(format, args...)))
 }
 
@@ -71,9 +64,7 @@ func (p *progress) drawBar(e migrations.Event) {
 	if !p.tty || p.total <= 0 {
 		return
 	}
-	const width = 30
-	n := min(p.done*width/p.total, width)
-	fmt.Fprintf(p.w, "\r\x1b[K[%s%s] %d/%d statements  %s", strings.Repeat("#", n), strings.Repeat(".", width-n), p.done, p.total, e.Migration)
+	fmt.Fprintf(p.w, "\r\x1b[K%s %d/%d statements  %s", gauge(p.done*gaugeWidth/p.total), p.done, p.total, e.Migration)
 	p.bar = true
 }
 
@@ -108,15 +99,5 @@ func (p *progress) on(e migrations.Event) {
 	p.mu.Unlock()
 	if pause {
 		<-p.ctx.Done()
-	}
-}
-
-// finish clears the bar.
-func (p *progress) finish() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.bar {
-		fmt.Fprint(p.w, "\r\x1b[K")
-		p.bar = false
 	}
 }

@@ -18,7 +18,7 @@ import (
 // progress lines intact with one live bar under them.
 func TestProgressBarRedrawsAndClears(t *testing.T) {
 	var buf bytes.Buffer
-	p := &progress{w: &buf, tty: true, total: 2, ctx: context.Background()}
+	p := &progress{termLine: termLine{w: &buf, tty: true}, total: 2, ctx: context.Background()}
 	m := &migrations.Migration{Version: 1, Name: "users", File: "0001_users.cql"}
 	p.on(migrations.Event{Kind: migrations.MigrationStart, Migration: m, From: 1, Total: 2})
 	p.on(migrations.Event{Kind: migrations.StatementDone, Migration: m, Statement: 1, Total: 2})
@@ -42,7 +42,7 @@ func TestProgressBarRedrawsAndClears(t *testing.T) {
 
 	// Not a terminal: lines only, no escape codes.
 	buf.Reset()
-	p = &progress{w: &buf, tty: false, total: 2, ctx: context.Background()}
+	p = &progress{termLine: termLine{w: &buf, tty: false}, total: 2, ctx: context.Background()}
 	p.on(migrations.Event{Kind: migrations.StatementDone, Migration: m, Statement: 1, Total: 2})
 	p.on(migrations.Event{Kind: migrations.MigrationDone, Migration: m, Total: 2, Duration: time.Second})
 	if strings.Contains(buf.String(), "\x1b") || strings.Contains(buf.String(), "\r") {

@@ -217,18 +217,16 @@ func (p *profileBar) update(table string, done, total int) {
 	} else {
 		p.last = now
 	}
-	const width = 30
 	if total <= 0 {
 		fmt.Fprintf(p.w, "\r\x1b[K%d partitions  %s (full scan)", done, table)
 	} else {
-		n := min(done*width/total, width)
-		fmt.Fprintf(p.w, "\r\x1b[K[%s%s] %d/%d partitions  %s", strings.Repeat("#", n), strings.Repeat(".", width-n), done, total, table)
+		fmt.Fprintf(p.w, "\r\x1b[K%s %d/%d partitions  %s", gauge(done*gaugeWidth/total), done, total, table)
 	}
 	p.bar = true
 }
 
-// termLine is a progress line redrawn in place on a terminal's stderr: profile's and
-// backfill's bars share its state and how it is cleared.
+// termLine is a progress line redrawn in place on a terminal's stderr: migrate's, profile's
+// and backfill's bars share its state and how it is cleared.
 type termLine struct {
 	mu  sync.Mutex
 	w   io.Writer
@@ -242,10 +240,24 @@ func newTermLine(env *Env) termLine { return termLine{w: env.Stderr, tty: isTerm
 func (l *termLine) finish() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.clear()
+}
+
+// clear erases the drawn line, if any; the caller holds mu.
+func (l *termLine) clear() {
 	if l.bar {
 		fmt.Fprint(l.w, "\r\x1b[K")
 		l.bar = false
 	}
+}
+
+// gaugeWidth is how many cells a progress bar has.
+const gaugeWidth = 30
+
+// gauge is a bar of gaugeWidth cells, filled cells of them drawn as '#': [#####.....].
+func gauge(filled int) string {
+	filled = min(max(filled, 0), gaugeWidth)
+	return "[" + strings.Repeat("#", filled) + strings.Repeat(".", gaugeWidth-filled) + "]"
 }
 
 // perHost opens sessions pinned to one node (the driver's host filter, no peer discovery),
