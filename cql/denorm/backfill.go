@@ -532,7 +532,9 @@ func (r *run) copy(ctx context.Context, cl claimed, wr *rowWriter) (finish func(
 			r.fail(rg, r.leaseCause(rctx, err))
 			return
 		}
-		if err := r.ck.markDone(rctx, rangeDone{lo: rg.Lo, hi: rg.Hi, rows: st.rows, targetRows: w.acked.Load(), bytes: st.bytes}); err != nil {
+		mctx, mdone := recordContext(rctx)
+		defer mdone()
+		if err := r.ck.markDone(mctx, rangeDone{lo: rg.Lo, hi: rg.Hi, rows: st.rows, targetRows: w.acked.Load(), bytes: st.bytes}); err != nil {
 			r.fail(rg, r.leaseCause(rctx, err))
 			return
 		}
@@ -543,6 +545,21 @@ func (r *run) copy(ctx context.Context, cl claimed, wr *rowWriter) (finish func(
 		r.mu.Unlock()
 		r.report(true)
 	}, nil
+}
+
+// recordContext is the context a copied range is recorded under. Its writes are all
+// acknowledged, so the range is copied whatever the run does next: a stop (Ctrl-C, a
+// failed range elsewhere) must not cut the record short, or the checkpoint may hold a
+// range the run reports as not copied, or a copied range goes unrecorded and is read
+// again. Only a lost lease ends it (another run owns the range now), and a minute bounds it.
+func recordContext(rctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(rctx), time.Minute)
+	stop := context.AfterFunc(rctx, func() {
+		if errors.Is(context.Cause(rctx), ErrLeaseLost) {
+			cancel()
+		}
+	})
+	return ctx, func() { stop(); cancel() }
 }
 
 // leaseCause says so when err came from the range's lease being lost.
