@@ -2,6 +2,7 @@ package accuracy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -238,7 +239,7 @@ type tableDDL struct{ name, cql string }
 func createTables(ctx context.Context, s *gocql.Session, keyspace string, tables []tableDDL) (*cql.Schema, error) {
 	for _, t := range tables {
 		for _, st := range splitCQL(t.cql) {
-			if err := s.Query(st).WithContext(ctx).Exec(); err != nil {
+			if err := execDDL(ctx, s, st); err != nil {
 				return nil, fmt.Errorf("create %s: %w", t.name, err)
 			}
 		}
@@ -247,6 +248,29 @@ func createTables(ctx context.Context, s *gocql.Session, keyspace string, tables
 		return nil, fmt.Errorf("await schema agreement: %w", err)
 	}
 	return liveschema.Read(ctx, s, keyspace)
+}
+
+// execDDL sends a schema statement, and again (up to three times) when the driver gave up
+// waiting: a loaded node can apply a schema change and still miss the client's timeout. A
+// statement sent again that finds its table or type already there was applied by the send
+// before (the keyspace is the test's own, so nothing else made it).
+func execDDL(ctx context.Context, s *gocql.Session, st string) error {
+	for attempt := 1; ; attempt++ {
+		err := s.Query(st).WithContext(ctx).Exec()
+		var exists *gocql.RequestErrAlreadyExists
+		switch {
+		case err == nil, attempt > 1 && errors.As(err, &exists):
+			return nil
+		case !timedOut(err) || attempt == 3:
+			return err
+		}
+	}
+}
+
+// timedOut reports whether err is the driver giving up waiting, not the node refusing.
+func timedOut(err error) bool {
+	var rte *gocql.RequestErrWriteTimeout
+	return errors.Is(err, gocql.ErrTimeoutNoResponse) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &rte)
 }
 
 func splitCQL(src string) []string {
