@@ -189,13 +189,16 @@ func TestVerifyFindsExtraTargetRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	extra := 0
+	extra, named := 0, false
 	for _, e := range v.Examples {
 		if strings.HasPrefix(e, "extra ") {
 			extra++
 		}
+		if strings.HasPrefix(e, "extra ('late', '1999-12', "+id.String()+")") {
+			named = true
+		}
 	}
-	if v.OK() || v.Extra != 2 || extra != 2 || v.Missing != 0 || v.Different != 0 {
+	if v.OK() || v.Extra != 2 || extra != 2 || !named || v.Missing != 0 || v.Different != 0 {
 		t.Errorf("with two rows added by hand: %+v, want 2 extra, named", v)
 	}
 }

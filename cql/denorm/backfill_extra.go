@@ -14,9 +14,10 @@ import (
 // reads each one's source row by the source key the target row carries, derives that
 // row's target rows and looks for the target row's key among them.
 type extraReader struct {
-	stmt    string   // the target's key columns, WHERE token(pk) > ? AND token(pk) <= ?
-	keyCols []string // the target's key columns, in the builder's key order
-	srcFrom []string // for each source key column (reader.keyCols), the target key column holding it
+	stmt     string   // the target's key columns, WHERE token(pk) > ? AND token(pk) <= ?
+	keyCols  []string // the target's key columns, in the builder's key order
+	keyTypes []cql.Type
+	srcFrom  []string // for each source key column (reader.keyCols), the target key column holding it
 }
 
 // newExtraReader needs every source key column copied as it is into a target key column;
@@ -29,6 +30,7 @@ func newExtraReader(b *rowBuilder, r *sourceReader) (*extraReader, string) {
 	for _, k := range b.keys {
 		c := b.cols[k]
 		e.keyCols = append(e.keyCols, c.Column)
+		e.keyTypes = append(e.keyTypes, c.Type)
 		if c.Expr.Func == derive.Copy {
 			byCopy[c.Expr.Column] = c.Column
 		}
@@ -102,7 +104,7 @@ func (v *verifier) checkExtra(ctx context.Context, m map[string]any) error {
 	defer v.mu.Unlock()
 	v.res.Extra++
 	if len(v.res.Examples) < v.o.Examples {
-		v.res.Examples = append(v.res.Examples, fmt.Sprintf("extra %v: no source row gives it", key))
+		v.res.Examples = append(v.res.Examples, fmt.Sprintf("extra %s: no source row gives it", keyText(key, v.extra.keyTypes)))
 	}
 	return nil
 }

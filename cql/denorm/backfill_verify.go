@@ -293,7 +293,11 @@ func newTargetReader(b *rowBuilder) *targetReader {
 func (t *targetReader) compare(ctx context.Context, s *gocql.Session, cons gocql.Consistency, tr *targetRow) (string, error) {
 	m := map[string]any{}
 	err := s.Query(t.stmt, tr.key...).WithContext(ctx).Consistency(cons).MapScan(m)
-	key := fmt.Sprint(tr.key)
+	var types []cql.Type
+	for _, k := range t.b.keys {
+		types = append(types, t.b.cols[k].Type)
+	}
+	key := keyText(tr.key, types)
 	if errors.Is(err, gocql.ErrNotFound) {
 		return "missing " + key, nil
 	}

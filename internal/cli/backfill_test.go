@@ -178,7 +178,7 @@ func TestBackfillCommandEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut = sweepStep(t, verify...)
-	if code != ExitFindings || !strings.Contains(out, "1 missing, 1 different") || !strings.Contains(out, "missing ["+user+" "+month+" "+id.String()+"]") ||
+	if code != ExitFindings || !strings.Contains(out, "1 missing, 1 different") || !strings.Contains(out, "missing ('"+user+"', '"+month+"', "+id.String()+")") ||
 		!strings.Contains(out, "column title is changed by hand") {
 		t.Errorf("verify after a row removed and one changed: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
