@@ -453,20 +453,20 @@ func TestBackfillWithConcurrentWrites(t *testing.T) {
 				b := s.NewBatch(gocql.LoggedBatch)
 				b.Query("DELETE FROM "+ks+".posts USING TIMESTAMP ? WHERE id = ?", ts, id)
 				b.Query("DELETE FROM "+ks+".posts_by_month USING TIMESTAMP ? WHERE user_id = ? AND month = ? AND id = ?", ts, user, month, id)
-				err = s.ExecuteBatch(b)
+				err = executeUntilAnswered(s, b)
 			case 1: // update the title in both
 				title := fmt.Sprintf("updated %d", i)
 				b := s.NewBatch(gocql.LoggedBatch)
 				b.Query("UPDATE "+ks+".posts USING TIMESTAMP ? SET title = ? WHERE id = ?", ts, title, id)
 				b.Query("UPDATE "+ks+".posts_by_month USING TIMESTAMP ? SET title = ? WHERE user_id = ? AND month = ? AND id = ?", ts, title, user, month, id)
-				err = s.ExecuteBatch(b)
+				err = executeUntilAnswered(s, b)
 			case 2: // a new post in both
 				nat := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute)
 				nid := gocql.UUIDFromTime(nat)
 				b := s.NewBatch(gocql.LoggedBatch)
 				b.Query("INSERT INTO "+ks+".posts (id, user_id, created_at, title) VALUES (?, 'new', ?, 'new post') USING TIMESTAMP ?", nid, nat, ts)
 				b.Query("INSERT INTO "+ks+".posts_by_month (user_id, month, id, title) VALUES ('new', ?, ?, 'new post') USING TIMESTAMP ?", nat.Format("2006-01"), nid, ts)
-				err = s.ExecuteBatch(b)
+				err = executeUntilAnswered(s, b)
 			}
 			if err != nil {
 				errs++
@@ -481,6 +481,9 @@ func TestBackfillWithConcurrentWrites(t *testing.T) {
 	if mutations < 20 {
 		t.Fatalf("only %d mutations ran during the backfill (%d failed): the test did not race anything", mutations, errs)
 	}
+	if errs > 0 {
+		t.Fatalf("%d batches got no answer in 10 sends: the tables may differ by what they half applied", errs)
+	}
 	t.Logf("backfill read %d rows in %.1fs while %d mutations ran (%d failed)", res.Rows, res.ElapsedSeconds, mutations, errs)
 	// --rate 1000/s: the limiter lets no more through (a lower bound on the time, which a
 	// slow machine cannot break).
@@ -488,6 +491,20 @@ func TestBackfillWithConcurrentWrites(t *testing.T) {
 		t.Errorf("%d rows read in %.2fs at a rate of 1000/s: want at least %.2fs", res.Rows, res.ElapsedSeconds, min)
 	}
 	compareByMonth(t, expectedByMonth(t, s, ks), actualByMonth(t, s, ks))
+}
+
+// executeUntilAnswered sends a logged batch again until the node answers it. A batch the
+// client gave up on may be half applied until the node replays its batch log (seen on a
+// loaded machine: the target updated, the source not yet, when the test compared them); the
+// statements carry their own timestamps, so sending it again is idempotent and ends that.
+func executeUntilAnswered(s *gocql.Session, b *gocql.Batch) error {
+	var err error
+	for range 10 {
+		if err = s.ExecuteBatch(b); err == nil {
+			return nil
+		}
+	}
+	return err
 }
 
 // A run stopped partway (its context cancelled after a few ranges) leaves its progress in
