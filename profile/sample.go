@@ -40,16 +40,15 @@ type colReader struct {
 	withRow, apart                 int // values whose elements were written with their row's other cells, or apart
 }
 
-// metaAllowed reports whether TTL() and WRITETIME() may be selected for c: Cassandra 5.0
-// refuses them on primary key columns, counters and non-frozen collections and UDTs.
+// metaAllowed reports whether TTL() and WRITETIME() may be selected for c as one value:
+// Cassandra refuses them on primary key columns, and gives a non-frozen collection's or
+// UDT's element by element. A counter has both (its WRITETIME is its last update's, its TTL
+// null), and its write times are what set its timestamps' bytes and its context's clock.
 func metaAllowed(c *cql.Column) bool {
 	if c.Kind == cql.PartitionKey || c.Kind == cql.Clustering {
 		return false
 	}
-	if c.Type.MultiCell() || (c.Type.Kind == cql.Native && c.Type.Name == "counter") {
-		return false
-	}
-	return true
+	return !c.Type.MultiCell()
 }
 
 type sampler struct {

@@ -26,13 +26,6 @@ var (
 	CorpusDiskBound      = figures.MustBound("corpus-disk")      // compressed Data.db, estimate × compression_ratio vs the files
 )
 
-// CounterDisk says why a counter table's compressed Data.db is shown and not held: a counter
-// cell's timestamp and its context's clock are the time of its last update, which is most of
-// what sets how well its Data.db compresses, and Cassandra refuses WRITETIME on counters, so
-// the profile lays every counter cell out at one instant and predicts a ratio far below the
-// node's (0.15 for 0.25 with LZ4). Its partition size is held like any other table's.
-const CounterDisk = "a counter's write time and clock cannot be read (WRITETIME is refused on counters), and they set how its Data.db compresses"
-
 // CorpusTable is what corpus.py says it wrote into one table.
 type CorpusTable struct {
 	Shape      string         `json:"shape"`
@@ -77,11 +70,8 @@ func (c CorpusCheck) Figures() []Figure {
 	mean := float64(c.Truth.DataBytes) / float64(c.Truth.Partitions)
 	disk := Figure{Name: "Data.db compressed", Key: "data-db", Truth: float64(c.Truth.DataDiskBytes),
 		Got: c.Estimate.TotalBytes * c.Workload.CompressionRatio, Bound: CorpusDiskBound}
-	switch {
-	case c.Workload.CompressionRatio <= 0:
+	if c.Workload.CompressionRatio <= 0 {
 		disk.Skip = "the workload file has no compression_ratio"
-	case c.Wrote.Shape == "counters":
-		disk.Shown = CounterDisk
 	}
 	return []Figure{
 		{Name: "mean partition", Key: "partition", Truth: mean, Got: c.Estimate.Mean.Bytes, Bound: CorpusPartitionBound},

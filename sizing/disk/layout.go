@@ -314,12 +314,15 @@ func (l *layout) listPath(ts int64, k int) []byte {
 }
 
 // counterContext is one replica's counter context for a counter's value: a header saying one
-// global shard, then the shard's counter id, logical clock and count (CounterContext).
+// global shard, then the shard's counter id, logical clock and count (CounterContext). The
+// leader sets the clock to its wall clock in microseconds at millisecond resolution
+// (FBUtilities.timestampMicros, CounterMutation.updateWithCurrentValue), a few milliseconds
+// after the update's timestamp: the write time to the millisecond is the nearest value known.
 func counterContext(v []byte, ts int64) []byte {
 	b := make([]byte, 0, 36)
 	b = append(b, 0x00, 0x01, 0x80, 0x00)
 	b = append(b, 0x5e, 0x1f, 0x4a, 0x60, 0x2b, 0x9d, 0x4c, 0x11, 0x8e, 0x3f, 0x70, 0x0c, 0x42, 0x9a, 0xd1, 0x07)
-	b = binary.BigEndian.AppendUint64(b, uint64(ts/1e6))
+	b = binary.BigEndian.AppendUint64(b, uint64(ts-ts%1000))
 	var n uint64
 	for _, x := range v {
 		n = n<<8 | uint64(x)
