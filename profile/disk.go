@@ -16,8 +16,10 @@ const diskBudget = 64 << 20
 
 // diskRow turns the row just scanned into the sizing/disk form: clustering values, and one
 // cell per column that has a value, with its write time and its original TTL (remaining TTL
-// plus the time since the write, as Cassandra stored it). Columns WRITETIME cannot be read
-// from (non-frozen collections and UDTs) take the row's latest write time.
+// plus the time since the write, as Cassandra stored it). A non-frozen collection is written
+// whole at the row's write time, each element at its own (WRITETIME gives them element by
+// element); a non-frozen UDT, whose times cannot be read, takes the row's. The row's write
+// time is its simple cells' latest, else the time most of its collection elements share.
 func (sm *sampler) diskRow(static bool) (disk.Row, int) {
 	r := disk.Row{Cells: map[string]disk.Cell{}}
 	n := 0
@@ -28,6 +30,9 @@ func (sm *sampler) diskRow(static bool) (disk.Row, int) {
 				rowTS = max(rowTS, w)
 			}
 		}
+	}
+	if rowTS == 0 {
+		rowTS = commonTime(sm.cols, static) // the write most of its collection elements share
 	}
 	if rowTS == 0 {
 		rowTS = sm.curMaxWT // the partition's latest write seen so far, else now
@@ -51,6 +56,12 @@ func (sm *sampler) diskRow(static bool) (disk.Row, int) {
 			continue
 		}
 		cell := disk.Cell{Value: v, Timestamp: rowTS}
+		if len(c.times) > 0 && !sameTimes(c.times, rowTS) {
+			cell.ElementTimestamps = append([]int64(nil), c.times...)
+			// No element written with the row: no write replaced the collection whole, so
+			// it carries no collection tombstone.
+			cell.Appended = !hasTime(c.times, rowTS)
+		}
 		if c.wt != nil {
 			if w, ok := c.wt.int64(); ok {
 				cell.Timestamp = w
@@ -69,6 +80,26 @@ func (sm *sampler) diskRow(static bool) (disk.Row, int) {
 		r.Marker = &disk.Cell{Timestamp: rowTS}
 	}
 	return r, n
+}
+
+// hasTime reports whether ts is one of times.
+func hasTime(times []int64, ts int64) bool {
+	for _, t := range times {
+		if t == ts {
+			return true
+		}
+	}
+	return false
+}
+
+// sameTimes reports whether every time in times is ts.
+func sameTimes(times []int64, ts int64) bool {
+	for _, t := range times {
+		if t != ts {
+			return false
+		}
+	}
+	return true
 }
 
 // value is the column's value as one serialized blob (a tuple rebuilt from its elements).

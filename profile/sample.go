@@ -37,7 +37,10 @@ type colReader struct {
 	size, items, itemSize, keySize acc
 	fields                         map[string]*acc
 	nulls, rows                    int
-	withRow, apart                 int // values whose elements were written with their row's other cells, or apart
+	withRow, apart                 int     // values whose elements were written with their row's other cells, or apart
+	onlyApart                      int     // values none of whose elements was written with their row
+	elemsWithRow, elemsApart       int     // elements written with their row, or apart from it
+	times                          []int64 // the row just scanned's element write times (nil when not read)
 }
 
 // metaAllowed reports whether TTL() and WRITETIME() may be selected for c as one value:
@@ -399,6 +402,7 @@ func (sm *sampler) row() {
 	var rowWT int64
 	for _, r := range sm.cols {
 		c := r.col
+		r.times = r.times[:0]
 		perPartition := c.Kind == cql.PartitionKey || c.Kind == cql.Static
 		if perPartition && !first {
 			continue
@@ -407,6 +411,7 @@ func (sm *sampler) row() {
 			continue
 		}
 		n := r.observe()
+		r.readTimes()
 		if c.Kind != cql.PartitionKey && c.Kind != cql.Static {
 			rowBytes += n
 		}
@@ -426,10 +431,24 @@ func (sm *sampler) row() {
 			}
 		}
 	}
+	lo, hi := sm.elementSpan()
+	if rowWT == 0 {
+		// No simple cell to read the row's write time from: the time most of its elements
+		// share is the write that made the row (an INSERT writes them all at once).
+		rowWT = commonTime(sm.cols, false)
+	}
 	if hasRow && rowWT != 0 {
 		sm.elementTimes(rowWT)
 	}
 	sm.keepForDisk(first, hasRow)
+	if lo != 0 {
+		// Elements written apart from their row carry their own write times, which Cassandra
+		// stores as deltas like any other: they span the partition's writes too.
+		if sm.curMinWT == 0 || lo < sm.curMinWT {
+			sm.curMinWT = lo
+		}
+		sm.curMaxWT = max(sm.curMaxWT, hi)
+	}
 	if hasRow {
 		sm.curRows++
 		sm.curBytes += rowBytes
@@ -590,6 +609,10 @@ func (sm *sampler) finish(tp *Table, o Options) {
 		c.Size = r.size.dist()
 		if n := r.withRow + r.apart; n > 0 {
 			c.ElementsChecked, c.ElementsApart = n, float64(r.apart)/float64(n)
+			c.ElementsOnlyApart = float64(r.onlyApart) / float64(n)
+		}
+		if n := r.elemsWithRow + r.elemsApart; n > 0 {
+			c.ElementShareApart = float64(r.elemsApart) / float64(n)
 		}
 		if r.isColl {
 			it, is := r.items.dist(), r.itemSize.dist()

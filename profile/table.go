@@ -159,14 +159,23 @@ type Column struct {
 	KeySize  *Dist `json:"key_size,omitempty"`
 	// Fields are the sizes of a non-frozen UDT's fields.
 	Fields map[string]Dist `json:"fields,omitempty"`
-	// TTLRead and WriteTimeRead say whether TTL() and WRITETIME() could be asked of it:
-	// Cassandra refuses them for key columns, counters and non-frozen collections and UDTs.
+	// TTLRead and WriteTimeRead say whether TTL() and WRITETIME() could be asked of it as one
+	// value: Cassandra refuses them for key columns, and answers a non-frozen collection's
+	// (WRITETIME only, read as ElementsChecked below) and UDT's element by element.
 	TTLRead bool `json:"ttl_read"`
 	// ElementsApart is, for a non-frozen collection, the share of the ElementsChecked values
 	// whose elements were written at other times than their row's other cells: element
 	// updates (SET m[k] = v) rather than an INSERT or SET c = {...} writing it whole.
 	ElementsChecked int     `json:"elements_checked,omitempty"`
 	ElementsApart   float64 `json:"elements_written_apart,omitempty"`
+	// ElementsOnlyApart is the share of those values none of whose elements was written with
+	// their row: a collection only ever updated element by element, which no write replaced
+	// whole (no collection tombstone).
+	ElementsOnlyApart float64 `json:"elements_only_apart,omitempty"`
+	// ElementShareApart is the share of those values' elements written apart from their row:
+	// each carries its own timestamp (and TTL) where an element written with the row borrows
+	// the row's.
+	ElementShareApart float64 `json:"element_share_apart,omitempty"`
 }
 
 // Tombstones are what reading the sample met.

@@ -202,22 +202,37 @@ func secs(s float64) string {
 	return time.Duration(s * float64(time.Second)).Round(time.Millisecond).String()
 }
 
-// writeElementWrites names the collections whose values were mostly written element by
-// element (their elements' write times are not their row's), so estimate does not count a
-// collection tombstone for each row as it does for a collection an INSERT writes whole.
+// writeElementWrites names the collections whose elements were written apart from their row
+// (their write times are not the row's): element_writes: [tags] when most values never had an
+// element written with their row (no write replaced them whole, so estimate counts no
+// collection tombstone for them), else element_writes: {prefs: 0.34}, the share of elements
+// written apart, each of which carries its own timestamp.
 func writeElementWrites(b *bufio.Writer, t *Table) {
-	var names, why []string
+	var names, shares, why []string
+	whole := true
 	for _, c := range t.Columns {
-		if c.ElementsChecked > 0 && c.ElementsApart > 0.5 {
-			names = append(names, yamlKey(c.Name))
-			why = append(why, fmt.Sprintf("%s %d of %d", c.Name, int(math.Round(c.ElementsApart*float64(c.ElementsChecked))), c.ElementsChecked))
+		if c.ElementsChecked == 0 || c.ElementShareApart == 0 {
+			continue
 		}
+		share := "1"
+		if c.ElementsOnlyApart <= 0.5 {
+			share, whole = num(round4(c.ElementShareApart)), false
+		}
+		names = append(names, yamlKey(c.Name))
+		shares = append(shares, yamlKey(c.Name)+": "+share)
+		why = append(why, fmt.Sprintf("%s: %d of %d values had elements written apart, %d none with it; %.0f%% of elements",
+			c.Name, int(math.Round(c.ElementsApart*float64(c.ElementsChecked))), c.ElementsChecked,
+			int(math.Round(c.ElementsOnlyApart*float64(c.ElementsChecked))), 100*c.ElementShareApart))
 	}
 	if len(names) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "    element_writes: [%s]   # written element by element (SET m[k] = v): elements written apart from their row in %s values\n",
-		strings.Join(names, ", "), strings.Join(why, ", "))
+	if whole {
+		fmt.Fprintf(b, "    element_writes: [%s]   # written element by element only (SET m[k] = v), never whole\n", strings.Join(names, ", "))
+	} else {
+		fmt.Fprintf(b, "    element_writes: {%s}   # share of elements written apart from their row (SET m[k] = v); 1: element by element only\n", strings.Join(shares, ", "))
+	}
+	fmt.Fprintf(b, "    # (%s)\n", strings.Join(why, "; "))
 }
 
 // writeTombstones writes the tombstones the traced reads met as row deletes, tombs a

@@ -130,13 +130,18 @@ type cellSizer struct {
 	tombMode bool    // nulls are written as tombstones
 }
 
-// cost is the bytes of one live cell of cp and of the same cell deleted.
+// cost is the bytes of one live cell of cp and of the same cell deleted. A cell written with
+// its row borrows the row marker's timestamp and TTL; an element written apart from its row
+// (element_writes:) carries its own, as every cell of a row UPDATE writes does.
 func (c *cellSizer) cost(cp *colPlan, ownTimestamp bool) (live, tomb float64) {
 	e := c.p.enc
 	live, tomb = 1, 1+e.ldtTomb
 	if ownTimestamp {
 		live += e.ts + c.cellTTL
 		tomb += e.ts
+	} else if cp.multi {
+		apart := math.Min(1, c.p.w.ElementWrites[cp.col.Name])
+		live += apart * (e.ts + c.cellTTL)
 	}
 	if cp.multi {
 		live += cp.path + cp.elemValue
@@ -160,7 +165,7 @@ func (c *cellSizer) deletions(cols []*colPlan, insert bool) (pDel map[*colPlan]f
 		present := 1 - cp.missing
 		var d float64
 		switch {
-		case insert && c.p.w.ElementWrites[cp.col.Name]:
+		case insert && c.p.w.ElementWrites[cp.col.Name] >= 1:
 			// An INSERT that leaves the collection to element updates writes nothing of it.
 			d = present * c.p.overwriteShare(cp)
 		case insert:

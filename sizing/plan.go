@@ -361,7 +361,7 @@ func (p *plan) hasTombstoneLDTs() bool {
 		}
 	}
 	for _, c := range p.regular {
-		if c.multi && (p.w.Writes == workload.Insert && !p.w.ElementWrites[c.col.Name] || len(p.w.Overwrites) > 0) && c.missing < 1 {
+		if c.multi && (p.w.Writes == workload.Insert && p.w.ElementWrites[c.col.Name] < 1 || len(p.w.Overwrites) > 0) && c.missing < 1 {
 			return true
 		}
 	}

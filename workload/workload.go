@@ -124,11 +124,15 @@ type TableWorkload struct {
 	// tombstone first.
 	Overwrites map[string]Rate
 
-	// ElementWrites are the non-frozen collections written element by element only
-	// (element_writes: [reactions] for UPDATE ... SET reactions[k] = v, or tags = tags + {...}):
-	// no INSERT or SET c = {...} replaces them whole, so no write of theirs puts a collection
-	// tombstone (complex deletion) before its elements, even under writes: insert.
-	ElementWrites map[string]bool
+	// ElementWrites are the non-frozen collections written element by element (UPDATE ...
+	// SET reactions[k] = v, or tags = tags + {...}), each with the share of its elements so
+	// written, apart from their row: such an element carries its own timestamp (and TTL)
+	// where one an INSERT wrote borrows the row's. A share of 1 (element_writes: [reactions])
+	// is a collection written element by element only: no INSERT or SET c = {...} replaces it
+	// whole, so no write of its puts a collection tombstone (complex deletion) before its
+	// elements, even under writes: insert. A share below 1 (element_writes: {prefs: 0.3}) is
+	// one written whole as writes: says and then grown element by element.
+	ElementWrites map[string]float64
 
 	// Skew is how writes spread over partition keys: uniform (skew: uniform), or Zipf with
 	// exponent S (skew: {zipf: 1.1}): the key of rank k gets a share proportional to 1/k^S of

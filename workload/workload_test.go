@@ -46,6 +46,9 @@ func TestLoadExampleWorkload(t *testing.T) {
 	if up.Items["prefs"] != (Items{Count: 10, KeySize: 12, Size: 20}) || up.Items["emails"] != (Items{Count: 2, Size: 24}) || up.Overwrites["prefs"] != (Rate{1, Day}) {
 		t.Errorf("user_profiles items %+v overwrites %v", up.Items, up.Overwrites)
 	}
+	if got := up.ElementWrites; len(got) != 1 || got["emails"] != 1 {
+		t.Errorf("user_profiles element_writes %v, want emails written element by element only (1)", got)
+	}
 	in := w.Table("inbox")
 	want := []Delete{
 		{Kind: DeleteRow, Rate: Rate{5, Day}, Rows: 1},
@@ -102,6 +105,9 @@ func TestParseErrors(t *testing.T) {
 		{"bad max_rate", "tables:\n  t:\n    write_rate: 1/day\n    skew: {zipf: 1.1, max_rate: fast}\n", []string{`w.yaml:4:33: t.skew.max_rate: want a rate such as 50/day`}},
 		{"zero max_rate", "tables:\n  t:\n    write_rate: 1/day\n    skew: {max_rate: 0/s}\n", []string{"w.yaml:4:22: table t: skew.max_rate: want a rate above zero"}},
 		{"unknown skew field", "tables:\n  t:\n    write_rate: 1/day\n    skew: {zipf: 1.1, cap: 3}\n", []string{`w.yaml:4:23: t.skew: unknown field "cap" (want zipf, max_rate)`}},
+		{"element share above 1", "tables:\n  t:\n    rows: 1\n    element_writes: {tags: 1.5}\n", []string{"w.yaml:4:28: t.element_writes.tags: want the share of its elements written element by element, above 0 and at most 1, got 1.5"}},
+		{"element share zero", "tables:\n  t:\n    rows: 1\n    element_writes: {tags: 0}\n", []string{"w.yaml:4:28: t.element_writes.tags: want the share"}},
+		{"element_writes scalar", "tables:\n  t:\n    rows: 1\n    element_writes: tags\n", []string{"w.yaml:4:21: t.element_writes: want a list of non-frozen collection columns ([reactions]) or each one's share"}},
 		{"two problems", "tables:\n  a:\n    rows: x\n  b:\n    rows: y\n", []string{"w.yaml:3:11: a.rows", "w.yaml:5:11: b.rows"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

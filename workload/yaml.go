@@ -757,21 +757,36 @@ func placement(s string) string {
 }
 
 // elementWrites reads element_writes: [reactions, tags], the collections written element by
-// element only.
+// element only, or element_writes: {prefs: 0.3, reactions: 1}, the share of each one's
+// elements written element by element (1: only so).
 func (p *parser) elementWrites(t *TableWorkload, v *yaml.Node, field string) {
-	if v.Kind != yaml.SequenceNode {
-		p.add(v, "%s: want a list of non-frozen collection columns ([reactions]), got %s", field, kindName(v))
-		return
-	}
 	if t.ElementWrites == nil {
-		t.ElementWrites = map[string]bool{}
+		t.ElementWrites = map[string]float64{}
 	}
-	for _, c := range v.Content {
-		if c.Kind != yaml.ScalarNode || c.Value == "" {
-			p.add(c, "%s: want a column name, got %s", field, kindName(c))
-			continue
+	switch v.Kind {
+	case yaml.SequenceNode:
+		for _, c := range v.Content {
+			if c.Kind != yaml.ScalarNode || c.Value == "" {
+				p.add(c, "%s: want a column name, got %s", field, kindName(c))
+				continue
+			}
+			t.ElementWrites[c.Value] = 1
+			t.Fields["element_writes."+c.Value] = p.pos(c)
 		}
-		t.ElementWrites[c.Value] = true
-		t.Fields["element_writes."+c.Value] = p.pos(c)
+	case yaml.MappingNode:
+		p.fields(v, field, func(col string, ck, cv *yaml.Node) {
+			t.Fields["element_writes."+col] = p.pos(ck)
+			n, ok := p.count(cv, field+"."+col)
+			if !ok {
+				return
+			}
+			if !(n > 0) || n > 1 {
+				p.add(cv, "%s.%s: want the share of its elements written element by element, above 0 and at most 1, got %s", field, col, cv.Value)
+				return
+			}
+			t.ElementWrites[col] = n
+		})
+	default:
+		p.add(v, "%s: want a list of non-frozen collection columns ([reactions]) or each one's share of elements written element by element ({prefs: 0.3}), got %s", field, kindName(v))
 	}
 }

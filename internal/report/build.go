@@ -522,7 +522,7 @@ func tombstoneInput(tbl *cql.Table, est *sizing.Estimate, w *workload.TableWorkl
 		if c.Type.MultiCell() {
 			multi++
 			elems += w.Items[c.Name].Count
-			if !w.ElementWrites[c.Name] {
+			if w.ElementWrites[c.Name] < 1 {
 				whole++ // an INSERT writes it whole; one written element by element it leaves alone
 			}
 		}

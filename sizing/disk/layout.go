@@ -265,10 +265,15 @@ func (l *layout) convertRow(r Row, static bool, seen map[string]bool) (row, erro
 				if err != nil {
 					return out, fmt.Errorf("column %q: %w", name, err)
 				}
+				own := len(c.ElementTimestamps) == len(els)
 				for k, e := range els {
 					s := cell{ts: c.Timestamp, ttl: c.TTL, ldt: ldt, path: e.path, value: e.value}
+					if own {
+						s.ts = c.ElementTimestamps[k]
+						s.ldt = s.ts/1e6 + int64(c.TTL)
+					}
 					if col.typ.Kind == cql.List {
-						s.path = l.listPath(c.Timestamp, k)
+						s.path = l.listPath(s.ts, k)
 					}
 					d.cells = append(d.cells, s)
 				}

@@ -16,6 +16,11 @@ type Cell struct {
 	// carries no whole-collection deletion. By default a collection is taken to be written whole
 	// (INSERT or SET col = ...), which writes a deletion at timestamp-1 first.
 	Appended bool
+	// ElementTimestamps are a multi-cell column's element write times in the value's element
+	// order, as WRITETIME(col) reads them (Cassandra 5.0), when elements were written apart
+	// from the whole value (SET m[k] = v after an INSERT); nil or of another length: every
+	// element at Timestamp. Timestamp stays the whole write's time, which its deletion follows.
+	ElementTimestamps []int64
 }
 
 // Row is one sampled row: its clustering values and its cells keyed by column name. A
