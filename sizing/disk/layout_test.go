@@ -101,6 +101,26 @@ func TestLayoutBytes(t *testing.T) {
 				0x01,
 			},
 		},
+		{
+			// An INSERT wrote {a, bc} at ts0, then SET s = s + {'bc'} again at ts0+5: the later
+			// element carries its own timestamp (sstabledump shows tstamp on that cell only).
+			name: "an element written apart from its row has its own timestamp",
+			ddl:  "CREATE TABLE ks.t (k int PRIMARY KEY, s set<text>)",
+			p: Partition{Key: [][]byte{i32(2)}, Rows: []Row{{Cells: map[string]Cell{
+				"s": {Value: protocol([]byte("a"), []byte("bc")), Timestamp: ts0, ElementTimestamps: []int64{ts0, ts0 + 5}},
+			}}}},
+			want: []byte{
+				0, 4, 0, 0, 0, 2,
+				0x7F, 0xFF, 0xFF, 0xFF, 0x80, 0, 0, 0, 0, 0, 0, 0,
+				0x64,
+				13, 18, 1,
+				0, 0,
+				2,
+				0x0C, 1, 'a', // the INSERT's element: the row's timestamp
+				0x04, 6, 2, 'b', 'c', // the later one: its timestamp, 6 above the deletion's
+				0x01,
+			},
+		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tb := table(t, c.ddl)
@@ -163,4 +183,18 @@ func layoutOf(t *testing.T, tb *cql.Table, ps ...Partition) []byte {
 		b = l.writePartition(b, &parts[i])
 	}
 	return b
+}
+
+// A counter context's clock is the leader's wall clock at the update, in microseconds at
+// millisecond resolution (on the node: clock ...569000 for a write time of ...493042).
+func TestCounterClockIsTheWriteTimeToTheMillisecond(t *testing.T) {
+	tb := table(t, "CREATE TABLE ks.t (k int PRIMARY KEY, c counter)")
+	ts := int64(1795676749493042)
+	got := layoutOf(t, tb, Partition{Key: [][]byte{i32(1)}, Rows: []Row{{Update: true, Cells: map[string]Cell{
+		"c": {Value: binary.BigEndian.AppendUint64(nil, 5), Timestamp: ts},
+	}}}})
+	want := binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, 1795676749493000), 5)
+	if !bytes.Contains(got, want) {
+		t.Errorf("layout % x\nholds no clock %d followed by the count 5", got, int64(1795676749493000))
+	}
 }
