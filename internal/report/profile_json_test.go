@@ -253,7 +253,7 @@ func profileFixtures(t *testing.T) []*profile.Result {
 			{Name: "tags", Type: "set<text>", Kind: "regular", Rows: 41200, NullFraction: 0.4, Size: dist(24720, 14, 12, 40, 80),
 				Items: d(24720, 2.1), ItemSize: d(51912, 6.5)},
 			{Name: "attrs", Type: "map<text, text>", Kind: "regular", Rows: 41200, NullFraction: 0.9, Size: dist(4120, 30, 28, 70, 120),
-				Items: d(4120, 1.5), ItemSize: d(6180, 11), KeySize: d(6180, 6), ElementsChecked: 4120, ElementsApart: 0.85},
+				Items: d(4120, 1.5), ItemSize: d(6180, 11), KeySize: d(6180, 6), ElementsChecked: 4120, ElementsApart: 0.85, ElementsOnlyApart: 0.8, ElementShareApart: 0.9},
 			{Name: "sender", Type: "address", Kind: "regular", Rows: 41200, Size: dist(41200, 25, 25, 31, 40),
 				Fields: map[string]profile.Dist{"street": dist(41200, 17, 17, 22, 30), "zip": dist(41200, 5, 5, 5, 5)}},
 		},
