@@ -264,6 +264,7 @@ func (p *parser) rate(v *yaml.Node, field string) (Rate, bool) {
 var tableFields = []string{
 	"partitions", "rows_per_partition", "rows", "retention", "columns", "write_rate", "bucket", "shards", "horizon", "avg", "items", "nulls",
 	"nulls_as", "ttl", "ttl_mix", "deletes", "overwrites", "element_writes", "skew", "write_spread", "writes", "compression_ratio",
+	"expired_rows", "expired_ttl",
 }
 
 // table reads the fields of one table entry (or of defaults, with prefix "defaults.") into t.
@@ -360,6 +361,14 @@ func (p *parser) table(t *TableWorkload, m *yaml.Node, prefix string) {
 				} else {
 					t.CompressionRatio = n
 				}
+			}
+		case "expired_rows":
+			if n, ok := p.count(v, field); ok {
+				t.ExpiredRows = n
+			}
+		case "expired_ttl":
+			if d, ok := p.duration(v, field); ok {
+				t.ExpiredTTL = d
 			}
 		case "write_spread":
 			if d, ok := p.duration(v, field); ok {

@@ -16,6 +16,12 @@ type Cell struct {
 	// carries no whole-collection deletion. By default a collection is taken to be written whole
 	// (INSERT or SET col = ...), which writes a deletion at timestamp-1 first.
 	Appended bool
+	// Expired says the cell's TTL has run out (TTL is the one it was written with): compaction
+	// wrote it as a tombstone deleted at its write time, with no value. The sstable's
+	// minimums are still taken from the expiring cell it was (its TTL and expiry), as
+	// compaction takes them from the statistics of the sstables it reads, so the tombstone's
+	// deletion time lies TTL before them.
+	Expired bool
 }
 
 // Row is one sampled row: its clustering values and its cells keyed by column name. A
@@ -29,6 +35,10 @@ type Row struct {
 	// Marker is the row marker's timestamp and TTL when known (its Value is ignored); nil
 	// derives it from the cells: the earliest cell's timestamp and TTL.
 	Marker *Cell
+	// Deleted is the timestamp in microseconds of a DELETE of the row, whose tombstone stays
+	// until gc_grace_seconds pass and compaction purges it; 0: not deleted. A deleted row
+	// carries no cell and no marker (compaction removed what the delete shadows).
+	Deleted int64
 }
 
 // Partition is one sampled partition: its key components, its static row (nil when it has
