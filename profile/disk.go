@@ -161,7 +161,11 @@ func predictDisk(t *Table, parts []disk.Partition) Disk {
 	if err != nil {
 		return Disk{Note: fmt.Sprintf("not predicted: the table's compression options: %v", err)}
 	}
-	p, err := disk.Predict(t.Schema, parts, comp)
+	sampleRows := 0
+	for _, q := range parts {
+		sampleRows += len(q.Rows)
+	}
+	p, err := disk.Predict(t.Schema, withTombstones(t, parts), comp)
 	if err != nil {
 		return Disk{Note: "not predicted: " + err.Error()}
 	}
@@ -174,11 +178,12 @@ func predictDisk(t *Table, parts []disk.Partition) Disk {
 	if t.Partitions > 0 {
 		// The sample's bytes scale with rows: under a Zipf fit the table's mean rows
 		// (meanRows) is not the sample's, whose head is luck, so scale to the table's rows.
+		// The sample's live rows: the tombstones withTombstones added scale with them.
 		scale := t.Partitions
-		sampleRows := float64(p.Rows) / float64(p.Partitions)
-		if t.MeanRows > 0 && sampleRows > 0 && math.Abs(t.MeanRows/sampleRows-1) > 1e-9 {
-			scale = t.Partitions * t.MeanRows / sampleRows
-			d.Note = fmt.Sprintf("scaled to %.4g partitions of %.4g rows (the sample's partitions average %.4g rows)", t.Partitions, t.MeanRows, sampleRows)
+		meanRows := float64(sampleRows) / float64(p.Partitions)
+		if t.MeanRows > 0 && meanRows > 0 && math.Abs(t.MeanRows/meanRows-1) > 1e-9 {
+			scale = t.Partitions * t.MeanRows / meanRows
+			d.Note = fmt.Sprintf("scaled to %.4g partitions of %.4g rows (the sample's partitions average %.4g rows)", t.Partitions, t.MeanRows, meanRows)
 		}
 		e := p.Scale(scale)
 		d.Uncompressed, d.DataBytes, d.Total = e.Uncompressed, e.Components.Data, e.Total

@@ -132,6 +132,8 @@ func Run(ctx context.Context, s *gocql.Session, o Options) (*Result, error) {
 			meanRows(tp)
 		}
 		tombstonesPerPartition(tp)
+		tp.Tombstones.ExpiredRows = expiredRows(tp)
+		tp.Tombstones.ExpiredTTL = expiredTTL(tp, o.Now())
 		tp.keySample = nil
 		tp.Disk, tp.diskSample = predictDisk(tp, tp.diskSample), nil
 		project(tp, o.Now())

@@ -202,6 +202,13 @@ type Tombstones struct {
 	// (a deleted row, a range tombstone's bound and an expired or deleted cell are one each),
 	// from the traced reads; 0 when they met none.
 	PerPartition float64 `json:"per_partition"`
+	// ExpiredRows is the rows past their TTL an average partition holds, when the table is
+	// written with a TTL: its tombstones are then taken for expired cells, PerPartition over
+	// the cells a row holds (see expiredRows). 0 when they are taken for deletes.
+	ExpiredRows float64 `json:"expired_rows_per_partition,omitempty"`
+	// ExpiredTTL is the longest TTL, in seconds, the expired rows can have been written with
+	// when it is shorter than the table's (see expiredTTL); 0: the table's TTL.
+	ExpiredTTL int64 `json:"expired_ttl_seconds,omitempty"`
 }
 
 // Disk is the predicted on-disk size of the table: the sampled partitions laid out as

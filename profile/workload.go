@@ -77,7 +77,7 @@ func writeTable(b *bufio.Writer, t *Table) {
 		fmt.Fprintf(b, "    # no partition was read: the table is empty or could not be read\n    rows_per_partition: 1\n")
 		return
 	}
-	ttlWritten := t.TTL.N > 0 && t.TTLFraction > 0.5
+	ttlWritten := ttlWritten(t)
 	writePartitions(b, t, ttlWritten)
 	rp := t.RowsPerPartition
 	rows := t.MeanRows
@@ -85,7 +85,13 @@ func writeTable(b *bufio.Writer, t *Table) {
 		rows = 1 // a table without clustering columns holds one row a partition
 	}
 	tombs := round4(t.Tombstones.PerPartition)
-	if tombs > 0 {
+	expired := round4(t.Tombstones.ExpiredRows)
+	if expired > 0 {
+		fmt.Fprintf(b, "    rows_per_partition: %s   # live rows; %d partitions read whole: p50 %s, p99 %s, max %s\n",
+			num(round4(rows)), t.PartitionsSeen, num(rp.P50), num(rp.P99), num(rp.Max))
+		fmt.Fprintf(b, "    # %s\n", oneLine(t.MeanRowsSource))
+		tombs = 0 // the tombstones are the expired rows' cells (expired_rows below)
+	} else if tombs > 0 {
 		fmt.Fprintf(b, "    rows_per_partition: %s   # %s live rows + %s tombstones a partition (deletes below); %d partitions read whole: p50 %s, p99 %s, max %s\n",
 			num(round4(rows+tombs)), num(round4(rows)), num(tombs), t.PartitionsSeen, num(rp.P50), num(rp.P99), num(rp.Max))
 		fmt.Fprintf(b, "    # %s\n", oneLine(t.MeanRowsSource))
@@ -102,6 +108,7 @@ func writeTable(b *bufio.Writer, t *Table) {
 	}
 	writeSkew(b, t)
 	writeTombstones(b, t, tombs)
+	writeExpired(b, t, expired)
 	writeTTLs(b, t)
 	if ttlWritten {
 		fmt.Fprintf(b, "    ttl: %ds   # median TTL written, over %d cells (%.0f%% of cells read carry one)\n",
@@ -254,6 +261,23 @@ func writeTombstones(b *bufio.Writer, t *Table, tombs float64) {
 		num(tombs), tb.TracedReads, tb.TracedTombstones, tb.TracedLiveRows)
 	fmt.Fprintf(b, "    # (deleted rows, range tombstone bounds and expired cells count one each, as a read counts them;\n"+
 		"    # each is sized as a row tombstone, and they stay until gc_grace_seconds pass and compaction purges them)\n")
+}
+
+// writeExpired writes the rows past their TTL a partition holds (see expiredRows).
+func writeExpired(b *bufio.Writer, t *Table, expired float64) {
+	if expired <= 0 {
+		return
+	}
+	tb := t.Tombstones
+	fmt.Fprintf(b, "    expired_rows: %s   # rows past their TTL a partition holds: %d traced reads passed %d tombstone cells for %d live rows,\n",
+		num(expired), tb.TracedReads, tb.TracedTombstones, tb.TracedLiveRows)
+	fmt.Fprintf(b, "    # %s a partition, taken for expired cells (the table is written with a TTL), %s a row;\n"+
+		"    # they stay, their cells as tombstones, until gc_grace_seconds pass and compaction purges them\n",
+		num(round4(tb.PerPartition)), num(round4(cellsPerRow(t))))
+	if tb.ExpiredTTL > 0 {
+		fmt.Fprintf(b, "    expired_ttl: %ds   # at most: the oldest live row was written %s ago, under half the TTL, so the expired rows had a shorter one\n",
+			tb.ExpiredTTL, secs(float64(tb.ExpiredTTL)))
+	}
 }
 
 // writeTTLs lists the TTL populations the cells read carry, when there is more than one.

@@ -334,6 +334,9 @@ func (p *plan) partitionAt(sh *shape, activity float64, age, life time.Duration)
 	}
 	rows = math.Max(0, rows)
 	stored := rows + expired // expired rows keep their bytes until compaction purges them
+	// Rows measured expired (expired_rows) are sized as compaction rewrote them: their
+	// liveness and a tombstone for each cell.
+	gone := w.ExpiredRows * frac * activity
 
 	out.Rows = rows
 	out.Cells = stored * sh.rowCells
@@ -346,13 +349,13 @@ func (p *plan) partitionAt(sh *shape, activity float64, age, life time.Duration)
 		RangeMarkers: markers,
 		Complex:      stored * sh.rowComplex,
 		Cells:        stored*sh.rowNullTombs + cellTombs,
-		Expired:      expired,
+		Expired:      expired + gone,
 	}
 	out.Breakdown = Breakdown{
 		Header:  sh.header,
 		Static:  sh.static,
 		Rows:    stored*sh.row + cellDelta,
-		Deleted: rowTombs*sh.tombRow + markers*sh.marker,
+		Deleted: rowTombs*sh.tombRow + markers*sh.marker + gone*sh.expiredRow,
 		End:     1,
 	}
 	b := out.Breakdown

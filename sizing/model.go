@@ -77,8 +77,9 @@ type shape struct {
 
 	largestCell float64 // bytes of the largest value (a collection counts whole)
 
-	tombRow float64 // a row deleted by DELETE (its cells purged at compaction)
-	marker  float64 // one range tombstone marker
+	tombRow    float64 // a row deleted by DELETE (its cells purged at compaction)
+	expiredRow float64 // a row whose TTL has run out, as compaction rewrites it (expired_rows)
+	marker     float64 // one range tombstone marker
 
 	liveCell map[string]float64 // bytes of a live cell of a simple column (or of one element)
 	tombCell map[string]float64 // bytes of that cell once deleted
@@ -293,6 +294,15 @@ func (p *plan) shapeDeletions(s *shape) {
 		}
 	}
 	s.tombRow = rowTotal(s.ck, tomb)
+
+	// An expired row: compaction keeps its primary key liveness (timestamp, TTL, expiry) and
+	// turns each cell into a tombstone (flags and a deletion time, the write time; the row's
+	// timestamp), dropping the value (Cell.purge). Its TTL and expiry are the sstable's
+	// minimums (the soonest to expire), 1 byte each over a write spread within seconds; the
+	// compaction that converts the cells takes its minimum deletion time from the expiring
+	// cells it reads, so a tombstone's deletion time (TTL earlier) is a negative delta: 9 bytes.
+	expired := e.ts + 1 + e.ldtTomb + s.rowCells*(1+9) + p.subsetBytes(p.regular)
+	s.expiredRow = rowTotal(s.ck, expired)
 
 	// A range tombstone marker bounding the first clustering column.
 	if len(p.ck) > 0 {

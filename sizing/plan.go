@@ -348,6 +348,9 @@ func unknownWidthBucket(t *cql.Table) string {
 // non-frozen collection writes). Their local deletion time is "now", which then is the
 // sstable's minimum, so an expiring cell's (now + TTL) is written as TTL + spread.
 func (p *plan) hasTombstoneLDTs() bool {
+	if p.w.ExpiredRows > 0 {
+		return true // an expired cell becomes a tombstone deleted at its write time
+	}
 	if p.w.NullsAs == workload.NullTombstone {
 		for _, c := range append(append([]*colPlan{}, p.regular...), p.static...) {
 			if c.missing > 0 {
@@ -396,6 +399,10 @@ func (p *plan) encodingCosts() encoding {
 	}
 	if p.ttl > 0 && len(p.w.TTLMix) > 0 {
 		e.ttl, e.ldtExp = p.ttlMixCosts(s)
+	}
+	if x := p.w.ExpiredTTL.Seconds(); p.ttl > 0 && p.w.ExpiredRows > 0 && x > 0 && x < p.ttl.Seconds() {
+		// Expired rows written with a shorter TTL set the sstable's minimum TTL.
+		e.ttl = vintOf(p.ttl.Seconds() - x)
 	}
 	return e
 }

@@ -157,6 +157,17 @@ type TableWorkload struct {
 	// compressor; 0 = not known: the estimate shows uncompressed bytes only.
 	CompressionRatio float64
 
+	// ExpiredRows is how many rows a partition holds whose TTL has run out (expired_rows:
+	// 8), as `cqlsize profile` infers them from the tombstones traced reads pass in a table
+	// written with a TTL. Cassandra keeps such a row until gc_grace_seconds pass and a
+	// compaction purges it; compaction turns its cells into tombstones (no value) and keeps
+	// its primary key liveness. They are apart from the rows_per_partition live rows.
+	ExpiredRows float64
+	// ExpiredTTL is the TTL the expired rows were written with, when shorter than the table's
+	// (expired_ttl: 1m): the sstable's minimum TTL, which every live row's TTL is written as a
+	// delta from. Zero: the table's TTL.
+	ExpiredTTL time.Duration
+
 	// Pos is where the table's entry starts in the workload file; Fields maps a field path
 	// ("rows_per_partition", "avg.content", "deletes[0].kind") to where it was written, so a
 	// later check (a column that does not exist) can point at the line.

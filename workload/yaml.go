@@ -264,6 +264,7 @@ func (p *parser) rate(v *yaml.Node, field string) (Rate, bool) {
 var tableFields = []string{
 	"partitions", "rows_per_partition", "rows", "retention", "columns", "write_rate", "bucket", "shards", "horizon", "avg", "items", "nulls",
 	"nulls_as", "ttl", "ttl_mix", "deletes", "overwrites", "element_writes", "skew", "write_spread", "writes", "compression_ratio",
+	"expired_rows", "expired_ttl",
 }
 
 // table reads the fields of one table entry (or of defaults, with prefix "defaults.") into t.
@@ -301,30 +302,9 @@ func (p *parser) table(t *TableWorkload, m *yaml.Node, prefix string) {
 		case "avg":
 			t.Avg = p.columnNumbers(t, v, field, "avg", t.Avg, func(v *yaml.Node, f string) (float64, bool) { return p.count(v, f) })
 		case "nulls":
-			if v.Kind == yaml.ScalarNode {
-				if f, ok := p.fraction(v, field); ok {
-					if t.Nulls == nil {
-						t.Nulls = map[string]float64{}
-					}
-					t.Nulls["*"] = f
-					t.Fields["nulls.*"] = p.pos(v)
-				}
-				return
-			}
-			t.Nulls = p.columnNumbers(t, v, field, "nulls", t.Nulls, p.fraction)
+			p.nulls(t, v, field)
 		case "nulls_as":
-			if v.Kind != yaml.ScalarNode {
-				p.add(v, "%s: want null or unset, got %s", field, kindName(v))
-			} else {
-				switch s := v.Value; strings.ToLower(s) {
-				case "null", "~", "tombstone":
-					t.NullsAs = NullTombstone
-				case "unset":
-					t.NullsAs = NullUnset
-				default:
-					p.add(v, "%s: want null (bound as null: a tombstone) or unset (nothing written), got %q", field, s)
-				}
-			}
+			p.nullsAs(t, v, field)
 		case "items":
 			p.items(t, v, field)
 		case "ttl":
@@ -336,19 +316,7 @@ func (p *parser) table(t *TableWorkload, m *yaml.Node, prefix string) {
 		case "deletes":
 			t.Deletes = p.deletes(t, v, field)
 		case "overwrites":
-			if v.Kind != yaml.MappingNode {
-				p.add(v, "%s: want a mapping from collection column to rate (tags: 2/day), got %s", field, kindName(v))
-				return
-			}
-			if t.Overwrites == nil {
-				t.Overwrites = map[string]Rate{}
-			}
-			p.fields(v, field, func(col string, ck, cv *yaml.Node) {
-				t.Fields["overwrites."+col] = p.pos(ck)
-				if r, ok := p.rate(cv, field+"."+col); ok {
-					t.Overwrites[col] = r
-				}
-			})
+			p.overwrites(t, v, field)
 		case "element_writes":
 			p.elementWrites(t, v, field)
 		case "skew":
@@ -360,6 +328,14 @@ func (p *parser) table(t *TableWorkload, m *yaml.Node, prefix string) {
 				} else {
 					t.CompressionRatio = n
 				}
+			}
+		case "expired_rows":
+			if n, ok := p.count(v, field); ok {
+				t.ExpiredRows = n
+			}
+		case "expired_ttl":
+			if d, ok := p.duration(v, field); ok {
+				t.ExpiredTTL = d
 			}
 		case "write_spread":
 			if d, ok := p.duration(v, field); ok {
@@ -378,6 +354,54 @@ func (p *parser) table(t *TableWorkload, m *yaml.Node, prefix string) {
 			}
 		default:
 			p.add(k, "%s: unknown field %q (want one of %s)", name, key, strings.Join(tableFields, ", "))
+		}
+	})
+}
+
+// nulls reads nulls: one fraction for every column, or a mapping from column to fraction.
+func (p *parser) nulls(t *TableWorkload, v *yaml.Node, field string) {
+	if v.Kind == yaml.ScalarNode {
+		if f, ok := p.fraction(v, field); ok {
+			if t.Nulls == nil {
+				t.Nulls = map[string]float64{}
+			}
+			t.Nulls["*"] = f
+			t.Fields["nulls.*"] = p.pos(v)
+		}
+		return
+	}
+	t.Nulls = p.columnNumbers(t, v, field, "nulls", t.Nulls, p.fraction)
+}
+
+// nullsAs reads how the application writes a missing value: bound as null (a tombstone) or unset.
+func (p *parser) nullsAs(t *TableWorkload, v *yaml.Node, field string) {
+	if v.Kind != yaml.ScalarNode {
+		p.add(v, "%s: want null or unset, got %s", field, kindName(v))
+		return
+	}
+	switch s := v.Value; strings.ToLower(s) {
+	case "null", "~", "tombstone":
+		t.NullsAs = NullTombstone
+	case "unset":
+		t.NullsAs = NullUnset
+	default:
+		p.add(v, "%s: want null (bound as null: a tombstone) or unset (nothing written), got %q", field, s)
+	}
+}
+
+// overwrites reads the mapping from collection column to how often it is written whole again.
+func (p *parser) overwrites(t *TableWorkload, v *yaml.Node, field string) {
+	if v.Kind != yaml.MappingNode {
+		p.add(v, "%s: want a mapping from collection column to rate (tags: 2/day), got %s", field, kindName(v))
+		return
+	}
+	if t.Overwrites == nil {
+		t.Overwrites = map[string]Rate{}
+	}
+	p.fields(v, field, func(col string, ck, cv *yaml.Node) {
+		t.Fields["overwrites."+col] = p.pos(ck)
+		if r, ok := p.rate(cv, field+"."+col); ok {
+			t.Overwrites[col] = r
 		}
 	})
 }

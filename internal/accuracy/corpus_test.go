@@ -83,7 +83,7 @@ func TestCorpusMatchesCassandra(t *testing.T) {
 		}
 		// Tombstones the traced reads met must reach the workload: a table with deletes or
 		// expired cells holds them, and estimate counts what a read passes from them.
-		if (c.Wrote.Deleted > 0 || c.Wrote.Expired > 0) && c.Estimate.Largest.Tombstones.Rows == 0 {
+		if (c.Wrote.Deleted > 0 || c.Wrote.Expired > 0) && c.Estimate.Largest.Tombstones.Total() == 0 {
 			t.Errorf("%s: %d rows deleted and %d expired, but the estimate from the profile's workload counts no tombstone:\n%s",
 				c.Loaded.Table.Name, c.Wrote.Deleted, c.Wrote.Expired, workloadSection(string(run.WorkloadYAML), c.Loaded.Table.Name))
 		}

@@ -29,6 +29,7 @@ const (
 	flagEndOfPartition   = 0x01
 	flagHasTimestamp     = 0x04
 	flagHasTTL           = 0x08
+	flagHasDeletion      = 0x10
 	flagHasAllColumns    = 0x20
 	flagHasComplexDelete = 0x40
 	flagExtension        = 0x80
@@ -58,12 +59,15 @@ type deletion struct{ ts, ldt int64 }
 
 // cell is a simple cell or one element of a multi-cell column.
 type cell struct {
-	ts    int64
-	ttl   int32
-	ldt   int64 // expiry (expiring) or deletion (tombstone) time, seconds
-	tomb  bool
-	path  []byte
-	value []byte
+	ts   int64
+	ttl  int32
+	ldt  int64 // expiry (expiring) or deletion (tombstone) time, seconds
+	tomb bool
+	// expiredTTL is the TTL of an expired cell written as a tombstone (Cell.Expired): the
+	// statistics count it as the expiring cell it was.
+	expiredTTL int32
+	path       []byte
+	value      []byte
 }
 
 func (c cell) expiring() bool { return !c.tomb && c.ttl > 0 }
@@ -87,6 +91,7 @@ type row struct {
 	static     bool
 	clustering [][]byte
 	marker     liveness
+	del        *deletion // a row deletion
 	cols       map[string]*colData
 }
 
@@ -246,9 +251,12 @@ func (l *layout) convertRow(r Row, static bool, seen map[string]bool) (row, erro
 		}
 		switch {
 		case !col.multi:
-			s := cell{ts: c.Timestamp, ttl: c.TTL, ldt: ldt, tomb: c.Null}
-			if c.Null {
+			s := cell{ts: c.Timestamp, ttl: c.TTL, ldt: ldt, tomb: c.Null || c.Expired}
+			if s.tomb {
 				s.ttl, s.ldt = 0, c.Timestamp/1e6
+				if c.Expired {
+					s.expiredTTL = c.TTL
+				}
 			} else {
 				s.value = c.Value
 				if col.counter {
@@ -284,6 +292,13 @@ func (l *layout) convertRow(r Row, static bool, seen map[string]bool) (row, erro
 		}
 		out.cols[name] = d
 		seen[name] = true
+	}
+	if r.Deleted != 0 {
+		if static || len(r.Cells) > 0 || r.Marker != nil {
+			return out, fmt.Errorf("a deleted row holds no cell and no marker, and a static row cannot be deleted alone")
+		}
+		out.del = &deletion{ts: r.Deleted, ldt: r.Deleted / 1e6}
+		return out, nil
 	}
 	if !static && !r.Update && !counter {
 		switch {
@@ -346,6 +361,10 @@ func (l *layout) collectStats(ps []partition) {
 				l.st.ldt(r.marker.ldt)
 			}
 		}
+		if r.del != nil {
+			l.st.ts(r.del.ts)
+			l.st.ldt(r.del.ldt)
+		}
 		for _, d := range r.cols {
 			if d.del != nil {
 				l.st.ts(d.del.ts)
@@ -357,6 +376,11 @@ func (l *layout) collectStats(ps []partition) {
 			}
 			for _, c := range cells {
 				l.st.ts(c.ts)
+				if c.expiredTTL > 0 {
+					l.st.ttl(int64(c.expiredTTL))
+					l.st.ldt(c.ldt + int64(c.expiredTTL))
+					continue
+				}
 				l.st.ttl(int64(c.ttl))
 				if c.tomb || c.ttl > 0 {
 					l.st.ldt(c.ldt)
@@ -455,6 +479,9 @@ func (l *layout) writeRow(b []byte, r *row, prev uint64) []byte {
 			flags |= flagHasTTL
 		}
 	}
+	if r.del != nil {
+		flags |= flagHasDeletion
+	}
 	complexDel := false
 	for _, d := range r.cols {
 		if d.del != nil {
@@ -480,6 +507,10 @@ func (l *layout) writeRow(b []byte, r *row, prev uint64) []byte {
 			body = l.writeTTL(body, r.marker.ttl)
 			body = l.writeLDT(body, r.marker.ldt)
 		}
+	}
+	if r.del != nil {
+		body = l.writeTS(body, r.del.ts)
+		body = l.writeLDT(body, r.del.ldt)
 	}
 	if flags&flagHasAllColumns == 0 {
 		body = writeSubset(body, r, header)

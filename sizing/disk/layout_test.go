@@ -121,6 +121,51 @@ func TestLayoutBytes(t *testing.T) {
 				0x01,
 			},
 		},
+		{
+			// As the node wrote them (sstabledump positions in an uncompressed Data.db): a row
+			// DELETE is flags 0x10, clustering, sizes, the deletion's timestamp and local
+			// deletion time, and a subset saying both columns are missing ("10 00 00000000 07
+			// 14 e0234e0e 01 03" there, its timestamp 2 s past the minimum).
+			name: "a deleted row",
+			ddl:  "CREATE TABLE ks.t (k int, c int, item text, qty int, PRIMARY KEY (k, c))",
+			p: Partition{Key: [][]byte{i32(1)}, Rows: []Row{
+				{Clustering: [][]byte{i32(0)}, Cells: map[string]Cell{"item": {Value: []byte("x"), Timestamp: ts0}, "qty": {Value: i32(9), Timestamp: ts0}}},
+				{Clustering: [][]byte{i32(1)}, Deleted: ts0 + 2_000_000},
+			}},
+			want: []byte{
+				0, 4, 0, 0, 0, 1,
+				0x7F, 0xFF, 0xFF, 0xFF, 0x80, 0, 0, 0, 0, 0, 0, 0,
+				0x24, 0, 0, 0, 0, 0, 10, 18, 0, 0x08, 1, 'x', 0x08, 0, 0, 0, 9,
+				0x10, 0, 0, 0, 0, 1, // has deletion, clustering
+				6, 17, // size, previous row's size
+				0xDE, 0x84, 0x80, // deletion timestamp delta 2,000,000
+				0,    // local deletion time delta: the only one, the minimum
+				0x03, // subset: both columns missing
+				0x01,
+			},
+		},
+		{
+			// An expired row after the compaction that rewrote it: its liveness (TTL 3 s and
+			// expiry, the minimums) and each cell a tombstone at its write time, 3 s before the
+			// minimum deletion time: a 9-byte negative delta ("2c 00 00000003 1a 33 ca09fb 00 00
+			// 0d ffffffffffffffff fd 0d ffffffffffffffff fd" in the node's file).
+			name: "an expired row",
+			ddl:  "CREATE TABLE ks.t (k int, c int, note text, value double, PRIMARY KEY (k, c))",
+			p: Partition{Key: [][]byte{i32(1)}, Rows: []Row{
+				{Clustering: [][]byte{i32(3)}, Marker: &Cell{Timestamp: ts0, TTL: 3}, Cells: map[string]Cell{
+					"note": {Expired: true, TTL: 3, Timestamp: ts0}, "value": {Expired: true, TTL: 3, Timestamp: ts0}}},
+			}},
+			want: []byte{
+				0, 4, 0, 0, 0, 1,
+				0x7F, 0xFF, 0xFF, 0xFF, 0x80, 0, 0, 0, 0, 0, 0, 0,
+				0x2C, 0, 0, 0, 0, 3, // timestamp, TTL, all columns; clustering
+				24, 18, // size, previous size (the partition header)
+				0, 0, 0, // timestamp, TTL and expiry deltas: the minimums
+				0x0D, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFD, // note: deleted 3 s before the minimum
+				0x0D, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFD,
+				0x01,
+			},
+		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tb := table(t, c.ddl)

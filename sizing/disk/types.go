@@ -21,6 +21,12 @@ type Cell struct {
 	// from the whole value (SET m[k] = v after an INSERT); nil or of another length: every
 	// element at Timestamp. Timestamp stays the whole write's time, which its deletion follows.
 	ElementTimestamps []int64
+	// Expired says the cell's TTL has run out (TTL is the one it was written with): compaction
+	// wrote it as a tombstone deleted at its write time, with no value. The sstable's
+	// minimums are still taken from the expiring cell it was (its TTL and expiry), as
+	// compaction takes them from the statistics of the sstables it reads, so the tombstone's
+	// deletion time lies TTL before them.
+	Expired bool
 }
 
 // Row is one sampled row: its clustering values and its cells keyed by column name. A
@@ -34,6 +40,10 @@ type Row struct {
 	// Marker is the row marker's timestamp and TTL when known (its Value is ignored); nil
 	// derives it from the cells: the earliest cell's timestamp and TTL.
 	Marker *Cell
+	// Deleted is the timestamp in microseconds of a DELETE of the row, whose tombstone stays
+	// until gc_grace_seconds pass and compaction purges it; 0: not deleted. A deleted row
+	// carries no cell and no marker (compaction removed what the delete shadows).
+	Deleted int64
 }
 
 // Partition is one sampled partition: its key components, its static row (nil when it has
