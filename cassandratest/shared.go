@@ -99,13 +99,14 @@ func lockSession(ctx context.Context, path string) (func(), error) {
 
 // holderScript keeps a reaper client connected until the go command exits: $1 $2 the reaper's
 // address, $3 the filter line, $4 the go command's pid, $5 the pid file it writes once the
-// reaper has acknowledged the filter (and removes when it ends).
+// reaper has acknowledged the filter; when it ends it removes that file and $6, the session's
+// lock file (no binary of the session is left to take it).
 const holderScript = `set -e
 exec 3<>"/dev/tcp/$1/$2"
 printf '%s\n' "$3" >&3
 read -r ack <&3
 [ "$ack" = ACK ]
-trap 'rm -f "$5"' EXIT
+trap 'rm -f "$5" "$6"' EXIT
 echo $$ >"$5.new" && mv "$5.new" "$5"
 while kill -0 "$4" 2>/dev/null; do sleep 2; done
 `
@@ -134,7 +135,7 @@ func holdSession(ctx context.Context, sid string, c testcontainers.Container, en
 		return err
 	}
 	os.Remove(pidFile)
-	cmd := exec.Command("bash", "-c", holderScript, "cqlsize-test-session-"+sid, host, port, filter, strconv.Itoa(goPid), pidFile)
+	cmd := exec.Command("bash", "-c", holderScript, "cqlsize-test-session-"+sid, host, port, filter, strconv.Itoa(goPid), pidFile, sessionFile(sid, ".lock"))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // outlives this binary; no terminal signals
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start the reaper holder: %w", err)
