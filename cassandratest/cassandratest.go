@@ -6,8 +6,9 @@
 //
 //  1. CASSANDRA_HOSTS (host[:port],...): any existing cluster; `make test` sets it to the
 //     node it starts from the Maven Central jars (scripts/cassandra).
-//  2. A cassandra:5.0 container started with testcontainers-go, when a Docker engine answers
-//     (container.go: how it is reached over loopback, and where its data files are).
+//  2. A cassandra:5.0 container started with testcontainers-go, when a Docker engine answers,
+//     one for the whole `go test` run, shared by every package's test binary (shared.go;
+//     container.go: how it is reached over loopback, and where its data files are).
 //  3. Otherwise the test is skipped with a message saying how to get a cluster, except when
 //     CI is set or CQLSIZE_REQUIRE_CASSANDRA=1, where it fails: in CI a skipped integration
 //     test would be a green run that proved nothing.
@@ -72,7 +73,7 @@ func find() {
 		findErr, skipOnly = fmt.Errorf("%s", howTo), true
 		return
 	}
-	c, host, err := startContainer(ctx)
+	c, host, err := startShared(ctx)
 	if err != nil {
 		findErr = err
 		return

@@ -27,12 +27,13 @@ var containerHeap = map[string]string{"MAX_HEAP_SIZE": "1024M", "HEAP_NEWSIZE": 
 
 // startContainer starts Image as nodecontainer does (reached over loopback where the engine
 // is this machine's own, a long wait for a loaded machine) with the development node's
-// settings (container.yaml) and heap. The reaper removes the container when the test binary
-// exits.
-func startContainer(ctx context.Context) (testcontainers.Container, string, error) {
-	n, err := nodecontainer.Start(ctx, Image, testcontainers.WithEnv(containerHeap), testcontainers.WithFiles(testcontainers.ContainerFile{
+// settings (container.yaml) and heap, and opts. The reaper removes the container when its
+// session ends (shared.go).
+func startContainer(ctx context.Context, opts ...testcontainers.ContainerCustomizer) (testcontainers.Container, string, error) {
+	opts = append([]testcontainers.ContainerCustomizer{testcontainers.WithEnv(containerHeap), testcontainers.WithFiles(testcontainers.ContainerFile{
 		Reader: bytes.NewReader(containerYAML), ContainerFilePath: "/etc/cassandra/cassandra.yaml", FileMode: 0o644,
-	}))
+	})}, opts...)
+	n, err := nodecontainer.Start(ctx, Image, opts...)
 	if err != nil {
 		return nil, "", fmt.Errorf("start %s with testcontainers: %w", Image, err)
 	}

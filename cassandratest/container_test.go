@@ -142,3 +142,40 @@ func containsArg(args []string, want string) bool {
 	}
 	return false
 }
+
+// TestContainerSharedNode: on the container path the node is the one of this `go test` run,
+// named after testcontainers' session and labelled with it, and while the go command runs a
+// holder process keeps a connection to the session's reaper open (a socket on its file
+// descriptor 3), so that the reaper removes the node only after the whole run.
+func TestContainerSharedNode(t *testing.T) {
+	requireContainer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sid := testcontainers.SessionID()
+	info, err := ctr.Inspect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "/" + sharedName(sid); info.Name != want {
+		t.Errorf("the test node is the container %s, want %s", info.Name, want)
+	}
+	if got := info.Config.Labels["org.testcontainers.sessionId"]; got != sid {
+		t.Errorf("the test node's session label is %q, want %q", got, sid)
+	}
+	if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", os.Getppid())); strings.TrimSpace(string(comm)) != "go" {
+		t.Skip("not run by the go command: no holder")
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	var holders []string
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), "cqlsize-test-session-"+sid+"\x00") {
+			holders = append(holders, filepath.Dir(p))
+		}
+	}
+	if len(holders) != 1 {
+		t.Fatalf("%d holder processes for session %s, want 1: %v", len(holders), sid, holders)
+	}
+	if fd, err := os.Readlink(filepath.Join(holders[0], "fd", "3")); err != nil || !strings.HasPrefix(fd, "socket:") {
+		t.Errorf("the holder %s has no socket on fd 3 (%q, %v)", holders[0], fd, err)
+	}
+}

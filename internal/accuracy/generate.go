@@ -591,7 +591,15 @@ func (d *Data) Write(ctx context.Context, s *gocql.Session, concurrency int) err
 		go func() {
 			defer wg.Done()
 			for st := range ch {
-				if err := s.Query(st.cql, st.args...).WithContext(ctx).Exec(); err != nil {
+				var err error
+				if strings.Contains(st.cql, "USING TIMESTAMP") {
+					// Again after a timeout of a busy node: the same cells, at the same timestamp.
+					err = writeBatch(ctx, s, []stmt{st})
+				} else {
+					// A counter increment is not sent twice: a timed-out one may have counted.
+					err = s.Query(st.cql, st.args...).WithContext(ctx).Exec()
+				}
+				if err != nil {
 					mu.Lock()
 					if first == nil {
 						first = fmt.Errorf("write %s: %s: %w", d.Table.Name, st.cql, err)

@@ -91,7 +91,7 @@ func compareChunks(dir string, comp disk.Compression) (chunkStats, error) {
 			// with one more, empty, chunk.
 			plain, err := decompress(ci.Compressor, chunk, ci.ChunkLength)
 			if err != nil {
-				return st, fmt.Errorf("%s chunk %d: %w", filepath.Base(path), i, err)
+				return st, fmt.Errorf("%s chunk %d of %d (bytes %d to %d of a %d-byte Data.db): %w", filepath.Base(path), i, len(ci.Offsets), off, end, len(data), err)
 			}
 			plainTotal += int64(len(plain))
 			n, err := disk.CompressedChunkLen(comp, plain)

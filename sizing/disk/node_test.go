@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -219,10 +220,15 @@ func TestPredictMatchesNode(t *testing.T) {
 			}
 		}
 	}
-	for _, cmd := range []string{"flush", "compact"} {
+	// No background compaction may start once the major one is done: the files are read while
+	// the node runs, and a compaction started behind the test rewrites what it reads.
+	for _, cmd := range []string{"disableautocompaction", "flush", "compact"} {
 		if _, err := nodetool(ctx, files, cmd, ks); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := awaitSettled(ctx, files, ks); err != nil {
+		t.Fatal(err)
 	}
 
 	var results []nodeResult
@@ -530,6 +536,41 @@ func spaceUsedLive(ctx context.Context, files *cassandratest.NodeFiles, ks strin
 		return nil, fmt.Errorf("tablestats %s: no tables in %q", ks, out)
 	}
 	return got, nil
+}
+
+// awaitSettled waits until the node runs no compaction of keyspace ks and none of its tables'
+// directories holds a transaction log (an sstable being written or replaced): a nodetool
+// compact that failed on a loaded machine and was sent again may have left the first one
+// running in the node.
+func awaitSettled(ctx context.Context, files *cassandratest.NodeFiles, ks string) error {
+	var why string
+	for {
+		out, err := nodetool(ctx, files, "compactionstats")
+		if err != nil {
+			return err
+		}
+		why = ""
+		for _, line := range strings.Split(string(out), "\n") {
+			if f := strings.Fields(line); len(f) > 3 && slices.Contains(f, ks) {
+				why = "compaction running: " + strings.TrimSpace(line)
+			}
+		}
+		if why == "" {
+			for _, d := range files.DataDirs {
+				if logs, _ := filepath.Glob(filepath.Join(d, ks, "*", "*_txn_*.log")); len(logs) > 0 {
+					why = "transaction logs: " + strings.Join(logs, ", ")
+				}
+			}
+		}
+		if why == "" {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the node did not settle after the compaction of %s (%s): %w", ks, why, ctx.Err())
+		case <-time.After(2 * time.Second):
+		}
+	}
 }
 
 // nodetool runs nodetool on the node, again when a busy shared node says for a moment that it

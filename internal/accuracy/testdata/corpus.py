@@ -262,14 +262,17 @@ def main():
     if len(sys.argv) < 4:
         sys.stderr.write("usage: corpus.py HOSTS KEYSPACE SEED [SHAPE ...]\n")
         sys.exit(2)
-    hosts, ks, seed = sys.argv[1].split(","), sys.argv[2], int(sys.argv[3])
+    # host or host:port (a container's published port), one port for all, as the driver takes it
+    hosts = [(h.rsplit(":", 1)[0], int(h.rsplit(":", 1)[1])) if h.count(":") == 1 else (h, 9042)
+             for h in sys.argv[1].split(",") if h]
+    ks, seed = sys.argv[2], int(sys.argv[3])
     only = set(sys.argv[4:])
     unknown = only - {sh.name for sh in SHAPES}
     if unknown:
         sys.stderr.write("corpus.py: unknown shapes %s\n" % ", ".join(sorted(unknown)))
         sys.exit(2)
     # Schema agreement is awaited once, after every table is created, not after each.
-    cluster = Cluster(hosts, max_schema_agreement_wait=0)
+    cluster = Cluster([h for h, _ in hosts], port=hosts[0][1], max_schema_agreement_wait=0)
     session = cluster.connect(ks)
     session.default_timeout = 60
     shapes = [(i, sh) for i, sh in enumerate(SHAPES) if not only or sh.name in only]

@@ -27,10 +27,12 @@ def ts(m):
 
 
 def main():
-    hosts = [h.split(":")[0] for h in sys.argv[1].split(",") if h]
+    # host or host:port (a container's published port), one port for all, as the driver takes it
+    hosts = [(h.rsplit(":", 1)[0], int(h.rsplit(":", 1)[1])) if h.count(":") == 1 else (h, 9042)
+             for h in sys.argv[1].split(",") if h]
     ks, month_table, tagday_table = sys.argv[2], sys.argv[3], sys.argv[4]
     req = json.load(sys.stdin)
-    cluster = Cluster(hosts, protocol_version=4)
+    cluster = Cluster([h for h, _ in hosts], port=hosts[0][1], protocol_version=4)
     s = cluster.connect(ks)
     out = {"month": [], "tagday": []}
     q = s.prepare("SELECT user_id, month, created_at, post_id, content, writetime(content), ttl(content), "
