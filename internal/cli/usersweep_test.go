@@ -59,7 +59,7 @@ func sweepCases() []sweepCase {
 	good := d("good/migrations")
 	est := []string{"estimate", "--schema", good, "-k", "app", "--table", "users"}
 	withEst := func(extra ...string) []string { return append(append([]string{}, est...), extra...) }
-	prof := []string{"profile", "--hosts", "127.0.0.1", "-k", "$KS"}
+	prof := []string{"profile", "--hosts", "$HOSTS", "-k", "$KS"}
 	withProf := func(extra ...string) []string { return append(append([]string{}, prof...), extra...) }
 	repl := "{'class': 'SimpleStrategy', 'replication_factor': 1}"
 	m1 := d("m1")
@@ -237,7 +237,7 @@ func sweepCases() []sweepCase {
 		{name: "estimate a numbered .sql file beside .cql files", args: []string{"estimate", "--schema", "$TMP", "-k", "app", "--table", "a", "--rows", "1"},
 			files: map[string]string{"0001_a.cql": "CREATE TABLE IF NOT EXISTS a (id int PRIMARY KEY);\n", "0002_b.sql": "CREATE TABLE IF NOT EXISTS b (id int PRIMARY KEY);\n"},
 			code:  ExitOK, stderr: []string{"ignoring 0002_b.sql: migrations are .cql files"}, stdout: []string{"app.a"}},
-		{name: "up a numbered .sql file beside .cql files", cluster: true, args: []string{"migrate", "up", "--hosts", "127.0.0.1", "-d", "$TMP", "-k", "$KS"},
+		{name: "up a numbered .sql file beside .cql files", cluster: true, args: []string{"migrate", "up", "--hosts", "$HOSTS", "-d", "$TMP", "-k", "$KS"},
 			files: map[string]string{"0001_a.cql": "CREATE TABLE IF NOT EXISTS a (id int PRIMARY KEY);\n", "0002_b.sql": "CREATE TABLE IF NOT EXISTS b (id int PRIMARY KEY);\n"},
 			code:  ExitOK, stderr: []string{"ignoring 0002_b.sql: migrations are .cql files"}, stdout: []string{"applied 1 migration"}},
 		{name: "validate a folder of .sql files", args: []string{"migrate", "validate", "--offline", "-k", "app", "-d", "$TMP"},
@@ -306,7 +306,7 @@ func sweepCases() []sweepCase {
 		{name: "profile unreachable", slow: true, args: []string{"profile", "-k", "x", "--hosts", "127.0.0.9"}, code: ExitRetry, stderr: []string{"cannot connect to Cassandra at 127.0.0.9"}},
 
 		// Cluster: the dev node.
-		{name: "profile missing keyspace", cluster: true, args: []string{"profile", "--hosts", "127.0.0.1", "-k", "$NEWKS"}, code: ExitBadInput, stderr: []string{"keyspace $NEWKS does not exist"}},
+		{name: "profile missing keyspace", cluster: true, args: []string{"profile", "--hosts", "$HOSTS", "-k", "$NEWKS"}, code: ExitBadInput, stderr: []string{"keyspace $NEWKS does not exist"}},
 		{name: "profile missing table", cluster: true, args: withProf("--table", "nosuch"), code: ExitBadInput, stderr: []string{"table $KS.nosuch does not exist"}},
 		{name: "profile --table qualified with the keyspace", cluster: true, args: withProf("--table", "$KS.nosuch"), code: ExitBadInput,
 			stderr: []string{"table $KS.nosuch does not exist"}, notStderr: []string{"$KS.$KS."}},
@@ -316,15 +316,15 @@ func sweepCases() []sweepCase {
 			code: ExitRetry, stderr: []string{"Cannot achieve consistency level THREE"}},
 		{name: "profile --output is a folder", cluster: true, args: withProf("--output", "$TMP"), code: ExitBadInput, stderr: []string{"--output", "is a directory"}},
 		{name: "profile a keyspace with no table", cluster: true, args: withProf(), code: ExitBadInput, stderr: []string{"$KS", "no table"}},
-		{name: "estimate --live missing keyspace", cluster: true, args: []string{"estimate", "--hosts", "127.0.0.1", "-k", "$NEWKS", "--table", "users", "--rows", "1"}, code: ExitBadInput, stderr: []string{"keyspace $NEWKS does not exist"}},
-		{name: "up missing keyspace without --replication", cluster: true, args: []string{"migrate", "up", "--hosts", "127.0.0.1", "-d", m1, "-k", "$NEWKS"}, code: ExitBadInput, stderr: []string{"keyspace $NEWKS", "does not exist", "--replication"}},
-		{name: "up refuses a bad compaction sub-option before anything runs", cluster: true, args: []string{"migrate", "up", "--hosts", "127.0.0.1", "-d", d("halfway"), "-k", "$KS"}, code: ExitBadInput, stderr: []string{"halfway/0003_bad.cql:6:89", "nothing was applied"}},
-		{name: "up good", cluster: true, args: []string{"migrate", "up", "--hosts", "127.0.0.1", "-d", m1, "-k", "$NEWKS", "--replication", repl}, code: ExitOK, stdout: []string{"applied 2 migrations to keyspace $NEWKS"}},
-		{name: "resolve a version with no file", cluster: true, args: []string{"migrate", "resolve", "99", "1", "--applied", "--hosts", "127.0.0.1", "-d", m1, "-k", "$KS"}, code: ExitBadInput, stderr: []string{"version 99", "no migration file"}},
-		{name: "baseline a version with no file", cluster: true, args: []string{"migrate", "baseline", "99", "--hosts", "127.0.0.1", "-d", m1, "-k", "$KS"}, code: ExitBadInput, stderr: []string{"version 99"}},
-		{name: "baseline --from golang-migrate with no table", cluster: true, args: []string{"migrate", "baseline", "--from", "golang-migrate", "--hosts", "127.0.0.1", "-d", m1, "-k", "$KS"}, code: ExitBadInput, stderr: []string{"schema_migrations", "golang-migrate has not run"}},
-		{name: "status of a keyspace that does not exist", cluster: true, args: []string{"migrate", "status", "--hosts", "127.0.0.1", "-d", m1, "-k", "$NEWKS"}, code: ExitBadInput, stderr: []string{"keyspace $NEWKS does not exist", "-k/--keyspace"}},
-		{name: "status of a keyspace the first file creates", cluster: true, args: []string{"migrate", "status", "--hosts", "127.0.0.1", "-d", "$TMP", "-k", "$NEWKS"},
+		{name: "estimate --live missing keyspace", cluster: true, args: []string{"estimate", "--hosts", "$HOSTS", "-k", "$NEWKS", "--table", "users", "--rows", "1"}, code: ExitBadInput, stderr: []string{"keyspace $NEWKS does not exist"}},
+		{name: "up missing keyspace without --replication", cluster: true, args: []string{"migrate", "up", "--hosts", "$HOSTS", "-d", m1, "-k", "$NEWKS"}, code: ExitBadInput, stderr: []string{"keyspace $NEWKS", "does not exist", "--replication"}},
+		{name: "up refuses a bad compaction sub-option before anything runs", cluster: true, args: []string{"migrate", "up", "--hosts", "$HOSTS", "-d", d("halfway"), "-k", "$KS"}, code: ExitBadInput, stderr: []string{"halfway/0003_bad.cql:6:89", "nothing was applied"}},
+		{name: "up good", cluster: true, args: []string{"migrate", "up", "--hosts", "$HOSTS", "-d", m1, "-k", "$NEWKS", "--replication", repl}, code: ExitOK, stdout: []string{"applied 2 migrations to keyspace $NEWKS"}},
+		{name: "resolve a version with no file", cluster: true, args: []string{"migrate", "resolve", "99", "1", "--applied", "--hosts", "$HOSTS", "-d", m1, "-k", "$KS"}, code: ExitBadInput, stderr: []string{"version 99", "no migration file"}},
+		{name: "baseline a version with no file", cluster: true, args: []string{"migrate", "baseline", "99", "--hosts", "$HOSTS", "-d", m1, "-k", "$KS"}, code: ExitBadInput, stderr: []string{"version 99"}},
+		{name: "baseline --from golang-migrate with no table", cluster: true, args: []string{"migrate", "baseline", "--from", "golang-migrate", "--hosts", "$HOSTS", "-d", m1, "-k", "$KS"}, code: ExitBadInput, stderr: []string{"schema_migrations", "golang-migrate has not run"}},
+		{name: "status of a keyspace that does not exist", cluster: true, args: []string{"migrate", "status", "--hosts", "$HOSTS", "-d", m1, "-k", "$NEWKS"}, code: ExitBadInput, stderr: []string{"keyspace $NEWKS does not exist", "-k/--keyspace"}},
+		{name: "status of a keyspace the first file creates", cluster: true, args: []string{"migrate", "status", "--hosts", "$HOSTS", "-d", "$TMP", "-k", "$NEWKS"},
 			files: map[string]string{"0001_ks.cql": "CREATE KEYSPACE IF NOT EXISTS $NEWKS WITH replication = " + repl + ";\n", "0002_t.cql": "CREATE TABLE IF NOT EXISTS t (id int PRIMARY KEY);\n"},
 			code:  ExitOK, stderr: []string{"keyspace $NEWKS does not exist yet: the first file creates it"}, stdout: []string{"nothing applied, 2 pending"}},
 		{name: "check infers the keyspace file 1 creates and skips an INSERT with a note", args: []string{"check", "--schema", "$TMP", "--queries", d("q/shop.cql")},
@@ -346,21 +346,21 @@ func sweepCases() []sweepCase {
 		{name: "estimate --target cassandra-4.1 reads DTCS and sstable_compression", args: []string{"estimate", "--schema", "$TMP", "-k", "app", "--table", "a", "--rows", "1", "--target", "cassandra-4.1"},
 			files: map[string]string{"001_a.cql": "CREATE TABLE a (k int PRIMARY KEY) WITH compression = {'sstable_compression': 'LZ4Compressor'} AND compaction = {'class': 'DateTieredCompactionStrategy'};\n"},
 			code:  ExitOK, stdout: []string{"app.a"}},
-		{name: "first up of a history whose version 0 creates the keyspace, with a no-op version", cluster: true, args: []string{"migrate", "up", "--hosts", "127.0.0.1", "-d", "$TMP", "-k", "$NEWKS"},
+		{name: "first up of a history whose version 0 creates the keyspace, with a no-op version", cluster: true, args: []string{"migrate", "up", "--hosts", "$HOSTS", "-d", "$TMP", "-k", "$NEWKS"},
 			files: map[string]string{
 				"00000000000000_ks.cql":    "CREATE KEYSPACE IF NOT EXISTS $NEWKS WITH replication = " + repl + ";\nCREATE TABLE IF NOT EXISTS t (id int PRIMARY KEY);\nCREATE TABLE IF NOT EXISTS u (id int PRIMARY KEY);\n",
 				"00000000000001_blank.cql": "-- Intentionally blank: kept so the versions stay contiguous.\n",
 				"00000000000002_v.cql":     "ALTER TABLE t ADD v text;\n"},
 			code: ExitOK, stderr: []string{"applying statements 2-3", "00000000000001_blank.cql: no statement (comments only): a no-op version, recorded as applied"},
 			notStderr: []string{"resuming"}, stdout: []string{"applied 3 migrations", "now at version 2"}},
-		{name: "up of an unfilled template", cluster: true, args: []string{"migrate", "up", "--hosts", "127.0.0.1", "-d", "$TMP", "-k", "$KS"},
+		{name: "up of an unfilled template", cluster: true, args: []string{"migrate", "up", "--hosts", "$HOSTS", "-d", "$TMP", "-k", "$KS"},
 			files: map[string]string{"0001_a.cql": "CREATE TABLE IF NOT EXISTS a (id int PRIMARY KEY);\n", "0002_x.cql": "-- x\n-- Created 2026-11-23. Statements are separated by ';' and run in order; each is recorded\n"},
 			code:  ExitBadInput, stderr: []string{"0002_x.cql has no statement: it is the `migrate new` template, unfilled: fill it in or delete it"}},
 		{name: "plan of an unfilled template", args: []string{"migrate", "plan", "--offline", "-d", "$TMP", "-k", "app"},
 			files: map[string]string{"0001_x.cql": "-- x\n-- Created 2026-11-23. Statements are separated by ';' and run in order\n"}, code: ExitBadInput, stderr: []string{"0001_x.cql has no statement"}},
 		// backfill on the node.
 		{name: "backfill into a target with a static column written apart from the rows", cluster: true,
-			args: []string{"backfill", "--hosts", "127.0.0.1", "-k", "$KS", "--from", "src", "--to", "dst", "--derive", "hour=hour(at)", "--ranges", "8"},
+			args: []string{"backfill", "--hosts", "$HOSTS", "-k", "$KS", "--from", "src", "--to", "dst", "--derive", "hour=hour(at)", "--ranges", "8"},
 			setup: []string{"CREATE TABLE src (room int, at timestamp, body text, extra int static, PRIMARY KEY (room, at))",
 				"CREATE TABLE dst (room int, hour text, at timestamp, body text, extra int static, PRIMARY KEY ((room, hour), at))",
 				"INSERT INTO src (room, at, body) VALUES (1, '2024-01-01 10:00:00+0000', 'x')", "UPDATE src SET extra = 5 WHERE room = 1"},
@@ -390,6 +390,8 @@ func runSweepCase(t *testing.T, tc sweepCase) {
 	if tc.cluster {
 		hosts := cassandratest.Hosts(t)
 		env["CASSANDRA_HOSTS"] = strings.Join(hosts, ",")
+		// --hosts names the test cluster, wherever it is (a container's published port too).
+		vars["$HOSTS"] = strings.Join(hosts, ",")
 		if usesVar(tc, "$KS") {
 			sess, ks := cassandratest.Keyspace(t)
 			vars["$KS"] = ks
@@ -502,7 +504,7 @@ func usesVar(tc sweepCase, v string) bool {
 
 // expand replaces $NEWKS before $KS (one is a prefix of the other's name).
 func expand(s string, vars map[string]string) string {
-	for _, k := range []string{"$NEWKS", "$KS", "$TMP"} {
+	for _, k := range []string{"$NEWKS", "$KS", "$TMP", "$HOSTS"} {
 		if v, ok := vars[k]; ok {
 			s = strings.ReplaceAll(s, k, v)
 		}
