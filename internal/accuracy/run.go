@@ -250,10 +250,10 @@ func createTables(ctx context.Context, s *gocql.Session, keyspace string, tables
 	return liveschema.Read(ctx, s, keyspace)
 }
 
-// execDDL sends a schema statement, and again (up to three times) when the driver gave up
-// waiting: a loaded node can apply a schema change and still miss the client's timeout. A
-// statement sent again that finds its table or type already there was applied by the send
-// before (the keyspace is the test's own, so nothing else made it).
+// execDDL sends a schema statement, and again (up to three times) when a busy node did not
+// answer it (retryable, as for the loaders' writes): a loaded node can apply a schema change
+// and still miss the client's timeout. A statement sent again that finds its table or type
+// already there was applied by the send before (the keyspace is the test's own).
 func execDDL(ctx context.Context, s *gocql.Session, st string) error {
 	for attempt := 1; ; attempt++ {
 		err := s.Query(st).WithContext(ctx).Exec()
@@ -261,16 +261,10 @@ func execDDL(ctx context.Context, s *gocql.Session, st string) error {
 		switch {
 		case err == nil, attempt > 1 && errors.As(err, &exists):
 			return nil
-		case !timedOut(err) || attempt == 3:
+		case !retryable(err) || attempt == 3:
 			return err
 		}
 	}
-}
-
-// timedOut reports whether err is the driver giving up waiting, not the node refusing.
-func timedOut(err error) bool {
-	var rte *gocql.RequestErrWriteTimeout
-	return errors.Is(err, gocql.ErrTimeoutNoResponse) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &rte)
 }
 
 func splitCQL(src string) []string {
