@@ -174,8 +174,9 @@ func SpeculativeReads(delay time.Duration) gocql.SpeculativeExecutionPolicy {
 	return &gocql.SimpleSpeculativeExecution{NumAttempts: 1, TimeoutDelay: delay}
 }
 
-// readIter runs the idempotent read q, with a speculative second attempt after delay when
-// delay is positive (see SpeculativeReads).
+// readIter runs the idempotent read that newQuery builds, with a speculative second attempt
+// after delay when delay is positive (see SpeculativeReads). It returns the iterator and the
+// query it ran, which the caller releases once done with the iterator.
 //
 // gocql v1.7.0 starts the speculative attempt on the next host of the query plan and returns
 // whichever attempt ends first. When the plan has no other host up (a one-node cluster, or
@@ -183,16 +184,22 @@ func SpeculativeReads(delay time.Duration) gocql.SpeculativeExecutionPolicy {
 // read fails, although its first attempt was healthy and is cancelled on the way: on the dev
 // node, 20 reads of 20 with a 1 µs delay failed so. Such a read is sent once more without
 // speculation, so speculation costs a one-node cluster a slow read's time twice, never the
-// read. An iterator that ran on no host is how that answer is told apart.
-func readIter(q *gocql.Query, delay time.Duration) *gocql.Iter {
+// read. An iterator that ran on no host is how that answer is told apart. The second send is
+// a new query: the cancelled attempt may still be running in the driver and writing to the
+// first one (the race detector saw it), and the first is released, which the driver defers
+// until its last attempt ends.
+func readIter(newQuery func() *gocql.Query, delay time.Duration) (*gocql.Iter, *gocql.Query) {
+	q := newQuery()
 	if delay <= 0 {
-		return q.Iter()
+		return q.Iter(), q
 	}
 	iter := q.SetSpeculativeExecutionPolicy(SpeculativeReads(delay)).Iter()
 	if iter.Host() != nil || !errors.Is(iter.Close(), gocql.ErrNoConnections) {
-		return iter
+		return iter, q
 	}
-	return q.SetSpeculativeExecutionPolicy(gocql.NonSpeculativeExecution{}).Iter()
+	q.Release()
+	q = newQuery()
+	return q.SetSpeculativeExecutionPolicy(gocql.NonSpeculativeExecution{}).Iter(), q
 }
 
 // maxResends bounds how many times a read is sent again after driverCancelled.

@@ -293,9 +293,10 @@ func (r *reader) readStmt(ctx context.Context, stmt string, args []any, need int
 		// A read is idempotent: the session's retry policy (ConfigureCluster) may send it
 		// to another replica when its coordinator goes away, and SpeculativeReadAfter a
 		// second time when the first attempt is slow.
-		q := r.tl.Session.Query(stmt, args...).WithContext(ctx).Consistency(r.cons).
-			PageSize(need - len(out.rows)).PageState(state).Idempotent(true)
-		iter := readIter(q, r.tl.SpeculativeReadAfter)
+		iter, q := readIter(func() *gocql.Query {
+			return r.tl.Session.Query(stmt, args...).WithContext(ctx).Consistency(r.cons).
+				PageSize(need - len(out.rows)).PageState(state).Idempotent(true)
+		}, r.tl.SpeculativeReadAfter)
 		next := append([]byte(nil), iter.PageState()...)
 		infos, err := r.keyTypes(iter.Columns())
 		n := iter.NumRows()

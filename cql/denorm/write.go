@@ -372,8 +372,9 @@ func (m *Model[E]) Load(ctx context.Context, key ...any) (*E, error) {
 	// second time when Options.SpeculativeReadAfter passes without an answer.
 	var found bool
 	for resent := 0; ; resent++ {
-		q := m.session.Query(stmt, key...).WithContext(ctx).Consistency(m.opts.Consistency).Idempotent(true)
-		iter := readIter(q, m.opts.SpeculativeReadAfter)
+		iter, q := readIter(func() *gocql.Query {
+			return m.session.Query(stmt, key...).WithContext(ctx).Consistency(m.opts.Consistency).Idempotent(true)
+		}, m.opts.SpeculativeReadAfter)
 		if sc != nil {
 			found = iter.Scan(dest...)
 		} else {
