@@ -15,6 +15,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -347,16 +348,22 @@ func OpenWith(ctx context.Context, c Config, configure func(*gocql.ClusterConfig
 	for attempt := 1; ; attempt++ {
 		// A fresh configuration each time: a token-aware policy serves one session only.
 		cc, _ := clusterConfig()
+		dl := &dialLog{next: cc.Logger}
+		if dl.next == nil {
+			dl.next = gocql.Logger
+		}
+		cc.Logger = dl
 		s, err := createSession(octx, cc)
+		lines := dl.stop()
 		if err == nil {
 			return s, nil
 		}
-		if trouble := diagnoseTLS(octx, c, err); trouble != nil {
+		if trouble := diagnoseAttempt(octx, c, err, lines); trouble != nil {
 			u := unreachable(attempt, err)
 			u.TLS = trouble
 			return nil, u
 		}
-		if !worthRetrying(err) {
+		if !worthRetrying(err) || !allWorthRetrying(lines) {
 			return nil, unreachable(attempt, err)
 		}
 		select {
@@ -407,6 +414,57 @@ func worthRetrying(err error) bool {
 	}
 	return true
 }
+
+// allWorthRetrying is worthRetrying for each contact point's error the driver logged.
+func allWorthRetrying(lines []string) bool {
+	for _, l := range lines {
+		if strings.Contains(l, "control conn") && !worthRetrying(errors.New(l)) {
+			return false
+		}
+	}
+	return true
+}
+
+// dialLog passes the driver's log lines on to next and keeps those logged while a session
+// is being made. gocql tries the contact points in a random order and its error names only
+// the last one's failure: with the first of two contact points down, about half the
+// attempts end on that one's "connection refused", and what the other said (a TLS
+// handshake it wanted, credentials it refused), which is what the user must fix, is only
+// in the log line "unable to dial control conn HOST:PORT: ERR".
+type dialLog struct {
+	next  gocql.StdLogger
+	mu    sync.Mutex
+	lines []string
+	done  bool
+}
+
+// maxDialLines bounds what one attempt keeps (a contact point list is short).
+const maxDialLines = 64
+
+func (d *dialLog) keep(s string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.done && len(d.lines) < maxDialLines {
+		d.lines = append(d.lines, s)
+	}
+}
+
+// stop ends the keeping (the session lives on with this logger) and returns the lines kept.
+func (d *dialLog) stop() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.done = true
+	return d.lines
+}
+
+func (d *dialLog) Print(v ...any) { d.keep(fmt.Sprint(v...)); d.next.Print(v...) }
+
+func (d *dialLog) Printf(format string, v ...any) {
+	d.keep(fmt.Sprintf(format, v...))
+	d.next.Printf(format, v...)
+}
+
+func (d *dialLog) Println(v ...any) { d.keep(fmt.Sprintln(v...)); d.next.Println(v...) }
 
 // quietAgreement drops the driver's "schema versions not consistent" lines; see
 // Config.DriverAgreementWait.

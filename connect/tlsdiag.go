@@ -119,6 +119,29 @@ func tlsKindOf(msg string, tlsOn bool) (TLSKind, bool) {
 	return 0, false
 }
 
+// diagnoseAttempt is diagnoseTLS for a session attempt: its error first, then each contact
+// point's failure the driver logged (see dialLog), each kind of trouble once.
+func diagnoseAttempt(ctx context.Context, c Config, err error, lines []string) *TLSTrouble {
+	if t := diagnoseTLS(ctx, c, err); t != nil {
+		return t
+	}
+	tried := map[TLSKind]bool{}
+	for _, l := range lines {
+		if !strings.Contains(l, "control conn") {
+			continue
+		}
+		k, ok := tlsKindOf(l, c.tlsOn())
+		if !ok || tried[k] {
+			continue
+		}
+		tried[k] = true
+		if t := diagnoseTLS(ctx, c, errors.New(l)); t != nil {
+			return t
+		}
+	}
+	return nil
+}
+
 // diagnoseTLS explains a failed session attempt when TLS is the cause, or returns nil.
 // A plain client's reset counts only when a TLS handshake with the node then shows a
 // certificate: a node that is restarting resets connections too.
