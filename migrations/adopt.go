@@ -213,10 +213,7 @@ func (m *Migrator) BaselineVersions(ctx context.Context, versions []int64) ([]*M
 		return nil, err
 	}
 	out, err := m.baselineWhere(l, func(mg *Migration) bool { return want[mg.Version] })
-	err = l.explain(err)
-	if rerr := l.release(); rerr != nil && err == nil {
-		err = rerr
-	}
+	err = m.unlock(l, l.explain(err))
 	return out, err
 }
 

@@ -249,20 +249,38 @@ func (l *lease) renew() {
 	}
 }
 
-// release stops renewing and deletes the row if this process still owns it.
+// release stops renewing and deletes the row if this process still owns it. The delete is
+// sent again after a transient error, a timeout included (unlike other conditional
+// bookkeeping writes): sent twice, `DELETE ... IF owner = ?` leaves the same state, since
+// the second finds the row gone, or owned by another process after the lease expired.
+// Eight processes polling the lock on a 3-node ring made a release time out ("received
+// only 1 responses") after its run had applied everything.
 func (l *lease) release() error {
 	l.cancel(nil)
 	<-l.done
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	st := l.st
-	_, err := st.s.Query(`DELETE FROM `+st.lock+` WHERE target = ? IF owner = ?`, st.opt.Keyspace, l.owner).
-		WithContext(ctx).Consistency(st.opt.Consistency).SerialConsistency(gocql.Serial).MapScanCAS(map[string]any{})
+	var err error
+	for attempt := 1; attempt <= releaseAttempts; attempt++ {
+		_, err = st.s.Query(`DELETE FROM `+st.lock+` WHERE target = ? IF owner = ?`, st.opt.Keyspace, l.owner).
+			WithContext(ctx).Consistency(st.opt.Consistency).SerialConsistency(gocql.Serial).MapScanCAS(map[string]any{})
+		if err == nil || retryClass(err) == permanent || attempt == releaseAttempts {
+			break
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(backoff(attempt)):
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("release the migration lock (it expires on its own after %s): %w", l.ttl, err)
 	}
 	return nil
 }
+
+// releaseAttempts bounds the sends of a release (each within the 30 s the release has).
+const releaseAttempts = 3
 
 // explain adds why the lease was lost to an error that a cancelled request produced
 // ("context canceled"), so that the caller sees ErrLockLost (safe to retry) and its

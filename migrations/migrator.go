@@ -386,11 +386,22 @@ func (m *Migrator) UpTo(ctx context.Context, to int64) (*Result, error) {
 		return nil, err
 	}
 	res, err := m.applyLocked(l, to)
-	err = l.explain(err)
-	if rerr := l.release(); rerr != nil && err == nil {
-		err = rerr
-	}
+	err = m.unlock(l, l.explain(err))
 	return res, err
+}
+
+// unlock releases l after a run that ended with err, and returns the run's error. A release
+// that fails after the run succeeded is a Warning event, not the run's error: what the run
+// did is recorded, and the lease expires on its own within its TTL, after which a waiting
+// process takes it. Failing the run would tell a deploy to retry (or stop on) work that is
+// done.
+func (m *Migrator) unlock(l *lease, err error) error {
+	rerr := l.release()
+	if rerr == nil || err != nil {
+		return err
+	}
+	m.emit(Event{Kind: Warning, Message: rerr.Error()})
+	return nil
 }
 
 func (m *Migrator) applyLocked(l *lease, to int64) (*Result, error) {
@@ -720,10 +731,7 @@ func (m *Migrator) Baseline(ctx context.Context, version int64) ([]*Migration, e
 		return nil, err
 	}
 	out, err := m.baselineLocked(l, version)
-	err = l.explain(err)
-	if rerr := l.release(); rerr != nil && err == nil {
-		err = rerr
-	}
+	err = m.unlock(l, l.explain(err))
 	return out, err
 }
 
@@ -773,11 +781,7 @@ func (m *Migrator) accept(ctx context.Context, which func(Status) bool) ([]Statu
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if rerr := l.release(); rerr != nil && err == nil {
-			err = rerr
-		}
-	}()
+	defer func() { err = m.unlock(l, err) }()
 	recs, err := m.records(l.ctx)
 	if err != nil {
 		return nil, err
@@ -836,11 +840,7 @@ func (m *Migrator) Resolve(ctx context.Context, version int64, statement int, ap
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if rerr := l.release(); rerr != nil && err == nil {
-			err = rerr
-		}
-	}()
+	defer func() { err = m.unlock(l, err) }()
 	recs, err := m.records(l.ctx)
 	if err != nil {
 		return err

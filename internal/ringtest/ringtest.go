@@ -115,9 +115,9 @@ func Keyspace(t testing.TB, rf int) (*gocql.Session, string) {
 			t.Logf("ringtest: drop keyspace %s: %v", name, err)
 		}
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	if err := AwaitAgreement(ctx, admin); err != nil {
+	if err := awaitAgreement(ctx, admin, t.Logf); err != nil {
 		t.Fatalf("ringtest: schema agreement after creating %s: %v", name, err)
 	}
 	cfg := Config(t)
@@ -128,24 +128,6 @@ func Keyspace(t testing.TB, rf int) (*gocql.Session, string) {
 	}
 	t.Cleanup(s.Close)
 	return s, name
-}
-
-// AwaitAgreement waits until every node that is up has the same schema version, or ctx
-// ends. gocql gives up after DriverAgreementWait (15 s) whatever ctx says, while a node that
-// was paused or restarted can take longer to pull the schema, so it asks again until ctx's
-// deadline and returns the last error.
-func AwaitAgreement(ctx context.Context, s *gocql.Session) error {
-	for {
-		err := s.AwaitSchemaAgreement(ctx)
-		if err == nil || ctx.Err() != nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(time.Second):
-		}
-	}
 }
 
 // Lock takes the ring for t alone, waiting for another holder (in this or another process)
@@ -186,8 +168,13 @@ func Lock(t testing.TB) {
 	if logged {
 		t.Logf("ringtest: took the ring lock after %s", time.Since(start).Round(time.Millisecond))
 	}
-	// Start from a whole ring: a previous holder that crashed may have left a node down.
-	if err := heal(n); err != nil {
+	// Start from a whole ring: a previous holder that crashed may have left a node down,
+	// or a node it paused may not have caught up with the schema yet.
+	err = heal(n)
+	if err == nil {
+		err = agreed(t.Logf)
+	}
+	if err != nil {
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN) //nolint:errcheck // closing releases it too
 		f.Close()
 		t.Fatalf("ringtest: the ring is not healthy before the test: %v", err)
