@@ -354,7 +354,7 @@ func OpenWith(ctx context.Context, c Config, configure func(*gocql.ClusterConfig
 		}
 		cc.Logger = dl
 		s, err := createSession(octx, cc)
-		lines := dl.stop()
+		lines := hostFailures(dl.stop())
 		if err == nil {
 			return s, nil
 		}
@@ -415,14 +415,27 @@ func worthRetrying(err error) bool {
 	return true
 }
 
-// allWorthRetrying is worthRetrying for each contact point's error the driver logged.
-func allWorthRetrying(lines []string) bool {
-	for _, l := range lines {
-		if strings.Contains(l, "control conn") && !worthRetrying(errors.New(l)) {
+// allWorthRetrying is worthRetrying for each contact point's failure the driver logged.
+func allWorthRetrying(failures []string) bool {
+	for _, l := range failures {
+		if !worthRetrying(errors.New(l)) {
 			return false
 		}
 	}
 	return true
+}
+
+// hostFailures picks, from the driver's log lines, those that say why one contact point
+// could not be used ("unable to dial control conn HOST:PORT: ERR", "unable setup control
+// conn ...").
+func hostFailures(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		if strings.Contains(l, "control conn") {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // dialLog passes the driver's log lines on to next and keeps those logged while a session

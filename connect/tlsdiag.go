@@ -120,16 +120,13 @@ func tlsKindOf(msg string, tlsOn bool) (TLSKind, bool) {
 }
 
 // diagnoseAttempt is diagnoseTLS for a session attempt: its error first, then each contact
-// point's failure the driver logged (see dialLog), each kind of trouble once.
-func diagnoseAttempt(ctx context.Context, c Config, err error, lines []string) *TLSTrouble {
+// point's failure the driver logged (hostFailures), each kind of trouble once.
+func diagnoseAttempt(ctx context.Context, c Config, err error, failures []string) *TLSTrouble {
 	if t := diagnoseTLS(ctx, c, err); t != nil {
 		return t
 	}
 	tried := map[TLSKind]bool{}
-	for _, l := range lines {
-		if !strings.Contains(l, "control conn") {
-			continue
-		}
+	for _, l := range failures {
 		k, ok := tlsKindOf(l, c.tlsOn())
 		if !ok || tried[k] {
 			continue

@@ -37,7 +37,7 @@ func TestDiagnoseFromDriverLines(t *testing.T) {
 // the contact points in a random order and its error names the last one only; CI saw all
 // eight attempts of one open end on the down host. Almost every open must tell at its first
 // attempt, whatever order the driver took: before the driver's per-host lines were read,
-// about half needed another (30 opens had about one chance in 5,000 to reach 25 firsts).
+// about half needed another (30 opens had about one chance in 6,000 to reach 25 firsts).
 func TestPlainClientTLSNodeFirstHostDown(t *testing.T) {
 	node := tlstest.Server(t)
 	want := "the node at " + node.Hosts[0] + ":9042 takes TLS connections only"

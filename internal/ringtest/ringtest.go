@@ -83,7 +83,11 @@ func Addr(t testing.TB, n int) string {
 // its keyspace while a node is down would otherwise stall a minute.
 func Config(t testing.TB) connect.Config {
 	t.Helper()
-	return connect.Config{Hosts: Hosts(t), Source: EnvHosts, Timeout: 30 * time.Second, ConnectTimeout: 15 * time.Second,
+	return config(Hosts(t))
+}
+
+func config(hosts []string) connect.Config {
+	return connect.Config{Hosts: hosts, Source: EnvHosts, Timeout: 30 * time.Second, ConnectTimeout: 15 * time.Second,
 		DriverAgreementWait: 15 * time.Second}
 }
 

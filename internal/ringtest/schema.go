@@ -73,9 +73,9 @@ func minority(vers map[string]string) []string {
 	return out
 }
 
-// nodeNumber is the ring node (1-based, in CQLSIZE_RING_HOSTS order) at addr, or 0.
-func nodeNumber(addr string) int {
-	for i, h := range connect.SplitHosts(os.Getenv(EnvHosts)) {
+// nodeNumber is the ring node (1-based, in the order of hosts) at addr, or 0.
+func nodeNumber(hosts []string, addr string) int {
+	for i, h := range hosts {
 		if host, _, err := net.SplitHostPort(h); err == nil {
 			h = host
 		}
@@ -88,6 +88,7 @@ func nodeNumber(addr string) int {
 
 // mender remembers what was done to mend one wait's disagreement.
 type mender struct {
+	hosts   []string  // the ring's contact points, CQLSIZE_RING_HOSTS
 	since   time.Time // when disagreement was first seen
 	reset   map[int]bool
 	restart map[int]bool
@@ -109,9 +110,9 @@ func (m *mender) mend(ctx context.Context, s *gocql.Session) {
 	if m.since.IsZero() {
 		m.since = time.Now()
 	}
-	nodes := len(connect.SplitHosts(os.Getenv(EnvHosts)))
+	nodes := len(m.hosts)
 	for _, a := range late {
-		n := nodeNumber(a)
+		n := nodeNumber(m.hosts, a)
 		if n == 0 {
 			continue
 		}
@@ -156,7 +157,7 @@ func AwaitAgreement(ctx context.Context, s *gocql.Session) error {
 }
 
 func awaitAgreement(ctx context.Context, s *gocql.Session, logf func(string, ...any)) error {
-	m := &mender{reset: map[int]bool{}, restart: map[int]bool{}, logf: logf}
+	m := &mender{hosts: connect.SplitHosts(os.Getenv(EnvHosts)), reset: map[int]bool{}, restart: map[int]bool{}, logf: logf}
 	for {
 		err := s.AwaitSchemaAgreement(ctx)
 		if err == nil || ctx.Err() != nil {
@@ -176,8 +177,8 @@ func awaitAgreement(ctx context.Context, s *gocql.Session, logf func(string, ...
 func agreed(logf func(string, ...any)) error {
 	ctx, cancel := context.WithTimeout(context.Background(), healTimeout)
 	defer cancel()
-	c := connect.Config{Hosts: connect.SplitHosts(os.Getenv(EnvHosts)), Source: EnvHosts, Timeout: 30 * time.Second,
-		ConnectTimeout: 30 * time.Second, DriverAgreementWait: 15 * time.Second}
+	c := config(connect.SplitHosts(os.Getenv(EnvHosts)))
+	c.ConnectTimeout = 30 * time.Second
 	s, err := connect.Open(ctx, c)
 	if err != nil {
 		return fmt.Errorf("connect to check schema agreement: %w", err)
