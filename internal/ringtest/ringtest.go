@@ -110,9 +110,17 @@ func Keyspace(t testing.TB, rf int) (*gocql.Session, string) {
 	t.Helper()
 	admin := Session(t)
 	name := cassandratest.KeyspaceName(t.Name())
-	stmt := fmt.Sprintf("CREATE KEYSPACE %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': %d}", name, rf)
+	stmt := fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': %d}", name, rf)
 	if err := admin.Query(stmt).Exec(); err != nil {
-		t.Fatalf("ringtest: create keyspace %s: %v", name, err)
+		// A node left on a broken schema by an earlier test fails the DDL it
+		// coordinates ("Unknown CF ..."); mend the ring and try once more.
+		t.Logf("ringtest: create keyspace %s: %v; waiting for schema agreement and trying again", name, err)
+		if aerr := agreed(t.Logf); aerr != nil {
+			t.Fatalf("ringtest: create keyspace %s: %v; then %v", name, err, aerr)
+		}
+		if err := admin.Query(stmt).Exec(); err != nil {
+			t.Fatalf("ringtest: create keyspace %s: %v", name, err)
+		}
 	}
 	t.Cleanup(func() {
 		if err := admin.Query("DROP KEYSPACE IF EXISTS " + name).Exec(); err != nil {
