@@ -31,18 +31,24 @@ const (
 	restartAfter = 90 * time.Second // and this old: stop and start the node
 )
 
-// versions asks every ring node for its own schema version, on a session pinned to that
-// node, keyed by the node's address. A node that does not answer within a few seconds is
-// left out (heal deals with nodes that are down). One session's system.local and
-// system.peers are not enough: the driver sends the two queries to different coordinators,
-// so one node was counted twice and another (the one left behind, in CI) not at all.
-func versions(ctx context.Context, hosts []string) map[string]string {
-	out := map[string]string{}
+// A view is what the ring's nodes say of their schema versions.
+type view struct {
+	own   map[string]string // each answering node's own version (its system.local), by address
+	stale [][2]string       // (observer, subject): observer's system.peers gives subject another version than subject's own
+}
+
+// look asks every ring node for its own schema version and for the versions it gossips of
+// the others, on a session pinned to that node. A node that does not answer within a few
+// seconds is left out (heal deals with nodes that are down). One session's system.local
+// and system.peers are not enough: the driver sends the two queries to different
+// coordinators, so one node was counted twice and another (the one left behind, in CI)
+// not at all. The gossiped versions matter because the driver's agreement check reads
+// them: a node whose own version is right but whose gossip is stale still holds it up.
+func look(ctx context.Context, hosts []string) view {
+	v := view{own: map[string]string{}}
+	gossiped := map[[2]string]string{}
 	for _, h := range hosts {
-		addr := h
-		if host, _, err := net.SplitHostPort(h); err == nil {
-			addr = host
-		}
+		addr := hostAddr(h)
 		c := config([]string{h})
 		c.ConnectTimeout = 5 * time.Second
 		s, err := connect.OpenWith(ctx, c, func(cc *gocql.ClusterConfig) (*gocql.ClusterConfig, error) {
@@ -53,13 +59,83 @@ func versions(ctx context.Context, hosts []string) map[string]string {
 		if err != nil {
 			continue
 		}
-		var v gocql.UUID
-		if err := s.Query(`SELECT schema_version FROM system.local WHERE key = 'local'`).WithContext(ctx).Scan(&v); err == nil {
-			out[addr] = v.String()
+		var version gocql.UUID
+		if err := s.Query(`SELECT schema_version FROM system.local WHERE key = 'local'`).WithContext(ctx).Scan(&version); err == nil {
+			v.own[addr] = version.String()
+			var peer net.IP
+			iter := s.Query(`SELECT rpc_address, schema_version FROM system.peers`).WithContext(ctx).Iter()
+			for iter.Scan(&peer, &version) {
+				gossiped[[2]string{addr, peer.String()}] = version.String()
+			}
+			iter.Close() //nolint:errcheck // a node that cannot list its peers adds nothing
 		}
 		s.Close()
 	}
-	return out
+	for pair, w := range gossiped {
+		if own, ok := v.own[pair[1]]; ok && own != w {
+			v.stale = append(v.stale, pair)
+		}
+	}
+	sort.Slice(v.stale, func(i, j int) bool {
+		return v.stale[i][0]+" "+v.stale[i][1] < v.stale[j][0]+" "+v.stale[j][1]
+	})
+	return v
+}
+
+// late is the nodes to mend: those on a minority version of their own; when the nodes'
+// own versions agree, the node in the most stale (observer, subject) pairs, as observer
+// or subject, when one node alone is (a node whose gossip stopped is stale of every other
+// node, and every other node is stale of it). Nobody when nothing singles a node out.
+func (v view) late() []string {
+	if m := minority(v.own); len(m) > 0 || len(v.stale) == 0 {
+		return m
+	}
+	score := map[string]int{}
+	for _, p := range v.stale {
+		score[p[0]]++
+		score[p[1]]++
+	}
+	best, tie := "", false
+	for a, n := range score {
+		switch {
+		case best == "" || n > score[best]:
+			best, tie = a, false
+		case n == score[best]:
+			tie = true
+		}
+	}
+	if tie {
+		return nil
+	}
+	return []string{best}
+}
+
+// agreed: every answering node on one version, and gossiping each other's as it is.
+func (v view) agreed() bool {
+	first := ""
+	for _, version := range v.own {
+		if first == "" {
+			first = version
+		} else if version != first {
+			return false
+		}
+	}
+	return len(v.stale) == 0
+}
+
+func (v view) String() string {
+	s := describe(v.own)
+	for _, p := range v.stale {
+		s += fmt.Sprintf("; %s has a stale version for %s", p[0], p[1])
+	}
+	return s
+}
+
+func hostAddr(h string) string {
+	if host, _, err := net.SplitHostPort(h); err == nil {
+		return host
+	}
+	return h
 }
 
 // minority returns the addresses whose version is not the one most nodes have, sorted; nil
@@ -110,27 +186,29 @@ type mender struct {
 	since   time.Time // when disagreement was first seen
 	reset   map[int]bool
 	restart map[int]bool
-	last    map[string]string // the versions the last look found, for the error
+	last    view // what the last look found, for the error
 	logf    func(string, ...any)
+
+	nudgeAfter, restartAfter time.Duration // nudgeAfter and restartAfter; a test shortens them
 
 	// What it looks with, acts with and tells time by: versions, script and time.Now
 	// on the ring; a test gives its own.
-	look func(ctx context.Context, hosts []string) map[string]string
+	look func(ctx context.Context, hosts []string) view
 	run  func(nodes int, args ...string) (string, error)
 	now  func() time.Time
 }
 
 func newMender(hosts []string, logf func(string, ...any)) *mender {
 	return &mender{hosts: hosts, reset: map[int]bool{}, restart: map[int]bool{}, logf: logf,
-		look: versions, run: script, now: time.Now}
+		nudgeAfter: nudgeAfter, restartAfter: restartAfter, look: look, run: script, now: time.Now}
 }
 
 // mend looks at the versions and acts on the minority nodes once the disagreement is old
 // enough.
 func (m *mender) mend(ctx context.Context) {
-	vers := m.look(ctx, m.hosts)
-	m.last = vers
-	late := minority(vers)
+	v := m.look(ctx, m.hosts)
+	m.last = v
+	late := v.late()
 	if len(late) == 0 {
 		m.since = time.Time{}
 		return
@@ -145,9 +223,9 @@ func (m *mender) mend(ctx context.Context) {
 			continue
 		}
 		switch age := m.now().Sub(m.since); {
-		case age > restartAfter && !m.restart[n]:
+		case age > m.restartAfter && !m.restart[n]:
 			m.restart[n] = true
-			m.logf("ringtest: node %d (%s) still on its own schema version after %s: restarting it", n, a, age.Round(time.Second))
+			m.logf("ringtest: node %d (%s) still behind on the schema after %s: restarting it", n, a, age.Round(time.Second))
 			out, err := m.run(nodes, "stop", strconv.Itoa(n))
 			if err == nil {
 				out, err = m.run(nodes, "start", strconv.Itoa(n))
@@ -155,10 +233,10 @@ func (m *mender) mend(ctx context.Context) {
 			if err != nil {
 				m.logf("ringtest: restart node %d: %v\n%s", n, err, out)
 			}
-		case age > nudgeAfter && !m.reset[n]:
+		case age > m.nudgeAfter && !m.reset[n]:
 			m.reset[n] = true
-			m.logf("ringtest: node %d (%s) on its own schema version for %s (versions %s): nodetool resetlocalschema",
-				n, a, age.Round(time.Second), describe(vers))
+			m.logf("ringtest: node %d (%s) behind on the schema for %s (versions %s): nodetool resetlocalschema",
+				n, a, age.Round(time.Second), v)
 			if out, err := m.run(nodes, "nodetool", "-n", strconv.Itoa(n), "resetlocalschema"); err != nil {
 				m.logf("ringtest: resetlocalschema on node %d: %v\n%s", n, err, out)
 			}
@@ -169,7 +247,7 @@ func (m *mender) mend(ctx context.Context) {
 // explain adds to err what the nodes said of their versions and what was done about it,
 // so a ring that never agreed can be understood from the test's output alone.
 func (m *mender) explain(err error) error {
-	if len(m.last) == 0 {
+	if len(m.last.own) == 0 {
 		return err
 	}
 	var done []string
@@ -185,7 +263,7 @@ func (m *mender) explain(err error) error {
 	if len(done) == 0 {
 		done = []string{"nothing mended"}
 	}
-	return fmt.Errorf("%w (nodes' own versions: %s; %s)", err, describe(m.last), strings.Join(done, ", "))
+	return fmt.Errorf("%w (nodes' own versions: %s; %s)", err, m.last, strings.Join(done, ", "))
 }
 
 func describe(vers map[string]string) string {
@@ -210,11 +288,21 @@ func AwaitAgreement(ctx context.Context, s *gocql.Session) error {
 }
 
 func awaitAgreement(ctx context.Context, s *gocql.Session, logf func(string, ...any)) error {
-	m := newMender(connect.SplitHosts(os.Getenv(EnvHosts)), logf)
+	return newMender(connect.SplitHosts(os.Getenv(EnvHosts)), logf).await(ctx, s)
+}
+
+func (m *mender) await(ctx context.Context, s *gocql.Session) error {
 	for {
 		err := s.AwaitSchemaAgreement(ctx)
 		if err == nil {
-			return nil
+			// The driver judges by one node's gossip, which a node whose gossip is stale
+			// fools; the nodes' own word decides.
+			v := m.look(ctx, m.hosts)
+			if v.agreed() {
+				return nil
+			}
+			m.last = v
+			err = fmt.Errorf("the driver saw agreement, the nodes do not")
 		}
 		if ctx.Err() != nil {
 			return m.explain(err)
