@@ -95,19 +95,24 @@ func (v view) late() []string {
 		score[p[0]]++
 		score[p[1]]++
 	}
+	if best, ok := uniqueMax(score); ok {
+		return []string{best}
+	}
+	return nil
+}
+
+// uniqueMax is the key with the highest count, if no other key has as high a count.
+func uniqueMax(count map[string]int) (string, bool) {
 	best, tie := "", false
-	for a, n := range score {
+	for k, n := range count {
 		switch {
-		case best == "" || n > score[best]:
-			best, tie = a, false
-		case n == score[best]:
+		case best == "" || n > count[best]:
+			best, tie = k, false
+		case n == count[best]:
 			tie = true
 		}
 	}
-	if tie {
-		return nil
-	}
-	return []string{best}
+	return best, best != "" && !tie
 }
 
 // agreed: every answering node on one version, and gossiping each other's as it is.
@@ -145,16 +150,8 @@ func minority(vers map[string]string) []string {
 	for _, v := range vers {
 		count[v]++
 	}
-	best, tie := "", false
-	for v, n := range count {
-		switch {
-		case best == "" || n > count[best]:
-			best, tie = v, false
-		case n == count[best]:
-			tie = true
-		}
-	}
-	if len(count) < 2 || tie {
+	best, ok := uniqueMax(count)
+	if len(count) < 2 || !ok {
 		return nil
 	}
 	var out []string
