@@ -16,10 +16,10 @@ import (
 )
 
 // A node that was paused or restarted while other nodes changed the schema usually pulls
-// the schema it missed within seconds. In CI it did not: node 3, just restarted, stalled
-// 46 s (a JVM pause on a loaded 2-core machine) while a test created and dropped its
-// keyspace; on waking it pulled the create and was pushed the drop while writes to the
-// dropped tables still arrived, and the drop failed half-way in Cassandra 5.0.9
+// the schema it missed within seconds. In CI it did not: a test paused node 3 for 46 s
+// while it deployed a keyspace through the others; resumed, node 3 pulled the keyspace's
+// creation and was pushed its drop (the test's cleanup) while the deploy's writes to its
+// tables still arrived, and the drop failed half-way in Cassandra 5.0.9
 // ("IllegalArgumentException: Unknown CF" from CommitLog.forceRecycleAllSegments under
 // Schema.dropKeyspace). The node then gossiped the dropped keyspace's schema version for
 // good and answered every DDL it coordinated with "Unknown CF". That is the test ring's
