@@ -28,7 +28,7 @@ import (
 // if that does not do within a while, are restarted (which reloads the schema from disk).
 const (
 	nudgeAfter   = 30 * time.Second // disagreement this old: nodetool resetlocalschema
-	restartAfter = 90 * time.Second // and this old: stop and start the node
+	restartAfter = 60 * time.Second // and this old: stop and start the node (a reset did not mend a half-failed drop: "Unable to merge schema")
 )
 
 // A view is what the ring's nodes say of their schema versions.
@@ -49,13 +49,7 @@ func look(ctx context.Context, hosts []string) view {
 	gossiped := map[[2]string]string{}
 	for _, h := range hosts {
 		addr := hostAddr(h)
-		c := config([]string{h})
-		c.ConnectTimeout = 5 * time.Second
-		s, err := connect.OpenWith(ctx, c, func(cc *gocql.ClusterConfig) (*gocql.ClusterConfig, error) {
-			cc.HostFilter = gocql.WhiteListHostFilter(addr)
-			cc.DisableInitialHostLookup = true
-			return cc, nil
-		})
+		s, err := pinned(ctx, h)
 		if err != nil {
 			continue
 		}
@@ -134,6 +128,19 @@ func (v view) String() string {
 		s += fmt.Sprintf("; %s has a stale version for %s", p[0], p[1])
 	}
 	return s
+}
+
+// pinned opens a session that talks to the node at h alone, giving up after 5 s (a paused
+// node accepts the connection and never answers).
+func pinned(ctx context.Context, h string) (*gocql.Session, error) {
+	addr := hostAddr(h)
+	c := config([]string{h})
+	c.ConnectTimeout = 5 * time.Second
+	return connect.OpenWith(ctx, c, func(cc *gocql.ClusterConfig) (*gocql.ClusterConfig, error) {
+		cc.HostFilter = gocql.WhiteListHostFilter(addr)
+		cc.DisableInitialHostLookup = true
+		return cc, nil
+	})
 }
 
 func hostAddr(h string) string {
