@@ -143,6 +143,7 @@ func pinned(ctx context.Context, h string) (*gocql.Session, error) {
 	})
 }
 
+// hostAddr is h without its port, if it has one.
 func hostAddr(h string) string {
 	if host, _, err := net.SplitHostPort(h); err == nil {
 		return host
@@ -174,10 +175,7 @@ func minority(vers map[string]string) []string {
 // nodeNumber is the ring node (1-based, in the order of hosts) at addr, or 0.
 func nodeNumber(hosts []string, addr string) int {
 	for i, h := range hosts {
-		if host, _, err := net.SplitHostPort(h); err == nil {
-			h = host
-		}
-		if h == addr {
+		if hostAddr(h) == addr {
 			return i + 1
 		}
 	}
