@@ -3,7 +3,7 @@
 //   - the packages docs/layout.md calls pure (the model, the parser, the checks, the sizing and
 //     disk models) import no Cassandra driver, so a service can embed them, and the CLI can
 //     run them in CI, without a cluster library in its build (purity_test.go);
-//   - every import arrow between the project's packages is one listed in the layering table
-//     (layers_test.go), so a library never reaches up into the CLI and a lower layer never
-//     imports a higher one.
+//   - every package stands on a floor (layers_test.go) and imports only packages on lower
+//     floors, so a library never reaches up into the CLI and two packages never import each
+//     other's floor; the rule is the direction, not a list of allowed arrows.
 package purity

@@ -2,6 +2,7 @@ package purity
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os/exec"
 	"slices"
@@ -12,94 +13,38 @@ import (
 // module is the project's module path; the tables below name packages relative to it.
 const module = "github.com/cqlsize/cqlsize"
 
-// layers is the one place that says which project packages each package's non-test files
-// may import. A package missing from it, or an import it does not list, fails
-// TestImportLayering. To add a package, add its row here: the packages it imports, lowest
-// layer first. The rows run from the bottom (no project imports) to the top (the CLI).
-var layers = map[string][]string{
-	// The vocabulary every analysis shares.
-	"severity":          {},
-	"bucket":            {},
-	"internal/version":  {},
-	"internal/golden":   {},
-	"cql/options":       {},
-	"internal/figures":  {},
-	"internal/lz4block": {},
-	"cql":               {"cql/options"},
-	"finding":           {"cql", "severity"},
-
-	// Pure engines over the cql model: no driver (purity_test.go), no CLI.
-	"cql/bound": {"cql"},
-	"cql/check": {"cql", "cql/bound", "design", "finding", "severity"},
-	"cql/lint":  {"cql", "cql/bound", "finding", "severity"},
-	// What a node's settings refuse: judged from the settings the caller read.
-	"cql/nodesettings": {"cql"},
-	"cql/derive":       {"bucket", "cql"},
-	"workload":         {"bucket", "cql"},
-	"sizing":           {"cql", "cql/bound", "finding", "severity", "workload"},
-	"sizing/disk":      {"cql", "internal/lz4block"},
-	"tombstone":        {"cql", "finding", "severity"},
-	"codes":            {"cql/check", "cql/lint", "finding", "sizing", "tombstone"},
-	// The design engine: its sizes are sizing's estimates, so check (which suggests its
-	// tables) sits above it.
-	"design": {"cql", "cql/bound", "severity", "sizing", "workload"},
-	// The evolve planner: a new table sized by sizing, its backfill's rules by derive.
-	"evolve": {"cql", "cql/derive", "sizing", "workload"},
-
-	// Libraries that talk to a cluster.
-	"internal/tokenscan": {},
-	"connect":            {},
-	// A throwaway node in a container (testcontainers-go), for migrate --container.
-	"internal/nodecontainer": {},
-	"cql/liveschema":         {"cql"},
-	"cql/denorm":             {"bucket", "cql", "cql/derive", "internal/tokenscan"},
-	"migrations":             {"cql", "cql/liveschema", "cql/nodesettings", "cql/options", "internal/version"},
-	"profile":                {"cql", "cql/liveschema", "internal/tokenscan", "sizing", "sizing/disk", "workload"},
-
-	// Test harnesses: a real node, the fault ring, the node with authentication.
-	"cassandratest":       {"connect", "internal/nodecontainer", "internal/version"},
-	"internal/ringtest":   {"cassandratest", "connect"},
-	"internal/authtest":   {"cassandratest", "connect"},
-	"internal/tlstest":    {"cassandratest", "connect"},
-	"internal/cqlsizebin": {},
-	// testcontainers' reaper, built into the image testcontainers-go starts (scripts/cassandra image).
-	"internal/reaper":          {},
-	"internal/reaper/cmd/ryuk": {"internal/reaper"},
-
-	// The independent proof of a backfill imports no project package: nothing it checks is
-	// computed by the code it judges. Its benchmark races the backfill command.
-	"internal/backfillcheck":                   {},
-	"internal/backfillcheck/cmd/benchbackfill": {"internal/backfillcheck"},
-
-	// The CLI and what only it uses.
-	"internal/workloadflag": {"cql", "workload"},
-	"internal/report":       {"cql", "finding", "profile", "sizing", "tombstone", "workload"},
-	"internal/cli": {"codes", "connect", "cql", "cql/check", "cql/denorm", "cql/derive", "cql/lint", "cql/liveschema", "cql/nodesettings", "cql/options", "design",
-		"evolve", "finding", "internal/nodecontainer", "internal/report", "internal/tokenscan", "internal/version", "internal/workloadflag",
-		"migrations", "profile", "sizing",
-		"tombstone", "workload"},
-	"cmd/cqlsize": {"internal/cli"},
-
-	// The accuracy harness (the byte model and profile against the node's own files).
-	"internal/accuracy":     {"cql", "cql/liveschema", "internal/figures", "profile", "sizing", "workload"},
-	"internal/accuracy/cmd": {"connect", "internal/accuracy", "internal/figures", "profile"},
-
-	// The examples import public packages only, so each can be copied into a service;
-	// examples/internal/extest is their shared test harness.
-	"examples/posts":             {"bucket", "connect", "cql", "cql/denorm", "migrations"},
-	"examples/posts/cmd/postsvc": {"connect", "cql/denorm", "examples/posts", "migrations"},
-	"examples/trending":          {"bucket", "cql", "cql/denorm"},
-	"examples/likes":             {},
-	"examples/magazines":         {},
-	"examples/orders":            {},
-	"examples/sensors":           {},
-	"examples/viewing_history":   {},
-	"examples/internal/extest": {"connect", "cql", "cql/check", "cql/denorm", "internal/ringtest", "migrations",
-		"sizing", "workload"},
-
-	// Packages that hold tests only.
-	"internal/purity": {},
-	"scripts":         {},
+// floors puts every package of the module on a floor, from the bottom (floor 0: no project
+// imports) to the top (the binaries). A package's non-test files import only packages on
+// lower floors: the direction is the rule, so a new import needs no entry here unless it
+// points up or sideways, and then the code belongs elsewhere. A new package gets a place on
+// the floor above the highest package it imports.
+var floors = [][]string{
+	// 0: the vocabulary, and the leaves that import no project package.
+	{"severity", "bucket", "cql/options", "internal/version", "internal/golden", "internal/figures",
+		"internal/lz4block", "internal/tokenscan", "connect", "internal/nodecontainer",
+		"internal/cqlsizebin", "internal/reaper",
+		// The independent proof of a backfill imports no project package: nothing it checks
+		// is computed by the code it judges.
+		"internal/backfillcheck",
+		// Packages that hold tests only.
+		"internal/purity", "scripts"},
+	// 1: the CQL model and parser; programs over a leaf.
+	{"cql", "internal/reaper/cmd/ryuk", "internal/backfillcheck/cmd/benchbackfill"},
+	// 2: rules over the model, the workload file, the live schema reader.
+	{"finding", "cql/bound", "cql/nodesettings", "cql/derive", "workload", "sizing/disk", "cql/liveschema"},
+	// 3: the engines: checks, lints, sizes, tombstones; writes and reads; migrations.
+	{"cql/check", "cql/lint", "sizing", "tombstone", "cql/denorm", "migrations", "internal/workloadflag"},
+	// 4: what composes engines: the code registry, design, evolve, profile; the test node.
+	{"codes", "design", "evolve", "profile", "cassandratest"},
+	// 5: reports and harnesses over those.
+	{"internal/report", "internal/accuracy", "internal/ringtest", "internal/authtest", "internal/tlstest"},
+	// 6: the CLI, the accuracy command, the examples (which import public packages only,
+	// so each can be copied into a service) and their shared test harness.
+	{"internal/cli", "internal/accuracy/cmd", "examples/posts", "examples/trending", "examples/likes",
+		"examples/magazines", "examples/orders", "examples/sensors", "examples/viewing_history",
+		"examples/internal/extest"},
+	// 7: the binaries.
+	{"cmd/cqlsize", "examples/posts/cmd/postsvc"},
 }
 
 // testHelpers may be imported by any package's tests: they give a test a real node, the
@@ -107,25 +52,26 @@ var layers = map[string][]string{
 // it holds a figure to, or the cqlsize binary.
 var testHelpers = []string{"cassandratest", "connect", "internal/authtest", "internal/cqlsizebin", "internal/figures", "internal/golden", "internal/ringtest", "internal/tlstest"}
 
-// testLayers lists the further arrows a package's tests take (beyond its row in layers and
-// testHelpers): a test may reach higher than its package when that layer is its oracle or
-// its harness.
-var testLayers = map[string][]string{
-	"codes":                    {"cql", "internal/cli"},                  // every registered code is reachable from the CLI
-	"cql/check":                {"cql/lint", "workload"},                 // check and lint agree on the same shapes; volumes for sized suggestions
-	"design":                   {"bucket", "cql/check", "cql/denorm"},    // the cases read as the command reads them, written through denorm and read back bucket by bucket
-	"cql/denorm":               {"cql/liveschema", "sizing", "workload"}, // a plan's writes sized by the byte model; the backfill compiled against the live tables
-	"internal/workloadflag":    {"sizing"},                               // flags through an estimate
-	"profile":                  {"internal/accuracy"},                    // the node's sstablepartitions sizes are the growth test's truth
-	"sizing/disk":              {"internal/accuracy"},                    // CompressionInfo.db read as the accuracy tests read it: the chunks the node wrote
-	"scripts":                  {"internal/version"},                     // the node's version is the one tested against
-	"examples/likes":           {"bucket", "cql/denorm", "examples/internal/extest"},
-	"examples/magazines":       {"cql/denorm", "examples/internal/extest"},
-	"examples/orders":          {"cql/denorm", "examples/internal/extest"},
-	"examples/posts":           {"evolve", "examples/internal/extest"}, // the evolve scenario plans the migration it adds
-	"examples/sensors":         {"bucket", "cql/denorm", "examples/internal/extest"},
-	"examples/trending":        {"examples/internal/extest", "sizing", "workload"},
-	"examples/viewing_history": {"bucket", "cql/denorm", "examples/internal/extest"},
+// testUpward lists the arrows a package's tests take upward or sideways (beyond lower floors
+// and testHelpers), each with why: a test may reach higher than its package when that layer
+// is its oracle or its harness.
+var testUpward = map[string][]string{
+	"codes":                    {"internal/cli"},             // every registered code is reachable from the CLI
+	"cql/check":                {"cql/lint"},                 // check and lint agree on the same shapes
+	"design":                   {"cql/check"},                // the cases read as the command reads them
+	"cql/denorm":               {"sizing"},                   // a plan's writes sized by the byte model
+	"internal/workloadflag":    {"sizing"},                   // flags through an estimate
+	"profile":                  {"internal/accuracy"},        // the node's sstablepartitions sizes are the growth test's truth
+	"sizing/disk":              {"internal/accuracy"},        // CompressionInfo.db read as the accuracy tests read it: the chunks the node wrote
+	"examples/likes":           {"examples/internal/extest"}, // the examples' shared test harness
+	"examples/magazines":       {"examples/internal/extest"}, //
+	"examples/orders":          {"examples/internal/extest"}, //
+	"examples/posts":           {"examples/internal/extest"}, //
+	"examples/sensors":         {"examples/internal/extest"}, //
+	"examples/trending":        {"examples/internal/extest"}, //
+	"examples/viewing_history": {"examples/internal/extest"}, //
+	"internal/purity":          {},                           //
+	"scripts":                  {"internal/version"},         // the node's version is the one tested against
 }
 
 // listed is one package as go list describes it.
@@ -141,38 +87,102 @@ func TestImportLayering(t *testing.T) {
 		t.Skip("needs the go command")
 	}
 	pkgs := listPackages(t)
+	for _, v := range layeringViolations(pkgs, floors, testHelpers, testUpward) {
+		t.Error(v)
+	}
+	names := map[string]bool{}
+	for _, p := range pkgs {
+		names[strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")] = true
+	}
+	for _, n := range slices.Concat(floors...) {
+		if !names[n] {
+			t.Errorf("the floors name %s, which is no package of the module: remove or rename it", n)
+		}
+	}
+	for n := range testUpward {
+		if !names[n] {
+			t.Errorf("testUpward has a row for %s, which is no package of the module", n)
+		}
+	}
+}
+
+// The rule itself, on packages made up for it: an upward import, a sideways one, an unplaced
+// package and a test's upward arrow not listed are each reported; downward ones are not.
+func TestLayeringRefusesUpwardImports(t *testing.T) {
+	fl := [][]string{{"low"}, {"mid", "peer"}, {"top"}}
+	pkg := func(name string, imports, tests []string) listed {
+		var abs, tabs []string
+		for _, i := range imports {
+			abs = append(abs, module+"/"+i)
+		}
+		for _, i := range tests {
+			tabs = append(tabs, module+"/"+i)
+		}
+		return listed{ImportPath: module + "/" + name, Imports: abs, TestImports: tabs}
+	}
+	cases := []struct {
+		name string
+		pkgs []listed
+		want []string // substrings, one per expected violation
+	}{
+		{"downward only", []listed{pkg("low", nil, nil), pkg("mid", []string{"low"}, nil), pkg("top", []string{"mid", "low"}, nil)}, nil},
+		{"upward", []listed{pkg("low", []string{"top"}, nil), pkg("mid", nil, nil), pkg("top", nil, nil)}, []string{"low (floor 0) imports top (floor 2)"}},
+		{"sideways", []listed{pkg("mid", []string{"peer"}, nil), pkg("peer", nil, nil)}, []string{"mid (floor 1) imports peer (floor 1)"}},
+		{"unplaced", []listed{pkg("new", []string{"low"}, nil)}, []string{"package new is on no floor"}},
+		{"test upward", []listed{pkg("low", nil, []string{"top"})}, []string{"the tests of low (floor 0) import top (floor 2)"}},
+		{"test downward", []listed{pkg("top", nil, []string{"low"})}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := layeringViolations(c.pkgs, fl, nil, nil)
+			if len(got) != len(c.want) {
+				t.Fatalf("violations %q, want %d matching %q", got, len(c.want), c.want)
+			}
+			for i, w := range c.want {
+				if !strings.Contains(got[i], w) {
+					t.Errorf("violation %q does not say %q", got[i], w)
+				}
+			}
+		})
+	}
+}
+
+// layeringViolations returns, one sentence each, every import of pkgs that does not point to a
+// lower floor (tests may also reach helpers and their listed upward arrows) and every package
+// on no floor.
+func layeringViolations(pkgs []listed, floors [][]string, helpers []string, upward map[string][]string) []string {
+	floor := map[string]int{}
+	for i, names := range floors {
+		for _, n := range names {
+			floor[n] = i
+		}
+	}
+	var out []string
 	seen := map[string]bool{}
 	for _, p := range pkgs {
 		name := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
 		seen[name] = true
-		allowed, ok := layers[name]
+		f, ok := floor[name]
 		if !ok {
-			t.Errorf("package %s has no row in the layering table (internal/purity/layers_test.go): add one listing the project packages it imports", name)
+			out = append(out, fmt.Sprintf("package %s is on no floor: add it to internal/purity/layers_test.go on the floor above the highest package it imports", name))
 			continue
 		}
 		for _, imp := range project(p.Imports) {
-			if !slices.Contains(allowed, imp) {
-				t.Errorf("%s imports %s: not an arrow the layering table allows; add it to the row of %s if it belongs there, or move the code", name, imp, name)
+			if g, ok := floor[imp]; ok && g >= f {
+				out = append(out, fmt.Sprintf("%s (floor %d) imports %s (floor %d): imports point down only; move the code the two share to a lower floor", name, f, imp, g))
 			}
 		}
-		tested := project(append(p.TestImports, p.XTestImports...))
+		tested := project(append(slices.Clone(p.TestImports), p.XTestImports...))
 		slices.Sort(tested)
 		for _, imp := range slices.Compact(tested) {
-			if imp != name && !slices.Contains(p.Imports, module+"/"+imp) && !slices.Contains(allowed, imp) && !slices.Contains(testHelpers, imp) && !slices.Contains(testLayers[name], imp) {
-				t.Errorf("the tests of %s import %s: not an arrow the layering table allows for tests; add it to testLayers if it belongs there", name, imp)
+			g, ok := floor[imp]
+			if imp == name || !ok || g < f || slices.Contains(helpers, imp) || slices.Contains(upward[name], imp) {
+				continue
 			}
+			out = append(out, fmt.Sprintf("the tests of %s (floor %d) import %s (floor %d): a test reaches up only for its oracle or harness; list the arrow in testUpward with why", name, f, imp, g))
 		}
 	}
-	for name := range layers {
-		if !seen[name] {
-			t.Errorf("the layering table has a row for %s, which is no package of the module: remove or rename it", name)
-		}
-	}
-	for name := range testLayers {
-		if !seen[name] {
-			t.Errorf("testLayers has a row for %s, which is no package of the module: remove or rename it", name)
-		}
-	}
+	return out
 }
 
 // listPackages lists every package of the module with its imports.
