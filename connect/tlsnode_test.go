@@ -34,10 +34,11 @@ func TestDiagnoseFromDriverLines(t *testing.T) {
 
 // TestPlainClientTLSNodeFirstHostDown: a plain client given a contact point that is down
 // and then the TLS node is told the TLS node wants TLS, open after open. The driver tries
-// the contact points in a random order and its error names the last one only; CI saw all
-// eight attempts of one open end on the down host. Almost every open must tell at its first
-// attempt, whatever order the driver took: before the driver's per-host lines were read,
-// about half needed another (30 opens had about one chance in 6,000 to reach 25 firsts).
+// the contact points in a random order and its error names the last one only, so every
+// attempt of one open can end on the down host. Almost every open must tell at its first
+// attempt, whatever order the driver took: a diagnosis that read the error alone would
+// need another attempt about half the time (30 opens would then have about one chance in
+// 6,000 to reach 25 firsts).
 func TestPlainClientTLSNodeFirstHostDown(t *testing.T) {
 	node := tlstest.Server(t)
 	want := "the node at " + node.Hosts[0] + ":9042 takes TLS connections only"

@@ -188,7 +188,7 @@ func (st *store) acquire(ctx context.Context, emit func(Event), needed func(cont
 				return nil, errNoLongerNeeded
 			}
 		}
-		// A failed attempt (a timeout under load) is retried like a busy lock.
+		// A failed attempt (a timeout on a busy node) is retried like a busy lock.
 		now := time.Now()
 		if !now.Before(deadline) {
 			if err != nil {

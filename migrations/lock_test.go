@@ -30,8 +30,8 @@ func TestLeaseExcludesRenewsAndExpires(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	// 4s, not 2s: the holder trusts its lease for ttl - (1s + ttl/10), 0.8s at 2s, which a
-	// renewal (a Paxos round) overran on the shared machine under load (lease lost).
+	// 4s, not 2s: the holder trusts its lease for ttl - (1s + ttl/10), 0.8s at 2s, which one
+	// renewal (a Paxos round) on a busy node can overrun (lease lost).
 	const ttl = 4 * time.Second
 	a := testStore(t, s, ks, 1001, ttl, time.Second)
 	b := testStore(t, s, ks, 1002, ttl, time.Second)

@@ -282,9 +282,9 @@ func TestPausedHolderNeverAppliesTwice(t *testing.T) {
 // TestRingPausedHolderNeverAppliesTwice is the pause experiment on the 3-node ring at RF 3
 // (bookkeeping at QUORUM, the lease and the fence through Paxos on three replicas). It
 // holds the ring lock: it faults no node, but a node another test stops would turn a round
-// into a different experiment. `make test-ring` plays one round (a round took about 50 s on
-// the loaded 2-core machine, and TestPausedHolderNeverAppliesTwice plays 10 on the dev node
-// in `make test`); docs/faults.md's 10 rounds on the ring come from CQLSIZE_PAUSE_ROUNDS=10.
+// into a different experiment. `make test-ring` plays one round (TestPausedHolderNeverAppliesTwice
+// plays 10 on the dev node in `make test`); docs/faults.md's 10 rounds on the ring come from
+// CQLSIZE_PAUSE_ROUNDS=10.
 func TestRingPausedHolderNeverAppliesTwice(t *testing.T) {
 	hosts := ringtest.Hosts(t)
 	ringtest.Lock(t)

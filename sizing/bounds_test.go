@@ -31,8 +31,8 @@ func TestWorkloadBoundsInCode(t *testing.T) {
 	}
 }
 
-// TestHistogramBucketHuge: sizes near and past what an int64 holds return at once (the loop
-// used to wrap around and never end at 1e19), and the buckets only grow.
+// TestHistogramBucketHuge: sizes near and past what an int64 holds return at once (a loop
+// over the buckets must not wrap around at 1e19), and the buckets only grow.
 func TestHistogramBucketHuge(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
@@ -72,8 +72,8 @@ func TestHistogramBucketHuge(t *testing.T) {
 }
 
 // TestShardsForAbsurdHotKey: a hot key far past the limits gets a write-shard finding with
-// no overflowed count (it used to advise -9223372036854775808 shards), and one that says
-// shards cannot fix it.
+// no overflowed count (never a negative number of shards), and one that says shards cannot
+// fix it.
 func TestShardsForAbsurdHotKey(t *testing.T) {
 	tbl := mustTable("app.posts_by_hashtag", "hashtag text pk", "month text pk", "post_id timeuuid ck", "content text")
 	e := estimate(t, tbl, Options{}, "partitions=1e15", "skew.zipf=3", "write_rate=1e6/s", "avg.content=200", "avg.hashtag=10", "avg.month=7")

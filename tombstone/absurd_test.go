@@ -11,9 +11,9 @@ import (
 )
 
 // TestAbsurdNumbers: numbers far past any cluster come back as a result with readable
-// findings, not a stack overflow (a count past an int64 used to recurse in its formatting
-// for ever: --rate 1e15/second --delete row:1e15/second), a negative page count or an
-// overflowed duration. Each case must finish within the deadline.
+// findings, not a stack overflow (a count past an int64 must not recurse in its formatting:
+// --rate 1e15/second --delete row:1e15/second), a negative page count or an overflowed
+// duration. Each case must finish within the deadline.
 func TestAbsurdNumbers(t *testing.T) {
 	const perDay = 86400.0
 	huge := tombstone.Table{Name: "app.huge", ClusteringColumns: 1, RegularColumns: 3, CollectionColumns: 1,

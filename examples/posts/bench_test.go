@@ -124,8 +124,8 @@ func BenchmarkPosts(b *testing.B) {
 }
 
 // BenchmarkPostsSideBySide writes with all four ways interleaved (a round of each per
-// iteration, in a random order drawn from a fixed seed) so that the shared machine's noise,
-// and whatever one way leaves behind on the node, falls on all of them alike. It reports
+// iteration, in a random order drawn from a fixed seed) so that the machine's noise, and
+// whatever one way leaves behind on the node, falls on all of them alike. It reports
 // each one's figures, and two ratios of the library over the hand-written batch:
 // lib/hand (posts per second, so 1 means as fast, over 1 faster) and lib/hand-p50 (median
 // latency, hand-written over library, read the same way).

@@ -382,10 +382,8 @@ func pct(ss []sample, p int) time.Duration {
 // SIGKILL replays its commit log only up to the last sync, so it can lose a write it
 // acknowledged in the seconds before the kill; the write is still on the other replica that
 // acknowledged it. A QUORUM read that pairs the killed node with the third replica, which
-// dropped the mutation under load and awaits a hint, then misses a post that no replica set
-// lost. That is the likely reading of the one miss seen at QUORUM, in 11,252 writes (a
-// Concurrent post's posts_by_user row); it was not confirmed. What the test holds is that
-// no acknowledged write is lost from the cluster.
+// may have dropped the mutation and await a hint, can then miss a post that no replica set
+// lost. What the test holds is that no acknowledged write is lost from the cluster.
 func verify(t *testing.T, s *gocql.Session, all []sample) (lost, partial, unacked int) {
 	t.Helper()
 	byID := map[string][]string{} // post id -> hashtags

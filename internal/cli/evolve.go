@@ -23,10 +23,9 @@ import (
 )
 
 // defaultCopyRate is the backfill's rows written a second that a plan assumes when
-// --copy-rate is not given: cqlsize backfill's defaults copied 200,000 posts_by_id rows into
-// 400,000 posts_by_hashtag rows in 71.5 s (5,591 a second) on the one-node dev cluster of a
-// 2-core machine shared with other work (load average 18 to 22). A real cluster is usually
-// faster; measure yours with a --rate-less run on a sample and pass --copy-rate.
+// --copy-rate is not given: about what cqlsize backfill's defaults copy a second on one
+// small node (docs/evolve.md gives the measured figure and the command). A real cluster
+// is usually faster; measure yours with a --rate-less run on a sample and pass --copy-rate.
 const defaultCopyRate = 5600
 
 // defaultCopyRateFrom says where defaultCopyRate comes from, for the plan's output.

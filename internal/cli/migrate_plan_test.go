@@ -83,7 +83,7 @@ func TestMigratePlanOfflineModelCheck(t *testing.T) {
 
 // up with --replication and a target keyspace that does not exist yet: a lint error or a
 // statement the model refuses stops the run before the keyspace is created, so a refused run
-// leaves nothing on the node (it used to leave an empty keyspace behind).
+// leaves nothing on the node, not even an empty keyspace.
 func TestMigrateUpRefusalCreatesNoKeyspace(t *testing.T) {
 	admin := cassandratest.Session(t)
 	env := clusterEnv(t)

@@ -9,7 +9,7 @@ import (
 
 // EnvRuns repeats the ring tests that measure a figure over several runs (a fault, its
 // latencies and its checks, once per run). `make test-ring` leaves it unset and runs each
-// such test once, so the fault suite fits CI's budget and every assertion is still made;
+// such test once, so the fault suite stays short and every assertion is still made;
 // the README's figures over 3 runs come from CQLSIZE_RING_RUNS=3.
 const EnvRuns = "CQLSIZE_RING_RUNS"
 

@@ -16,16 +16,15 @@ import (
 )
 
 // A node that was paused or restarted while other nodes changed the schema usually pulls
-// the schema it missed within seconds. In CI it did not: a test paused node 3 for 46 s
-// while it deployed a keyspace through the others; resumed, node 3 pulled the keyspace's
-// creation and was pushed its drop (the test's cleanup) while the deploy's writes to its
-// tables still arrived, and the drop failed half-way in Cassandra 5.0.9
-// ("IllegalArgumentException: Unknown CF" from CommitLog.forceRecycleAllSegments under
-// Schema.dropKeyspace). The node then gossiped the dropped keyspace's schema version for
-// good and answered every DDL it coordinated with "Unknown CF". That is the test ring's
-// health, not what a test measures, so the ring is mended as an operator would: the nodes
-// on a minority version reset their local schema (it is pulled again from the others), and
-// if that does not do within a while, are restarted (which reloads the schema from disk).
+// the schema it missed within seconds, but not always: a node that pulls a keyspace's
+// creation and is pushed its drop while writes to its tables still arrive can fail the drop
+// half-way in Cassandra 5.0.9 ("IllegalArgumentException: Unknown CF" from
+// CommitLog.forceRecycleAllSegments under Schema.dropKeyspace), then gossip the dropped
+// keyspace's schema version for good and answer every DDL it coordinates with "Unknown CF"
+// (docs/tests.md). That is the test ring's health, not what a test measures, so the ring is
+// mended as an operator would: the nodes on a minority version reset their local schema (it
+// is pulled again from the others), and if that does not do within a while, are restarted
+// (which reloads the schema from disk).
 const (
 	nudgeAfter   = 30 * time.Second // disagreement this old: nodetool resetlocalschema
 	restartAfter = 60 * time.Second // and this old: stop and start the node (a reset did not mend a half-failed drop: "Unable to merge schema")
@@ -41,8 +40,8 @@ type view struct {
 // the others, on a session pinned to that node. A node that does not answer within a few
 // seconds is left out (heal deals with nodes that are down). One session's system.local
 // and system.peers are not enough: the driver sends the two queries to different
-// coordinators, so one node was counted twice and another (the one left behind, in CI)
-// not at all. The gossiped versions matter because the driver's agreement check reads
+// coordinators, so one node could be counted twice and another (perhaps the one left
+// behind) not at all. The gossiped versions matter because the driver's agreement check reads
 // them: a node whose own version is right but whose gossip is stale still holds it up.
 func look(ctx context.Context, hosts []string) view {
 	v := view{own: map[string]string{}}

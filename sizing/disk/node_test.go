@@ -268,8 +268,7 @@ func TestPredictMatchesNode(t *testing.T) {
 		}
 		results = append(results, r)
 	}
-	// One JVM for every table: on a busy shared machine each start of a Cassandra tool costs
-	// seconds.
+	// One JVM for every table: each start of a Cassandra tool costs seconds.
 	unc, err := partitionBytes(ctx, files, dirs...)
 	if err != nil {
 		t.Fatal(err)
@@ -362,9 +361,9 @@ feed:
 }
 
 // execAgain runs a statement that is safe to repeat (an INSERT of the same values, a CREATE
-// ... IF NOT EXISTS), again when a loaded shared node misses the client's timeout (it may
-// well have applied it), for up to ten tries a few seconds apart: at load averages over 50
-// on two cores a schema change has missed three timeouts in a row.
+// ... IF NOT EXISTS), again when a busy node misses the client's timeout (it may well have
+// applied it), for up to ten tries a few seconds apart: a schema change on a busy node can
+// miss several timeouts in a row.
 func execAgain(ctx context.Context, s *gocql.Session, stmt string, args ...any) error {
 	var err error
 	for attempt := 0; attempt < 10; attempt++ {
@@ -540,8 +539,8 @@ func spaceUsedLive(ctx context.Context, files *cassandratest.NodeFiles, ks strin
 
 // awaitSettled waits until the node runs no compaction of keyspace ks and none of its tables'
 // directories holds a transaction log (an sstable being written or replaced): a nodetool
-// compact that failed on a loaded machine and was sent again may have left the first one
-// running in the node.
+// compact whose client gave up and was sent again may have left the first one running in
+// the node.
 func awaitSettled(ctx context.Context, files *cassandratest.NodeFiles, ks string) error {
 	var why string
 	for {
