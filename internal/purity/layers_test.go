@@ -85,15 +85,15 @@ var layers = map[string][]string{
 	"internal/accuracy/cmd": {"connect", "internal/accuracy", "internal/figures", "profile"},
 
 	// The examples import public packages only, so each can be copied into a service;
-	// examples/internal/extest is their shared test harness.
+	// examples/internal/extest is their shared test harness, which only their tests import.
 	"examples/posts":             {"bucket", "connect", "cql", "cql/denorm", "migrations"},
 	"examples/posts/cmd/postsvc": {"connect", "cql/denorm", "examples/posts", "migrations"},
 	"examples/trending":          {"bucket", "cql", "cql/denorm"},
-	"examples/likes":             {},
-	"examples/magazines":         {},
-	"examples/orders":            {},
-	"examples/sensors":           {},
-	"examples/viewing_history":   {},
+	"examples/likes":             {"bucket", "cql", "cql/denorm"},
+	"examples/magazines":         {"cql", "cql/denorm"},
+	"examples/orders":            {"cql", "cql/denorm"},
+	"examples/sensors":           {"bucket", "cql", "cql/denorm"},
+	"examples/viewing_history":   {"bucket", "cql", "cql/denorm"},
 	"examples/internal/extest": {"connect", "cql", "cql/check", "cql/denorm", "internal/ringtest", "migrations",
 		"sizing", "workload"},
 
@@ -119,13 +119,13 @@ var testLayers = map[string][]string{
 	"profile":                  {"internal/accuracy"},                    // the node's sstablepartitions sizes are the growth test's truth
 	"sizing/disk":              {"internal/accuracy"},                    // CompressionInfo.db read as the accuracy tests read it: the chunks the node wrote
 	"scripts":                  {"internal/version"},                     // the node's version is the one tested against
-	"examples/likes":           {"bucket", "cql/denorm", "examples/internal/extest"},
-	"examples/magazines":       {"cql/denorm", "examples/internal/extest"},
-	"examples/orders":          {"cql/denorm", "examples/internal/extest"},
+	"examples/likes":           {"examples/internal/extest"},
+	"examples/magazines":       {"examples/internal/extest"},
+	"examples/orders":          {"examples/internal/extest"},
 	"examples/posts":           {"evolve", "examples/internal/extest"}, // the evolve scenario plans the migration it adds
-	"examples/sensors":         {"bucket", "cql/denorm", "examples/internal/extest"},
+	"examples/sensors":         {"examples/internal/extest"},
 	"examples/trending":        {"examples/internal/extest", "sizing", "workload"},
-	"examples/viewing_history": {"bucket", "cql/denorm", "examples/internal/extest"},
+	"examples/viewing_history": {"examples/internal/extest"},
 }
 
 // listed is one package as go list describes it.
