@@ -1,4 +1,4 @@
-package likes
+package likes_test
 
 import (
 	"context"
@@ -10,53 +10,20 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlsize/cqlsize/bucket"
 	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql/denorm"
 	"github.com/cqlsize/cqlsize/examples/internal/extest"
+	"github.com/cqlsize/cqlsize/examples/likes"
 )
-
-type like struct {
-	UserID, ItemID      gocql.UUID
-	LikedAt             time.Time
-	UserName, ItemTitle string // copied into the like rows; not needed to delete them
-}
-
-func months() bucket.Scheme {
-	s, _ := bucket.New(bucket.Month())
-	return s
-}
-
-func mappings() []denorm.Mapping[like] {
-	m := months()
-	return []denorm.Mapping[like]{
-		denorm.Map("likes_by_user_item", func(l *like, out *denorm.Rows) error {
-			out.Add().Set("user_id", l.UserID).Set("item_id", l.ItemID).Set("liked_at", l.LikedAt)
-			return nil
-		}).Source(func(v denorm.Values) (*like, error) {
-			l := &like{}
-			l.UserID, _ = v["user_id"].(gocql.UUID)
-			l.ItemID, _ = v["item_id"].(gocql.UUID)
-			l.LikedAt, _ = v["liked_at"].(time.Time)
-			return l, nil
-		}),
-		denorm.Map("items_by_user", func(l *like, out *denorm.Rows) error {
-			out.Add().Set("user_id", l.UserID).Set("liked_at", l.LikedAt).Set("item_id", l.ItemID).Set("item_title", l.ItemTitle)
-			return nil
-		}),
-		denorm.Map("users_by_item", func(l *like, out *denorm.Rows) error {
-			out.Add().Set("item_id", l.ItemID).Set("month", m.For(l.LikedAt).String()).Set("liked_at", l.LikedAt).
-				Set("user_id", l.UserID).Set("user_name", l.UserName)
-			return nil
-		}),
-	}
-}
 
 func TestLikes(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
 	extest.Migrate(t, s, "migrations")
-	schema := extest.Schema(t, "migrations", ks)
-	model, err := denorm.New(s, schema, denorm.Options{Keyspace: ks}, mappings()...)
+	schema, err := likes.Schema(ks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := likes.NewStore(s, ks, []byte("secret"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,45 +38,55 @@ func TestLikes(t *testing.T) {
 	}
 	// 30 users like the item over three months; alice likes it last.
 	start := time.Date(2024, 1, 10, 0, 0, 0, 0, time.UTC)
-	var likes []like
+	var liked []likes.Like
 	for i := 0; i < 30; i++ {
-		l := like{UserID: gocql.TimeUUID(), ItemID: item, LikedAt: start.Add(time.Duration(i) * 72 * time.Hour), UserName: fmt.Sprintf("user%d", i), ItemTitle: "mac pro"}
+		l := likes.Like{UserID: gocql.TimeUUID(), ItemID: item, LikedAt: start.Add(time.Duration(i) * 72 * time.Hour), UserName: fmt.Sprintf("user%d", i), ItemTitle: "mac pro"}
 		if i == 29 {
 			l.UserID, l.UserName = alice, "jerrylou"
 		}
-		if _, err := model.Insert(ctx, &l); err != nil {
+		if err := st.Like(ctx, &l); err != nil {
 			t.Fatal(err)
 		}
-		likes = append(likes, l)
+		liked = append(liked, l)
 	}
-	last := likes[29]
+	last := liked[29]
 	rows := extest.RunQueries(t, s, schema, "queries.cql", map[string]any{
-		"user_id": alice, "item_id": item, "month": months().For(last.LikedAt).String(),
+		"user_id": alice, "item_id": item, "month": likes.Months().For(last.LikedAt).String(),
 	})
 	if rows["items_liked_by_user"] != 1 || rows["does_user_like"] != 1 {
 		t.Errorf("rows per query: %v", rows)
 	}
 
+	// The store's own reads find alice's like as the node holds it.
+	if at, err := st.LikedAt(ctx, alice, item); err != nil || !at.Equal(last.LikedAt) {
+		t.Errorf("LikedAt: %s (%v), want %s", at, err, last.LikedAt)
+	}
+	items, err := st.ItemsLikedBy(ctx, alice, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 1 || items[0].ItemID != item || items[0].Title != "mac pro" || !items[0].LikedAt.Equal(last.LikedAt) {
+		t.Errorf("ItemsLikedBy: %+v, want the one like of mac pro", items)
+	}
+
 	// Who liked the item, newest first, across the months, 7 at a time.
-	tl := &denorm.Timeline{Session: s, Query: "SELECT user_id, liked_at FROM users_by_item WHERE item_id = ? AND month = ?",
-		Scheme: months(), MaxBuckets: 6}
-	got := extest.Timeline[gocql.UUID](t, ctx, tl, denorm.PageRequest{Key: []any{item}, Newest: last.LikedAt, Limit: 7}, "user_id")
+	got := extest.Timeline[gocql.UUID](t, ctx, st.Likers, denorm.PageRequest{Key: []any{item}, Newest: last.LikedAt, Limit: 7}, "user_id")
 	var want []gocql.UUID
-	for i := len(likes) - 1; i >= 0; i-- {
-		want = append(want, likes[i].UserID)
+	for i := len(liked) - 1; i >= 0; i-- {
+		want = append(want, liked[i].UserID)
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("users_by_item timeline gave %d users, want the 30 likers newest first", len(got))
 	}
 
 	// Unlike: from the stored like, every copy goes (the caller does not know liked_at).
-	if _, err := model.DeleteByKey(ctx, []any{alice, item}); err != nil {
+	if err := st.Unlike(ctx, alice, item); err != nil {
 		t.Fatal(err)
 	}
 	for q, args := range map[string][]any{
 		"SELECT * FROM likes_by_user_item WHERE user_id = ? AND item_id = ?":           {alice, item},
 		"SELECT * FROM items_by_user WHERE user_id = ?":                                {alice},
-		"SELECT * FROM users_by_item WHERE item_id = ? AND month = ? AND liked_at = ?": {item, months().For(last.LikedAt).String(), last.LikedAt},
+		"SELECT * FROM users_by_item WHERE item_id = ? AND month = ? AND liked_at = ?": {item, likes.Months().For(last.LikedAt).String(), last.LikedAt},
 	} {
 		iter := s.Query(q, args...).Iter()
 		if n := iter.NumRows(); n != 0 {
@@ -119,7 +96,10 @@ func TestLikes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := model.DeleteByKey(ctx, []any{alice, item}); !errors.Is(err, denorm.ErrNotFound) {
+	if err := st.Unlike(ctx, alice, item); !errors.Is(err, likes.ErrNotFound) {
 		t.Errorf("a second unlike: %v, want ErrNotFound", err)
+	}
+	if _, err := st.LikedAt(ctx, alice, item); !errors.Is(err, likes.ErrNotFound) {
+		t.Errorf("does_user_like after the unlike: %v, want ErrNotFound", err)
 	}
 }

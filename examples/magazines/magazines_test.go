@@ -1,48 +1,35 @@
-package magazines
+package magazines_test
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"testing"
 
 	"github.com/cqlsize/cqlsize/cassandratest"
-	"github.com/cqlsize/cqlsize/cql/denorm"
 	"github.com/cqlsize/cqlsize/examples/internal/extest"
+	"github.com/cqlsize/cqlsize/examples/magazines"
 )
-
-type magazine struct {
-	ID                   int32
-	Name, Frequency, Pub string
-}
-
-func mappings() []denorm.Mapping[magazine] {
-	return []denorm.Mapping[magazine]{
-		denorm.Map("magazines_by_id", func(m *magazine, out *denorm.Rows) error {
-			out.Add().Set("id", m.ID).Set("name", m.Name).Set("publication_frequency", m.Frequency).Set("publisher", m.Pub)
-			return nil
-		}),
-		denorm.Map("magazines_by_publisher", func(m *magazine, out *denorm.Rows) error {
-			out.Add().Set("publisher", m.Pub).Set("id", m.ID).Set("name", m.Name).Set("publication_frequency", m.Frequency)
-			return nil
-		}),
-	}
-}
 
 func TestMagazines(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
 	extest.Migrate(t, s, "migrations")
-	schema := extest.Schema(t, "migrations", ks)
-	model, err := denorm.New(s, schema, denorm.Options{Keyspace: ks}, mappings()...)
+	schema, err := magazines.Schema(ks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := magazines.NewStore(s, ks)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	mags := []magazine{
+	mags := []magazines.Magazine{
 		{1, "Tap chi Tin hoc", "monthly", "NXB Tre"},
 		{2, "Khoa hoc Pho thong", "weekly", "NXB Tre"},
 		{3, "Data Weekly", "weekly", "Orbit"},
 	}
 	for i := range mags {
-		if _, err := model.Insert(ctx, &mags[i]); err != nil {
+		if err := st.Add(ctx, &mags[i]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -50,11 +37,21 @@ func TestMagazines(t *testing.T) {
 	if rows["magazines_of_publisher"] != 2 {
 		t.Errorf("NXB Tre has %d magazines, want 2", rows["magazines_of_publisher"])
 	}
+	// The store's own reads: Q1 by id, Q2 newest id first.
+	if m, err := st.ByID(ctx, 1); err != nil || *m != mags[0] {
+		t.Errorf("ByID(1) = %+v (%v), want %+v", m, err, mags[0])
+	}
+	if _, err := st.ByID(ctx, 99); !errors.Is(err, magazines.ErrNotFound) {
+		t.Errorf("ByID(99): %v, want ErrNotFound", err)
+	}
+	if got, err := st.OfPublisher(ctx, "NXB Tre"); err != nil || !slices.Equal(got, []magazines.Magazine{mags[1], mags[0]}) {
+		t.Errorf("OfPublisher(NXB Tre) = %+v (%v), want ids 2 then 1", got, err)
+	}
 
 	// A magazine changes publisher: it moves between partitions of Q2's table.
 	moved := mags[1]
-	moved.Pub = "Orbit"
-	plan, err := model.Update(ctx, &mags[1], &moved)
+	moved.Publisher = "Orbit"
+	plan, err := st.Update(ctx, &mags[1], &moved)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -84,7 +84,11 @@ func TestTablesQueriesAndDelete(t *testing.T) {
 
 	// Every access pattern of queries.cql finds what was written, with no ALLOW FILTERING.
 	month, _ := posts.MonthOf(p.ID)
-	rows := extest.RunQueries(t, s, extest.Schema(t, "migrations", ks), "queries.cql", map[string]any{
+	schema, err := posts.Schema(ks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := extest.RunQueries(t, s, schema, "queries.cql", map[string]any{
 		"post_id": p.ID, "user_id": user, "month": month, "hashtag": "go",
 	})
 	if rows["user_timeline"] != 2 || rows["hashtag_timeline"] != 2 || rows["user_timeline_before"] != 1 {

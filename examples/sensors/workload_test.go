@@ -9,5 +9,9 @@ import (
 // TestWorkload sizes the example's tables under workload.yaml: no partition may cross a
 // limit at the declared workload. It needs no cluster.
 func TestWorkload(t *testing.T) {
-	extest.Estimate(t, extest.Schema(t, "migrations", "app"), ".")
+	schema, err := Schema("app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	extest.Estimate(t, schema, ".")
 }

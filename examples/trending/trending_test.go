@@ -22,7 +22,10 @@ func newestFirst(a, b gocql.UUID) int { return b.Time().Compare(a.Time()) }
 func TestTrending(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
 	extest.Migrate(t, s, "migrations")
-	schema := extest.Schema(t, "migrations", ks)
+	schema, err := Schema(ks)
+	if err != nil {
+		t.Fatal(err)
+	}
 	model, err := NewModel(s, ks)
 	if err != nil {
 		t.Fatal(err)

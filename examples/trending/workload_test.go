@@ -14,7 +14,10 @@ import (
 // hottest hashtag's day split that many ways, no partition may cross a limit. It needs no
 // cluster.
 func TestWorkload(t *testing.T) {
-	schema := extest.Schema(t, "migrations", "app")
+	schema, err := Schema("app")
+	if err != nil {
+		t.Fatal(err)
+	}
 	ests := extest.Estimate(t, schema, ".")
 	if n := extest.ShardAdvice(t, ests, "posts_by_hashtag"); n != Shards {
 		t.Fatalf("SZ102 asks for %d write shards for workload.yaml; the example uses %d", n, Shards)

@@ -219,3 +219,22 @@ func project(imports []string) []string {
 	}
 	return out
 }
+
+// The examples are code a user copies into a service: their non-test files import public
+// packages only (their tests may use harnesses under internal/).
+func TestExamplesImportPublicPackagesOnly(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("needs the go command")
+	}
+	for _, p := range listPackages(t) {
+		name := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
+		if !strings.HasPrefix(name, "examples/") || strings.HasPrefix(name, "examples/internal/") {
+			continue
+		}
+		for _, imp := range project(p.Imports) {
+			if imp == "internal" || strings.HasPrefix(imp, "internal/") || strings.Contains(imp, "/internal/") || strings.HasSuffix(imp, "/internal") {
+				t.Errorf("example %s imports %s: an example's code imports public packages only, so a user can copy it out", name, imp)
+			}
+		}
+	}
+}

@@ -1,9 +1,15 @@
-// Package extest holds what every example's test does the same way: apply the example's
-// migrations to a fresh keyspace, load them into the schema model, and run every named
-// query of its queries.cql against the node, bound by column name, and scroll a timeline.
+// Package extest is the examples' shared test harness, and nothing else: it applies an
+// example's migration files to a test's fresh keyspace, checks and runs every named query
+// of its queries.cql on the node, sizes its workload.yaml, scrolls a timeline to its end,
+// holds its README's Go code to the package's, and reaches the 3-node fault ring. None of
+// it is code a service needs: what an example does (its models, writes, reads and
+// buckets) is in the example's own non-test files, which import public packages only and
+// can be copied out. It is internal so that these test conveniences, and the ring control
+// under internal/, do not become part of the module's API.
 package extest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -94,16 +100,6 @@ func execDDL(s *gocql.Session, stmt string) error {
 		time.Sleep(time.Second)
 	}
 	return err
-}
-
-// Schema loads the migrations in dir into the schema model, in keyspace.
-func Schema(t testing.TB, dir, keyspace string) *cql.Schema {
-	t.Helper()
-	s, err := cql.LoadSchemaFSIn(os.DirFS(dir), ".", keyspace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 // Queries loads the named queries of file and checks them against the schema with the
@@ -259,4 +255,58 @@ func ShardAdvice(t testing.TB, ests []*sizing.Estimate, table string) int {
 		}
 	}
 	return 0
+}
+
+// READMECode checks that every ```go block of README.md in the current directory is, line
+// for line, in one of the directory's non-test .go files: the code a README shows is the
+// code the package compiles and its tests run.
+func READMECode(t testing.TB) {
+	t.Helper()
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var src [][]byte
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src = append(src, b)
+	}
+	blocks := 0
+	rest := readme
+	for {
+		_, after, ok := bytes.Cut(rest, []byte("```go\n"))
+		if !ok {
+			break
+		}
+		block, after, ok := bytes.Cut(after, []byte("```"))
+		if !ok {
+			t.Fatal("README.md: a ```go block is not closed")
+		}
+		rest = after
+		blocks++
+		found := false
+		for _, b := range src {
+			if bytes.Contains(b, block) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			first, _, _ := bytes.Cut(block, []byte("\n"))
+			t.Errorf("README.md: the Go block starting %q is not in the package's code: copy it from there", first)
+		}
+	}
+	if blocks == 0 {
+		t.Error("README.md shows no ```go block of the package's code")
+	}
 }
