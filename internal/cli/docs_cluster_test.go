@@ -82,7 +82,7 @@ type clusterRun struct {
 func (c *clusterRun) name(page, actual string) { c.names[page] = actual }
 
 // write puts a file into the sandbox (its folders made; a folder that is a link to the
-// repository's is replaced by a real one first, so nothing is written into the repository).
+// repository's is replaced by an empty real one first, so nothing is written into the repository).
 func (c *clusterRun) write(t *testing.T, rel, content string) {
 	t.Helper()
 	path := filepath.Join(c.dir, rel)

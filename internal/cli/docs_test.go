@@ -306,7 +306,7 @@ func TestConsoleExamples(t *testing.T) {
 		for _, b := range blocks {
 			if c, why := blockNeedsCluster(b); why != "" {
 				skipped++
-				t.Logf("%s:%d: skipped: %q needs a cluster (%s): TestClusterConsoleExamples runs it", page, c.line, c.text, why)
+				t.Logf("%s:%d: skipped: %q needs a cluster (%s): TestClusterConsoleExamples runs it or says why not", page, c.line, c.text, why)
 				continue
 			}
 			ran++
