@@ -210,23 +210,46 @@ func offlineEnv(string) string { return "" }
 // runConsole runs one cqlsize command line in process and returns what the page shows for
 // it: stdout, then stderr, then "[exit N]" when the status is not 0, as lines.
 func runConsole(text string) ([]string, error) {
-	words, err := shellWords(text)
+	assign, args, err := consoleWords(text)
 	if err != nil {
 		return nil, err
 	}
-	if len(words) == 0 || words[0] != "cqlsize" {
+	if len(assign) > 0 {
 		return nil, fmt.Errorf("%q: a console example runs cqlsize (put other commands in a ```sh block)", text)
+	}
+	return consoleOutput(args, offlineEnv), nil
+}
+
+// consoleWords splits a command line into the NAME=value assignments before the command
+// (in their order) and cqlsize's arguments. It refuses a line that runs another program, and
+// one that names an absolute path.
+func consoleWords(text string) (assign, args []string, err error) {
+	words, err := shellWords(text)
+	if err != nil {
+		return nil, nil, err
+	}
+	for len(words) > 0 && envAssignment.MatchString(words[0]) {
+		assign, words = append(assign, words[0]), words[1:]
+	}
+	if len(words) == 0 || words[0] != "cqlsize" {
+		return nil, nil, fmt.Errorf("%q: a console example runs cqlsize (put other commands in a ```sh block)", text)
 	}
 	for _, w := range words[1:] {
 		if _, v, ok := strings.Cut(w, "="); ok && strings.HasPrefix(w, "-") {
 			w = v
 		}
 		if filepath.IsAbs(w) {
-			return nil, fmt.Errorf("%q: %s is outside the repository: an example names paths relative to the root, so it reads what the reader has and writes into its own directory", text, w)
+			return nil, nil, fmt.Errorf("%q: %s is outside the repository: an example names paths relative to the root, so it reads what the reader has and writes into its own directory", text, w)
 		}
 	}
+	return assign, words[1:], nil
+}
+
+// consoleOutput runs cqlsize with args in process and returns what a page shows for it:
+// stdout, then stderr, then "[exit N]" when the status is not 0, as lines.
+func consoleOutput(args []string, getenv func(string) string) []string {
 	var out, errOut bytes.Buffer
-	code := DoContext(context.Background(), words[1:], strings.NewReader(""), &out, &errOut, offlineEnv)
+	code := DoContext(context.Background(), args, strings.NewReader(""), &out, &errOut, getenv)
 	got := strings.TrimSuffix(out.String()+errOut.String(), "\n")
 	var lines []string
 	if got != "" {
@@ -235,7 +258,7 @@ func runConsole(text string) ([]string, error) {
 	if code != 0 {
 		lines = append(lines, fmt.Sprintf("[exit %d]", code))
 	}
-	return lines, nil
+	return lines
 }
 
 // sandbox is a fresh directory that looks like the repository root: a symlink to each of the
@@ -261,7 +284,8 @@ func sandbox(t *testing.T) string {
 }
 
 // TestConsoleExamples runs every ```console block of README.md and docs/ that needs no
-// cluster and compares what each command prints, and its exit status, with the page. With
+// cluster (TestClusterConsoleExamples runs the others) and compares what each command
+// prints, and its exit status, with the page. With
 // -update it rewrites the pages' outputs instead; review the diff: each change is a stale page
 // or a bug.
 func TestConsoleExamples(t *testing.T) {
@@ -282,7 +306,7 @@ func TestConsoleExamples(t *testing.T) {
 		for _, b := range blocks {
 			if c, why := blockNeedsCluster(b); why != "" {
 				skipped++
-				t.Logf("%s:%d: skipped: %q needs a cluster (%s)", page, c.line, c.text, why)
+				t.Logf("%s:%d: skipped: %q needs a cluster (%s): TestClusterConsoleExamples runs it or says why not", page, c.line, c.text, why)
 				continue
 			}
 			ran++
