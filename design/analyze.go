@@ -171,19 +171,18 @@ func elementOf(c *cql.Column, keys bool) (*elemKey, bool) {
 	case !keys && t.Kind == cql.Map && len(t.Params) == 2:
 		e.typ, e.name = t.Params[1], c.Name+"_value"
 	case !keys && (t.Kind == cql.List || t.Kind == cql.Set) && len(t.Params) == 1:
-		e.typ, e.name = t.Params[0], singular(c.Name)
+		e.typ, e.name = t.Params[0], elementName(c.Name)
 	default:
 		return nil, false
 	}
 	return e, true
 }
 
-func singular(name string) string {
-	switch {
-	case strings.HasSuffix(name, "ies") && len(name) > 4:
-		return strings.TrimSuffix(name, "ies") + "y"
-	case strings.HasSuffix(name, "s") && !strings.HasSuffix(name, "ss") && len(name) > 2:
-		return strings.TrimSuffix(name, "s")
+// elementName is the singular of a collection's name (hashtags -> hashtag), or the name
+// with _value when it has none (news -> news_value).
+func elementName(name string) string {
+	if s := cql.Singular(name); s != name {
+		return s
 	}
 	return name + "_value"
 }
