@@ -46,7 +46,7 @@ func serve(a *access, t *Table) *Served {
 			reads = append(reads, fmt.Sprintf("every shard 0 to %d, merged in clustering order", t.Shards-1))
 		}
 	}
-	text := RewriteSelect(s, qualified(t.Table), where)
+	text := s.Rewrite(qualified(t.Table), where)
 	sv := &Served{Name: a.q.Name, Table: t.Table.QualifiedName(), Bucket: t.Bucket, Shards: t.Shards,
 		Text: text, Rate: a.q.Rate, Pos: s.Pos, Reads: strings.Join(reads, "; ")}
 	if a.q.P99 > 0 {
@@ -176,44 +176,3 @@ func sortErrors(errs []error) []error {
 }
 
 func joinErrors(errs []error) error { return errors.Join(sortErrors(errs)...) }
-
-// RewriteSelect writes a SELECT again for another table: the same selection, the relations
-// of where (as text, joined by AND), the same ORDER BY and limits. table is the name as the
-// output should write it (qualified or not).
-func RewriteSelect(s *cql.Select, table string, where []string) string {
-	var b strings.Builder
-	b.WriteString("SELECT ")
-	if s.JSON {
-		b.WriteString("JSON ")
-	}
-	if s.Star {
-		b.WriteString("*")
-	} else {
-		items := make([]string, len(s.Selectors))
-		for i, sel := range s.Selectors {
-			items[i] = sel.Text
-		}
-		b.WriteString(strings.Join(items, ", "))
-	}
-	b.WriteString(" FROM " + table)
-	if len(where) > 0 {
-		b.WriteString(" WHERE " + strings.Join(where, " AND "))
-	}
-	if len(s.OrderBy) > 0 {
-		items := make([]string, len(s.OrderBy))
-		for i, o := range s.OrderBy {
-			items[i] = o.Column.String()
-			if o.Desc {
-				items[i] += " DESC"
-			}
-		}
-		b.WriteString(" ORDER BY " + strings.Join(items, ", "))
-	}
-	if s.PerPartitionLimit != nil {
-		b.WriteString(" PER PARTITION LIMIT " + s.PerPartitionLimit.Text)
-	}
-	if s.Limit != nil {
-		b.WriteString(" LIMIT " + s.Limit.Text)
-	}
-	return b.String()
-}

@@ -96,7 +96,7 @@ func suggest(schema *cql.Schema, t *cql.Table, q *selectQuery, stmt *cql.Select,
 	if sg.nolint != "" {
 		b.WriteString("-- cqlsize:nolint BK101 " + sg.nolint + "\n")
 	}
-	b.WriteString(design.CreateTable(sg.table, stmt.Table.Keyspace.Name != ""))
+	b.WriteString(sg.table.CreateStatement(stmt.Table.Keyspace.Name != ""))
 	return b.String(), rewriteQuery(stmt, sg), false
 }
 
@@ -133,7 +133,7 @@ func sized(schema *cql.Schema, t *cql.Table, stmt *cql.Select, q Query, vols *de
 	if dt.NoLint != "" {
 		b.WriteString("-- cqlsize:nolint BK101 " + dt.NoLint + "\n")
 	}
-	b.WriteString(design.CreateTable(dt.Table, stmt.Table.Keyspace.Name != ""))
+	b.WriteString(dt.Table.CreateStatement(stmt.Table.Keyspace.Name != ""))
 	text = sel.Text
 	if stmt.Table.Keyspace.Name == "" {
 		// The query as written names no keyspace: neither does its rewrite.
@@ -376,7 +376,7 @@ func rewriteQuery(s *cql.Select, sg *suggestion) string {
 	if !s.Table.Keyspace.IsZero() {
 		name = s.Table.Keyspace.String() + "." + name
 	}
-	return design.RewriteSelect(s, name, sg.where)
+	return s.Rewrite(name, sg.where)
 }
 
 // layoutState is the suggested table as layout builds it: its columns so far, the names
