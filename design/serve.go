@@ -23,14 +23,25 @@ func serve(a *access, t *Table) *Served {
 	if e := a.elem; e != nil {
 		where = append(where, cql.QuoteName(e.name)+" = "+e.rel.Value.Text)
 	}
-	for _, r := range a.ins {
-		where = append(where, r.Text)
-	}
-	for _, r := range a.rng {
-		where = append(where, r.Text)
+	moved := t.BucketColumn != "" && t.Entity.Column(t.BucketColumn) != nil // a bucket the entity has
+	named := false
+	for _, r := range append(append([]*cql.Relation{}, a.ins...), a.rng...) {
+		switch {
+		case moved && r.Column().Name == t.BucketColumn && !named:
+			// The query names the bucket: = ? replaces an IN or a range on it.
+			where, named = append(where, cql.QuoteName(t.BucketColumn)+" = ?"), true
+		case moved && r.Column().Name == t.BucketColumn:
+		default:
+			where = append(where, r.Text)
+		}
 	}
 	var reads []string
-	if t.BucketColumn != "" {
+	if moved {
+		if !named {
+			where = append(where, cql.QuoteName(t.BucketColumn)+" = ?")
+		}
+		reads = append(reads, fmt.Sprintf("one %s per call: walk back %s by %s for older rows", t.BucketColumn, t.BucketColumn, t.BucketColumn))
+	} else if t.BucketColumn != "" {
 		where = append(where, cql.QuoteName(t.BucketColumn)+" = ?")
 		if len(a.rng) > 0 {
 			reads = append(reads, fmt.Sprintf("one query per %s bucket the range covers (bucket.Scheme.Between)", t.Bucket))

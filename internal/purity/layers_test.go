@@ -30,8 +30,10 @@ var layers = map[string][]string{
 
 	// Pure engines over the cql model: no driver (purity_test.go), no CLI.
 	"cql/bound": {"cql"},
-	"cql/check": {"cql", "cql/bound", "design", "finding", "severity"},
-	"cql/lint":  {"cql", "cql/bound", "finding", "severity"},
+	"cql/check": {"cql", "cql/keylayout", "finding", "severity"},
+	// The key of the table that serves an access pattern: design's tables, check's suggestions.
+	"cql/keylayout": {"cql", "cql/bound"},
+	"cql/lint":      {"cql", "cql/bound", "finding", "severity"},
 	// What a node's settings refuse: judged from the settings the caller read.
 	"cql/nodesettings": {"cql"},
 	"cql/derive":       {"bucket", "cql"},
@@ -40,9 +42,9 @@ var layers = map[string][]string{
 	"sizing/disk":      {"cql", "internal/lz4block"},
 	"tombstone":        {"cql", "finding", "severity"},
 	"codes":            {"cql/check", "cql/lint", "finding", "sizing", "tombstone"},
-	// The design engine: its sizes are sizing's estimates, so check (which suggests its
-	// tables) sits above it.
-	"design": {"cql", "cql/bound", "severity", "sizing", "workload"},
+	// The design engine: its sizes are sizing's estimates; check suggests its tables
+	// through cql/keylayout, and its sized ones through a function the command passes in.
+	"design": {"cql", "cql/bound", "cql/keylayout", "severity", "sizing", "workload"},
 	// The evolve planner: a new table sized by sizing, its backfill's rules by derive.
 	"evolve": {"cql", "cql/derive", "sizing", "workload"},
 
@@ -111,14 +113,14 @@ var testHelpers = []string{"cassandratest", "connect", "internal/authtest", "int
 // testHelpers): a test may reach higher than its package when that layer is its oracle or
 // its harness.
 var testLayers = map[string][]string{
-	"codes":                    {"cql", "internal/cli"},                  // every registered code is reachable from the CLI
-	"cql/check":                {"cql/lint", "workload"},                 // check and lint agree on the same shapes; volumes for sized suggestions
-	"design":                   {"bucket", "cql/check", "cql/denorm"},    // the cases read as the command reads them, written through denorm and read back bucket by bucket
-	"cql/denorm":               {"cql/liveschema", "sizing", "workload"}, // a plan's writes sized by the byte model; the backfill compiled against the live tables
-	"internal/workloadflag":    {"sizing"},                               // flags through an estimate
-	"profile":                  {"internal/accuracy"},                    // the node's sstablepartitions sizes are the growth test's truth
-	"sizing/disk":              {"internal/accuracy"},                    // CompressionInfo.db read as the accuracy tests read it: the chunks the node wrote
-	"scripts":                  {"internal/version"},                     // the node's version is the one tested against
+	"codes":                    {"cql", "internal/cli"},                         // every registered code is reachable from the CLI
+	"cql/check":                {"cql/lint", "design", "workload"},              // check and lint agree on the same shapes; volumes for sized suggestions
+	"design":                   {"bucket", "cql/check", "cql/denorm", "evolve"}, // the cases read as the command reads them, written through denorm and read back bucket by bucket; check and evolve agree with design
+	"cql/denorm":               {"cql/liveschema", "sizing", "workload"},        // a plan's writes sized by the byte model; the backfill compiled against the live tables
+	"internal/workloadflag":    {"sizing"},                                      // flags through an estimate
+	"profile":                  {"internal/accuracy"},                           // the node's sstablepartitions sizes are the growth test's truth
+	"sizing/disk":              {"internal/accuracy"},                           // CompressionInfo.db read as the accuracy tests read it: the chunks the node wrote
+	"scripts":                  {"internal/version"},                            // the node's version is the one tested against
 	"examples/likes":           {"bucket", "cql/denorm", "examples/internal/extest"},
 	"examples/magazines":       {"cql/denorm", "examples/internal/extest"},
 	"examples/orders":          {"cql/denorm", "examples/internal/extest"},
