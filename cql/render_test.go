@@ -17,7 +17,7 @@ func TestCreateStatement(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := NewSchema()
-			if err := s.ApplyFile("t.cql", []byte("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};" + c.ddl)); err != nil {
+			if err := s.ApplyFile("t.cql", []byte("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};"+c.ddl)); err != nil {
 				t.Fatal(err)
 			}
 			tb := s.Tables()[0]
@@ -26,7 +26,7 @@ func TestCreateStatement(t *testing.T) {
 				t.Errorf("got\n%s\nwant\n%s", got, c.want)
 			}
 			back := NewSchema()
-			if err := back.ApplyFile("t.cql", []byte("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};" + got)); err != nil {
+			if err := back.ApplyFile("t.cql", []byte("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};"+got)); err != nil {
 				t.Fatalf("the statement does not read back: %v\n%s", err, got)
 			}
 			bt := back.Tables()[0]
