@@ -214,16 +214,10 @@ func designTable(g *group, in Input, taken map[string]bool) (*Table, error) {
 
 // unsized says, for a table designed without volumes, which volume decides its bucket.
 func unsized(t *Table, sh *shape) {
-	if nolint, reason, ok := Unsized(t.Table, sh.entity.Name, firstKey(sh)); ok {
+	if nolint, reason, ok := keylayout.Unsized(t.Table, sh.entity.Name, firstKey(sh)); ok {
 		t.NoLint = nolint
 		t.Reasons = append(t.Reasons, reason)
 	}
-}
-
-// Unsized says what a design says of a table that is a time series nothing bounds when it
-// has no volume to size it (keylayout.Unsized: check's suggestions say the same).
-func Unsized(t *cql.Table, entity, column string) (nolint, reason string, ok bool) {
-	return keylayout.Unsized(t, entity, column)
 }
 
 func firstKey(sh *shape) string {

@@ -67,8 +67,6 @@ func shapeOf(a *access, sized bool) (*shape, error) {
 	return sh, nil
 }
 
-func keyType(t cql.Type) cql.Type { return keylayout.KeyType(t) }
-
 // signature identifies tables that serve their patterns with the same key, so they merge.
 // The clustering order is not part of it: Cassandra reads a partition in its clustering
 // order or exactly reversed, so one table serves ORDER BY x DESC and ORDER BY x ASC.
@@ -124,6 +122,7 @@ func timeColumn(a *access) *cql.Column {
 	return nil
 }
 
+// bucketColumn is keylayout's column for a bucket of width cut from entity t.
 func bucketColumn(width string, t *cql.Table) (name, fn string, typ cql.Type) {
 	return keylayout.BucketColumn(width, t)
 }
