@@ -46,10 +46,8 @@ type suggestion struct {
 	nolint string
 }
 
-// suggest designs the table that serves q from one partition: its equality columns (and
-// the elements of the collections it searches with CONTAINS) as the partition key; its IN,
-// range and ORDER BY columns, then the rest of the original primary key (so rows stay
-// distinct) as clustering columns; the other columns it reads as regular columns. It
+// suggest designs the table that serves q from one partition, as keylayout lays it out
+// (the table `cqlsize design` makes for q; sized by opts.Size when the volumes are known). It
 // returns the CREATE TABLE statement and the query rewritten for it, or empty strings when
 // no single-partition table can serve the query.
 func suggest(schema *cql.Schema, t *cql.Table, q *selectQuery, stmt *cql.Select, query Query, opts Options) (table, text string, same bool) {
