@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/cql/keylayout"
 )
 
 // access is what one query asks of its entity: the columns it knows by equality (the
@@ -160,32 +161,13 @@ func (a *access) relation(r *cql.Relation, col func(cql.Ident) (*cql.Column, err
 	return nil
 }
 
-// elementOf names and types the key column holding one element of a collection: the
-// singular of its name (hashtags -> hashtag), as one row per element is written.
+// elementOf is the key column holding one element of a collection, as keylayout names it.
 func elementOf(c *cql.Column, keys bool) (*elemKey, bool) {
-	t := c.Type
-	e := &elemKey{collection: c, keys: keys}
-	switch {
-	case keys && t.Kind == cql.Map && len(t.Params) == 2:
-		e.typ, e.name = t.Params[0], c.Name+"_key"
-	case !keys && t.Kind == cql.Map && len(t.Params) == 2:
-		e.typ, e.name = t.Params[1], c.Name+"_value"
-	case !keys && (t.Kind == cql.List || t.Kind == cql.Set) && len(t.Params) == 1:
-		e.typ, e.name = t.Params[0], singular(c.Name)
-	default:
+	e, ok := keylayout.ElementOf(c, keys)
+	if !ok {
 		return nil, false
 	}
-	return e, true
-}
-
-func singular(name string) string {
-	switch {
-	case strings.HasSuffix(name, "ies") && len(name) > 4:
-		return strings.TrimSuffix(name, "ies") + "y"
-	case strings.HasSuffix(name, "s") && !strings.HasSuffix(name, "ss") && len(name) > 2:
-		return strings.TrimSuffix(name, "s")
-	}
-	return name + "_value"
+	return &elemKey{collection: c, keys: keys, name: e.Name, typ: e.Type}, true
 }
 
 // entityOf finds the entity table a query reads.

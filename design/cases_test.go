@@ -70,7 +70,7 @@ func TestSeedCases(t *testing.T) {
 			for _, tb := range d.Tables {
 				w, _ := want.FindTable(tb.Table.Name)
 				if w == nil {
-					t.Errorf("unexpected table:\n%s\n%s", design.CreateTable(tb.Table, false), strings.Join(tb.Reasons, "\n"))
+					t.Errorf("unexpected table:\n%s\n%s", tb.Table.CreateStatement(false), strings.Join(tb.Reasons, "\n"))
 					continue
 				}
 				if got, exp := shapeText(tb.Table), shapeText(w); got != exp {

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/bound"
+	"github.com/cqlsize/cqlsize/cql/keylayout"
 	"github.com/cqlsize/cqlsize/sizing"
 	"github.com/cqlsize/cqlsize/workload"
 )
@@ -87,7 +89,11 @@ func Run(in Input) (*Design, error) {
 			errs = append(errs, err)
 			continue
 		}
-		sh := shapeOf(a)
+		sh, err := shapeOf(a, in.Volumes != nil)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
 		g := bySig[sh.signature()]
 		if g == nil {
 			g = &group{sh: sh, want: map[string]bool{}}
@@ -139,16 +145,29 @@ func Run(in Input) (*Design, error) {
 	return d, nil
 }
 
-// tableName is entity_by_key: orders_by_customer_id.
-func tableName(g *group, taken map[string]bool) string {
-	base := g.sh.entity.Name
-	var keys []string
-	for _, c := range g.sh.pk {
-		keys = append(keys, c.Name)
+// Size designs the table that serves one query sized by v: the table, the query rewritten
+// for it, the reasons and notes, and why the bucket lint waits ("" when it has nothing to
+// say). It is check's suggestion with volumes (check.Options.Size). The design must make
+// one table for the query, or it is an error.
+func (v *Volumes) Size(schema *cql.Schema, name string, rate float64, p99 time.Duration, stmt *cql.Select) (table *cql.Table, query string, notes []string, nolint string, err error) {
+	d, err := Run(Input{Schema: schema, Queries: []Query{{Name: name, Rate: rate, P99: p99, Stmt: stmt}}, Volumes: v})
+	if err != nil {
+		return nil, "", nil, "", err
 	}
-	name := base + "_by_" + strings.Join(keys, "_")
+	if len(d.Tables) != 1 || len(d.Queries) != 1 {
+		return nil, "", nil, "", fmt.Errorf("query %s: the design has %d tables for it, not one", name, len(d.Tables))
+	}
+	dt := d.Tables[0]
+	return dt.Table, d.Queries[0].Text, append(append([]string{}, dt.Reasons...), dt.Notes...), dt.NoLint, nil
+}
+
+// tableName is keylayout's name for the table (orders_by_customer_id), numbered when the
+// design has one of that name already.
+func tableName(g *group, taken map[string]bool) string {
+	base := g.sh.layout.Name()
+	name := base
 	for i := 2; taken[g.sh.entity.Keyspace+"."+name] || g.sh.entity.Name == name; i++ {
-		name = fmt.Sprintf("%s_by_%s_%d", base, strings.Join(keys, "_"), i)
+		name = fmt.Sprintf("%s_%d", base, i)
 	}
 	taken[g.sh.entity.Keyspace+"."+name] = true
 	return name
@@ -175,6 +194,14 @@ func designTable(g *group, in Input, taken map[string]bool) (*Table, error) {
 	}
 	if ev == nil {
 		t.Table, t.Derive = sh.build(name, "", 0, g.want, g.star, 0)
+		if b := sh.layout.Bucket; b != nil {
+			// A bucket the entity has, moved into the partition key.
+			t.BucketColumn = b.Name
+			if bb, ok := bound.Bucket(&cql.Table{PartitionKey: []*cql.Column{b}}); ok {
+				t.Bucket = bb.Width
+			}
+			t.Reasons = append(t.Reasons, sh.layout.BucketReason())
+		}
 		unsized(t, sh)
 	} else {
 		if err := choose(t, g, name, ev, in); err != nil {
@@ -187,29 +214,10 @@ func designTable(g *group, in Input, taken map[string]bool) (*Table, error) {
 
 // unsized says, for a table designed without volumes, which volume decides its bucket.
 func unsized(t *Table, sh *shape) {
-	if nolint, reason, ok := Unsized(t.Table, sh.entity.Name, firstKey(sh)); ok {
+	if nolint, reason, ok := keylayout.Unsized(t.Table, sh.entity.Name, firstKey(sh)); ok {
 		t.NoLint = nolint
 		t.Reasons = append(t.Reasons, reason)
 	}
-}
-
-// Unsized says what a design says of a table that is a time series nothing bounds when it
-// has no volume to size it: no bucket width is invented; the reason for the lint (BK101)
-// to wait, and the volume that would decide the bucket. entity names the entity table the
-// rows come from, column the column the partition is looked up by. ok is false when the
-// table is bounded as it is.
-func Unsized(t *cql.Table, entity, column string) (nolint, reason string, ok bool) {
-	v := bound.Judge(t)
-	if !v.Unbounded() {
-		return "", "", false
-	}
-	keys := keyNames(t.PartitionKey)
-	nolint = fmt.Sprintf("unsized: whether %s needs a time bucket, and which, depends on how many rows one (%s) receives over their retention", t.Name, keys)
-	reason = fmt.Sprintf("%s is a time series (clustered by %s) with no volume to size it: no bucket width is invented. "+
-		"The volume that decides it: %s rows per span of time (rows: N/day), how long they are kept (retention: or ttl:) and how many distinct %s there are (columns: {%s: {distinct: N}}); "+
-		"give them in a workload file (--workload) to get the coarsest bucket that keeps a partition under 100,000 values and 100 MB",
-		t.Name, v.Time.Name, entity, column, column)
-	return nolint, reason, true
 }
 
 func firstKey(sh *shape) string {

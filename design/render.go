@@ -12,74 +12,6 @@ import (
 	"github.com/cqlsize/cqlsize/workload"
 )
 
-// CreateTable renders t as CREATE TABLE IF NOT EXISTS (as the tool's own lint asks of a
-// migration), with its clustering order, default TTL and compaction when it has them.
-func CreateTable(t *cql.Table, qualifiedName bool) string {
-	var b strings.Builder
-	name := cql.QuoteName(t.Name)
-	if qualifiedName && t.Keyspace != "" {
-		name = cql.QuoteName(t.Keyspace) + "." + name
-	}
-	fmt.Fprintf(&b, "CREATE TABLE IF NOT EXISTS %s (\n", name)
-	for _, c := range t.Columns {
-		fmt.Fprintf(&b, "    %s %s", cql.QuoteName(c.Name), c.Type)
-		if c.Kind == cql.Static {
-			b.WriteString(" STATIC")
-		}
-		b.WriteString(",\n")
-	}
-	pk := make([]string, len(t.PartitionKey))
-	for i, c := range t.PartitionKey {
-		pk[i] = cql.QuoteName(c.Name)
-	}
-	key := strings.Join(pk, ", ")
-	if len(pk) > 1 || len(t.Clustering) > 0 {
-		key = "(" + key + ")"
-	}
-	for _, c := range t.Clustering {
-		key += ", " + cql.QuoteName(c.Name)
-	}
-	fmt.Fprintf(&b, "    PRIMARY KEY (%s)\n)", key)
-	var with []string
-	desc := false
-	var orders []string
-	for _, c := range t.Clustering {
-		desc = desc || c.Order == cql.Desc
-		orders = append(orders, cql.QuoteName(c.Name)+" "+strings.ToUpper(c.Order.String()))
-	}
-	if desc {
-		with = append(with, "CLUSTERING ORDER BY ("+strings.Join(orders, ", ")+")")
-	}
-	if t.Options.DefaultTTL > 0 {
-		with = append(with, fmt.Sprintf("default_time_to_live = %d", t.Options.DefaultTTL))
-	}
-	if t.Options.GCGraceSeconds > 0 && t.Options.GCGraceSeconds != cql.DefaultGCGraceSeconds {
-		with = append(with, fmt.Sprintf("gc_grace_seconds = %d", t.Options.GCGraceSeconds))
-	}
-	if c := t.Options.Compaction; len(c) > 0 {
-		keys := make([]string, 0, len(c))
-		for k := range c {
-			if k != "class" {
-				keys = append(keys, k)
-			}
-		}
-		sort.Strings(keys)
-		items := []string{"'class': '" + c["class"] + "'"}
-		for _, k := range keys {
-			v := c[k]
-			if k != "compaction_window_size" {
-				v = "'" + v + "'"
-			}
-			items = append(items, "'"+k+"': "+v)
-		}
-		with = append(with, "compaction = {"+strings.Join(items, ", ")+"}")
-	}
-	if len(with) > 0 {
-		b.WriteString(" WITH " + strings.Join(with, "\n    AND "))
-	}
-	return b.String()
-}
-
 // Migration is the CQL migration that creates every table of the design (and the keyspace,
 // when the entities create one): each table under comment lines giving its access patterns
 // and the reasons for its key.
@@ -116,7 +48,7 @@ func (d *Design) Migration(schema *cql.Schema) string {
 		if t.NoLint != "" {
 			b.WriteString("-- cqlsize:nolint BK101 " + t.NoLint + "\n")
 		}
-		b.WriteString(CreateTable(t.Table, true) + ";\n")
+		b.WriteString(t.Table.CreateStatement(true) + ";\n")
 	}
 	return b.String()
 }

@@ -84,7 +84,7 @@ func (d *Design) WriteJSON(w io.Writer, files *Files) error {
 	for _, t := range d.Tables {
 		jt := jsonTable{Name: t.Table.QualifiedName(), Entity: t.Entity.QualifiedName(), Queries: t.Queries, Bucket: t.Bucket,
 			BucketColumn: t.BucketColumn, TimeColumn: t.TimeColumn, Shards: t.Shards, TTLSeconds: t.Table.Options.DefaultTTL,
-			Compaction: t.Table.Options.CompactionClass(), Reasons: nonNil(t.Reasons), Notes: nonNil(t.Notes), CreateTable: CreateTable(t.Table, true)}
+			Compaction: t.Table.Options.CompactionClass(), Reasons: nonNil(t.Reasons), Notes: nonNil(t.Notes), CreateTable: t.Table.CreateStatement(true)}
 		for _, c := range t.Table.PartitionKey {
 			jt.PartitionKey = append(jt.PartitionKey, c.Name)
 		}

@@ -23,14 +23,25 @@ func serve(a *access, t *Table) *Served {
 	if e := a.elem; e != nil {
 		where = append(where, cql.QuoteName(e.name)+" = "+e.rel.Value.Text)
 	}
-	for _, r := range a.ins {
-		where = append(where, r.Text)
-	}
-	for _, r := range a.rng {
-		where = append(where, r.Text)
+	moved := t.BucketColumn != "" && t.Entity.Column(t.BucketColumn) != nil // a bucket the entity has
+	named := false
+	for _, r := range append(append([]*cql.Relation{}, a.ins...), a.rng...) {
+		switch {
+		case moved && r.Column().Name == t.BucketColumn && !named:
+			// The query names the bucket: = ? replaces an IN or a range on it.
+			where, named = append(where, cql.QuoteName(t.BucketColumn)+" = ?"), true
+		case moved && r.Column().Name == t.BucketColumn:
+		default:
+			where = append(where, r.Text)
+		}
 	}
 	var reads []string
-	if t.BucketColumn != "" {
+	if moved {
+		if !named {
+			where = append(where, cql.QuoteName(t.BucketColumn)+" = ?")
+		}
+		reads = append(reads, fmt.Sprintf("one %s per call: walk back %s by %s for older rows", t.BucketColumn, t.BucketColumn, t.BucketColumn))
+	} else if t.BucketColumn != "" {
 		where = append(where, cql.QuoteName(t.BucketColumn)+" = ?")
 		if len(a.rng) > 0 {
 			reads = append(reads, fmt.Sprintf("one query per %s bucket the range covers (bucket.Scheme.Between)", t.Bucket))
@@ -46,7 +57,7 @@ func serve(a *access, t *Table) *Served {
 			reads = append(reads, fmt.Sprintf("every shard 0 to %d, merged in clustering order", t.Shards-1))
 		}
 	}
-	text := RewriteSelect(s, qualified(t.Table), where)
+	text := s.Rewrite(qualified(t.Table), where)
 	sv := &Served{Name: a.q.Name, Table: t.Table.QualifiedName(), Bucket: t.Bucket, Shards: t.Shards,
 		Text: text, Rate: a.q.Rate, Pos: s.Pos, Reads: strings.Join(reads, "; ")}
 	if a.q.P99 > 0 {
@@ -176,44 +187,3 @@ func sortErrors(errs []error) []error {
 }
 
 func joinErrors(errs []error) error { return errors.Join(sortErrors(errs)...) }
-
-// RewriteSelect writes a SELECT again for another table: the same selection, the relations
-// of where (as text, joined by AND), the same ORDER BY and limits. table is the name as the
-// output should write it (qualified or not).
-func RewriteSelect(s *cql.Select, table string, where []string) string {
-	var b strings.Builder
-	b.WriteString("SELECT ")
-	if s.JSON {
-		b.WriteString("JSON ")
-	}
-	if s.Star {
-		b.WriteString("*")
-	} else {
-		items := make([]string, len(s.Selectors))
-		for i, sel := range s.Selectors {
-			items[i] = sel.Text
-		}
-		b.WriteString(strings.Join(items, ", "))
-	}
-	b.WriteString(" FROM " + table)
-	if len(where) > 0 {
-		b.WriteString(" WHERE " + strings.Join(where, " AND "))
-	}
-	if len(s.OrderBy) > 0 {
-		items := make([]string, len(s.OrderBy))
-		for i, o := range s.OrderBy {
-			items[i] = o.Column.String()
-			if o.Desc {
-				items[i] += " DESC"
-			}
-		}
-		b.WriteString(" ORDER BY " + strings.Join(items, ", "))
-	}
-	if s.PerPartitionLimit != nil {
-		b.WriteString(" PER PARTITION LIMIT " + s.PerPartitionLimit.Text)
-	}
-	if s.Limit != nil {
-		b.WriteString(" LIMIT " + s.Limit.Text)
-	}
-	return b.String()
-}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/cql/keylayout"
 )
 
 // Derive says how a column of a query table is written from an entity row, in cql/derive's
@@ -15,10 +16,11 @@ type Derive struct {
 }
 
 // shape is the key of a query table before its bucket and shards are chosen: what every
-// access pattern it serves asks of it.
+// access pattern it serves asks of it, laid out by keylayout.
 type shape struct {
 	entity *cql.Table
-	pk     []*cql.Column // equality columns, then the element column
+	layout *keylayout.Layout
+	pk     []*cql.Column // equality columns, then the element column (then a bucket moved)
 	ck     []*cql.Column // IN, range and ORDER BY columns, then the entity's own key columns
 	elem   *elemKey
 	// timeCol is the entity column a time bucket is cut from; nil when it has none.
@@ -27,62 +29,33 @@ type shape struct {
 	identity *cql.Column
 }
 
-// shapeOf lays out the key that serves one access pattern from one partition.
-func shapeOf(a *access) *shape {
+// shapeOf lays out the key that serves one access pattern from one partition. sized says
+// the volumes choose the bucket: no bucket the entity has is moved into the partition key.
+func shapeOf(a *access, sized bool) (*shape, error) {
 	t := a.entity
-	sh := &shape{entity: t, elem: a.elem}
-	used := map[string]bool{}
-	add := func(list *[]*cql.Column, c *cql.Column, order cql.Order) {
-		if used[c.Name] {
-			return
-		}
-		used[c.Name] = true
-		*list = append(*list, &cql.Column{Name: c.Name, Type: keyType(c.Type), Order: order, Position: -1})
-	}
+	p := keylayout.Pattern{Source: t, Want: a.want, Star: a.star, Sized: sized}
 	for _, r := range a.eq {
-		add(&sh.pk, t.Column(r.Column().Name), cql.Asc)
+		p.Eq = append(p.Eq, r.Column().Name)
 	}
 	if e := a.elem; e != nil {
-		name := e.name
-		for t.Column(name) != nil && name != e.collection.Name {
-			name += "_value"
-		}
-		e.name = name
-		used[name] = true
-		sh.pk = append(sh.pk, &cql.Column{Name: name, Type: keyType(e.typ), Position: -1})
-	}
-	orderOf := func(name string, def cql.Order) cql.Order {
-		for _, o := range a.order {
-			if o.Column.Name == name {
-				if o.Desc {
-					return cql.Desc
-				}
-				return cql.Asc
-			}
-		}
-		return def
-	}
-	own := func(c *cql.Column) cql.Order {
-		if c.Kind == cql.Clustering {
-			return c.Order
-		}
-		return cql.Asc
+		p.Contains = &keylayout.Contains{Column: e.collection.Name, Keys: e.keys}
 	}
 	for _, r := range a.ins {
-		c := t.Column(r.Column().Name)
-		add(&sh.ck, c, own(c))
+		p.In = append(p.In, r.Column().Name)
 	}
 	if len(a.rng) > 0 {
-		c := t.Column(a.rng[0].Column().Name)
-		add(&sh.ck, c, orderOf(c.Name, own(c)))
+		p.Range = a.rng[0].Column().Name
 	}
 	for _, o := range a.order {
-		c := t.Column(o.Column.Name)
-		add(&sh.ck, c, orderOf(c.Name, cql.Asc))
+		p.Order = append(p.Order, keylayout.Order{Column: o.Column.Name, Desc: o.Desc})
 	}
-	// The entity's own key makes the rows of one partition unique: one per entity row.
-	for _, c := range append(append([]*cql.Column{}, t.PartitionKey...), t.Clustering...) {
-		add(&sh.ck, c, own(c))
+	l, err := keylayout.Of(p)
+	if err != nil {
+		return nil, cql.Errorf(a.q.Stmt.Pos, "query %s: %v", a.q.Name, err)
+	}
+	sh := &shape{entity: t, layout: l, pk: l.PartitionKey, ck: l.Clustering, elem: a.elem}
+	if e := a.elem; e != nil {
+		e.name = l.Element.Name
 	}
 	sh.timeCol = timeColumn(a)
 	if len(t.PartitionKey) > 0 {
@@ -91,15 +64,7 @@ func shapeOf(a *access) *shape {
 			sh.identity = c // the most specific key column differs most from row to row
 		}
 	}
-	return sh
-}
-
-// keyType is a column's type as a key column: a collection or UDT is frozen there.
-func keyType(t cql.Type) cql.Type {
-	if t.Kind != cql.Native && !t.Frozen {
-		t.Frozen = true
-	}
-	return t
+	return sh, nil
 }
 
 // signature identifies tables that serve their patterns with the same key, so they merge.
@@ -157,87 +122,43 @@ func timeColumn(a *access) *cql.Column {
 	return nil
 }
 
-// bucketColumn is the partition key column of a bucket width, and the derive function that
-// fills it: a day is a date, the other widths the bucket package's label as text.
+// bucketColumn is keylayout's column for a bucket of width cut from entity t.
 func bucketColumn(width string, t *cql.Table) (name, fn string, typ cql.Type) {
-	switch width {
-	case "year":
-		name, fn = "year", "year"
-	case "month":
-		name, fn = "month", "month"
-	case "iso-week":
-		name, fn = "week", "week"
-	case "day":
-		name, fn = "day", "day"
-	default:
-		name, fn = "hour", "hour"
-	}
-	typ = cql.Type{Kind: cql.Native, Name: "text"}
-	if width == "day" {
-		typ.Name = "date"
-	}
-	for t.Column(name) != nil {
-		name += "_bucket"
-	}
-	return name, fn, typ
+	return keylayout.BucketColumn(width, t)
 }
 
 // build makes the table of a shape with a bucket (width "" for none) and shards (≤ 1 for
-// none), holding the columns want names (all the entity's when star).
+// none), holding the columns want names (all the entity's when star); ttl > 0 sets its
+// default TTL (else it keeps the entity's).
 func (sh *shape) build(name string, width string, shards int, want map[string]bool, star bool, ttl int) (*cql.Table, []Derive) {
 	t := sh.entity
-	nt := &cql.Table{Keyspace: t.Keyspace, Name: name}
 	var derive []Derive
-	var pk, ck []*cql.Column
 	for _, c := range sh.pk {
-		nc := *c
-		pk = append(pk, &nc)
 		expr := c.Name
 		if sh.elem != nil && c.Name == sh.elem.name {
 			expr = "each(" + sh.elem.collection.Name + ")"
 		}
 		derive = append(derive, Derive{c.Name, expr})
 	}
+	var extra []*cql.Column
 	if width != "" && sh.timeCol != nil {
 		bn, fn, typ := bucketColumn(width, t)
-		pk = append(pk, &cql.Column{Name: bn, Type: typ, Position: -1})
+		extra = append(extra, &cql.Column{Name: bn, Type: typ})
 		derive = append(derive, Derive{bn, fn + "(" + sh.timeCol.Name + ")"})
 	}
 	if shards > 1 && sh.identity != nil {
-		sn := "shard"
-		for t.Column(sn) != nil {
-			sn += "_bucket"
-		}
-		pk = append(pk, &cql.Column{Name: sn, Type: cql.Type{Kind: cql.Native, Name: "int"}, Position: -1})
+		sn := keylayout.ShardColumn(t)
+		extra = append(extra, &cql.Column{Name: sn, Type: cql.Type{Kind: cql.Native, Name: "int"}})
 		derive = append(derive, Derive{sn, "shard(" + sh.identity.Name + ", " + strconv.Itoa(shards) + ")"})
 	}
-	for _, c := range sh.ck {
-		nc := *c
-		ck = append(ck, &nc)
+	l := *sh.layout
+	l.PartitionKey, l.Clustering = sh.pk, sh.ck
+	nt := l.Table(name, want, star, extra...)
+	for _, c := range nt.Columns[len(sh.pk)+len(extra):] {
 		derive = append(derive, Derive{c.Name, c.Name})
 	}
-	for i, c := range pk {
-		c.Kind, c.Position = cql.PartitionKey, i
+	if ttl > 0 {
+		nt.Options.DefaultTTL = ttl
 	}
-	for i, c := range ck {
-		c.Kind, c.Position = cql.Clustering, i
-	}
-	nt.PartitionKey, nt.Clustering = pk, ck
-	nt.Columns = append(append([]*cql.Column{}, pk...), ck...)
-	for _, c := range t.Columns {
-		if nt.Column(c.Name) != nil || !(star || want[c.Name]) {
-			continue
-		}
-		typ := c.Type
-		if typ.IsCollection() && !typ.Frozen {
-			// The write plan writes the collection whole with each row: frozen, it is one
-			// cell; non-frozen, every write would first delete the old elements with a
-			// collection tombstone.
-			typ = keyType(typ)
-		}
-		nt.Columns = append(nt.Columns, &cql.Column{Name: c.Name, Type: typ, Kind: cql.Regular, Position: -1})
-		derive = append(derive, Derive{c.Name, c.Name})
-	}
-	nt.Options.DefaultTTL = ttl
 	return nt, derive
 }

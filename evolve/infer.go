@@ -135,7 +135,7 @@ func inferColumn(src, dst *cql.Table, c *cql.Column) (Derived, error) {
 	for _, s := range src.Columns {
 		if (s.Type.Kind == cql.Set || s.Type.Kind == cql.List) && len(s.Type.Params) == 1 && elementFits(s.Type.Params[0], c.Type) {
 			byType = append(byType, s)
-			if singular(s.Name) == c.Name {
+			if cql.Singular(s.Name) == c.Name {
 				byName = append(byName, s)
 			}
 		}
@@ -203,20 +203,6 @@ func elementFits(e, t cql.Type) bool {
 
 func isNative(t cql.Type, names ...string) bool {
 	return t.Kind == cql.Native && slices.Contains(names, t.Name)
-}
-
-// singular is the English singular of a plural column name, as columns are named: tags ->
-// tag, addresses -> address, categories -> category.
-func singular(name string) string {
-	switch {
-	case strings.HasSuffix(name, "ies") && len(name) > 3:
-		return name[:len(name)-3] + "y"
-	case strings.HasSuffix(name, "sses") || strings.HasSuffix(name, "xes") || strings.HasSuffix(name, "ches") || strings.HasSuffix(name, "shes"):
-		return name[:len(name)-2]
-	case strings.HasSuffix(name, "s") && !strings.HasSuffix(name, "ss"):
-		return name[:len(name)-1]
-	}
-	return name
 }
 
 func names(cols []*cql.Column) string {

@@ -34,19 +34,6 @@ func unglue(w string) []string {
 	return []string{w}
 }
 
-// singular turns a plural noun into its singular, well enough for the noun lists below.
-func singular(w string) string {
-	switch {
-	case strings.HasSuffix(w, "ies") && len(w) > 4:
-		return strings.TrimSuffix(w, "ies") + "y"
-	case strings.HasSuffix(w, "ss"):
-		return w
-	case strings.HasSuffix(w, "s") && len(w) > 2:
-		return strings.TrimSuffix(w, "s")
-	}
-	return w
-}
-
 func set(ws ...string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range ws {
@@ -208,10 +195,10 @@ var shortNouns = set("trace", "span", "session", "order", "request", "build", "r
 func idNoun(name string) string {
 	ws := words(name)
 	if n := len(ws); n >= 2 && (ws[n-1] == "id" || ws[n-1] == "uuid" || ws[n-1] == "key") {
-		return singular(ws[n-2])
+		return cql.Singular(ws[n-2])
 	}
 	if n := len(ws); n == 1 && len(ws[0]) > 4 && strings.HasSuffix(ws[0], "id") {
-		return singular(strings.TrimSuffix(ws[0], "id"))
+		return cql.Singular(strings.TrimSuffix(ws[0], "id"))
 	}
 	return ""
 }
@@ -229,8 +216,8 @@ func shortLived(name string) (string, bool) {
 func entityID(t *cql.Table, c *cql.Column) (noun string, entity bool) {
 	if c.Name == "id" || c.Name == "uuid" {
 		for _, w := range words(t.Name) {
-			if eventNouns[singular(w)] {
-				return singular(w), false
+			if eventNouns[cql.Singular(w)] {
+				return cql.Singular(w), false
 			}
 		}
 		return "row of " + t.Name, true

@@ -1,7 +1,9 @@
 package check
 
 import (
-	"github.com/cqlsize/cqlsize/design"
+	"time"
+
+	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/finding"
 	"github.com/cqlsize/cqlsize/severity"
 )
@@ -147,9 +149,17 @@ type Options struct {
 	// Unpaged says the service turns paging off for these queries. Every driver pages by
 	// default, and Cassandra refuses ORDER BY with IN on the partition key when paging.
 	Unpaged bool
-	// Volumes are the tables' volumes (a workload file's entity entries): with them a
-	// suggested table is the one `cqlsize design` makes, bucketed and sharded by its size;
-	// without them no bucket width is invented and the suggestion names the volume that
-	// would decide it.
-	Volumes *design.Volumes
+	// Size designs the table that serves a query sized by the tables' volumes (a workload
+	// file's entity entries): with it a suggested table is the one `cqlsize design` makes,
+	// bucketed and sharded by its size; without it (nil) no bucket width is invented and
+	// the suggestion names the volume that would decide it.
+	Size Sizer
 }
+
+// Sizer designs the table that serves one query (its name, rate and p99 target as the
+// queries file gives them), sized by volumes: the table, the query rewritten for it (its
+// name qualified), the notes written as comment lines above its CREATE TABLE (the reasons
+// for its key, what it asks of the writers) and why the bucket lint (BK101) waits, or "".
+// The design engine is one (design.Volumes.Size; it sits above check, so the command passes
+// it in). An error means it cannot serve the query: the suggestion is the unsized table.
+type Sizer func(schema *cql.Schema, name string, rate float64, p99 time.Duration, stmt *cql.Select) (table *cql.Table, query string, notes []string, nolint string, err error)

@@ -3,11 +3,11 @@ package check
 import (
 	"fmt"
 
-	"github.com/cqlsize/cqlsize/design"
 	"sort"
 	"strings"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/cql/keylayout"
 )
 
 // wantsSuggestion reports whether a query is served badly enough that a table of its own
@@ -44,19 +44,15 @@ type suggestion struct {
 	notes []string
 	// nolint is why the bucket lint waits (no volume to size the table), or "".
 	nolint string
-	// unsized marks a time series left unbucketed for want of volumes.
-	unsized bool
 }
 
-// suggest designs the table that serves q from one partition: its equality columns (and
-// the elements of the collections it searches with CONTAINS) as the partition key; its IN,
-// range and ORDER BY columns, then the rest of the original primary key (so rows stay
-// distinct) as clustering columns; the other columns it reads as regular columns. It
+// suggest designs the table that serves q from one partition, as keylayout lays it out
+// (the table `cqlsize design` makes for q; sized by opts.Size when the volumes are known). It
 // returns the CREATE TABLE statement and the query rewritten for it, or empty strings when
 // no single-partition table can serve the query.
 func suggest(schema *cql.Schema, t *cql.Table, q *selectQuery, stmt *cql.Select, query Query, opts Options) (table, text string, same bool) {
-	if opts.Volumes != nil {
-		if table, text, ok := sized(schema, t, stmt, query, opts.Volumes); ok {
+	if opts.Size != nil {
+		if table, text, ok := sized(schema, t, stmt, query, opts.Size); ok {
 			return table, text, false
 		}
 	}
@@ -96,48 +92,48 @@ func suggest(schema *cql.Schema, t *cql.Table, q *selectQuery, stmt *cql.Select,
 	if sg.nolint != "" {
 		b.WriteString("-- cqlsize:nolint BK101 " + sg.nolint + "\n")
 	}
-	b.WriteString(design.CreateTable(sg.table, stmt.Table.Keyspace.Name != ""))
+	b.WriteString(sg.table.CreateStatement(stmt.Table.Keyspace.Name != ""))
 	return b.String(), rewriteQuery(stmt, sg), false
 }
 
-// sized asks the design engine for the table that serves the query, sized by the volumes:
-// the table `cqlsize design` makes for the same access pattern. It proves the table as
-// suggest does (the rewritten query reads one partition without ALLOW FILTERING), and
-// gives up (ok false) when the engine cannot serve the query or the volumes do not cover
-// its table; the caller then suggests the unsized table.
-func sized(schema *cql.Schema, t *cql.Table, stmt *cql.Select, q Query, vols *design.Volumes) (table, text string, ok bool) {
-	d, err := design.Run(design.Input{Schema: schema, Queries: []design.Query{{Name: q.Name, Rate: q.Rate, P99: q.P99, Stmt: stmt}}, Volumes: vols})
-	if err != nil || len(d.Tables) != 1 || len(d.Queries) != 1 {
+// sized asks the design engine (through opts.Size) for the table that serves the query,
+// sized by the volumes: the table `cqlsize design` makes for the same access pattern. It
+// proves the table as suggest does (the rewritten query reads one partition without ALLOW
+// FILTERING), and gives up (ok false) when the engine cannot serve the query or the volumes
+// do not cover its table; the caller then suggests the unsized table.
+func sized(schema *cql.Schema, t *cql.Table, stmt *cql.Select, q Query, size Sizer) (table, text string, ok bool) {
+	dt, query, notes, nolint, err := size(schema, q.Name, q.Rate, q.P99, stmt)
+	if err != nil || dt == nil {
 		return "", "", false
 	}
-	dt := d.Tables[0]
-	base := dt.Table.Name
-	for i := 2; lookup(schema, t.Keyspace, dt.Table.Name) != nil; i++ {
-		dt.Table.Name = fmt.Sprintf("%s_%d", base, i)
+	nt := *dt
+	base := nt.Name
+	for i := 2; lookup(schema, t.Keyspace, nt.Name) != nil; i++ {
+		nt.Name = fmt.Sprintf("%s_%d", base, i)
 	}
-	st, err := cql.Parse(q.Name, []byte(strings.Replace(d.Queries[0].Text, cql.QuoteName(base)+" ", cql.QuoteName(dt.Table.Name)+" ", 1)))
-	sel, isSelect := st.(*cql.Select)
+	parsed, err := cql.Parse(q.Name, []byte(strings.Replace(query, cql.QuoteName(base)+" ", cql.QuoteName(nt.Name)+" ", 1)))
+	sel, isSelect := parsed.(*cql.Select)
 	if err != nil || !isSelect {
 		return "", "", false
 	}
 	nq := fromAST(sel, nil)
-	nq.table = dt.Table.Name
-	pc := &prepareContext{table: dt.Table}
-	if p := pc.prepare(nq, false); p.rej != nil || accessOf(dt.Table, nq).access != SinglePartition {
+	nq.table = nt.Name
+	pc := &prepareContext{table: &nt}
+	if p := pc.prepare(nq, false); p.rej != nil || accessOf(&nt, nq).access != SinglePartition {
 		return "", "", false
 	}
 	var b strings.Builder
-	for _, r := range append(append([]string{}, dt.Reasons...), dt.Notes...) {
+	for _, r := range notes {
 		b.WriteString("-- " + r + "\n")
 	}
-	if dt.NoLint != "" {
-		b.WriteString("-- cqlsize:nolint BK101 " + dt.NoLint + "\n")
+	if nolint != "" {
+		b.WriteString("-- cqlsize:nolint BK101 " + nolint + "\n")
 	}
-	b.WriteString(design.CreateTable(dt.Table, stmt.Table.Keyspace.Name != ""))
+	b.WriteString(nt.CreateStatement(stmt.Table.Keyspace.Name != ""))
 	text = sel.Text
 	if stmt.Table.Keyspace.Name == "" {
 		// The query as written names no keyspace: neither does its rewrite.
-		text = strings.Replace(text, cql.QuoteName(dt.Table.Keyspace)+"."+cql.QuoteName(dt.Table.Name), cql.QuoteName(dt.Table.Name), 1)
+		text = strings.Replace(text, cql.QuoteName(nt.Keyspace)+"."+cql.QuoteName(nt.Name), cql.QuoteName(nt.Name), 1)
 	}
 	return b.String(), text, true
 }
@@ -224,134 +220,108 @@ func sameTypes(c, t *cql.Table, q *selectQuery) bool {
 	return true
 }
 
-// layout designs the key of the table that serves q, as the design engine does for one
-// access pattern, on the checker's model of the query.
+// layout lays out the table that serves q with keylayout, the rule the design engine lays
+// out its tables by, and rewrites q for it: the table is the one `cqlsize design` makes
+// for the query without volumes.
 func layout(t *cql.Table, q *selectQuery) *suggestion {
 	if q.distinct || len(q.groupBy) > 0 {
 		return nil // grouping follows the primary key of the table as it is
 	}
-	ls := &layoutState{nt: &cql.Table{Keyspace: t.Keyspace, Options: cql.TableOptions{DefaultTTL: t.Options.DefaultTTL}}, used: map[string]bool{}}
-	nt, used, addCol, moved := ls.nt, ls.used, ls.addCol, ls.moved
+	p := keylayout.Pattern{Source: t, Star: q.star}
+	var contains *relation
+	for i := range q.where {
+		r := &q.where[i]
+		if r.token || r.tuple || r.mapKey || r.other != "" || t.Column(r.cols[0]) == nil {
+			return nil // no table key serves it (a map entry cannot become a key column without knowing the keys)
+		}
+		switch {
+		case r.op == opContains || r.op == opContainsKey:
+			if p.Contains != nil {
+				return nil // one row per pair of elements: no suggestion
+			}
+			p.Contains, contains = &keylayout.Contains{Column: r.cols[0], Keys: r.op == opContainsKey}, r
+			continue // its element is a key column now; the collection is kept only if selected
+		case r.op == opEQ:
+			p.Eq = append(p.Eq, r.cols[0])
+		case r.op == opIN:
+			p.In = append(p.In, r.cols[0])
+		case r.op.isSlice():
+			if p.Range == "" {
+				p.Range = r.cols[0] // one range is a slice; others stay filters (and fail the proof)
+			}
+		default:
+			return nil // !=, LIKE, IS NOT NULL: no key serves them
+		}
+		p.Want = append(p.Want, r.cols...)
+	}
+	for _, s := range q.sel {
+		p.Want = append(p.Want, s.cols...)
+	}
+	for _, o := range q.orderBy {
+		p.Order = append(p.Order, keylayout.Order{Column: o.col, Desc: o.desc})
+	}
+	l, err := keylayout.Of(p)
+	if err != nil {
+		return nil
+	}
+	want := map[string]bool{}
+	for _, c := range p.Want {
+		want[c] = true
+	}
+	nt := l.Table(l.Name(), want, q.star)
 	nq := *q
 	nq.where = nil
 	nq.allowFiltering = false
-	where, ins, ranges, ok := ls.relations(t, q, &nq)
-	if !ok {
-		return nil
-	}
-	if len(nt.PartitionKey) == 0 {
-		return nil // nothing is known by equality: no partition key to look up
-	}
-	if len(ins) > 0 && len(q.orderBy) > 0 {
-		return nil // IN before an ORDER BY column is not a clustering prefix Cassandra can order
-	}
-	orderOf := func(name string, def cql.Order) cql.Order {
-		for _, o := range q.orderBy {
-			if o.col == name {
-				if o.desc {
-					return cql.Desc
-				}
-				return cql.Asc
-			}
-		}
-		return def
-	}
-	originalOrder := func(c *cql.Column) cql.Order {
-		if c.Kind == cql.Clustering {
-			return c.Order
-		}
-		return cql.Asc
-	}
-	for _, r := range ins {
-		if c := t.Column(r.cols[0]); !used[c.Name] {
-			addCol(c.Name, c.Type, cql.Clustering, originalOrder(c))
-			moved(c)
-		}
-	}
-	for _, r := range ranges {
-		if c := t.Column(r.cols[0]); !used[c.Name] {
-			if c.Type.MultiCell() {
-				return nil
-			}
-			addCol(c.Name, c.Type, cql.Clustering, orderOf(c.Name, originalOrder(c)))
-			moved(c)
-			break // only one range can be a slice; others stay filters (and fail the proof)
-		}
-	}
-	for _, o := range q.orderBy {
-		if c := t.Column(o.col); c != nil && !used[c.Name] {
-			addCol(c.Name, c.Type, cql.Clustering, orderOf(c.Name, cql.Asc))
-			moved(c)
-		}
-	}
-	restStart := len(nt.Clustering) // the clustering columns the query leaves free start here
-	for _, c := range append(append([]*cql.Column{}, t.PartitionKey...), t.Clustering...) {
-		if !used[c.Name] {
-			addCol(c.Name, c.Type, cql.Clustering, originalOrder(c))
-		}
-	}
-	// The columns the query reads become regular columns of the new table.
-	wanted := map[string]bool{}
-	for _, s := range q.sel {
-		for _, c := range s.cols {
-			wanted[c] = true
-		}
-	}
-	for _, r := range q.where {
-		if r.op == opContains || r.op == opContainsKey {
-			continue // its element is a key column now; the collection is kept only if selected
-		}
-		for _, c := range r.cols {
-			wanted[c] = true
-		}
-	}
-	samePartition := sameColumns(nt.PartitionKey, t.PartitionKey)
-	for _, c := range t.Columns {
-		if used[c.Name] || !(q.star || wanted[c.Name]) {
-			continue
-		}
-		kind := cql.Regular
-		if c.Kind == cql.Static && samePartition {
-			kind = cql.Static
-		}
-		addCol(c.Name, c.Type, kind, cql.Asc)
-	}
-	sg := &suggestion{table: nt, query: &nq, where: where, notes: ls.notes}
-	if !bucketize(t, nt, sg, restStart) {
-		return nil
-	}
-	var keyNames []string
-	for _, c := range nt.PartitionKey {
-		keyNames = append(keyNames, c.Name)
-	}
-	base := t.Name
-	if i := strings.Index(base, "_by_"); i > 0 {
-		base = base[:i] // posts_by_user read by tag is posts_by_tag, not posts_by_user_by_tag
-	}
-	nt.Name = base + "_by_" + strings.Join(keyNames, "_")
 	nq.table = nt.Name
-	if sg.unsized {
-		if nolint, reason, ok := design.Unsized(nt, t.Name, keyNames[0]); ok {
-			sg.nolint = nolint
-			sg.notes = append(sg.notes, reason)
+	sg := &suggestion{table: nt, query: &nq}
+	for _, c := range l.Moved {
+		sg.notes = append(sg.notes, fmt.Sprintf("%s is a key column here: changing it means deleting the row and inserting it again", c.Name))
+	}
+	var bucketed *relation // the IN or range on the bucket the rewritten query replaces
+	for i := range q.where {
+		r := q.where[i]
+		switch {
+		case r.op == opContains || r.op == opContainsKey:
+			name := l.Element.Name
+			sg.notes = append(sg.notes, fmt.Sprintf("one row per element of %s: write a row for each element, delete it when the element goes", contains.cols[0]))
+			r.cols, r.op = []string{name}, opEQ
+			r.text = cql.QuoteName(name) + " = " + valueText(contains)
+		case l.Bucket != nil && r.cols[0] == l.Bucket.Name && (r.op == opIN || r.op.isSlice()):
+			if bucketed != nil {
+				continue
+			}
+			bucketed = &q.where[i]
+			r = relation{cols: []string{l.Bucket.Name}, op: opEQ, text: cql.QuoteName(l.Bucket.Name) + " = ?", value: "?"}
 		}
+		nq.where = append(nq.where, r)
+		sg.where = append(sg.where, r.text)
+	}
+	if l.Bucket != nil {
+		note := l.BucketReason()
+		if bucketed != nil {
+			note += fmt.Sprintf(" (%s becomes one query per %s)", bucketed.text, l.Bucket.Name)
+		} else {
+			// The query names the bucket: = ? is added.
+			r := relation{cols: []string{l.Bucket.Name}, op: opEQ, text: cql.QuoteName(l.Bucket.Name) + " = ?", value: "?"}
+			nq.where = append(nq.where, r)
+			sg.where = append(sg.where, r.text)
+		}
+		sg.notes = append(sg.notes, note)
+	}
+	if nolint, reason, ok := keylayout.Unsized(nt, t.Name, firstKey(l)); ok {
+		sg.nolint = nolint
+		sg.notes = append(sg.notes, reason)
 	}
 	return sg
 }
 
-// elementColumn names and types the key column holding one element of a collection
-// searched with CONTAINS (values) or CONTAINS KEY (map keys).
-func elementColumn(c *cql.Column, key bool) (string, cql.Type) {
-	t := c.Type
-	switch {
-	case key && t.Kind == cql.Map && len(t.Params) == 2:
-		return c.Name + "_key", t.Params[0]
-	case !key && t.Kind == cql.Map && len(t.Params) == 2:
-		return c.Name + "_value", t.Params[1]
-	case !key && (t.Kind == cql.List || t.Kind == cql.Set) && len(t.Params) == 1:
-		return c.Name + "_value", t.Params[0]
+// firstKey is the column the partition is looked up by: the searched collection, or the
+// first equality column.
+func firstKey(l *keylayout.Layout) string {
+	if l.Element != nil {
+		return l.Element.Collection.Name
 	}
-	return "", cql.Type{}
+	return l.PartitionKey[0].Name
 }
 
 // valueText is the right side of a relation as written.
@@ -376,82 +346,5 @@ func rewriteQuery(s *cql.Select, sg *suggestion) string {
 	if !s.Table.Keyspace.IsZero() {
 		name = s.Table.Keyspace.String() + "." + name
 	}
-	return design.RewriteSelect(s, name, sg.where)
-}
-
-// layoutState is the suggested table as layout builds it: its columns so far, the names
-// used, and the notes for the writers.
-type layoutState struct {
-	nt    *cql.Table
-	used  map[string]bool
-	notes []string
-}
-
-func (ls *layoutState) addCol(name string, typ cql.Type, kind cql.ColumnKind, order cql.Order) {
-	nt := ls.nt
-	c := &cql.Column{Name: name, Type: typ, Kind: kind, Order: order, Position: -1}
-	switch kind {
-	case cql.PartitionKey:
-		c.Position = len(nt.PartitionKey)
-		nt.PartitionKey = append(nt.PartitionKey, c)
-	case cql.Clustering:
-		c.Position = len(nt.Clustering)
-		nt.Clustering = append(nt.Clustering, c)
-	}
-	nt.Columns = append(nt.Columns, c)
-	ls.used[name] = true
-}
-
-// moved notes an entity column that becomes a key column.
-func (ls *layoutState) moved(c *cql.Column) {
-	if c.Kind == cql.Regular || c.Kind == cql.Static {
-		ls.notes = append(ls.notes, fmt.Sprintf("%s is a key column here: changing it means deleting the row and inserting it again", c.Name))
-	}
-}
-
-// relations lays out the partition key from q's equality and CONTAINS relations and
-// collects its IN and range relations, writing the rewritten relations into nq and where.
-// ok is false for a relation no table key serves.
-func (ls *layoutState) relations(t *cql.Table, q *selectQuery, nq *selectQuery) (where []string, ins, ranges []*relation, ok bool) {
-	for i := range q.where {
-		r := &q.where[i]
-		if r.token || r.tuple || r.other != "" || r.op == opNEQ || r.op == opLike || r.op == opIsNotNull {
-			return nil, nil, nil, false
-		}
-		c := t.Column(r.cols[0])
-		if c == nil {
-			return nil, nil, nil, false
-		}
-		switch {
-		case r.mapKey:
-			return nil, nil, nil, false // a map entry cannot become a key column without knowing the keys
-		case r.op == opContains || r.op == opContainsKey:
-			name, typ := elementColumn(c, r.op == opContainsKey)
-			if name == "" || ls.used[name] {
-				return nil, nil, nil, false
-			}
-			ls.addCol(name, typ, cql.PartitionKey, cql.Asc)
-			ls.notes = append(ls.notes, fmt.Sprintf("one row per element of %s: write a row for each element, delete it when the element goes", c.Name))
-			nr := *r
-			nr.cols, nr.op = []string{name}, opEQ
-			nq.where = append(nq.where, nr)
-			where = append(where, cql.QuoteName(name)+" = "+valueText(r))
-		case r.op == opEQ:
-			if !ls.used[c.Name] {
-				ls.addCol(c.Name, c.Type, cql.PartitionKey, cql.Asc)
-				ls.moved(c)
-			}
-			nq.where = append(nq.where, *r)
-			where = append(where, r.text)
-		case r.op == opIN:
-			ins = append(ins, r)
-			nq.where = append(nq.where, *r)
-			where = append(where, r.text)
-		case r.op.isSlice():
-			ranges = append(ranges, r)
-			nq.where = append(nq.where, *r)
-			where = append(where, r.text)
-		}
-	}
-	return where, ins, ranges, true
+	return s.Rewrite(name, sg.where)
 }

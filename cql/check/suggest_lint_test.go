@@ -128,11 +128,11 @@ CREATE TABLE app.orders (order_id timeuuid PRIMARY KEY, customer_id uuid, store_
 	rate := func(s string) workload.Rate { r, _ := workload.ParseRate(s); return r }
 	vols := &design.Volumes{File: "workload.yaml", Entities: []*design.Entity{{Name: "app.orders", Rows: rate("50k/day"), Retention: 5 * workload.Year,
 		Columns: map[string]design.ColumnVolume{"customer_id": {Distinct: 10e6}, "store_id": {Distinct: 20}}}}}
-	r = checkOne(t, s, q, Options{Volumes: vols})
+	r = checkOne(t, s, q, Options{Size: vols.Size})
 	if !strings.Contains(r.SuggestedTable, "PRIMARY KEY ((customer_id), created_at, order_id)") || !strings.Contains(r.SuggestedTable, "9 rows a key on average") {
 		t.Errorf("9 orders a customer: %s", r.SuggestedTable)
 	}
-	r = checkOne(t, s, "SELECT order_id, created_at FROM app.orders WHERE store_id = ? ORDER BY created_at DESC LIMIT 20 ALLOW FILTERING", Options{Volumes: vols})
+	r = checkOne(t, s, "SELECT order_id, created_at FROM app.orders WHERE store_id = ? ORDER BY created_at DESC LIMIT 20 ALLOW FILTERING", Options{Size: vols.Size})
 	if !strings.Contains(r.SuggestedTable, "PRIMARY KEY ((store_id, month), created_at, order_id)") || !strings.Contains(r.SuggestedQuery, "month = ?") {
 		t.Errorf("2,500 orders a store a day: %s\n%s", r.SuggestedTable, r.SuggestedQuery)
 	}

@@ -126,9 +126,11 @@ func runCheck(env *Env, f *checkFlags) error {
 		if err != nil {
 			return InputErr(err)
 		}
-		if opts.Volumes, err = design.FromWorkload(w); err != nil {
+		vols, err := design.FromWorkload(w)
+		if err != nil {
 			return InputErr(err)
 		}
+		opts.Size = vols.Size
 	}
 	results, err := check.Check(schema, queries, opts)
 	if err != nil {

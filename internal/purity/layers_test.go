@@ -32,18 +32,20 @@ var floors = [][]string{
 	{"cql", "internal/reaper/cmd/ryuk", "internal/backfillcheck/cmd/benchbackfill"},
 	// 2: rules over the model, the workload file, the live schema reader.
 	{"finding", "cql/bound", "cql/nodesettings", "cql/derive", "workload", "sizing/disk", "cql/liveschema"},
-	// 3: the engines: checks, lints, sizes, tombstones; writes and reads; migrations.
+	// 3: the key layout that serves an access pattern (check's and design's one answer).
+	{"cql/keylayout"},
+	// 4: the engines: checks, lints, sizes, tombstones; writes and reads; migrations.
 	{"cql/check", "cql/lint", "sizing", "tombstone", "cql/denorm", "migrations", "internal/workloadflag"},
-	// 4: what composes engines: the code registry, design, evolve, profile; the test node.
+	// 5: what composes engines: the code registry, design, evolve, profile; the test node.
 	{"codes", "design", "evolve", "profile", "cassandratest"},
-	// 5: reports and harnesses over those.
+	// 6: reports and harnesses over those.
 	{"internal/report", "internal/accuracy", "internal/ringtest", "internal/authtest", "internal/tlstest"},
-	// 6: the CLI, the accuracy command, the examples (which import public packages only,
+	// 7: the CLI, the accuracy command, the examples (which import public packages only,
 	// so each can be copied into a service) and their shared test harness.
 	{"internal/cli", "internal/accuracy/cmd", "examples/posts", "examples/trending", "examples/likes",
 		"examples/magazines", "examples/orders", "examples/sensors", "examples/viewing_history",
 		"examples/internal/extest"},
-	// 7: the binaries.
+	// 8: the binaries.
 	{"cmd/cqlsize", "examples/posts/cmd/postsvc"},
 }
 
@@ -57,8 +59,8 @@ var testHelpers = []string{"cassandratest", "connect", "internal/authtest", "int
 // is its oracle or its harness.
 var testUpward = map[string][]string{
 	"codes":                    {"internal/cli"},             // every registered code is reachable from the CLI
-	"cql/check":                {"cql/lint"},                 // check and lint agree on the same shapes
-	"design":                   {"cql/check"},                // the cases read as the command reads them
+	"cql/check":                {"cql/lint", "design"},       // check and lint agree on the same shapes; suggestions sized by design's volumes
+	"design":                   {"cql/check", "evolve"},      // the cases read as the command reads them; check and evolve agree with design
 	"cql/denorm":               {"sizing"},                   // a plan's writes sized by the byte model
 	"internal/workloadflag":    {"sizing"},                   // flags through an estimate
 	"profile":                  {"internal/accuracy"},        // the node's sstablepartitions sizes are the growth test's truth
