@@ -52,9 +52,11 @@ var layers = map[string][]string{
 	// A throwaway node in a container (testcontainers-go), for migrate --container.
 	"internal/nodecontainer": {},
 	"cql/liveschema":         {"cql"},
-	"cql/denorm":             {"bucket", "cql", "cql/derive", "internal/tokenscan"},
+	"cql/denorm":             {"bucket", "cql", "cql/derive"},
 	"migrations":             {"cql", "cql/liveschema", "cql/nodesettings", "cql/options", "internal/version"},
 	"profile":                {"cql", "cql/liveschema", "internal/tokenscan", "sizing", "sizing/disk", "workload"},
+	// Moving live data into a new table: the backfill writes the rows denorm's dual writes derive.
+	"evolve/backfill": {"cql", "cql/denorm", "cql/derive", "internal/tokenscan"},
 
 	// Test harnesses: a real node, the fault ring, the node with authentication.
 	"cassandratest":       {"connect", "internal/nodecontainer", "internal/version"},
@@ -75,7 +77,7 @@ var layers = map[string][]string{
 	"internal/workloadflag": {"cql", "workload"},
 	"internal/report":       {"cql", "finding", "profile", "sizing", "tombstone", "workload"},
 	"internal/cli": {"codes", "connect", "cql", "cql/check", "cql/denorm", "cql/derive", "cql/lint", "cql/liveschema", "cql/nodesettings", "cql/options", "design",
-		"evolve", "finding", "internal/nodecontainer", "internal/report", "internal/tokenscan", "internal/version", "internal/workloadflag",
+		"evolve", "evolve/backfill", "finding", "internal/nodecontainer", "internal/report", "internal/tokenscan", "internal/version", "internal/workloadflag",
 		"migrations", "profile", "sizing",
 		"tombstone", "workload"},
 	"cmd/cqlsize": {"internal/cli"},
@@ -111,18 +113,19 @@ var testHelpers = []string{"cassandratest", "connect", "internal/authtest", "int
 // testHelpers): a test may reach higher than its package when that layer is its oracle or
 // its harness.
 var testLayers = map[string][]string{
-	"codes":                    {"cql", "internal/cli"},                  // every registered code is reachable from the CLI
-	"cql/check":                {"cql/lint", "workload"},                 // check and lint agree on the same shapes; volumes for sized suggestions
-	"design":                   {"bucket", "cql/check", "cql/denorm"},    // the cases read as the command reads them, written through denorm and read back bucket by bucket
-	"cql/denorm":               {"cql/liveschema", "sizing", "workload"}, // a plan's writes sized by the byte model; the backfill compiled against the live tables
-	"internal/workloadflag":    {"sizing"},                               // flags through an estimate
-	"profile":                  {"internal/accuracy"},                    // the node's sstablepartitions sizes are the growth test's truth
-	"sizing/disk":              {"internal/accuracy"},                    // CompressionInfo.db read as the accuracy tests read it: the chunks the node wrote
-	"scripts":                  {"internal/version"},                     // the node's version is the one tested against
+	"codes":                    {"cql", "internal/cli"},               // every registered code is reachable from the CLI
+	"cql/check":                {"cql/lint", "workload"},              // check and lint agree on the same shapes; volumes for sized suggestions
+	"design":                   {"bucket", "cql/check", "cql/denorm"}, // the cases read as the command reads them, written through denorm and read back bucket by bucket
+	"cql/denorm":               {"sizing", "workload"},                // a plan's writes sized by the byte model
+	"evolve/backfill":          {"cql/liveschema"},                    // the backfill compiled against the live tables
+	"internal/workloadflag":    {"sizing"},                            // flags through an estimate
+	"profile":                  {"internal/accuracy"},                 // the node's sstablepartitions sizes are the growth test's truth
+	"sizing/disk":              {"internal/accuracy"},                 // CompressionInfo.db read as the accuracy tests read it: the chunks the node wrote
+	"scripts":                  {"internal/version"},                  // the node's version is the one tested against
 	"examples/likes":           {"bucket", "cql/denorm", "examples/internal/extest"},
 	"examples/magazines":       {"cql/denorm", "examples/internal/extest"},
 	"examples/orders":          {"cql/denorm", "examples/internal/extest"},
-	"examples/posts":           {"evolve", "examples/internal/extest"}, // the evolve scenario plans the migration it adds
+	"examples/posts":           {"evolve", "evolve/backfill", "examples/internal/extest"}, // the evolve scenario plans the migration it adds and backfills it
 	"examples/sensors":         {"bucket", "cql/denorm", "examples/internal/extest"},
 	"examples/trending":        {"examples/internal/extest", "sizing", "workload"},
 	"examples/viewing_history": {"bucket", "cql/denorm", "examples/internal/extest"},
