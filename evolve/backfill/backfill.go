@@ -227,8 +227,8 @@ func Backfill(ctx context.Context, s *gocql.Session, p *derive.Program, o Backfi
 	if err != nil {
 		return nil, err
 	}
-	// The writes retry on the next host as a Model's do, with shorter backoffs: a range
-	// that keeps failing is left for the next run rather than waited on.
+	// The target writes take the retry policy a Model's cluster has (idempotent statements
+	// only, on the next host), with backoffs of 100 ms to 2 s.
 	policy, err := denorm.NewRetryPolicy(denorm.ClusterOptions{Retries: denorm.DefaultRetries, MinBackoff: 100 * time.Millisecond, MaxBackoff: 2 * time.Second})
 	if err != nil {
 		return nil, fmt.Errorf("backfill: %w", err)
