@@ -217,6 +217,19 @@ func driverCancelled(ctx context.Context, err error) bool {
 	return errors.Is(err, context.Canceled) && ctx.Err() == nil
 }
 
+// ResendCancelled runs op, an idempotent request made under ctx, and runs it again, at most
+// three more times, while it fails with a cancellation ctx did not make: the cancellation
+// the driver returns when it drops a connection a prepare was waiting on (see
+// driverCancelled). It is for idempotent requests sent outside a Model, such as a backfill's
+// writes; a Model's reads resend so on their own.
+func ResendCancelled(ctx context.Context, op func() error) error {
+	err := op()
+	for tries := 0; err != nil && driverCancelled(ctx, err) && tries < maxResends; tries++ {
+		err = op()
+	}
+	return err
+}
+
 // retryPolicy retries idempotent statements on the next host. gocql v1.7.0 consults a
 // retry policy for every failed statement, idempotent or not (query_executor.go, do), so
 // the check is here.

@@ -23,6 +23,7 @@ import (
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/denorm"
 	"github.com/cqlsize/cqlsize/evolve"
+	"github.com/cqlsize/cqlsize/evolve/backfill"
 	"github.com/cqlsize/cqlsize/examples/posts"
 	"github.com/cqlsize/cqlsize/migrations"
 )
@@ -102,8 +103,8 @@ func TestEvolveAddHashtagTable(t *testing.T) {
 	var reading atomic.Bool
 	stop := make(chan struct{})
 	churn := startChurn(t, v2, before, stop, &reading)
-	res, err := denorm.Backfill(ctx, s, prog, denorm.BackfillOptions{Workers: 2, Ranges: 64, Rate: 400,
-		Progress: func(p denorm.BackfillProgress) { reading.Store(reading.Load() || p.Rows > 0) }})
+	res, err := backfill.Backfill(ctx, s, prog, backfill.BackfillOptions{Workers: 2, Ranges: 64, Rate: 400,
+		Progress: func(p backfill.BackfillProgress) { reading.Store(reading.Load() || p.Rows > 0) }})
 	reading.Store(false)
 	close(stop)
 	ops := churn()
@@ -115,7 +116,7 @@ func TestEvolveAddHashtagTable(t *testing.T) {
 	if ops.edited == 0 || ops.deleted == 0 {
 		t.Fatalf("the service edited %d and deleted %d posts while the backfill read: no race tested", ops.edited, ops.deleted)
 	}
-	vr, err := denorm.Verify(ctx, s, prog, denorm.VerifyOptions{Full: true})
+	vr, err := backfill.Verify(ctx, s, prog, backfill.VerifyOptions{Full: true})
 	if err != nil || !vr.OK() {
 		t.Fatalf("verify: %+v, %v", vr, err)
 	}
@@ -124,7 +125,7 @@ func TestEvolveAddHashtagTable(t *testing.T) {
 	v3 := evolveService(t, s, ks, denorm.ReadNew)
 	writeFile(t, filepath.Join(dir, "0003_drop_backfill_bookkeeping.cql"),
 		"-- The backfill is done: its checkpoint and leases go. Nothing the service reads is dropped.\n"+
-			"DROP TABLE IF EXISTS "+denorm.ProgressTable+";\nDROP TABLE IF EXISTS "+denorm.LeaseTable+";\n")
+			"DROP TABLE IF EXISTS "+backfill.ProgressTable+";\nDROP TABLE IF EXISTS "+backfill.LeaseTable+";\n")
 	migrate(t, s, ks, dir)
 	tables := liveTables(t, s, ks)
 	if !slices.Equal(tables, []string{"posts_by_hashtag", "posts_by_id", "posts_by_user"}) {

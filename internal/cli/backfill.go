@@ -16,9 +16,9 @@ import (
 
 	"github.com/cqlsize/cqlsize/connect"
 	"github.com/cqlsize/cqlsize/cql"
-	"github.com/cqlsize/cqlsize/cql/denorm"
 	"github.com/cqlsize/cqlsize/cql/derive"
 	"github.com/cqlsize/cqlsize/cql/liveschema"
+	"github.com/cqlsize/cqlsize/evolve/backfill"
 )
 
 // backfillFlags are the flags of `cqlsize backfill`.
@@ -237,13 +237,13 @@ func runBackfill(env *Env, f *backfillFlags) error {
 		return runVerify(env, f, s, p, in)
 	}
 	bar := newBackfillBar(env)
-	res, err := denorm.Backfill(env.Ctx, s, p, denorm.BackfillOptions{
+	res, err := backfill.Backfill(env.Ctx, s, p, backfill.BackfillOptions{
 		ReadConsistency: in.read, WriteConsistency: in.write, Rate: in.rate, Workers: f.workers, Ranges: f.ranges,
 		PageSize: f.pageSize, Share: in.share, Shares: in.shares, Restart: f.restart, Lease: f.lease, RetryFor: noneIfZero(f.retryFor),
 		Progress: bar.update, PerHost: perHost(cfg),
 	})
 	bar.finish()
-	var mismatch *denorm.MismatchError
+	var mismatch *backfill.MismatchError
 	if errors.As(err, &mismatch) {
 		return Usagef("%s", cliWords(err.Error()))
 	}
@@ -255,7 +255,7 @@ func runBackfill(env *Env, f *backfillFlags) error {
 			fmt.Fprintf(env.Stderr, "cqlsize: warning: %s\n", w)
 		}
 	}
-	var partial *denorm.BackfillError
+	var partial *backfill.BackfillError
 	if errors.As(err, &partial) {
 		if refusedByNode(err) {
 			// A refusal comes again on every run: a permission the role lacks (the role must
@@ -340,7 +340,7 @@ func backfillProgram(ctx context.Context, s *gocql.Session, in *backfillInput, c
 }
 
 func runVerify(env *Env, f *backfillFlags, s *gocql.Session, p *derive.Program, in *backfillInput) error {
-	res, err := denorm.Verify(env.Ctx, s, p, denorm.VerifyOptions{Consistency: in.write, Sample: f.sample, Full: f.full,
+	res, err := backfill.Verify(env.Ctx, s, p, backfill.VerifyOptions{Consistency: in.write, Sample: f.sample, Full: f.full,
 		Workers: f.workers, Rate: in.rate})
 	if err != nil {
 		return InputErr(err)
@@ -374,7 +374,7 @@ func runVerify(env *Env, f *backfillFlags, s *gocql.Session, p *derive.Program, 
 	return nil
 }
 
-func printBackfill(w io.Writer, format string, r *denorm.BackfillResult) error {
+func printBackfill(w io.Writer, format string, r *backfill.BackfillResult) error {
 	if format == "json" {
 		return writeJSON(w, r)
 	}
@@ -432,7 +432,7 @@ func newBackfillBar(env *Env) *backfillBar {
 	return &backfillBar{termLine: newTermLine(env)}
 }
 
-func (b *backfillBar) update(p denorm.BackfillProgress) {
+func (b *backfillBar) update(p backfill.BackfillProgress) {
 	if !b.tty {
 		return
 	}
@@ -443,7 +443,7 @@ func (b *backfillBar) update(p denorm.BackfillProgress) {
 }
 
 // backfillLine renders one progress line.
-func backfillLine(p denorm.BackfillProgress) string {
+func backfillLine(p backfill.BackfillProgress) string {
 	line := fmt.Sprintf("%s %3.0f%%  %d/%d ranges  %d rows", gauge(int(p.Fraction*gaugeWidth)),
 		100*p.Fraction, p.RangesDone, p.Ranges, p.Rows)
 	if p.TotalRows > 0 {

@@ -13,7 +13,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/cassandratest"
-	"github.com/cqlsize/cqlsize/cql/denorm"
+	"github.com/cqlsize/cqlsize/evolve/backfill"
 )
 
 // Flags that cannot be right fail with exit 2 before any cluster is asked.
@@ -190,13 +190,13 @@ func TestBackfillCommandEndToEnd(t *testing.T) {
 
 func TestBackfillProgressLine(t *testing.T) {
 	for _, tc := range []struct {
-		p    denorm.BackfillProgress
+		p    backfill.BackfillProgress
 		want string
 	}{
-		{denorm.BackfillProgress{Ranges: 256}, "[..............................]   0%  0/256 ranges  0 rows  0 B"},
-		{denorm.BackfillProgress{Ranges: 256, RangesDone: 64, Fraction: 0.25, Rows: 51234, TotalRows: 204800, Bytes: 3 << 20, TotalBytes: 12 << 20, ETA: 90 * time.Second},
+		{backfill.BackfillProgress{Ranges: 256}, "[..............................]   0%  0/256 ranges  0 rows  0 B"},
+		{backfill.BackfillProgress{Ranges: 256, RangesDone: 64, Fraction: 0.25, Rows: 51234, TotalRows: 204800, Bytes: 3 << 20, TotalBytes: 12 << 20, ETA: 90 * time.Second},
 			"[#######.......................]  25%  64/256 ranges  51234 rows of ~204800  3.0 MiB of ~12.0 MiB  ETA 1m30s"},
-		{denorm.BackfillProgress{Ranges: 10, RangesDone: 10, Fraction: 1, Rows: 7, HeldByOther: 2},
+		{backfill.BackfillProgress{Ranges: 10, RangesDone: 10, Fraction: 1, Rows: 7, HeldByOther: 2},
 			"[##############################] 100%  10/10 ranges  7 rows  0 B  (2 ranges held by another run)"},
 	} {
 		if got := backfillLine(tc.p); got != tc.want {

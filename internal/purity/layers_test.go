@@ -36,8 +36,9 @@ var floors = [][]string{
 	{"cql/keylayout"},
 	// 4: the engines: checks, lints, sizes, tombstones; writes and reads; migrations.
 	{"cql/check", "cql/lint", "sizing", "tombstone", "cql/denorm", "migrations", "internal/workloadflag"},
-	// 5: what composes engines: the code registry, design, evolve, profile; the test node.
-	{"codes", "design", "evolve", "profile", "cassandratest"},
+	// 5: what composes engines: the code registry, design, evolve and the backfill that
+	// moves live data (over denorm's writes), profile; the test node.
+	{"codes", "design", "evolve", "evolve/backfill", "profile", "cassandratest"},
 	// 6: reports and harnesses over those.
 	{"internal/report", "internal/accuracy", "internal/ringtest", "internal/authtest", "internal/tlstest"},
 	// 7: the CLI, the accuracy command, the examples (which import public packages only,

@@ -1,8 +1,8 @@
 // Package tokenscan holds what every full read of a table across the token ring needs:
 // the ring cut into ranges, a shared rate limit on rows read, the table's size from
 // system.size_estimates (summed over every node through sessions pinned to one node), and
-// which errors a second read will not cure. `cqlsize profile` and the backfill of
-// cql/denorm both walk tables this way.
+// which errors a second read will not cure. `cqlsize profile` and evolve/backfill both walk
+// tables this way.
 package tokenscan
 
 import (

@@ -1,4 +1,4 @@
-package denorm
+package backfill
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/cql/denorm"
 )
 
 // The bookkeeping tables a backfill keeps in the target's keyspace. profile.Bookkeeping
@@ -308,7 +309,7 @@ func (c *checkpoint) take(ctx context.Context, lo int64, sent time.Time) (string
 			}
 			return nil
 		}
-		if !Transient(err) {
+		if !denorm.Transient(err) {
 			return err
 		}
 		var found bool

@@ -1,4 +1,4 @@
-package denorm
+package backfill
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/cql/denorm"
 )
 
 // schemaLag reports a coordinator that does not know a table the run created or checked a
@@ -24,7 +26,7 @@ func schemaLag(err error) bool {
 	return strings.Contains(msg, "does not exist") || strings.Contains(msg, "unconfigured table")
 }
 
-// retryFor runs op until it succeeds, fails with an error that is not Transient, ctx
+// retryFor runs op until it succeeds, fails with an error that is not denorm.Transient, ctx
 // ends, or limit has passed since the first attempt (limit <= 0: once), pausing between
 // attempts from 100 ms doubling to 5 s (each drawn from its upper half, so runs that lost
 // the same node do not retry in step). The error is op's last.
@@ -33,7 +35,7 @@ func retryFor(ctx context.Context, limit time.Duration, op func() error) error {
 	pause := 100 * time.Millisecond
 	for tries := 1; ; tries++ {
 		err := op()
-		if err == nil || !(Transient(err) || schemaLag(err)) || ctx.Err() != nil {
+		if err == nil || !(denorm.Transient(err) || schemaLag(err)) || ctx.Err() != nil {
 			return err
 		}
 		wait := pause/2 + rand.N(pause/2+1)

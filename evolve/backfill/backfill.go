@@ -1,4 +1,4 @@
-package denorm
+package backfill
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/cql/denorm"
 	"github.com/cqlsize/cqlsize/cql/derive"
 	"github.com/cqlsize/cqlsize/internal/tokenscan"
 )
@@ -188,7 +190,7 @@ func (e *BackfillError) Error() string {
 func (e *BackfillError) Unwrap() error { return e.Err }
 
 // Backfill copies every row of p's source table into its target table, as p derives the
-// target rows: the same program a service's dual writes use through MapValues, so both
+// target rows: the same program a service's dual writes use through denorm.MapValues, so both
 // write the same rows.
 //
 // Each target cell is written with its source cell's write time (USING TIMESTAMP) and
@@ -225,8 +227,14 @@ func Backfill(ctx context.Context, s *gocql.Session, p *derive.Program, o Backfi
 	if err != nil {
 		return nil, err
 	}
+	// The target writes take the retry policy a Model's cluster has (idempotent statements
+	// only, on the next host), with backoffs of 100 ms to 2 s.
+	policy, err := denorm.NewRetryPolicy(denorm.ClusterOptions{Retries: denorm.DefaultRetries, MinBackoff: 100 * time.Millisecond, MaxBackoff: 2 * time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("backfill: %w", err)
+	}
 	ck := &checkpoint{s: s, id: backfillID(src, dst), consistency: o.WriteConsistency, ttl: o.Lease, owner: o.Owner, retry: o.RetryFor,
-		progress: quoteIdent(dst.Keyspace) + "." + ProgressTable, lease: quoteIdent(dst.Keyspace) + "." + LeaseTable}
+		progress: cql.QuoteName(dst.Keyspace) + "." + ProgressTable, lease: cql.QuoteName(dst.Keyspace) + "." + LeaseTable}
 	if err := murmur3(ctx, s); err != nil {
 		return nil, err
 	}
@@ -243,7 +251,7 @@ func Backfill(ctx context.Context, s *gocql.Session, p *derive.Program, o Backfi
 	if err := ck.begin(ctx, o.Ranges, programText(p)); err != nil {
 		return nil, err
 	}
-	r := &run{s: s, o: o, b: b, reader: reader, ck: ck, started: time.Now(),
+	r := &run{s: s, o: o, b: b, reader: reader, ck: ck, policy: policy, started: time.Now(),
 		res: &BackfillResult{Backfill: ck.id, Share: o.Share, Shares: o.Shares, Ranges: len(mine), ConsistencyRead: o.ReadConsistency.String()}}
 	r.estimate(ctx, src.Keyspace, src.Name, mine)
 	err = r.loop(ctx, mine)
@@ -291,6 +299,7 @@ type run struct {
 	b       *rowBuilder
 	reader  *sourceReader
 	ck      *checkpoint
+	policy  gocql.RetryPolicy // of the target writes
 	limiter *tokenscan.Limiter
 	started time.Time
 

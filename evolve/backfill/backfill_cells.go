@@ -1,4 +1,4 @@
-package denorm
+package backfill
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/cql/denorm"
 	"github.com/cqlsize/cqlsize/cql/derive"
 )
 
@@ -85,12 +86,12 @@ func newRowBuilder(p *derive.Program) (*rowBuilder, error) {
 			each++
 		}
 		if t.Type.Kind == cql.UDT && !t.Type.Frozen {
-			return nil, &SchemaError{Table: dst.Keyspace + "." + dst.Name, Column: t.Column, Msg: "is a non-frozen user type: a backfill cannot write it field by field"}
+			return nil, &denorm.SchemaError{Table: dst.Keyspace + "." + dst.Name, Column: t.Column, Msg: "is a non-frozen user type: a backfill cannot write it field by field"}
 		}
 		if t.Type.Kind == cql.List && !t.Type.Frozen {
 			// An append is not idempotent: a retried write, or a range copied again after a
 			// stop, would add every element a second time.
-			return nil, &SchemaError{Table: dst.Keyspace + "." + dst.Name, Column: t.Column, Msg: fmt.Sprintf(
+			return nil, &denorm.SchemaError{Table: dst.Keyspace + "." + dst.Name, Column: t.Column, Msg: fmt.Sprintf(
 				"is a non-frozen list: writing it again (a retry, a range copied again) duplicates its elements; declare it frozen<%s>", t.Type)}
 		}
 		b.cols = append(b.cols, c)

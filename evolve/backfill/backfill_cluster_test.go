@@ -1,4 +1,4 @@
-package denorm
+package backfill
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/cassandratest"
+	"github.com/cqlsize/cqlsize/cql/denorm"
 	"github.com/cqlsize/cqlsize/cql/derive"
 	"github.com/cqlsize/cqlsize/cql/liveschema"
 )
@@ -62,7 +63,7 @@ func program(t *testing.T, s *gocql.Session, ks, src, dst string, rules ...strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Derive(schema, ks+"."+src, ks+"."+dst, rules...)
+	p, err := denorm.Derive(schema, ks+"."+src, ks+"."+dst, rules...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package denorm
+package backfill
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cql/denorm"
 	"github.com/cqlsize/cqlsize/internal/tokenscan"
 )
 
@@ -136,7 +137,7 @@ type writeSet struct {
 }
 
 func newWriteSet(ctx context.Context, r *run, n int) *writeSet {
-	return &writeSet{ctx: ctx, r: r, sem: make(chan struct{}, n), policy: newRetryPolicy(ClusterOptions{Retries: DefaultRetries, MinBackoff: 100 * time.Millisecond, MaxBackoff: 2 * time.Second})}
+	return &writeSet{ctx: ctx, r: r, sem: make(chan struct{}, n), policy: r.policy}
 }
 
 func (w *writeSet) failed() error {
@@ -184,11 +185,7 @@ func (w *writeSet) send(stmts []statement) error {
 // with transient trouble (a node lost: their TTLs are counted down anew each time).
 func (w *writeSet) exec(stmts []statement) error {
 	return retryFor(w.ctx, w.r.o.RetryFor, func() error {
-		err := w.once(stmts)
-		for tries := 0; err != nil && driverCancelled(w.ctx, err) && tries < maxResends; tries++ {
-			err = w.once(stmts)
-		}
-		return err
+		return denorm.ResendCancelled(w.ctx, func() error { return w.once(stmts) })
 	})
 }
 

@@ -1,4 +1,4 @@
-package denorm
+package backfill
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/cql/denorm"
 	"github.com/cqlsize/cqlsize/cql/derive"
 )
 
@@ -75,13 +76,13 @@ func newSourceReader(p *derive.Program) (*sourceReader, error) {
 	n := 1
 	for _, c := range t.Columns {
 		if c.Type.Kind == cql.Native && c.Type.Name == "counter" {
-			return nil, &SchemaError{Table: t.Keyspace + "." + t.Name, Column: c.Name, Msg: "is a counter: a counter cannot be copied with its write time"}
+			return nil, &denorm.SchemaError{Table: t.Keyspace + "." + t.Name, Column: c.Name, Msg: "is a counter: a counter cannot be copied with its write time"}
 		}
 		key := c.Kind == cql.PartitionKey || c.Kind == cql.Clustering
 		sc := srcCol{col: c, val: -1, wt: -1, ttl: -1, keys: -1, multi: c.Type.MultiCell()}
 		if c.Type.Kind == cql.UDT && !c.Type.Frozen {
 			if need[c.Name] {
-				return nil, &SchemaError{Table: t.Keyspace + "." + t.Name, Column: c.Name, Msg: "is a non-frozen user type: its fields' write times cannot be read, so it cannot be copied"}
+				return nil, &denorm.SchemaError{Table: t.Keyspace + "." + t.Name, Column: c.Name, Msg: "is a non-frozen user type: its fields' write times cannot be read, so it cannot be copied"}
 			}
 			continue
 		}

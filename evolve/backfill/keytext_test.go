@@ -1,4 +1,4 @@
-package denorm
+package backfill
 
 import (
 	"testing"
