@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/cql"
 )
 
 // RecordState is where a migration stands in the bookkeeping table.
@@ -74,11 +76,11 @@ type store struct {
 }
 
 func newStore(s *gocql.Session, opt Options) *store {
-	ks := quote(opt.BookkeepingKeyspace)
+	ks := cql.QuoteName(opt.BookkeepingKeyspace)
 	return &store{
 		s: s, opt: opt,
-		table: ks + "." + quote(opt.Table),
-		lock:  ks + "." + quote(opt.Table+"_lock"),
+		table: ks + "." + cql.QuoteName(opt.Table),
+		lock:  ks + "." + cql.QuoteName(opt.Table+"_lock"),
 		live:  newTracker(),
 	}
 }
@@ -154,7 +156,7 @@ func (st *store) ensureKeyspace(ctx context.Context, keyspace string) error {
 	if st.opt.Replication == "" {
 		return fmt.Errorf("keyspace %s: %w; create it, start the first migration with CREATE KEYSPACE %s, or set its replication (Options.Replication \"{'class': 'NetworkTopologyStrategy', 'dc1': 3}\") to have it created", keyspace, ErrNoKeyspace, keyspace)
 	}
-	stmt := fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s", quote(keyspace), st.opt.Replication)
+	stmt := fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s", cql.QuoteName(keyspace), st.opt.Replication)
 	if err := st.ddl(ctx, stmt); err != nil {
 		return fmt.Errorf("create keyspace %s: %w", keyspace, err)
 	}
@@ -205,7 +207,7 @@ func (st *store) ensure(ctx context.Context) error {
 		if ok {
 			continue
 		}
-		stmt := fmt.Sprintf(t.ddl, quote(ks)+"."+quote(t.name), tableID(ks, t.name))
+		stmt := fmt.Sprintf(t.ddl, cql.QuoteName(ks)+"."+cql.QuoteName(t.name), tableID(ks, t.name))
 		if err := st.ddl(ctx, stmt); err != nil {
 			return fmt.Errorf("create bookkeeping table %s.%s: %w", ks, t.name, err)
 		}

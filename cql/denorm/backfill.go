@@ -13,6 +13,7 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/derive"
 	"github.com/cqlsize/cqlsize/internal/tokenscan"
 )
@@ -226,7 +227,7 @@ func Backfill(ctx context.Context, s *gocql.Session, p *derive.Program, o Backfi
 		return nil, err
 	}
 	ck := &checkpoint{s: s, id: backfillID(src, dst), consistency: o.WriteConsistency, ttl: o.Lease, owner: o.Owner, retry: o.RetryFor,
-		progress: quoteIdent(dst.Keyspace) + "." + ProgressTable, lease: quoteIdent(dst.Keyspace) + "." + LeaseTable}
+		progress: cql.QuoteName(dst.Keyspace) + "." + ProgressTable, lease: cql.QuoteName(dst.Keyspace) + "." + LeaseTable}
 	if err := murmur3(ctx, s); err != nil {
 		return nil, err
 	}
