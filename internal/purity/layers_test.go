@@ -25,6 +25,7 @@ var layers = map[string][]string{
 	"cql/options":       {},
 	"internal/figures":  {},
 	"internal/lz4block": {},
+	"internal/retry":    {},
 	"cql":               {"cql/options"},
 	"finding":           {"cql", "severity"},
 
@@ -48,12 +49,12 @@ var layers = map[string][]string{
 
 	// Libraries that talk to a cluster.
 	"internal/tokenscan": {},
-	"connect":            {},
+	"connect":            {"internal/retry"},
 	// A throwaway node in a container (testcontainers-go), for migrate --container.
 	"internal/nodecontainer": {},
 	"cql/liveschema":         {"cql"},
-	"cql/denorm":             {"bucket", "cql", "cql/derive", "internal/tokenscan"},
-	"migrations":             {"cql", "cql/liveschema", "cql/nodesettings", "cql/options", "internal/version"},
+	"cql/denorm":             {"bucket", "cql", "cql/derive", "internal/retry", "internal/tokenscan"},
+	"migrations":             {"cql", "cql/liveschema", "cql/nodesettings", "cql/options", "internal/retry", "internal/version"},
 	"profile":                {"cql", "cql/liveschema", "internal/tokenscan", "sizing", "sizing/disk", "workload"},
 
 	// Test harnesses: a real node, the fault ring, the node with authentication.
@@ -81,7 +82,7 @@ var layers = map[string][]string{
 	"cmd/cqlsize": {"internal/cli"},
 
 	// The accuracy harness (the byte model and profile against the node's own files).
-	"internal/accuracy":     {"cql", "cql/liveschema", "internal/figures", "profile", "sizing", "workload"},
+	"internal/accuracy":     {"cql", "cql/liveschema", "internal/figures", "internal/retry", "profile", "sizing", "workload"},
 	"internal/accuracy/cmd": {"connect", "internal/accuracy", "internal/figures", "profile"},
 
 	// The examples import public packages only, so each can be copied into a service;
