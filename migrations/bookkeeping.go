@@ -12,6 +12,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/internal/retry"
 )
 
 // RecordState is where a migration stands in the bookkeeping table.
@@ -222,24 +223,17 @@ func (st *store) ensure(ctx context.Context) error {
 // at this moment can already be listed in system_schema while the node still answers
 // "table ... does not exist" to a query on it (seen on 5.0 with 8 processes starting at once).
 func (st *store) waitUsable(ctx context.Context) error {
-	deadline := time.Now().Add(st.opt.AgreementTimeout)
+	wait := retry.Policy{Backoff: retry.Backoff{Min: 100 * time.Millisecond}, Deadline: time.Now().Add(st.opt.AgreementTimeout), Retry: notYetCreated}
 	for _, q := range []string{
 		`SELECT target FROM ` + st.table + ` WHERE target = ? LIMIT 1`,
 		`SELECT target FROM ` + st.lock + ` WHERE target = ?`,
 	} {
-		for {
-			err := st.q(ctx, q, st.opt.Keyspace).Exec()
-			if err == nil {
-				break
-			}
-			if !notYetCreated(err) || time.Now().After(deadline) {
-				return fmt.Errorf("query the bookkeeping tables: %w", err)
-			}
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(100 * time.Millisecond):
-			}
+		_, err := retry.Do(ctx, wait, st.q(ctx, q, st.opt.Keyspace).Exec)
+		if err != nil && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			return fmt.Errorf("query the bookkeeping tables: %w", err)
 		}
 	}
 	return nil
