@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/internal/retry"
 )
 
 // Environment variables read by FromEnv. Secrets come only from the environment (or a
@@ -344,8 +346,15 @@ func OpenWith(ctx context.Context, c Config, configure func(*gocql.ClusterConfig
 	unreachable := func(attempts int, err error) *UnreachableError {
 		return &UnreachableError{Hosts: c.Hosts, Source: c.source(), Attempts: attempts, Waited: time.Since(start), Err: err}
 	}
-	wait := 200 * time.Millisecond
-	for attempt := 1; ; attempt++ {
+	var (
+		s       *gocql.Session
+		trouble *TLSTrouble // the attempt's failure was a TLS problem: no retry
+		final   bool        // another attempt cannot succeed
+	)
+	attempts, err := retry.Do(octx, retry.Policy{
+		Backoff: retry.Backoff{Min: 200 * time.Millisecond, Max: 2 * time.Second},
+		Retry:   func(error) bool { return !final },
+	}, func() error {
 		// A fresh configuration each time: a token-aware policy serves one session only.
 		cc, _ := clusterConfig()
 		dl := &dialLog{next: cc.Logger}
@@ -353,29 +362,27 @@ func OpenWith(ctx context.Context, c Config, configure func(*gocql.ClusterConfig
 			dl.next = gocql.Logger
 		}
 		cc.Logger = dl
-		s, err := createSession(octx, cc)
+		var err error
+		s, err = createSession(octx, cc)
 		lines := hostFailures(dl.stop())
 		if err == nil {
-			return s, nil
+			return nil
 		}
-		if trouble := diagnoseAttempt(octx, c, err, lines); trouble != nil {
-			u := unreachable(attempt, err)
-			u.TLS = trouble
-			return nil, u
-		}
-		if !worthRetrying(err) || !allWorthRetrying(lines) {
-			return nil, unreachable(attempt, err)
-		}
-		select {
-		case <-octx.Done():
-			if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-				err = fmt.Errorf("no session within %s", c.connectTimeout())
-			}
-			return nil, unreachable(attempt, err)
-		case <-time.After(wait):
-		}
-		wait = min(wait*2, 2*time.Second)
+		trouble = diagnoseAttempt(octx, c, err, lines)
+		final = trouble != nil || !worthRetrying(err) || !allWorthRetrying(lines)
+		return err
+	})
+	switch {
+	case err == nil:
+		return s, nil
+	case trouble != nil:
+		u := unreachable(attempts, err)
+		u.TLS = trouble
+		return nil, u
+	case !final && octx.Err() != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)):
+		err = fmt.Errorf("no session within %s", c.connectTimeout())
 	}
+	return nil, unreachable(attempts, err)
 }
 
 // createSession runs one gocql session attempt, abandoned (and closed when it finishes)

@@ -56,7 +56,10 @@ func (q QualifiedName) String() string {
 }
 
 // QuoteName returns name as it must be written in CQL: as is when it is a valid unquoted
-// lower-case identifier and not a reserved keyword, otherwise in double quotes.
+// lower-case identifier (a letter, then letters, digits and _) and not one of Cassandra
+// 5.0's reserved keywords, otherwise in double quotes (a " doubled). Unreserved keywords
+// (key, type, ttl, ...) stay unquoted. Every statement the project builds names keyspaces,
+// tables, columns and roles through it.
 func QuoteName(name string) string {
 	ok := name != "" && isLetter(name[0])
 	for i := 0; ok && i < len(name); i++ {

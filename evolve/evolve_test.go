@@ -181,3 +181,32 @@ func TestBuildRefused(t *testing.T) {
 		t.Errorf("unmapped key column: %v", err)
 	}
 }
+
+// The drop step names the old table as CQL must write it: a reserved word or a name with
+// upper case is double-quoted, a plain or unreserved name is not.
+func TestDropStepQuotesTheName(t *testing.T) {
+	for _, tc := range []struct{ create, want string }{
+		{`CREATE TABLE "table" (id uuid PRIMARY KEY, day date)`, `DROP TABLE IF EXISTS app."table";`},
+		{`CREATE TABLE "Events" (id uuid PRIMARY KEY, day date)`, `DROP TABLE IF EXISTS app."Events";`},
+		{`CREATE TABLE type (id uuid PRIMARY KEY, day date)`, `DROP TABLE IF EXISTS app.type;`},
+	} {
+		s := cql.NewSchema()
+		if err := s.ApplyFile("old.cql", []byte("CREATE KEYSPACE app WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};\nUSE app;\n"+tc.create+";\n")); err != nil {
+			t.Fatal(err)
+		}
+		from := s.Tables()[0]
+		create := "CREATE TABLE by_day (day date, id uuid, PRIMARY KEY (day, id));\n"
+		schema, dst, err := NewTable(s, "app", "new.cql", []byte(create))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Build(Input{Schema: schema, From: schema.Table("app", from.Name), To: dst, ToFile: "new.cql", ToSource: create, Rate: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := p.Steps[len(p.Steps)-1]
+		if last.CQL != tc.want {
+			t.Errorf("%s: the last step's CQL is %q, want %q", tc.create, last.CQL, tc.want)
+		}
+	}
+}

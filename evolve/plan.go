@@ -314,17 +314,7 @@ func rules(ds []Derived) string {
 	return strings.Join(out, ", ")
 }
 
-func cqlName(t *cql.Table) string { return quoteIdent(t.Keyspace) + "." + quoteIdent(t.Name) }
-
-func quoteIdent(name string) string {
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c >= 'a' && c <= 'z' || c == '_' || i > 0 && c >= '0' && c <= '9') {
-			return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
-		}
-	}
-	return name
-}
+func cqlName(t *cql.Table) string { return cql.QuoteName(t.Keyspace) + "." + cql.QuoteName(t.Name) }
 
 // shellQuote quotes s for a POSIX shell when it holds anything but plain characters.
 func shellQuote(s string) string {

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/cql"
 )
 
 // Tool names another migration tool whose bookkeeping Adopt reads.
@@ -73,7 +75,7 @@ func (m *Migrator) Adopt(ctx context.Context, from Tool, table string) ([]*Migra
 	if err != nil {
 		return nil, err
 	}
-	where := m.opt.Keyspace + "." + table
+	where := cql.QuoteName(m.opt.Keyspace) + "." + cql.QuoteName(table)
 	if !ok {
 		return nil, fmt.Errorf("%w: no table %s: %s has not run in keyspace %s (or keeps its history in another table: name it)", ErrNotAdoptable, where, from, m.opt.Keyspace)
 	}
@@ -94,7 +96,7 @@ func (m *Migrator) Adopt(ctx context.Context, from Tool, table string) ([]*Migra
 
 // golangMigrateApplied reads golang-migrate's single row: every file up to its version.
 func (m *Migrator) golangMigrateApplied(ctx context.Context, table string) ([]int64, error) {
-	iter := m.st.q(ctx, `SELECT version, dirty FROM `+quoteTable(table)).Iter()
+	iter := m.st.q(ctx, `SELECT version, dirty FROM `+table).Iter()
 	type row struct {
 		version int64
 		dirty   bool
@@ -137,7 +139,7 @@ func (m *Migrator) gocqlxApplied(ctx context.Context, table string) ([]int64, er
 	for _, mg := range m.migs {
 		byName[fileBase(mg.File)] = mg
 	}
-	iter := m.st.q(ctx, `SELECT name, checksum, done FROM `+quoteTable(table)).Iter()
+	iter := m.st.q(ctx, `SELECT name, checksum, done FROM `+table).Iter()
 	var (
 		name, sum string
 		done      int
@@ -186,12 +188,6 @@ func gocqlxPieces(src []byte) int {
 func md5hex(b []byte) string {
 	s := md5.Sum(b)
 	return hex.EncodeToString(s[:])
-}
-
-// quoteTable quotes the parts of keyspace.table that need it.
-func quoteTable(qualified string) string {
-	ks, t, _ := strings.Cut(qualified, ".")
-	return quote(ks) + "." + quote(t)
 }
 
 // BaselineVersions records the given versions as applied (state baseline) without running

@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/internal/retry"
 )
 
 // RecordState is where a migration stands in the bookkeeping table.
@@ -74,11 +77,11 @@ type store struct {
 }
 
 func newStore(s *gocql.Session, opt Options) *store {
-	ks := quote(opt.BookkeepingKeyspace)
+	ks := cql.QuoteName(opt.BookkeepingKeyspace)
 	return &store{
 		s: s, opt: opt,
-		table: ks + "." + quote(opt.Table),
-		lock:  ks + "." + quote(opt.Table+"_lock"),
+		table: ks + "." + cql.QuoteName(opt.Table),
+		lock:  ks + "." + cql.QuoteName(opt.Table+"_lock"),
 		live:  newTracker(),
 	}
 }
@@ -154,7 +157,7 @@ func (st *store) ensureKeyspace(ctx context.Context, keyspace string) error {
 	if st.opt.Replication == "" {
 		return fmt.Errorf("keyspace %s: %w; create it, start the first migration with CREATE KEYSPACE %s, or set its replication (Options.Replication \"{'class': 'NetworkTopologyStrategy', 'dc1': 3}\") to have it created", keyspace, ErrNoKeyspace, keyspace)
 	}
-	stmt := fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s", quote(keyspace), st.opt.Replication)
+	stmt := fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s", cql.QuoteName(keyspace), st.opt.Replication)
 	if err := st.ddl(ctx, stmt); err != nil {
 		return fmt.Errorf("create keyspace %s: %w", keyspace, err)
 	}
@@ -205,7 +208,7 @@ func (st *store) ensure(ctx context.Context) error {
 		if ok {
 			continue
 		}
-		stmt := fmt.Sprintf(t.ddl, quote(ks)+"."+quote(t.name), tableID(ks, t.name))
+		stmt := fmt.Sprintf(t.ddl, cql.QuoteName(ks)+"."+cql.QuoteName(t.name), tableID(ks, t.name))
 		if err := st.ddl(ctx, stmt); err != nil {
 			return fmt.Errorf("create bookkeeping table %s.%s: %w", ks, t.name, err)
 		}
@@ -220,24 +223,17 @@ func (st *store) ensure(ctx context.Context) error {
 // at this moment can already be listed in system_schema while the node still answers
 // "table ... does not exist" to a query on it (seen on 5.0 with 8 processes starting at once).
 func (st *store) waitUsable(ctx context.Context) error {
-	deadline := time.Now().Add(st.opt.AgreementTimeout)
+	wait := retry.Policy{Backoff: retry.Backoff{Min: 100 * time.Millisecond}, Deadline: time.Now().Add(st.opt.AgreementTimeout), Retry: notYetCreated}
 	for _, q := range []string{
 		`SELECT target FROM ` + st.table + ` WHERE target = ? LIMIT 1`,
 		`SELECT target FROM ` + st.lock + ` WHERE target = ?`,
 	} {
-		for {
-			err := st.q(ctx, q, st.opt.Keyspace).Exec()
-			if err == nil {
-				break
-			}
-			if !notYetCreated(err) || time.Now().After(deadline) {
-				return fmt.Errorf("query the bookkeeping tables: %w", err)
-			}
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(100 * time.Millisecond):
-			}
+		_, err := retry.Do(ctx, wait, st.q(ctx, q, st.opt.Keyspace).Exec)
+		if err != nil && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			return fmt.Errorf("query the bookkeeping tables: %w", err)
 		}
 	}
 	return nil

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/internal/retry"
 )
 
 // serialRead is the SERIAL consistency used to read a lease row: it completes any
@@ -261,18 +263,12 @@ func (l *lease) release() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	st := l.st
-	var err error
-	for attempt := 1; attempt <= releaseAttempts; attempt++ {
-		_, err = st.s.Query(`DELETE FROM `+st.lock+` WHERE target = ? IF owner = ?`, st.opt.Keyspace, l.owner).
+	_, err := retry.Do(ctx, retry.Policy{Backoff: retryBackoff, Attempts: releaseAttempts,
+		Retry: func(err error) bool { return retryClass(err) != permanent }}, func() error {
+		_, err := st.s.Query(`DELETE FROM `+st.lock+` WHERE target = ? IF owner = ?`, st.opt.Keyspace, l.owner).
 			WithContext(ctx).Consistency(st.opt.Consistency).SerialConsistency(gocql.Serial).MapScanCAS(map[string]any{})
-		if err == nil || retryClass(err) == permanent || attempt == releaseAttempts {
-			break
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(backoff(attempt)):
-		}
-	}
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("release the migration lock (it expires on its own after %s): %w", l.ttl, err)
 	}

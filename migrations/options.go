@@ -152,11 +152,3 @@ func checkName(name string) error {
 	}
 	return nil
 }
-
-// quote renders a name for a statement: as is when Cassandra would not fold it, else quoted.
-func quote(name string) string {
-	if strings.ToLower(name) == name && (name[0] < '0' || name[0] > '9') {
-		return name
-	}
-	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
-}

@@ -104,7 +104,7 @@ func (w *writeCounter) take() int {
 // Before intents were shared and done records folded, every file cost 2 + 2n writes.
 func TestBookkeepingWritesPerFile(t *testing.T) {
 	_, ks := cassandratest.Keyspace(t)
-	w := &writeCounter{table: quote(ks) + "." + quote(DefaultTable)}
+	w := &writeCounter{table: cql.QuoteName(ks) + "." + cql.QuoteName(DefaultTable)}
 	cfg := cassandratest.Config(t)
 	cfg.Keyspace = ks
 	cfg.DriverAgreementWait = -1

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/nodesettings"
+	"github.com/cqlsize/cqlsize/internal/retry"
 )
 
 // Verdict is what a real node and the offline model said of one statement of a history
@@ -56,25 +57,22 @@ func Replay(ctx context.Context, s *gocql.Session, keyspace string, migs []*Migr
 // sendOnce returns the node's refusal of text, nil when it applied it, or an error when the
 // node gave no verdict.
 func sendOnce(ctx context.Context, s *gocql.Session, text string) (refusal, err error) {
-	for attempt := 1; ; attempt++ {
+	attempt := 0
+	tries, err := retry.Do(ctx, retry.Policy{Backoff: retry.Backoff{Min: time.Second}, Attempts: 3}, func() error {
+		attempt++
 		err := s.Query(text).WithContext(ctx).Exec()
-		if err == nil {
-			return nil, nil
+		if err == nil || !refusedByNode(err) {
+			return err
 		}
-		if refusedByNode(err) {
-			if attempt > 1 && strings.Contains(err.Error(), "already exists") {
-				return nil, nil
-			}
-			return err, nil
+		if attempt == 1 || !strings.Contains(err.Error(), "already exists") {
+			refusal = err
 		}
-		if attempt == 3 || ctx.Err() != nil {
-			return nil, fmt.Errorf("no verdict from the node after %d tries: %w", attempt, err)
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Second):
-		}
+		return nil // a verdict: no more attempts
+	})
+	if err != nil {
+		return nil, fmt.Errorf("no verdict from the node after %d tries: %w", tries, err)
 	}
+	return refusal, nil
 }
 
 // refusedByNode reports whether err is the node judging the statement (syntax, invalid,

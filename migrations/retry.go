@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"io"
-	"math/rand/v2"
 	"net"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/internal/retry"
 )
 
 // Bookkeeping reads and writes ride through the moments a ring is briefly unhealthy: a
@@ -45,6 +46,8 @@ const (
 	retryMinBackoff = 50 * time.Millisecond
 	retryMaxBackoff = 2 * time.Second
 )
+
+var retryBackoff = retry.Backoff{Min: retryMinBackoff, Max: retryMaxBackoff, Jitter: retry.HalfAgain}
 
 // missingTableBudget bounds the retries of a statement on a table the node does not know:
 // one being created by another process is usable within seconds, and one that does not
@@ -90,7 +93,7 @@ func (r *bookkeepingRetry) GetRetryType(err error) gocql.RetryType {
 		next = gocql.RetryNextHost
 	}
 	r.attempts++
-	wait := backoff(r.attempts)
+	wait := retryBackoff.Pause(r.attempts)
 	limit := r.deadline
 	if notYetCreated(err) {
 		if r.missingBy.IsZero() {
@@ -103,14 +106,10 @@ func (r *bookkeepingRetry) GetRetryType(err error) gocql.RetryType {
 	if time.Now().Add(wait).After(limit) {
 		return gocql.Rethrow
 	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-r.ctx.Done():
+	if retry.Sleep(r.ctx, wait) != nil {
 		return gocql.Rethrow
-	case <-t.C:
-		return next
 	}
+	return next
 }
 
 // coordinatorTrouble reports an error of the coordinator itself rather than of the replicas.
@@ -134,17 +133,6 @@ func (r *bookkeepingRetry) retries(err error) bool {
 		return !r.conditional
 	}
 	return false
-}
-
-func backoff(attempt int) time.Duration {
-	d := retryMinBackoff
-	for i := 1; i < attempt && d < retryMaxBackoff; i++ {
-		d *= 2
-	}
-	if d > retryMaxBackoff {
-		d = retryMaxBackoff
-	}
-	return d + time.Duration(rand.Int64N(int64(d/2)+1))
 }
 
 // errClass sorts errors for the retry decision.

@@ -106,10 +106,10 @@ func TestRetryStops(t *testing.T) {
 }
 
 func TestBackoffGrowsAndIsCapped(t *testing.T) {
-	if d := backoff(1); d < retryMinBackoff || d > retryMinBackoff*3/2 {
-		t.Errorf("backoff(1) = %s", d)
+	if d := retryBackoff.Pause(1); d < 50*time.Millisecond || d > 75*time.Millisecond {
+		t.Errorf("first pause %s, want 50 to 75 ms", d)
 	}
-	if d := backoff(50); d < retryMaxBackoff || d > retryMaxBackoff*3/2 {
-		t.Errorf("backoff(50) = %s", d)
+	if d := retryBackoff.Pause(50); d < 2*time.Second || d > 3*time.Second {
+		t.Errorf("fiftieth pause %s, want 2 to 3 s", d)
 	}
 }

@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/cqlsize/cqlsize/finding"
@@ -142,17 +143,21 @@ func formatMeasure(m Measure, v float64) string {
 	return workload.FormatNumber(v)
 }
 
-// FormatBytes renders a byte count in decimal units (B, kB, MB, GB, TB), as the
-// rules of thumb are stated.
+// FormatBytes renders a byte count in decimal units (B, kB, MB, GB, TB, PB) with three
+// significant digits, as the rules of thumb are stated (100 MB): 999 B, 1 kB, 1.05 kB,
+// 123 MB. A value that would round to 1000 of a unit is written in the next one (1 MB,
+// not 1000 kB), and a negative value (a difference) keeps its sign. It is the one byte
+// formatter of every command: estimate, check, design, evolve and the backfill's summary
+// and progress line print sizes through it, so one size reads the same everywhere.
 func FormatBytes(v float64) string {
 	units := []string{"B", "kB", "MB", "GB", "TB", "PB"}
 	i := 0
-	for v >= 1000 && i < len(units)-1 {
+	for math.Abs(v) >= 999.5 && i < len(units)-1 {
 		v /= 1000
 		i++
 	}
-	if i == 0 {
-		return fmt.Sprintf("%.0f B", v)
+	if i == 0 || math.Abs(v) >= 999.5 {
+		return fmt.Sprintf("%.0f %s", v, units[i])
 	}
 	return fmt.Sprintf("%.3g %s", v, units[i])
 }

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"syscall"
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/internal/retry"
 )
 
 // ClusterOptions tune ConfigureCluster. The zero value is the recommended setting.
@@ -257,18 +258,7 @@ func (p *retryPolicy) Attempt(q gocql.RetryableQuery) bool {
 	if ctx.Err() != nil {
 		return false
 	}
-	d := p.backoff(n)
-	if d == 0 {
-		return true
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	return retry.Sleep(ctx, p.backoff(n)) == nil
 }
 
 // backoff is the pause before attempt n+1: none for the first retry, then MinBackoff
@@ -277,12 +267,7 @@ func (p *retryPolicy) backoff(n int) time.Duration {
 	if n <= 1 {
 		return 0
 	}
-	d := p.min
-	for i := 2; i < n && d < p.max; i++ {
-		d *= 2
-	}
-	d = min(d, p.max)
-	return d/2 + rand.N(d/2+1)
+	return retry.Backoff{Min: p.min, Max: p.max, Jitter: retry.UpperHalf}.Pause(n - 1)
 }
 
 // GetRetryType decides where the next attempt goes. After a coordinator's own timeout or

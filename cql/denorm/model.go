@@ -297,10 +297,10 @@ func newTable(t *cql.Table, schema *cql.Schema, opts Options) (*table, error) {
 		ksName = t.Keyspace
 	}
 	tb := &table{keyspace: ksName, index: map[string]int{}, defaultTTL: t.Options.DefaultTTL > 0}
-	qualified := quoteIdent(t.Name)
+	qualified := cql.QuoteName(t.Name)
 	tb.name = t.Name
 	if ksName != "" {
-		qualified = quoteIdent(ksName) + "." + qualified
+		qualified = cql.QuoteName(ksName) + "." + qualified
 		tb.name = ksName + "." + t.Name
 	}
 	ks := schema.Keyspaces[t.Keyspace]
@@ -315,7 +315,7 @@ func newTable(t *cql.Table, schema *cql.Schema, opts Options) (*table, error) {
 		if err != nil {
 			return nil, &SchemaError{Table: tb.name, Column: c.Name, Msg: err.Error()}
 		}
-		col := column{name: c.Name, quoted: quoteIdent(c.Name), kind: c.Kind, typ: c.Type, info: info, fixed: -1, complex: c.Type.MultiCell()}
+		col := column{name: c.Name, quoted: cql.QuoteName(c.Name), kind: c.Kind, typ: c.Type, info: info, fixed: -1, complex: c.Type.MultiCell()}
 		if n, ok := c.Type.FixedSize(); ok {
 			col.fixed = n
 		} else {

@@ -382,17 +382,6 @@ func TestUnsetNeverNull(t *testing.T) {
 	}
 }
 
-func TestQuoteIdent(t *testing.T) {
-	for in, want := range map[string]string{
-		"post_id": "post_id", "Post": `"Post"`, "select": `"select"`, "token": `"token"`,
-		"2fa": `"2fa"`, `we"ird`: `"we""ird"`, "a1": "a1", "": `""`,
-	} {
-		if got := quoteIdent(in); got != want {
-			t.Errorf("quoteIdent(%q) = %s, want %s", in, got, want)
-		}
-	}
-}
-
 // TestBatchSizeAgreesWithSizing measures a concrete post here and estimates the same post
 // with the sizing package's workload model (averages equal to the post's sizes): two
 // implementations of BatchStatement.verifyBatchSize must agree to the byte.

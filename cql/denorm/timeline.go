@@ -299,7 +299,7 @@ type resumeClause struct {
 func afterClauses(cols []keyColumn) []resumeClause {
 	quoted := make([]string, len(cols))
 	for i, c := range cols {
-		quoted[i] = `"` + strings.ReplaceAll(c.name, `"`, `""`) + `"`
+		quoted[i] = cql.QuoteName(c.name)
 	}
 	op := func(c keyColumn) string {
 		if c.desc {

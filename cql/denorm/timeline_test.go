@@ -429,16 +429,20 @@ func TestAfterClauses(t *testing.T) {
 		cols []keyColumn
 		want []resumeClause
 	}{
-		{[]keyColumn{{name: "post_id", desc: true}}, []resumeClause{{` AND ("post_id") < (?)`, 1}}},
-		{[]keyColumn{{name: "day"}, {name: `Odd"Name`}}, []resumeClause{{` AND ("day", "Odd""Name") > (?, ?)`, 2}}},
+		{[]keyColumn{{name: "post_id", desc: true}}, []resumeClause{{` AND (post_id) < (?)`, 1}}},
+		{[]keyColumn{{name: "day"}, {name: `Odd"Name`}}, []resumeClause{{` AND (day, "Odd""Name") > (?, ?)`, 2}}},
 		{[]keyColumn{{name: "liked_at", desc: true}, {name: "user_id"}}, []resumeClause{
-			{` AND "liked_at" = ? AND "user_id" > ?`, 2},
-			{` AND "liked_at" < ?`, 1},
+			{` AND liked_at = ? AND user_id > ?`, 2},
+			{` AND liked_at < ?`, 1},
 		}},
 		{[]keyColumn{{name: "a"}, {name: "b", desc: true}, {name: "c"}}, []resumeClause{
-			{` AND "a" = ? AND "b" = ? AND "c" > ?`, 3},
-			{` AND "a" = ? AND "b" < ?`, 2},
-			{` AND "a" > ?`, 1},
+			{` AND a = ? AND b = ? AND c > ?`, 3},
+			{` AND a = ? AND b < ?`, 2},
+			{` AND a > ?`, 1},
+		}},
+		{[]keyColumn{{name: "order", desc: true}, {name: "key"}}, []resumeClause{
+			{` AND "order" = ? AND key > ?`, 2},
+			{` AND "order" < ?`, 1},
 		}},
 	} {
 		if got := afterClauses(tc.cols); !slices.Equal(got, tc.want) {

@@ -2,7 +2,6 @@ package denorm
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/gocql/gocql"
 
@@ -92,31 +91,4 @@ func typeInfo(t cql.Type, ks *cql.Keyspace) (gocql.TypeInfo, error) {
 		return gocql.NewNativeType(protoVersion, gocql.TypeCustom, "org.apache.cassandra.db.marshal.VectorType"), nil
 	}
 	return nil, fmt.Errorf("type %s: unsupported", t)
-}
-
-// reserved are Cassandra 5.0's reserved keywords (cql3/reserved_keywords.txt): a column or
-// table with one of these names must be double-quoted.
-var reserved = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`ADD ALLOW ALTER AND APPLY ASC AUTHORIZE BATCH BEGIN BY COLUMNFAMILY
-		CREATE DELETE DESC DESCRIBE DROP ENTRIES EXECUTE FROM FULL GRANT IF IN INDEX INFINITY INSERT
-		INTO IS KEYSPACE LIMIT MATERIALIZED MODIFY NAN NORECURSIVE NOT NULL OF ON OR ORDER PRIMARY
-		RENAME REVOKE SCHEMA SELECT SET TABLE TO TOKEN TRUNCATE UNLOGGED UPDATE USE USING VIEW WHERE WITH`) {
-		m[strings.ToLower(w)] = true
-	}
-	return m
-}()
-
-// quoteIdent renders a stored (case-folded unless quoted) name so Cassandra reads it back
-// as the same name: unquoted when it is lower case and not reserved, else double-quoted.
-func quoteIdent(name string) string {
-	plain := name != "" && !reserved[name]
-	for i := 0; i < len(name) && plain; i++ {
-		c := name[i]
-		plain = c >= 'a' && c <= 'z' || c == '_' || i > 0 && c >= '0' && c <= '9'
-	}
-	if plain {
-		return name
-	}
-	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
 }

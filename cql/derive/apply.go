@@ -67,7 +67,7 @@ func (p *Program) Expand(row map[string]any, fn func(r map[string]any, elems []i
 		}
 		rv := reflect.ValueOf(v)
 		if rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
-			return fmt.Errorf("column %s: value of type %T: each() wants a slice", quote(t.Expr.Column), v)
+			return fmt.Errorf("column %s: value of type %T: each() wants a slice", cql.QuoteName(t.Expr.Column), v)
 		}
 		if rv.Len() == 0 {
 			return nil
@@ -105,7 +105,7 @@ func (t Target) value(v any) (any, error) {
 		return v, nil
 	}
 	bad := func(want string) error {
-		return fmt.Errorf("column %s: value of type %T: %s() wants %s", quote(t.Expr.Column), v, t.Expr.Func, want)
+		return fmt.Errorf("column %s: value of type %T: %s() wants %s", cql.QuoteName(t.Expr.Column), v, t.Expr.Func, want)
 	}
 	switch t.Expr.Func {
 	case Shard:
@@ -115,13 +115,13 @@ func (t Target) value(v any) (any, error) {
 		}
 		n, err := bucket.Shard(key, t.Expr.Shards)
 		if err != nil {
-			return nil, fmt.Errorf("column %s: %w", quote(t.Column), err)
+			return nil, fmt.Errorf("column %s: %w", cql.QuoteName(t.Column), err)
 		}
 		return integer(t.Type, int64(n)), nil
 	case Year, Month, Week, Day, Hour:
 		at, ok, err := instant(v)
 		if err != nil {
-			return nil, fmt.Errorf("column %s: %w", quote(t.Expr.Column), err)
+			return nil, fmt.Errorf("column %s: %w", cql.QuoteName(t.Expr.Column), err)
 		}
 		if !ok {
 			return nil, bad("a time.Time or a 16-byte timeuuid")
@@ -135,7 +135,7 @@ func (t Target) value(v any) (any, error) {
 		}
 		return b.Start().UTC(), nil
 	}
-	return nil, fmt.Errorf("column %s: %s() cannot fill a column", quote(t.Column), t.Expr.Func)
+	return nil, fmt.Errorf("column %s: %s() cannot fill a column", cql.QuoteName(t.Column), t.Expr.Func)
 }
 
 // integer is n in the Go type the driver reads an integer column of type t back as.

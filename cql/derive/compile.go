@@ -45,15 +45,15 @@ func Compile(src, dst *cql.Table, rules []Rule) (*Program, error) {
 	for i, r := range rules {
 		c := dst.Column(r.Target)
 		if c == nil {
-			return nil, &Error{Rule: i, Col: 1, Msg: fmt.Sprintf("target table %s has no column %s", tableName(dst), quote(r.Target))}
+			return nil, &Error{Rule: i, Col: 1, Msg: fmt.Sprintf("target table %s has no column %s", tableName(dst), cql.QuoteName(r.Target))}
 		}
 		if j, ok := byTarget[r.Target]; ok {
-			return nil, &Error{Rule: i, Col: 1, Msg: fmt.Sprintf("column %s is derived twice (rules %d and %d)", quote(r.Target), j+1, i+1)}
+			return nil, &Error{Rule: i, Col: 1, Msg: fmt.Sprintf("column %s is derived twice (rules %d and %d)", cql.QuoteName(r.Target), j+1, i+1)}
 		}
 		byTarget[r.Target] = i
 		s := src.Column(r.Expr.Column)
 		if s == nil {
-			return nil, &Error{Rule: i, Col: r.Expr.ColCol, Msg: fmt.Sprintf("source table %s has no column %s", tableName(src), quote(r.Expr.Column))}
+			return nil, &Error{Rule: i, Col: r.Expr.ColCol, Msg: fmt.Sprintf("source table %s has no column %s", tableName(src), cql.QuoteName(r.Expr.Column))}
 		}
 		if err := check(r.Expr, s, c); err != nil {
 			return nil, &Error{Rule: i, Col: r.Expr.Col, Msg: err.Error()}
@@ -68,14 +68,14 @@ func Compile(src, dst *cql.Table, rules []Rule) (*Program, error) {
 		t.Source = src.Column(t.Expr.Column)
 		if t.Source == nil {
 			if c.Kind == cql.PartitionKey || c.Kind == cql.Clustering {
-				return nil, &Error{Rule: -1, Msg: fmt.Sprintf("target key column %s is not a column of %s and no rule derives it", quote(c.Name), tableName(src))}
+				return nil, &Error{Rule: -1, Msg: fmt.Sprintf("target key column %s is not a column of %s and no rule derives it", cql.QuoteName(c.Name), tableName(src))}
 			}
 			p.unset = append(p.unset, c.Name)
 			continue
 		}
 		if !t.Derived {
 			if err := check(t.Expr, t.Source, c); err != nil {
-				return nil, &Error{Rule: -1, Msg: fmt.Sprintf("column %s is taken from the source by name, but %s", quote(c.Name), err)}
+				return nil, &Error{Rule: -1, Msg: fmt.Sprintf("column %s is taken from the source by name, but %s", cql.QuoteName(c.Name), err)}
 			}
 		}
 		if t.Expr.Func == Each {
@@ -88,9 +88,9 @@ func Compile(src, dst *cql.Table, rules []Rule) (*Program, error) {
 
 func tableName(t *cql.Table) string {
 	if t.Keyspace == "" {
-		return quote(t.Name)
+		return cql.QuoteName(t.Name)
 	}
-	return quote(t.Keyspace) + "." + quote(t.Name)
+	return cql.QuoteName(t.Keyspace) + "." + cql.QuoteName(t.Name)
 }
 
 // check says why e cannot fill target from source, or nil.
@@ -99,42 +99,42 @@ func check(e Expr, source, target *cql.Column) error {
 	switch e.Func {
 	case Copy:
 		if !assignable(st, tt) {
-			return fmt.Errorf("source column %s is %s and target column %s is %s", quote(source.Name), st, quote(target.Name), tt)
+			return fmt.Errorf("source column %s is %s and target column %s is %s", cql.QuoteName(source.Name), st, cql.QuoteName(target.Name), tt)
 		}
 	case Year, Month, Week, Day, Hour:
 		if !isNative(st, "timestamp", "date", "timeuuid") {
-			return fmt.Errorf("%s() needs a timestamp, date or timeuuid column; %s is %s", e.Func, quote(source.Name), st)
+			return fmt.Errorf("%s() needs a timestamp, date or timeuuid column; %s is %s", e.Func, cql.QuoteName(source.Name), st)
 		}
 		if e.Func == Hour && isNative(st, "date") {
-			return fmt.Errorf("hour() of %s: a date has no hour", quote(source.Name))
+			return fmt.Errorf("hour() of %s: a date has no hour", cql.QuoteName(source.Name))
 		}
 		switch {
 		case isNative(tt, "text", "ascii", "timestamp"):
 		case isNative(tt, "date"):
 			if e.Func == Hour {
-				return fmt.Errorf("hour() into %s: a date cannot hold an hour (use text or timestamp)", quote(target.Name))
+				return fmt.Errorf("hour() into %s: a date cannot hold an hour (use text or timestamp)", cql.QuoteName(target.Name))
 			}
 		case isNative(tt, "int", "bigint") && e.Func == Year:
 		default:
 			return fmt.Errorf("%s() gives a label (text, ascii), a start (timestamp, date)%s; target column %s is %s",
-				e.Func, map[bool]string{true: " or a year number (int, bigint)"}[e.Func == Year], quote(target.Name), tt)
+				e.Func, map[bool]string{true: " or a year number (int, bigint)"}[e.Func == Year], cql.QuoteName(target.Name), tt)
 		}
 	case Shard:
 		if !isNative(st, "text", "ascii", "varchar", "blob", "uuid", "timeuuid", "int", "bigint", "smallint", "tinyint") {
-			return fmt.Errorf("shard() hashes text, blob, uuid, timeuuid or integer columns; %s is %s", quote(source.Name), st)
+			return fmt.Errorf("shard() hashes text, blob, uuid, timeuuid or integer columns; %s is %s", cql.QuoteName(source.Name), st)
 		}
 		if !isNative(tt, "int", "bigint", "smallint", "tinyint") {
-			return fmt.Errorf("shard() gives an integer; target column %s is %s", quote(target.Name), tt)
+			return fmt.Errorf("shard() gives an integer; target column %s is %s", cql.QuoteName(target.Name), tt)
 		}
 		if isNative(tt, "tinyint") && e.Shards > 128 || isNative(tt, "smallint") && e.Shards > 1<<15 {
-			return fmt.Errorf("shard(%s, %d) does not fit target column %s of type %s", quote(source.Name), e.Shards, quote(target.Name), tt)
+			return fmt.Errorf("shard(%s, %d) does not fit target column %s of type %s", cql.QuoteName(source.Name), e.Shards, cql.QuoteName(target.Name), tt)
 		}
 	case Each:
 		if st.Kind != cql.Set && st.Kind != cql.List || len(st.Params) != 1 {
-			return fmt.Errorf("each() needs a set or list column; %s is %s", quote(source.Name), st)
+			return fmt.Errorf("each() needs a set or list column; %s is %s", cql.QuoteName(source.Name), st)
 		}
 		if !assignable(st.Params[0], tt) {
-			return fmt.Errorf("each(%s) gives %s; target column %s is %s", quote(source.Name), st.Params[0], quote(target.Name), tt)
+			return fmt.Errorf("each(%s) gives %s; target column %s is %s", cql.QuoteName(source.Name), st.Params[0], cql.QuoteName(target.Name), tt)
 		}
 	}
 	return nil

@@ -43,7 +43,7 @@ type Expr struct {
 
 // String renders the expression so that Parse reads it back.
 func (e Expr) String() string {
-	name := quote(e.Column)
+	name := cql.QuoteName(e.Column)
 	switch e.Func {
 	case Copy:
 		return name
@@ -60,7 +60,7 @@ type Rule struct {
 	Text   string // the rule as written
 }
 
-func (r Rule) String() string { return quote(r.Target) + "=" + r.Expr.String() }
+func (r Rule) String() string { return cql.QuoteName(r.Target) + "=" + r.Expr.String() }
 
 // Error says what is wrong with a rule and where: Col counts from 1 in the rule's text (0
 // when the error is about the tables rather than one place in a rule), so a caller that
@@ -90,7 +90,7 @@ func ParseRule(text string) (Rule, error) {
 	}
 	p.space()
 	if !p.eat('=') {
-		return Rule{}, p.fail(p.i, "want = after the target column %s", quote(target))
+		return Rule{}, p.fail(p.i, "want = after the target column %s", cql.QuoteName(target))
 	}
 	e, err := p.expr()
 	if err != nil {
@@ -165,7 +165,7 @@ func (p *parser) expr() (Expr, error) {
 	p.space()
 	if f == Shard {
 		if !p.eat(',') {
-			return Expr{}, p.fail(p.i, "want , and a shard count: shard(%s, N)", quote(col))
+			return Expr{}, p.fail(p.i, "want , and a shard count: shard(%s, N)", cql.QuoteName(col))
 		}
 		p.space()
 		nAt := p.i
@@ -247,6 +247,3 @@ func (p *parser) ident(want string) (string, error) {
 	}
 	return strings.ToLower(p.s[start:p.i]), nil
 }
-
-// quote renders a stored name so ParseRule reads it back as the same name.
-func quote(name string) string { return cql.QuoteName(name) }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/denorm"
+	"github.com/cqlsize/cqlsize/internal/retry"
 )
 
 // The bookkeeping tables a backfill keeps in the target's keyspace. profile.Bookkeeping
@@ -80,20 +81,15 @@ func (c *checkpoint) ensure(ctx context.Context, keyspace string) error {
 	// Every node that is up should know the tables before ranges are claimed in them; a node
 	// that does not yet is retried around (schemaLag), so a failed wait is not an error.
 	_ = c.s.AwaitSchemaAgreement(ctx)
-	deadline := time.Now().Add(30 * time.Second)
-	for _, q := range []string{`SELECT range_lo FROM ` + c.progress + ` WHERE backfill = ? LIMIT 1`, `SELECT owner FROM ` + c.lease + ` WHERE backfill = ? AND range_lo = 0`} {
-		for {
-			err := c.s.Query(q, c.id).WithContext(ctx).Consistency(c.consistency).Exec()
-			if err == nil {
-				break
-			}
+	wait := retry.Policy{Backoff: retry.Backoff{Min: 200 * time.Millisecond}, Deadline: time.Now().Add(30 * time.Second),
+		// A role that may not read them is refused the same way for the whole wait.
+		Retry: func(err error) bool {
 			var req gocql.RequestError
-			refused := errors.As(err, &req) && req.Code() == gocql.ErrCodeUnauthorized
-			// A role that may not read them is refused the same way for the whole wait.
-			if refused || time.Now().After(deadline) || ctx.Err() != nil {
-				return fmt.Errorf("query the bookkeeping tables: %w", err)
-			}
-			time.Sleep(200 * time.Millisecond)
+			return !errors.As(err, &req) || req.Code() != gocql.ErrCodeUnauthorized
+		}}
+	for _, q := range []string{`SELECT range_lo FROM ` + c.progress + ` WHERE backfill = ? LIMIT 1`, `SELECT owner FROM ` + c.lease + ` WHERE backfill = ? AND range_lo = 0`} {
+		if _, err := retry.Do(ctx, wait, c.s.Query(q, c.id).WithContext(ctx).Consistency(c.consistency).Exec); err != nil {
+			return fmt.Errorf("query the bookkeeping tables: %w", err)
 		}
 	}
 	return nil
@@ -263,31 +259,29 @@ func (c *checkpoint) claim(ctx context.Context, lo int64) (rctx context.Context,
 // sent again with backoff for as long as the lease lasts: a renewal is idempotent for its
 // owner. lost: another run holds the lease, or it ran out before a renewal got through.
 func (c *checkpoint) renew(ctx context.Context, lo int64, valid time.Time, margin time.Duration) (time.Time, bool) {
-	backoff := 100 * time.Millisecond
-	for {
+	if time.Now().After(valid) {
+		return valid, true
+	}
+	var renewed time.Time
+	var held bool
+	_, err := retry.Do(ctx, retry.Policy{Backoff: retry.Backoff{Min: 100 * time.Millisecond, Max: 2 * time.Second}, Deadline: valid}, func() error {
 		at := time.Now()
-		if at.After(valid) {
-			return valid, true
-		}
 		qctx, qcancel := context.WithDeadline(ctx, valid)
+		defer qcancel()
 		ok, err := c.s.Query(`UPDATE `+c.lease+` USING TTL ? SET owner = ? WHERE backfill = ? AND range_lo = ? IF owner = ?`,
 			int(c.ttl/time.Second), c.owner, c.id, lo, c.owner).WithContext(qctx).MapScanCAS(map[string]any{})
-		qcancel()
-		switch {
-		case err == nil && ok:
-			return at.Add(c.ttl - margin), false
-		case err == nil:
-			return valid, true // another run holds it
-		case ctx.Err() != nil:
-			return valid, false // released or stopped: not a loss
-		}
-		select {
-		case <-ctx.Done():
-			return valid, false
-		case <-time.After(min(backoff, time.Until(valid))):
-		}
-		backoff = min(2*backoff, 2*time.Second)
+		renewed, held = at.Add(c.ttl-margin), ok
+		return err
+	})
+	switch {
+	case err == nil && held:
+		return renewed, false
+	case err == nil:
+		return valid, true // another run holds it
+	case ctx.Err() != nil:
+		return valid, false // released or stopped: not a loss
 	}
+	return valid, true // the lease ran out before a renewal got through
 }
 
 // take sends the lease's claim (first sent at sent) until it has an answer, for c.retry,

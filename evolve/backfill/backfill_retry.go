@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"time"
 
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/cql/denorm"
+	"github.com/cqlsize/cqlsize/internal/retry"
 )
 
 // schemaLag reports a coordinator that does not know a table the run created or checked a
@@ -31,27 +31,18 @@ func schemaLag(err error) bool {
 // attempts from 100 ms doubling to 5 s (each drawn from its upper half, so runs that lost
 // the same node do not retry in step). The error is op's last.
 func retryFor(ctx context.Context, limit time.Duration, op func() error) error {
-	start := time.Now()
-	pause := 100 * time.Millisecond
-	for tries := 1; ; tries++ {
-		err := op()
-		if err == nil || !(denorm.Transient(err) || schemaLag(err)) || ctx.Err() != nil {
-			return err
-		}
-		wait := pause/2 + rand.N(pause/2+1)
-		if time.Since(start)+wait > limit {
-			if tries > 1 {
-				return fmt.Errorf("%w (%d attempts in %s)", err, tries, time.Since(start).Round(time.Millisecond))
-			}
-			return err
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return err
-		case <-t.C:
-		}
-		pause = min(2*pause, 5*time.Second)
+	if limit <= 0 {
+		return op()
 	}
+	start := time.Now()
+	worth := func(err error) bool { return denorm.Transient(err) || schemaLag(err) }
+	tries, err := retry.Do(ctx, retry.Policy{
+		Backoff: retry.Backoff{Min: 100 * time.Millisecond, Max: 5 * time.Second, Jitter: retry.UpperHalf},
+		Budget:  limit,
+		Retry:   worth,
+	}, op)
+	if tries > 1 && err != nil && worth(err) && ctx.Err() == nil { // the budget ran out
+		return fmt.Errorf("%w (%d attempts in %s)", err, tries, time.Since(start).Round(time.Millisecond))
+	}
+	return err
 }

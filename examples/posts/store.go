@@ -162,23 +162,13 @@ func NewStore(session *gocql.Session, keyspace string, opts denorm.Options, secr
 	timeline := func(q string) *denorm.Timeline {
 		return &denorm.Timeline{Session: session, Query: q, Scheme: months, MaxBuckets: 24, Parallel: 3, Secret: secret}
 	}
-	ks := quote(keyspace)
+	ks := cql.QuoteName(keyspace)
 	return &Store{
 		Model:     m,
 		ByUser:    timeline("SELECT post_id, user_id, content, hashtags FROM " + ks + ".posts_by_user WHERE user_id = ? AND month = ?"),
 		ByHashtag: timeline("SELECT post_id, user_id, content FROM " + ks + ".posts_by_hashtag WHERE hashtag = ? AND month = ?"),
 		months:    months,
 	}, nil
-}
-
-// quote double-quotes a keyspace name unless it is plain lower case.
-func quote(name string) string {
-	for _, c := range name {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
-			return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
-		}
-	}
-	return name
 }
 
 // NormalizeHashtags lower-cases hashtags, drops a leading '#' and repeats, and checks the

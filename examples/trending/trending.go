@@ -3,7 +3,6 @@ package trending
 import (
 	"embed"
 	"fmt"
-	"strings"
 
 	"github.com/gocql/gocql"
 
@@ -75,20 +74,10 @@ func NewModel(session *gocql.Session, keyspace string) (*denorm.Model[Post], err
 func NewTimeline(session *gocql.Session, keyspace string, secret []byte) *denorm.Timeline {
 	return &denorm.Timeline{
 		Session:    session,
-		Query:      "SELECT post_id, user_id, content FROM " + quote(keyspace) + ".posts_by_hashtag WHERE hashtag = ? AND day = ? AND shard = ?",
+		Query:      "SELECT post_id, user_id, content FROM " + cql.QuoteName(keyspace) + ".posts_by_hashtag WHERE hashtag = ? AND day = ? AND shard = ?",
 		Scheme:     Days(),
 		Shards:     Shards,
 		MaxBuckets: 30,
 		Secret:     secret,
 	}
-}
-
-// quote double-quotes a keyspace name unless it is plain lower case.
-func quote(name string) string {
-	for _, c := range name {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
-			return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
-		}
-	}
-	return name
 }

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/internal/retry"
 )
 
 // modulePath identifies this repository's go.mod when looking for the module root.
@@ -91,18 +93,12 @@ func OpenNode(ctx context.Context, s *gocql.Session) (*Node, error) {
 // node it sometimes does for a moment, and flush, compact and tablehistograms can be repeated.
 func (n *Node) run(ctx context.Context, args ...string) ([]byte, error) {
 	var out []byte
-	var err error
-	for attempt := 0; attempt < 4; attempt++ {
+	_, err := retry.Do(ctx, retry.Policy{Backoff: retry.Backoff{Min: 2 * time.Second}, Attempts: 4,
+		Retry: func(err error) bool { return args[0] == "nodetool" && transient(err) }}, func() error {
+		var err error
 		out, err = n.runOnce(ctx, args...)
-		if err == nil || args[0] != "nodetool" || !transient(err) {
-			return out, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, err
-		case <-time.After(2 * time.Second):
-		}
-	}
+		return err
+	})
 	return out, err
 }
 

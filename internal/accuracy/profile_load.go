@@ -13,6 +13,7 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/internal/retry"
 	"github.com/cqlsize/cqlsize/workload"
 )
 
@@ -211,32 +212,26 @@ func withTTL(batches [][]stmt, fraction float64, ttl int, seed uint64) int {
 // writes the same cells (docs: faults.md, Retries).
 const writeAttempts = 5
 
+// writeBackoff is the pause between them: 500 ms doubling to 2 s.
+var writeBackoff = retry.Backoff{Min: 500 * time.Millisecond, Max: 2 * time.Second}
+
 // writeBatch writes one batch (a lone statement as itself), again after a timeout or an
-// overloaded node, with a growing pause.
+// overloaded node, with a growing pause (writeBackoff).
 func writeBatch(ctx context.Context, s *gocql.Session, b []stmt) error {
-	var err error
-	for attempt := 0; attempt < writeAttempts; attempt++ {
-		if attempt > 0 {
-			select {
-			case <-ctx.Done():
-				return err
-			case <-time.After(time.Duration(attempt) * 500 * time.Millisecond):
-			}
-		}
+	n, err := retry.Do(ctx, retry.Policy{Backoff: writeBackoff, Attempts: writeAttempts, Retry: retryable}, func() error {
 		if len(b) == 1 {
-			err = s.Query(b[0].cql, b[0].args...).WithContext(ctx).Exec()
-		} else {
-			batch := s.NewBatch(gocql.UnloggedBatch).WithContext(ctx)
-			for _, st := range b {
-				batch.Query(st.cql, st.args...)
-			}
-			err = s.ExecuteBatch(batch)
+			return s.Query(b[0].cql, b[0].args...).WithContext(ctx).Exec()
 		}
-		if err == nil || !retryable(err) {
-			return err
+		batch := s.NewBatch(gocql.UnloggedBatch).WithContext(ctx)
+		for _, st := range b {
+			batch.Query(st.cql, st.args...)
 		}
+		return s.ExecuteBatch(batch)
+	})
+	if err != nil && n == writeAttempts && retryable(err) {
+		return fmt.Errorf("%d attempts: %w", writeAttempts, err)
 	}
-	return fmt.Errorf("%d attempts: %w", writeAttempts, err)
+	return err
 }
 
 // retryable reports a write error that writing again can cure: a timeout or an overloaded

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/liveschema"
+	"github.com/cqlsize/cqlsize/internal/retry"
 	"github.com/cqlsize/cqlsize/sizing"
 	"github.com/cqlsize/cqlsize/workload"
 )
@@ -255,16 +256,16 @@ func createTables(ctx context.Context, s *gocql.Session, keyspace string, tables
 // and still miss the client's timeout. A statement sent again that finds its table or type
 // already there was applied by the send before (the keyspace is the test's own).
 func execDDL(ctx context.Context, s *gocql.Session, st string) error {
-	for attempt := 1; ; attempt++ {
+	attempt := 0
+	_, err := retry.Do(ctx, retry.Policy{Attempts: 3, Retry: retryable}, func() error {
+		attempt++
 		err := s.Query(st).WithContext(ctx).Exec()
-		var exists *gocql.RequestErrAlreadyExists
-		switch {
-		case err == nil, attempt > 1 && errors.As(err, &exists):
+		if exists := (*gocql.RequestErrAlreadyExists)(nil); attempt > 1 && errors.As(err, &exists) {
 			return nil
-		case !retryable(err) || attempt == 3:
-			return err
 		}
-	}
+		return err
+	})
+	return err
 }
 
 func splitCQL(src string) []string {

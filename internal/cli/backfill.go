@@ -19,6 +19,7 @@ import (
 	"github.com/cqlsize/cqlsize/cql/derive"
 	"github.com/cqlsize/cqlsize/cql/liveschema"
 	"github.com/cqlsize/cqlsize/evolve/backfill"
+	"github.com/cqlsize/cqlsize/sizing"
 )
 
 // backfillFlags are the flags of `cqlsize backfill`.
@@ -385,7 +386,7 @@ func printBackfill(w io.Writer, format string, r *backfill.BackfillResult) error
 	fmt.Fprintf(w, "backfill %s%s: %d of %d ranges copied by this run, %d done before or by another run, %d left\n",
 		r.Backfill, share, r.RangesCopied, r.Ranges, r.RangesDone, r.Ranges-r.RangesCopied-r.RangesDone)
 	fmt.Fprintf(w, "  %d source rows read (%s), %d target rows written in %d statements, in %.1fs (%.0f rows/s)\n",
-		r.Rows, humanBytes(float64(r.Bytes)), r.TargetRows, r.Statements, r.ElapsedSeconds, r.RowsPerSecond)
+		r.Rows, sizing.FormatBytes(float64(r.Bytes)), r.TargetRows, r.Statements, r.ElapsedSeconds, r.RowsPerSecond)
 	if r.RefusedRows > 0 {
 		fmt.Fprintf(w, "  %d target rows refused by the node (not written, or in doubt; not counted above)\n", r.RefusedRows)
 	}
@@ -410,19 +411,7 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func humanBytes(b float64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", b/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", b/(1<<20))
-	case b >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", b/(1<<10))
-	}
-	return fmt.Sprintf("%.0f B", b)
-}
-
-// backfillBar draws `[#####.....] 41%  82113 rows  12.3 MiB  ETA 1m20s` on stderr when it
+// backfillBar draws `[#####.....] 41%  82113 rows  12.9 MB  ETA 1m20s` on stderr when it
 // is a terminal, like profile's bar; on a pipe or file it draws nothing.
 type backfillBar struct {
 	termLine
@@ -449,9 +438,9 @@ func backfillLine(p backfill.BackfillProgress) string {
 	if p.TotalRows > 0 {
 		line += fmt.Sprintf(" of ~%.0f", p.TotalRows)
 	}
-	line += "  " + humanBytes(float64(p.Bytes))
+	line += "  " + sizing.FormatBytes(float64(p.Bytes))
 	if p.TotalBytes > 0 {
-		line += " of ~" + humanBytes(p.TotalBytes)
+		line += " of ~" + sizing.FormatBytes(p.TotalBytes)
 	}
 	if p.ETA > 0 {
 		line += "  ETA " + p.ETA.Round(time.Second).String()

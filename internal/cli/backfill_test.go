@@ -195,7 +195,7 @@ func TestBackfillProgressLine(t *testing.T) {
 	}{
 		{backfill.BackfillProgress{Ranges: 256}, "[..............................]   0%  0/256 ranges  0 rows  0 B"},
 		{backfill.BackfillProgress{Ranges: 256, RangesDone: 64, Fraction: 0.25, Rows: 51234, TotalRows: 204800, Bytes: 3 << 20, TotalBytes: 12 << 20, ETA: 90 * time.Second},
-			"[#######.......................]  25%  64/256 ranges  51234 rows of ~204800  3.0 MiB of ~12.0 MiB  ETA 1m30s"},
+			"[#######.......................]  25%  64/256 ranges  51234 rows of ~204800  3.15 MB of ~12.6 MB  ETA 1m30s"},
 		{backfill.BackfillProgress{Ranges: 10, RangesDone: 10, Fraction: 1, Rows: 7, HeldByOther: 2},
 			"[##############################] 100%  10/10 ranges  7 rows  0 B  (2 ranges held by another run)"},
 	} {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cqlsize/cqlsize/connect"
+	"github.com/cqlsize/cqlsize/cql"
 )
 
 // hints says what to change after a failed run, one line each: for a connection refused
@@ -58,23 +59,16 @@ func grantFor(msg string) string {
 	case resource == "all keyspaces":
 		on = "ALL KEYSPACES"
 	case strings.HasPrefix(resource, "all tables in "):
-		on = "KEYSPACE " + strings.TrimPrefix(resource, "all tables in ")
+		on = "KEYSPACE " + cql.QuoteName(strings.TrimPrefix(resource, "all tables in "))
 	case strings.HasPrefix(resource, "keyspace "):
-		on = "KEYSPACE " + strings.TrimPrefix(resource, "keyspace ")
+		on = "KEYSPACE " + cql.QuoteName(strings.TrimPrefix(resource, "keyspace "))
 	case strings.HasPrefix(resource, "table "):
-		on = "TABLE " + strings.TrimPrefix(resource, "table ")
+		// The node names the table as keyspace.table, each part as stored; neither part
+		// can hold a dot.
+		ks, table, _ := strings.Cut(strings.TrimPrefix(resource, "table "), ".")
+		on = "TABLE " + cql.QuoteName(ks) + "." + cql.QuoteName(table)
 	default:
 		return ""
 	}
-	return fmt.Sprintf("GRANT %s ON %s TO %s;", perm, on, quoteRole(role))
-}
-
-var plainRole = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
-
-// quoteRole quotes a role name CQL would otherwise fold or refuse.
-func quoteRole(r string) string {
-	if plainRole.MatchString(r) {
-		return r
-	}
-	return `"` + strings.ReplaceAll(r, `"`, `""`) + `"`
+	return fmt.Sprintf("GRANT %s ON %s TO %s;", perm, on, cql.QuoteName(role))
 }

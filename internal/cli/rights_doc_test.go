@@ -47,6 +47,8 @@ func TestGrantFor(t *testing.T) {
 		{"User deployer has no CREATE permission on <all tables in ks>", "GRANT CREATE ON KEYSPACE ks TO deployer;"},
 		{"User deployer has no ALTER permission on <keyspace ks>", "GRANT ALTER ON KEYSPACE ks TO deployer;"},
 		{"User Ops has no CREATE permission on <all keyspaces>", `GRANT CREATE ON ALL KEYSPACES TO "Ops";`},
+		{"User app has no MODIFY permission on <table Shop.order>", `GRANT MODIFY ON TABLE "Shop"."order" TO app;`},
+		{"User user has no DROP permission on <keyspace table>", `GRANT DROP ON KEYSPACE "table" TO user;`},
 		{"User x has no EXECUTE permission on <function ks.f(int)>", ""},
 		{"Provided username x and/or password are incorrect", ""},
 	} {

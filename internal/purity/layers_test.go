@@ -21,15 +21,15 @@ const module = "github.com/cqlsize/cqlsize"
 var floors = [][]string{
 	// 0: the vocabulary, and the leaves that import no project package.
 	{"severity", "bucket", "cql/options", "internal/version", "internal/golden", "internal/figures",
-		"internal/lz4block", "internal/tokenscan", "connect", "internal/nodecontainer",
-		"internal/cqlsizebin", "internal/reaper",
+		"internal/lz4block", "internal/retry", "internal/cqlsizebin", "internal/reaper",
 		// The independent proof of a backfill imports no project package: nothing it checks
 		// is computed by the code it judges.
 		"internal/backfillcheck",
 		// Packages that hold tests only.
 		"internal/purity", "scripts"},
-	// 1: the CQL model and parser; programs over a leaf.
-	{"cql", "internal/reaper/cmd/ryuk", "internal/backfillcheck/cmd/benchbackfill"},
+	// 1: the CQL model and parser; reaching a cluster (over the one retry loop); programs over
+	// a leaf.
+	{"cql", "connect", "internal/tokenscan", "internal/nodecontainer", "internal/reaper/cmd/ryuk", "internal/backfillcheck/cmd/benchbackfill"},
 	// 2: rules over the model, the workload file, the live schema reader.
 	{"finding", "cql/bound", "cql/nodesettings", "cql/derive", "workload", "sizing/disk", "cql/liveschema"},
 	// 3: the key layout that serves an access pattern (check's and design's one answer).

@@ -5,22 +5,9 @@ import (
 	"math"
 	"strings"
 	"time"
-)
 
-// Bytes renders a byte count in decimal units, as the rules of thumb are stated (100 MB).
-func Bytes(v Num) string {
-	f := float64(v)
-	units := []string{"B", "kB", "MB", "GB", "TB", "PB"}
-	i := 0
-	for math.Abs(f) >= 1000 && i < len(units)-1 {
-		f /= 1000
-		i++
-	}
-	if i == 0 {
-		return fmt.Sprintf("%.0f B", f)
-	}
-	return trim3(f) + " " + units[i]
-}
+	"github.com/cqlsize/cqlsize/sizing"
+)
 
 // Count renders a count with k, M, B suffixes and three significant digits.
 func Count(v Num) string {
@@ -113,7 +100,7 @@ func headline(r *Report) string {
 func limitsLine(r *Report) string {
 	var parts []string
 	if r.Limits.PartitionBytes > 0 {
-		parts = append(parts, Bytes(r.Limits.PartitionBytes))
+		parts = append(parts, sizing.FormatBytes(float64(r.Limits.PartitionBytes)))
 	}
 	if r.Limits.PartitionValues > 0 {
 		parts = append(parts, Count(r.Limits.PartitionValues)+" values")

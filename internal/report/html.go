@@ -5,6 +5,8 @@ import (
 	"html/template"
 	"io"
 	"math"
+
+	"github.com/cqlsize/cqlsize/sizing"
 )
 
 // WriteHTML renders the report as one self-contained page: inline CSS, inline SVG charts
@@ -42,12 +44,12 @@ func WriteHTML(w io.Writer, r *Report) error {
 // charts draws a table's bytes and values charts: growth lines when the workload gives a
 // rate, bars for the typical, p99 and largest partitions otherwise.
 func charts(t Table, l Limits) (bytesChart, valuesChart string) {
-	bytesLimit, bytesLabel := float64(l.PartitionBytes), Bytes(l.PartitionBytes)+" limit"
+	bytesLimit, bytesLabel := float64(l.PartitionBytes), sizing.FormatBytes(float64(l.PartitionBytes))+" limit"
 	countLimit, countLabel, countName := float64(l.PartitionValues), Count(l.PartitionValues)+" values limit", "Stored values"
 	if countLimit == 0 && l.PartitionRows > 0 {
 		countLimit, countLabel, countName = float64(l.PartitionRows), Count(l.PartitionRows)+" rows limit", "Rows"
 	}
-	fb := func(v float64) string { return Bytes(Num(v)) }
+	fb := func(v float64) string { return sizing.FormatBytes(v) }
 	fc := func(v float64) string { return Count(Num(v)) }
 	if len(t.Growth) < 2 {
 		count := func(s Size) float64 {
@@ -101,7 +103,7 @@ func charts(t Table, l Limits) (bytesChart, valuesChart string) {
 }
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"bytes": Bytes, "count": Count, "duration": Duration, "upper": severityWord, "liveSizes": liveSizes,
+	"bytes": func(v Num) string { return sizing.FormatBytes(float64(v)) }, "count": Count, "duration": Duration, "upper": severityWord, "liveSizes": liveSizes,
 	"gt": func(a, b Num) bool { return a > b+0.5 },
 }).Parse(`<!DOCTYPE html>
 <html lang="en">

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/cqlsize/cqlsize/profile"
+	"github.com/cqlsize/cqlsize/sizing"
 )
 
 // ProfileWriterFor returns the renderer of a `cqlsize profile` result for a format: text,
@@ -129,8 +130,8 @@ func diskText(d profile.Disk) string {
 		chunks = fmt.Sprintf(", %d KiB chunks", d.ChunkKB)
 	}
 	return fmt.Sprintf("%s on disk (Data.db %s compressed from %s: %s%s, ratio %.2f); a partition %s compressed, %s uncompressed",
-		Bytes(Num(d.Total)), Bytes(Num(d.DataBytes)), Bytes(Num(d.Uncompressed)), d.Compressor, chunks, d.Ratio,
-		Bytes(Num(d.PerPartition)), Bytes(Num(d.UncompressedPerPartition)))
+		sizing.FormatBytes(d.Total), sizing.FormatBytes(d.DataBytes), sizing.FormatBytes(d.Uncompressed), d.Compressor, chunks, d.Ratio,
+		sizing.FormatBytes(d.PerPartition), sizing.FormatBytes(d.UncompressedPerPartition))
 }
 
 // WriteProfileText writes the result for a terminal.
@@ -156,7 +157,7 @@ func WriteProfileText(w io.Writer, r *profile.Result) error {
 		writeColumns(&b, cols)
 		fmt.Fprintf(&b, "  growth (Data.db bytes and stored values, as estimate sizes them): %s\n", t.Growth.Note)
 		for _, p := range t.Growth.Partitions {
-			fmt.Fprintf(&b, "    %-8s %s rows, %s: %s\n", p.Which, Count(Num(p.Rows)), Bytes(Num(p.Bytes)), growthLine(p))
+			fmt.Fprintf(&b, "    %-8s %s rows, %s: %s\n", p.Which, Count(Num(p.Rows)), sizing.FormatBytes(p.Bytes), growthLine(p))
 		}
 	}
 	_, err := w.Write(b.Bytes())
@@ -169,7 +170,7 @@ func profileFigures(t *profile.Table) [][]string {
 		{"partitions", fmt.Sprintf("%s (%s)", Count(Num(math.Round(t.Partitions))), t.PartitionsSource)},
 		{"read", fmt.Sprintf("%s partitions, %s rows, %.3g%% of the ring, in %s", Count(Num(t.PartitionsSeen)), Count(Num(t.RowsSeen)), 100*t.RingFraction, Duration(Num(t.Elapsed)))},
 		{"rows a partition", fmt.Sprintf("p50 %s, p99 %s, max %s, mean %.4g", Count(Num(t.RowsPerPartition.P50)), Count(Num(t.RowsPerPartition.P99)), Count(Num(t.RowsPerPartition.Max)), t.RowsPerPartition.Mean)},
-		{"value bytes a partition", fmt.Sprintf("p50 %s, p99 %s, max %s", Bytes(Num(t.PartitionBytes.P50)), Bytes(Num(t.PartitionBytes.P99)), Bytes(Num(t.PartitionBytes.Max)))},
+		{"value bytes a partition", fmt.Sprintf("p50 %s, p99 %s, max %s", sizing.FormatBytes(t.PartitionBytes.P50), sizing.FormatBytes(t.PartitionBytes.P99), sizing.FormatBytes(t.PartitionBytes.Max))},
 	}
 	if k := t.Keys; k != nil {
 		rows = append(rows, []string{"keys", fmt.Sprintf("%s seen (the key without %s), %s partitions a bucket over %d buckets; busiest key's partition %s rows (%s)",
@@ -245,7 +246,7 @@ func columnSize(c *profile.Column) string {
 
 func growthLine(p profile.GrowthPartition) string {
 	if p.AtBucketEnd != nil {
-		return fmt.Sprintf("at the end of its bucket %s rows, %s, %s values", Count(Num(p.AtBucketEnd.Rows)), Bytes(Num(p.AtBucketEnd.Bytes)), Count(Num(p.AtBucketEnd.Values)))
+		return fmt.Sprintf("at the end of its bucket %s rows, %s, %s values", Count(Num(p.AtBucketEnd.Rows)), sizing.FormatBytes(p.AtBucketEnd.Bytes), Count(Num(p.AtBucketEnd.Values)))
 	}
 	var parts []string
 	for _, c := range p.Crossings {
@@ -283,7 +284,7 @@ func growthCell(t *profile.Table, which string) string {
 			continue
 		}
 		if p.AtBucketEnd != nil {
-			return "bucket ends at " + Bytes(Num(p.AtBucketEnd.Bytes))
+			return "bucket ends at " + sizing.FormatBytes(p.AtBucketEnd.Bytes)
 		}
 		for _, c := range p.Crossings {
 			if c.Limit == "100 MB" {
@@ -329,7 +330,7 @@ func WriteProfileHTML(w io.Writer, r *profile.Result) error {
 		}
 		fmt.Fprintf(&b, "</table><h3>Growth</h3><p class=\"note\">%s</p><table class=\"kv\">", esc("Data.db bytes and stored values, as estimate sizes them: "+t.Growth.Note))
 		for _, p := range t.Growth.Partitions {
-			fmt.Fprintf(&b, "<tr><th>%s</th><td>%s</td></tr>", esc(p.Which), esc(Count(Num(p.Rows))+" rows, "+Bytes(Num(p.Bytes))+": "+growthLine(p)))
+			fmt.Fprintf(&b, "<tr><th>%s</th><td>%s</td></tr>", esc(p.Which), esc(Count(Num(p.Rows))+" rows, "+sizing.FormatBytes(p.Bytes)+": "+growthLine(p)))
 		}
 		b.WriteString("</table>")
 		fmt.Fprintf(&b, "<div class=\"chart\">%s</div>", profileChart(t))
@@ -378,5 +379,5 @@ func profileChart(t *profile.Table) string {
 		ss = append(ss, s)
 	}
 	return lineChartW(profileChartW, "Data.db bytes a partition from now, at the measured write rate", ss, horizon, profile.LimitBytes, "100 MB",
-		func(v float64) string { return Bytes(Num(v)) })
+		func(v float64) string { return sizing.FormatBytes(v) })
 }

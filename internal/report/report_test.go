@@ -13,6 +13,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/internal/report"
+	"github.com/cqlsize/cqlsize/sizing"
 	"github.com/cqlsize/cqlsize/tombstone"
 	"github.com/cqlsize/cqlsize/workload"
 
@@ -203,7 +204,6 @@ func TestFormatting(t *testing.T) {
 	for _, tc := range []struct {
 		got, want string
 	}{
-		{report.Bytes(999), "999 B"}, {report.Bytes(1000), "1 kB"}, {report.Bytes(123456789), "123 MB"}, {report.Bytes(1e12), "1 TB"},
 		{report.Count(0), "0"}, {report.Count(0.5), "0.5"}, {report.Count(9999), "9999"}, {report.Count(12345), "12.3k"},
 		{report.Count(2e6), "2M"}, {report.Count(3.5e9), "3.5B"},
 		{report.Duration(30), "30s"}, {report.Duration(3600), "60m"}, {report.Duration(86400), "24h"}, {report.Duration(30 * 86400), "30d"},
@@ -249,7 +249,7 @@ func ExampleWriteText() {
 	}
 	t := r.Tables[0]
 	fmt.Printf("%s: %s rows, %s a partition (classic formula %s), %s tombstones a read: %s\n",
-		t.Name, report.Count(t.Typical.Rows), report.Bytes(t.Typical.Bytes), report.Bytes(t.Typical.ClassicBytes),
+		t.Name, report.Count(t.Typical.Rows), sizing.FormatBytes(float64(t.Typical.Bytes)), sizing.FormatBytes(float64(t.Typical.ClassicBytes)),
 		report.Count(t.Tombstones.PerRead), t.Verdict)
 	// Output:
 	// app.events: 14.4k rows, 1.85 MB a partition (classic formula 1.79 MB), 0 tombstones a read: ok

@@ -8,6 +8,8 @@ import (
 	"math"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cqlsize/cqlsize/sizing"
 )
 
 // WriteText renders the report for a terminal: one aligned line per table to read at a
@@ -37,7 +39,7 @@ func WriteText(w io.Writer, r *Report) error {
 			bucket = "-"
 		}
 		rows = append(rows, []string{t.Name, Count(t.Partitions), bucket, rowsCell(t), valuesCell(t),
-			Bytes(t.Typical.Bytes), Bytes(t.P99.Bytes), Bytes(t.Largest.Bytes), Bytes(t.Largest.ClassicBytes),
+			sizing.FormatBytes(float64(t.Typical.Bytes)), sizing.FormatBytes(float64(t.P99.Bytes)), sizing.FormatBytes(float64(t.Largest.Bytes)), sizing.FormatBytes(float64(t.Largest.ClassicBytes)),
 			tombstoneCell(t), severityWord(t.Verdict)})
 	}
 	writeColumns(&b, rows)
@@ -53,10 +55,10 @@ func WriteText(w io.Writer, r *Report) error {
 			rows = "row"
 		}
 		fmt.Fprintf(&b, "  size: typical %s (%s %s), p99 %s, largest %s; classic formula %s; %s on one replica in %s partitions\n",
-			Bytes(t.Typical.Bytes), Count(t.Typical.Rows), rows, Bytes(t.P99.Bytes), Bytes(t.Largest.Bytes),
-			Bytes(t.Largest.ClassicBytes), Bytes(t.TotalBytes), Count(t.Partitions))
+			sizing.FormatBytes(float64(t.Typical.Bytes)), Count(t.Typical.Rows), rows, sizing.FormatBytes(float64(t.P99.Bytes)), sizing.FormatBytes(float64(t.Largest.Bytes)),
+			sizing.FormatBytes(float64(t.Largest.ClassicBytes)), sizing.FormatBytes(float64(t.TotalBytes)), Count(t.Partitions))
 		if t.DiskBytes > 0 {
-			fmt.Fprintf(&b, "  on disk: %s compressed (the workload's compression_ratio, measured by cqlsize profile), %s uncompressed\n", Bytes(t.DiskBytes), Bytes(t.TotalBytes))
+			fmt.Fprintf(&b, "  on disk: %s compressed (the workload's compression_ratio, measured by cqlsize profile), %s uncompressed\n", sizing.FormatBytes(float64(t.DiskBytes)), sizing.FormatBytes(float64(t.TotalBytes)))
 		}
 		fmt.Fprintf(&b, "  values: typical %s stored (classic %s), largest %s stored (classic %s); the limit counts stored values (cells written; a row with no cell counts its liveness)\n",
 			Count(t.Typical.StoredValues), Count(t.Typical.ClassicValues), Count(t.Largest.StoredValues), Count(t.Largest.ClassicValues))
@@ -105,7 +107,7 @@ func WriteText(w io.Writer, r *Report) error {
 			if bt.Position != "" {
 				b.WriteString(bt.Position + ": ")
 			}
-			fmt.Fprintf(&b, "%s: %s in %d mutations%s\n", strings.Join(bt.Tables, " + "), Bytes(bt.Bytes), bt.Mutations, checkedText(bt))
+			fmt.Fprintf(&b, "%s: %s in %d mutations%s\n", strings.Join(bt.Tables, " + "), sizing.FormatBytes(float64(bt.Bytes)), bt.Mutations, checkedText(bt))
 			for _, f := range bt.Findings {
 				writeTextFinding(&b, f, "    ")
 			}
@@ -198,7 +200,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			t.Name, Count(t.Partitions), bucket, rowsCell(t), valuesCell(t),
-			Bytes(t.Typical.Bytes), Bytes(t.P99.Bytes), Bytes(t.Largest.Bytes), Bytes(t.Largest.ClassicBytes),
+			sizing.FormatBytes(float64(t.Typical.Bytes)), sizing.FormatBytes(float64(t.P99.Bytes)), sizing.FormatBytes(float64(t.Largest.Bytes)), sizing.FormatBytes(float64(t.Largest.ClassicBytes)),
 			tombstoneCell(t), Count(t.Typical.TombstonesOnDisk)+" / "+Count(t.Largest.TombstonesOnDisk), mdVerdict(t.Verdict))
 	}
 	var all []Finding
@@ -246,7 +248,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	if len(r.Batches) > 0 {
 		b.WriteString("\n| Batch | Bytes | Mutations | Checked |\n|---|--:|--:|---|\n")
 		for _, bt := range r.Batches {
-			fmt.Fprintf(&b, "| %s | %s | %d | %v |\n", "`"+strings.Join(bt.Tables, "` + `")+"`", Bytes(bt.Bytes), bt.Mutations, bt.Checked)
+			fmt.Fprintf(&b, "| %s | %s | %d | %v |\n", "`"+strings.Join(bt.Tables, "` + `")+"`", sizing.FormatBytes(float64(bt.Bytes)), bt.Mutations, bt.Checked)
 		}
 	}
 	var assumed []string
@@ -306,7 +308,7 @@ func liveSizes(l *Live) string {
 	if l.SizeEstimatesRanges == 0 {
 		return s + "; size estimates not computed yet (the node computes them every few minutes, over flushed data)"
 	}
-	return s + fmt.Sprintf(", mean %s, ~%s partitions (size_estimates)", Bytes(l.MeanPartitionBytes), Count(l.PartitionsEstimate))
+	return s + fmt.Sprintf(", mean %s, ~%s partitions (size_estimates)", sizing.FormatBytes(float64(l.MeanPartitionBytes)), Count(l.PartitionsEstimate))
 }
 
 // shownAsFinding reports whether an assumption is already printed as a finding (SZ090
