@@ -28,7 +28,7 @@ func choose(t *Table, g *group, name string, ev *Entity, in Input) error {
 	try := func(width string, shards int) (*candidate, error) {
 		tbl, derive := sh.build(name, width, shards, g.want, g.star, ttl)
 		if ttl > 0 && isSeries(tbl, width) {
-			tbl.Options.Compaction = twcs(width, f.life)
+			tbl.Options.Compaction = sizing.TWCSWindowFor(spanOf(width), f.life).Compaction()
 		}
 		work := workloadFor(tbl, f, ev, sh, width, shards)
 		est, err := sizing.EstimateTable(tbl, work, sizing.Options{Target: in.Target, Schema: in.Schema})
@@ -165,31 +165,6 @@ func rateText(perSecond float64) string {
 // time.
 func isSeries(t *cql.Table, width string) bool {
 	return width != "" || len(t.Clustering) > 0 && isTime(t.Clustering[0])
-}
-
-// twcs is the compaction of a TTL'd time series: TimeWindowCompactionStrategy with about
-// thirty windows over the TTL (each window an sstable, at most about fifty are advised: a
-// read checks the bloom filter of every one, and each is a file compaction keeps), never
-// shorter than the bucket and a whole number of buckets, so a bucket's rows still share one
-// window. An hour bucket with a 90-day TTL gets windows of 3 days, not 2,160 of an hour.
-func twcs(width string, ttl time.Duration) map[string]string {
-	step := time.Hour
-	switch width {
-	case "day":
-		step = workload.Day
-	case "iso-week":
-		step = 7 * workload.Day
-	case "month":
-		step = 30 * workload.Day
-	case "year":
-		step = 365 * workload.Day
-	}
-	n := max(1, int64(math.Round(float64(ttl/30)/float64(step))))
-	d := time.Duration(n) * step
-	if d%workload.Day == 0 {
-		return map[string]string{"class": "TimeWindowCompactionStrategy", "compaction_window_unit": "DAYS", "compaction_window_size": fmt.Sprint(int64(d / workload.Day))}
-	}
-	return map[string]string{"class": "TimeWindowCompactionStrategy", "compaction_window_unit": "HOURS", "compaction_window_size": fmt.Sprint(int64(d / time.Hour))}
 }
 
 // graces are the gc_grace_seconds a TTL'd table may get, longest first: the default ten
