@@ -13,7 +13,7 @@ import (
 )
 
 // choose picks the coarsest bucket whose p99 and largest partition (the Zipf head) stay
-// under 100,000 values and 100 MB over the life of the rows, no bucket when none is needed,
+// under the target's partition limits (sizing.LimitsText) over the life of the rows, no bucket when none is needed,
 // and write shards under the finest bucket when no bucket holds the busiest key.
 func choose(t *Table, g *group, name string, ev *Entity, in Input) error {
 	sh := g.sh
@@ -57,7 +57,7 @@ func choose(t *Table, g *group, name string, ev *Entity, in Input) error {
 	}
 	// No bucket holds the busiest key: spread every key over write shards under the finest
 	// bucket, as many as the head needs, with room for shards filling unevenly.
-	r := math.Max(last.est.Largest.StoredValues/1e5, last.est.Largest.Bytes/1e8)
+	r := sizing.OverLimits(last.est.Largest, in.Target)
 	n := int(math.Ceil(r * 1.25))
 	for ; n <= maxShards; n = int(math.Ceil(float64(n) * 1.5)) {
 		c, err := try(last.width, n)
@@ -73,8 +73,8 @@ func choose(t *Table, g *group, name string, ev *Entity, in Input) error {
 			return settle(t, sh, c, f)
 		}
 	}
-	return cql.Errorf(ev.FieldPos("rows"), "workload: %s: no table can hold the busiest %s: even %s with %d write shards a partition is over 100,000 values or 100 MB (%s); lower the volume, shorten the retention or split the key",
-		ev.Name, keyNames(sh.pk), strings.TrimPrefix(orNone(last.width), "a "), maxShards, last.describe())
+	return cql.Errorf(ev.FieldPos("rows"), "workload: %s: no table can hold the busiest %s: even %s with %d write shards a partition is over %s (%s); lower the volume, shorten the retention or split the key",
+		ev.Name, keyNames(sh.pk), strings.TrimPrefix(orNone(last.width), "a "), maxShards, sizing.LimitsText(in.Target, "or"), last.describe())
 }
 
 // settle records the chosen candidate on t.

@@ -175,7 +175,7 @@ func designTable(g *group, in Input, taken map[string]bool) (*Table, error) {
 	}
 	if ev == nil {
 		t.Table, t.Derive = sh.build(name, "", 0, g.want, g.star, 0)
-		unsized(t, sh)
+		unsized(t, sh, in.Target)
 	} else {
 		if err := choose(t, g, name, ev, in); err != nil {
 			return nil, err
@@ -186,8 +186,8 @@ func designTable(g *group, in Input, taken map[string]bool) (*Table, error) {
 }
 
 // unsized says, for a table designed without volumes, which volume decides its bucket.
-func unsized(t *Table, sh *shape) {
-	if nolint, reason, ok := Unsized(t.Table, sh.entity.Name, firstKey(sh)); ok {
+func unsized(t *Table, sh *shape, target sizing.Target) {
+	if nolint, reason, ok := unsizedFor(t.Table, sh.entity.Name, firstKey(sh), target); ok {
 		t.NoLint = nolint
 		t.Reasons = append(t.Reasons, reason)
 	}
@@ -197,8 +197,13 @@ func unsized(t *Table, sh *shape) {
 // has no volume to size it: no bucket width is invented; the reason for the lint (BK101)
 // to wait, and the volume that would decide the bucket. entity names the entity table the
 // rows come from, column the column the partition is looked up by. ok is false when the
-// table is bounded as it is.
+// table is bounded as it is. The limits it names are Cassandra's, the ones check judges by.
 func Unsized(t *cql.Table, entity, column string) (nolint, reason string, ok bool) {
+	return unsizedFor(t, entity, column, sizing.Cassandra50)
+}
+
+// unsizedFor is Unsized naming the partition limits of target.
+func unsizedFor(t *cql.Table, entity, column string, target sizing.Target) (nolint, reason string, ok bool) {
 	v := bound.Judge(t)
 	if !v.Unbounded() {
 		return "", "", false
@@ -207,8 +212,8 @@ func Unsized(t *cql.Table, entity, column string) (nolint, reason string, ok boo
 	nolint = fmt.Sprintf("unsized: whether %s needs a time bucket, and which, depends on how many rows one (%s) receives over their retention", t.Name, keys)
 	reason = fmt.Sprintf("%s is a time series (clustered by %s) with no volume to size it: no bucket width is invented. "+
 		"The volume that decides it: %s rows per span of time (rows: N/day), how long they are kept (retention: or ttl:) and how many distinct %s there are (columns: {%s: {distinct: N}}); "+
-		"give them in a workload file (--workload) to get the coarsest bucket that keeps a partition under 100,000 values and 100 MB",
-		t.Name, v.Time.Name, entity, column, column)
+		"give them in a workload file (--workload) to get the coarsest bucket that keeps a partition under %s",
+		t.Name, v.Time.Name, entity, column, column, sizing.LimitsText(target, "and"))
 	return nolint, reason, true
 }
 

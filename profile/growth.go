@@ -12,12 +12,23 @@ import (
 	"github.com/cqlsize/cqlsize/workload"
 )
 
-// The limits a partition is projected against: Cassandra's guidance of 100 MB and 100,000
-// values a partition (sizing's SZ002 and SZ001, measured as estimate measures them).
-const (
-	LimitBytes  = 100e6
-	LimitValues = 100000
+// The limits a partition is projected against: Cassandra's partition limits on bytes and
+// values (sizing's SZ002 and SZ001, measured as estimate measures them), and their names as
+// sizing states them ("100 MB", "100,000 values").
+var (
+	LimitBytes, LimitBytesName   = cassandraLimit(sizing.Bytes)
+	LimitValues, LimitValuesName = cassandraLimit(sizing.Values)
 )
+
+// cassandraLimit is Cassandra's partition limit on m: its threshold and its name.
+func cassandraLimit(m sizing.Measure) (float64, string) {
+	for _, l := range sizing.PartitionLimits(sizing.Cassandra50) {
+		if l.Measure == m {
+			return l.Value, l.Short()
+		}
+	}
+	return 0, ""
+}
 
 // Growth projects the table's partitions forward at the measured write rate. Sizes are
 // sizing's Data.db byte model and its stored values (cells written), computed on the workload
@@ -75,7 +86,7 @@ type GrowthSize struct {
 }
 
 // limitNames are the crossings a profile reports, keyed by sizing's limit codes.
-var limitNames = []struct{ code, name string }{{"SZ002", "100 MB"}, {"SZ001", "100,000 values"}}
+var limitNames = []struct{ code, name string }{{"SZ002", LimitBytesName}, {"SZ001", LimitValuesName}}
 
 // project fills t.Growth at time now.
 func project(t *Table, now time.Time) {
