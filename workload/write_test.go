@@ -85,9 +85,9 @@ func TestWriteRoundTrip(t *testing.T) {
 			Skew:    workload.Skew{Kind: workload.Zipf, S: 1.05},
 			Deletes: []workload.Delete{{Kind: workload.DeleteRow, PerPartition: 25.25, Rows: 1}},
 			TTL:     durP(0), CompressionRatio: 0.4213, WriteSpread: 36*time.Hour + 17*time.Second,
-			Avg:     map[string]float64{"note": 40.12, "home.street": 24},
-			Items:   map[string]workload.Items{"tags": {Count: 4.5, Size: 9.25}},
-			Nulls:   map[string]float64{"note": 0.3333, "title": 0}, NullsAs: workload.NullUnset,
+			Avg:   map[string]float64{"note": 40.12, "home.street": 24},
+			Items: map[string]workload.Items{"tags": {Count: 4.5, Size: 9.25}},
+			Nulls: map[string]float64{"note": 0.3333, "title": 0}, NullsAs: workload.NullUnset,
 			ElementWrites: map[string]float64{"reactions": 1, "prefs": 0.34},
 		}}, &workload.Notes{
 			Head: []string{"Workload measured by `cqlsize profile` on keyspace shop."},
