@@ -1,8 +1,6 @@
 package profile
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"math"
 	"time"
@@ -176,14 +174,9 @@ func newModel(t *Table) (*model, error) {
 	if t.Schema == nil {
 		return nil, fmt.Errorf("no schema for %s.%s", t.Keyspace, t.Name)
 	}
-	var b bytes.Buffer
-	bw := bufio.NewWriter(&b)
-	bw.WriteString("version: 1\ntables:\n")
-	writeTable(bw, t)
-	if err := bw.Flush(); err != nil {
-		return nil, fmt.Errorf("write the workload of %s.%s: %w", t.Keyspace, t.Name, err)
-	}
-	w, err := workload.Parse(t.Keyspace+"."+t.Name+" (profile)", b.Bytes())
+	tw, _ := tableWorkload(t)
+	text := workload.Marshal(&workload.Workload{Tables: []*workload.TableWorkload{tw}}, nil)
+	w, err := workload.Parse(t.Keyspace+"."+t.Name+" (profile)", []byte(text))
 	if err != nil {
 		return nil, fmt.Errorf("read back the workload of %s.%s: %w", t.Keyspace, t.Name, err)
 	}

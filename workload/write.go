@@ -28,6 +28,22 @@ type TableNotes struct {
 	Line   map[string]string   // a field's own comment, at the end of its line; a field at its zero value with one is written (skew: uniform, ttl: 0, rows_per_partition: 0)
 	After  map[string][]string // lines after a field's line, written whether the field is or not
 	Tail   []string            // lines at the end of the entry
+	// Order is the order of a map field's entries (the columns as the table lists them);
+	// keys it does not name follow, sorted.
+	Order []string
+}
+
+// keysOf are m's keys in tn's order.
+func keysOf[V any](m map[string]V, tn *TableNotes) []string {
+	keys := sortedKeys(m)
+	rank := func(k string) int {
+		if i := slices.Index(tn.Order, k); i >= 0 {
+			return i
+		}
+		return len(tn.Order)
+	}
+	slices.SortStableFunc(keys, func(a, b string) int { return rank(a) - rank(b) })
+	return keys
 }
 
 // fieldOrder is the order Write writes a table's fields in: the partitions and their
@@ -142,7 +158,7 @@ func fieldValue(t *TableWorkload, f string, tn *TableNotes, noted bool) (string,
 			return "", false
 		}
 		var parts []string
-		for _, c := range sortedKeys(t.Columns) {
+		for _, c := range keysOf(t.Columns, tn) {
 			v := t.Columns[c]
 			s := "distinct: " + FormatCountYAML(v.Distinct)
 			if v.Skew.Kind != Uniform || !v.Skew.MaxRate.IsZero() {
@@ -213,7 +229,7 @@ func fieldValue(t *TableWorkload, f string, tn *TableNotes, noted bool) (string,
 		if len(t.Items) == 0 {
 			return "", false
 		}
-		keys := sortedKeys(t.Items)
+		keys := keysOf(t.Items, tn)
 		parts := make([]string, len(keys))
 		for i, k := range keys {
 			it := t.Items[k]
@@ -235,7 +251,7 @@ func fieldValue(t *TableWorkload, f string, tn *TableNotes, noted bool) (string,
 		if len(t.ElementWrites) == 0 {
 			return "", false
 		}
-		keys := sortedKeys(t.ElementWrites)
+		keys := keysOf(t.ElementWrites, tn)
 		names, shares := make([]string, len(keys)), make([]string, len(keys))
 		whole := true
 		for i, k := range keys {
@@ -251,7 +267,7 @@ func fieldValue(t *TableWorkload, f string, tn *TableNotes, noted bool) (string,
 		if len(t.Overwrites) == 0 {
 			return "", false
 		}
-		keys := sortedKeys(t.Overwrites)
+		keys := keysOf(t.Overwrites, tn)
 		parts := make([]string, len(keys))
 		for i, k := range keys {
 			parts[i] = YAMLKey(k) + ": " + FormatRateYAML(t.Overwrites[k])
@@ -268,7 +284,7 @@ func numberMap(f string, m map[string]float64, tn *TableNotes) (string, bool) {
 	if len(m) == 0 {
 		return "", false
 	}
-	keys := sortedKeys(m)
+	keys := keysOf(m, tn)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = YAMLKey(k) + ": " + FormatCountYAML(m[k])

@@ -15,7 +15,7 @@ import (
 )
 
 // ProfileWriterFor returns the renderer of a `cqlsize profile` result for a format: text,
-// json, markdown or html. (The workload format is the profile package's own WriteWorkload.)
+// json, markdown or html. (The workload format is Result.WriteWorkload, through workload.Write.)
 func ProfileWriterFor(format string) (func(io.Writer, *profile.Result) error, error) {
 	switch format {
 	case "text":
