@@ -82,36 +82,7 @@ func tableWorkload(t *Table) (*workload.TableWorkload, *workload.TableNotes) {
 	}
 	ttlWritten := ttlWritten(t)
 	writePartitions(tw, tn, t, ttlWritten)
-	rp := t.RowsPerPartition
-	rows := t.MeanRows
-	if rows <= 0 && (t.Schema == nil || len(t.Schema.Clustering) == 0) {
-		rows = 1 // a table without clustering columns holds one row a partition
-	}
-	tombs := round4(t.Tombstones.PerPartition)
-	expired := round4(t.Tombstones.ExpiredRows)
-	const rowsField = "rows_per_partition"
-	if expired > 0 {
-		tw.RowsPerPartition = round4(rows)
-		tn.Line[rowsField] = fmt.Sprintf("live rows; %d partitions read whole: p50 %s, p99 %s, max %s", t.PartitionsSeen, num(rp.P50), num(rp.P99), num(rp.Max))
-		tn.After[rowsField] = append(tn.After[rowsField], oneLine(t.MeanRowsSource))
-		tombs = 0 // the tombstones are the expired rows' cells (expired_rows below)
-	} else if tombs > 0 {
-		tw.RowsPerPartition = round4(rows + tombs)
-		tn.Line[rowsField] = fmt.Sprintf("%s live rows + %s tombstones a partition (deletes below); %d partitions read whole: p50 %s, p99 %s, max %s",
-			num(round4(rows)), num(tombs), t.PartitionsSeen, num(rp.P50), num(rp.P99), num(rp.Max))
-		tn.After[rowsField] = append(tn.After[rowsField], oneLine(t.MeanRowsSource))
-	} else {
-		tw.RowsPerPartition = round4(rows)
-		tn.Line[rowsField] = fmt.Sprintf("%s; %d partitions read whole: p50 %s, p99 %s, max %s", t.MeanRowsSource, t.PartitionsSeen, num(rp.P50), num(rp.P99), num(rp.Max))
-	}
-	if t.WriteRate == 0 && t.RowsSeen > 0 {
-		tn.After[rowsField] = append(tn.After[rowsField], "write rate "+oneLine(t.WriteRateSource))
-	}
-	if t.WriteRate > 0 {
-		tn.After[rowsField] = append(tn.After[rowsField],
-			fmt.Sprintf("measured write rate %s rows/s per partition (%s); rows_per_partition above", num(round4(t.WriteRate)), t.WriteRateSource),
-			fmt.Sprintf("sizes what is stored now. For growth, replace it with write_rate: %s/day.", num(round4(t.WriteRate*86400))))
-	}
+	tombs, expired := writeRows(tw, tn, t)
 	writeSkew(tw, tn, t)
 	writeTombstones(tw, tn, t, tombs)
 	writeExpired(tw, tn, t, expired)
@@ -138,6 +109,65 @@ func tableWorkload(t *Table) (*workload.TableWorkload, *workload.TableNotes) {
 		tn.After["write_spread"] = append(tn.After["write_spread"], fmt.Sprintf("write times within a partition span %s at the median (p99 %s) over %d partitions",
 			secs(t.WriteSpread.P50), secs(t.WriteSpread.P99), t.WriteSpread.N))
 	}
+	writeColumns(tw, tn, t)
+	if len(tw.Avg) > 0 {
+		tn.Line["avg"] = "average serialized bytes of variable-length values"
+	}
+	if len(tw.Items) > 0 {
+		tn.Line["items"] = "collection elements per value and their bytes"
+	}
+	writeElementWrites(tw, tn, t)
+	if len(tw.Nulls) > 0 {
+		tn.Line["nulls"] = "fraction of rows without a value (null and unset read the same)"
+		tw.NullsAs = workload.NullUnset
+		tn.Line["nulls_as"] = "a read cannot tell a null cell from an unset one; null writes a tombstone"
+	}
+	if t.Tombstones.WarnResponses > 0 {
+		tn.Tail = append(tn.Tail, fmt.Sprintf("%d responses carried warnings (most tombstones in one: %d)", t.Tombstones.WarnResponses, t.Tombstones.Max))
+	}
+	return tw, tn
+}
+
+// writeRows declares rows_per_partition: the live rows, with the tombstones a partition
+// holds added when they are taken for deletes. It returns those tombstones and the expired
+// rows a partition holds, which the deletes and expired_rows fields then declare.
+func writeRows(tw *workload.TableWorkload, tn *workload.TableNotes, t *Table) (tombs, expired float64) {
+	rp := t.RowsPerPartition
+	rows := t.MeanRows
+	if rows <= 0 && (t.Schema == nil || len(t.Schema.Clustering) == 0) {
+		rows = 1 // a table without clustering columns holds one row a partition
+	}
+	tombs = round4(t.Tombstones.PerPartition)
+	expired = round4(t.Tombstones.ExpiredRows)
+	const rowsField = "rows_per_partition"
+	if expired > 0 {
+		tw.RowsPerPartition = round4(rows)
+		tn.Line[rowsField] = fmt.Sprintf("live rows; %d partitions read whole: p50 %s, p99 %s, max %s", t.PartitionsSeen, num(rp.P50), num(rp.P99), num(rp.Max))
+		tn.After[rowsField] = append(tn.After[rowsField], oneLine(t.MeanRowsSource))
+		tombs = 0 // the tombstones are the expired rows' cells (expired_rows below)
+	} else if tombs > 0 {
+		tw.RowsPerPartition = round4(rows + tombs)
+		tn.Line[rowsField] = fmt.Sprintf("%s live rows + %s tombstones a partition (deletes below); %d partitions read whole: p50 %s, p99 %s, max %s",
+			num(round4(rows)), num(tombs), t.PartitionsSeen, num(rp.P50), num(rp.P99), num(rp.Max))
+		tn.After[rowsField] = append(tn.After[rowsField], oneLine(t.MeanRowsSource))
+	} else {
+		tw.RowsPerPartition = round4(rows)
+		tn.Line[rowsField] = fmt.Sprintf("%s; %d partitions read whole: p50 %s, p99 %s, max %s", t.MeanRowsSource, t.PartitionsSeen, num(rp.P50), num(rp.P99), num(rp.Max))
+	}
+	if t.WriteRate == 0 && t.RowsSeen > 0 {
+		tn.After[rowsField] = append(tn.After[rowsField], "write rate "+oneLine(t.WriteRateSource))
+	}
+	if t.WriteRate > 0 {
+		tn.After[rowsField] = append(tn.After[rowsField],
+			fmt.Sprintf("measured write rate %s rows/s per partition (%s); rows_per_partition above", num(round4(t.WriteRate)), t.WriteRateSource),
+			fmt.Sprintf("sizes what is stored now. For growth, replace it with write_rate: %s/day.", num(round4(t.WriteRate*86400))))
+	}
+	return tombs, expired
+}
+
+// writeColumns declares the columns' sizes (avg:, items:) and null fractions (nulls:), in
+// the table's column order.
+func writeColumns(tw *workload.TableWorkload, tn *workload.TableNotes, t *Table) {
 	for _, c := range t.Columns {
 		col := t.Schema.Column(c.Name)
 		if col == nil {
@@ -183,22 +213,6 @@ func tableWorkload(t *Table) (*workload.TableWorkload, *workload.TableNotes) {
 				map[bool]string{true: "partitions", false: "rows"}[c.Kind == "static"])
 		}
 	}
-	if len(tw.Avg) > 0 {
-		tn.Line["avg"] = "average serialized bytes of variable-length values"
-	}
-	if len(tw.Items) > 0 {
-		tn.Line["items"] = "collection elements per value and their bytes"
-	}
-	writeElementWrites(tw, tn, t)
-	if len(tw.Nulls) > 0 {
-		tn.Line["nulls"] = "fraction of rows without a value (null and unset read the same)"
-		tw.NullsAs = workload.NullUnset
-		tn.Line["nulls_as"] = "a read cannot tell a null cell from an unset one; null writes a tombstone"
-	}
-	if t.Tombstones.WarnResponses > 0 {
-		tn.Tail = append(tn.Tail, fmt.Sprintf("%d responses carried warnings (most tombstones in one: %d)", t.Tombstones.WarnResponses, t.Tombstones.Max))
-	}
-	return tw, tn
 }
 
 func setNumber(m *map[string]float64, k string, v float64) {

@@ -153,20 +153,6 @@ func fieldValue(t *TableWorkload, f string, tn *TableNotes, noted bool) (string,
 		return rate(t.TableRate)
 	case "retention":
 		return dur(t.Retention)
-	case "columns":
-		if len(t.Columns) == 0 {
-			return "", false
-		}
-		var parts []string
-		for _, c := range keysOf(t.Columns, tn) {
-			v := t.Columns[c]
-			s := "distinct: " + FormatCountYAML(v.Distinct)
-			if v.Skew.Kind != Uniform || !v.Skew.MaxRate.IsZero() {
-				s += ", skew: " + skewYAML(v.Skew)
-			}
-			parts = append(parts, YAMLKey(c)+": {"+s+"}")
-		}
-		return mapping(f, parts, nil, tn), true
 	case "bucket":
 		switch {
 		case !t.Bucket.IsZero():
@@ -221,6 +207,30 @@ func fieldValue(t *TableWorkload, f string, tn *TableNotes, noted bool) (string,
 		return dur(t.WriteSpread)
 	case "writes":
 		return t.Writes.String(), t.Writes != Insert || noted
+	case "nulls_as":
+		return t.NullsAs.String(), t.NullsAs != NullTombstone || noted
+	}
+	return mapFieldValue(t, f, tn)
+}
+
+// mapFieldValue renders a field that maps columns to figures (columns:, avg:, nulls:,
+// items:, element_writes:, overwrites:), or false when it holds none.
+func mapFieldValue(t *TableWorkload, f string, tn *TableNotes) (string, bool) {
+	switch f {
+	case "columns":
+		if len(t.Columns) == 0 {
+			return "", false
+		}
+		var parts []string
+		for _, c := range keysOf(t.Columns, tn) {
+			v := t.Columns[c]
+			s := "distinct: " + FormatCountYAML(v.Distinct)
+			if v.Skew.Kind != Uniform || !v.Skew.MaxRate.IsZero() {
+				s += ", skew: " + skewYAML(v.Skew)
+			}
+			parts = append(parts, YAMLKey(c)+": {"+s+"}")
+		}
+		return mapping(f, parts, nil, tn), true
 	case "avg":
 		return numberMap(f, t.Avg, tn)
 	case "nulls":
@@ -273,8 +283,6 @@ func fieldValue(t *TableWorkload, f string, tn *TableNotes, noted bool) (string,
 			parts[i] = YAMLKey(k) + ": " + FormatRateYAML(t.Overwrites[k])
 		}
 		return "{" + strings.Join(parts, ", ") + "}", true
-	case "nulls_as":
-		return t.NullsAs.String(), t.NullsAs != NullTombstone || noted
 	}
 	return "", false
 }
