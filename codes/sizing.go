@@ -70,7 +70,7 @@ func sizingDocs() []finding.Doc {
 				d.What += ": fail when the typical or the p99 partition is over it, or the busiest key is ten times over; warn when only the busiest keys are"
 			}
 			if l.Code == "SZ001" {
-				d.What = "a partition over 100,000 values (the classic formula Nv = Nr(Nc-Npk-Ns)+Ns, target cassandra-5.0 or 4.1): fail when the typical or the p99 partition is over it, or the busiest key is ten times over; warn when only the busiest keys are"
+				d.What = "a partition over " + l.Short() + " (the classic formula Nv = Nr(Nc-Npk-Ns)+Ns, target cassandra-5.0 or 4.1): fail when the typical or the p99 partition is over it, or the busiest key is ten times over; warn when only the busiest keys are"
 			}
 			out = append(out, d)
 		}

@@ -13,7 +13,7 @@ import (
 )
 
 // choose picks the coarsest bucket whose p99 and largest partition (the Zipf head) stay
-// under 100,000 values and 100 MB over the life of the rows, no bucket when none is needed,
+// under the target's partition limits (sizing.LimitsText) over the life of the rows, no bucket when none is needed,
 // and write shards under the finest bucket when no bucket holds the busiest key.
 func choose(t *Table, g *group, name string, ev *Entity, in Input) error {
 	sh := g.sh
@@ -28,7 +28,7 @@ func choose(t *Table, g *group, name string, ev *Entity, in Input) error {
 	try := func(width string, shards int) (*candidate, error) {
 		tbl, derive := sh.build(name, width, shards, g.want, g.star, ttl)
 		if ttl > 0 && isSeries(tbl, width) {
-			tbl.Options.Compaction = twcs(width, f.life)
+			tbl.Options.Compaction = sizing.TWCSWindowFor(spanOf(width), f.life).Compaction()
 		}
 		work := workloadFor(tbl, f, ev, sh, width, shards)
 		est, err := sizing.EstimateTable(tbl, work, sizing.Options{Target: in.Target, Schema: in.Schema})
@@ -57,7 +57,7 @@ func choose(t *Table, g *group, name string, ev *Entity, in Input) error {
 	}
 	// No bucket holds the busiest key: spread every key over write shards under the finest
 	// bucket, as many as the head needs, with room for shards filling unevenly.
-	r := math.Max(last.est.Largest.StoredValues/1e5, last.est.Largest.Bytes/1e8)
+	r := sizing.OverLimits(last.est.Largest, in.Target)
 	n := int(math.Ceil(r * 1.25))
 	for ; n <= maxShards; n = int(math.Ceil(float64(n) * 1.5)) {
 		c, err := try(last.width, n)
@@ -73,8 +73,8 @@ func choose(t *Table, g *group, name string, ev *Entity, in Input) error {
 			return settle(t, sh, c, f)
 		}
 	}
-	return cql.Errorf(ev.FieldPos("rows"), "workload: %s: no table can hold the busiest %s: even %s with %d write shards a partition is over 100,000 values or 100 MB (%s); lower the volume, shorten the retention or split the key",
-		ev.Name, keyNames(sh.pk), strings.TrimPrefix(orNone(last.width), "a "), maxShards, last.describe())
+	return cql.Errorf(ev.FieldPos("rows"), "workload: %s: no table can hold the busiest %s: even %s with %d write shards a partition is over %s (%s); lower the volume, shorten the retention or split the key",
+		ev.Name, keyNames(sh.pk), strings.TrimPrefix(orNone(last.width), "a "), maxShards, sizing.LimitsText(in.Target, "or"), last.describe())
 }
 
 // settle records the chosen candidate on t.
@@ -165,31 +165,6 @@ func rateText(perSecond float64) string {
 // time.
 func isSeries(t *cql.Table, width string) bool {
 	return width != "" || len(t.Clustering) > 0 && isTime(t.Clustering[0])
-}
-
-// twcs is the compaction of a TTL'd time series: TimeWindowCompactionStrategy with about
-// thirty windows over the TTL (each window an sstable, at most about fifty are advised: a
-// read checks the bloom filter of every one, and each is a file compaction keeps), never
-// shorter than the bucket and a whole number of buckets, so a bucket's rows still share one
-// window. An hour bucket with a 90-day TTL gets windows of 3 days, not 2,160 of an hour.
-func twcs(width string, ttl time.Duration) map[string]string {
-	step := time.Hour
-	switch width {
-	case "day":
-		step = workload.Day
-	case "iso-week":
-		step = 7 * workload.Day
-	case "month":
-		step = 30 * workload.Day
-	case "year":
-		step = 365 * workload.Day
-	}
-	n := max(1, int64(math.Round(float64(ttl/30)/float64(step))))
-	d := time.Duration(n) * step
-	if d%workload.Day == 0 {
-		return map[string]string{"class": "TimeWindowCompactionStrategy", "compaction_window_unit": "DAYS", "compaction_window_size": fmt.Sprint(int64(d / workload.Day))}
-	}
-	return map[string]string{"class": "TimeWindowCompactionStrategy", "compaction_window_unit": "HOURS", "compaction_window_size": fmt.Sprint(int64(d / time.Hour))}
 }
 
 // graces are the gc_grace_seconds a TTL'd table may get, longest first: the default ten

@@ -202,7 +202,7 @@ func designTable(g *group, in Input, taken map[string]bool) (*Table, error) {
 			}
 			t.Reasons = append(t.Reasons, sh.layout.BucketReason())
 		}
-		unsized(t, sh)
+		unsized(t, sh, in.Target)
 	} else {
 		if err := choose(t, g, name, ev, in); err != nil {
 			return nil, err
@@ -213,8 +213,8 @@ func designTable(g *group, in Input, taken map[string]bool) (*Table, error) {
 }
 
 // unsized says, for a table designed without volumes, which volume decides its bucket.
-func unsized(t *Table, sh *shape) {
-	if nolint, reason, ok := keylayout.Unsized(t.Table, sh.entity.Name, firstKey(sh)); ok {
+func unsized(t *Table, sh *shape, target sizing.Target) {
+	if nolint, reason, ok := keylayout.Unsized(t.Table, sh.entity.Name, firstKey(sh), sizing.LimitsText(target, "and")); ok {
 		t.NoLint = nolint
 		t.Reasons = append(t.Reasons, reason)
 	}

@@ -3,10 +3,10 @@ package design
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/workload"
@@ -160,86 +160,44 @@ func trimFloat(v float64) string {
 }
 
 // WorkloadFile is the per-table workload `estimate` reads, derived from the volumes: every
-// figure the design sized each table with.
+// figure the design sized each table with, written by the workload package's writer with
+// the figures rounded as the reasons print them (three decimals; a rate's count six).
 func (d *Design) WorkloadFile() string {
-	var b strings.Builder
-	b.WriteString("# Written by cqlsize design from the entity volumes: the workload of each query table.\n")
-	b.WriteString("version: 1\ntables:\n")
+	w := &workload.Workload{}
 	for _, t := range d.Tables {
-		w := t.Workload
-		if w == nil {
+		if t.Workload == nil {
 			continue
 		}
-		fmt.Fprintf(&b, "  %s:\n", t.Table.QualifiedName())
-		fmt.Fprintf(&b, "    partitions: %s\n", trimFloat(w.Partitions))
-		fmt.Fprintf(&b, "    write_rate: %s\n", rateYAML(w.WriteRate))
-		if !w.Bucket.IsZero() {
-			fmt.Fprintf(&b, "    bucket: %s\n", w.Bucket.Name)
-		} else if w.NoBucket {
-			b.WriteString("    bucket: none\n")
-		}
-		if w.Shards > 1 {
-			fmt.Fprintf(&b, "    shards: %d\n", w.Shards)
-		}
-		if w.TTL != nil {
-			fmt.Fprintf(&b, "    ttl: %ds\n", int64(w.TTL.Seconds()))
-		} else if w.Horizon > 0 {
-			fmt.Fprintf(&b, "    horizon: %dh\n", int64(w.Horizon.Hours()))
-		}
-		switch {
-		case w.Skew.Kind == workload.Zipf && !w.Skew.MaxRate.IsZero():
-			fmt.Fprintf(&b, "    skew: {zipf: %s, max_rate: %s}\n", trimFloat(w.Skew.S), rateYAML(w.Skew.MaxRate))
-		case w.Skew.Kind == workload.Zipf:
-			fmt.Fprintf(&b, "    skew: {zipf: %s}\n", trimFloat(w.Skew.S))
-		case !w.Skew.MaxRate.IsZero():
-			fmt.Fprintf(&b, "    skew: {max_rate: %s}\n", rateYAML(w.Skew.MaxRate))
-		}
-		b.WriteString("    nulls_as: unset\n")
-		if len(w.Avg) > 0 {
-			fmt.Fprintf(&b, "    avg: {%s}\n", numbers(w.Avg))
-		}
-		if len(w.Items) > 0 {
-			var items []string
-			for _, k := range sortedKeys(w.Items) {
-				it := w.Items[k]
-				s := fmt.Sprintf("%s: {count: %s", k, trimFloat(it.Count))
-				if it.Size > 0 {
-					s += ", size: " + trimFloat(it.Size)
-				}
-				if it.KeySize > 0 {
-					s += ", key: " + trimFloat(it.KeySize)
-				}
-				items = append(items, s+"}")
-			}
-			fmt.Fprintf(&b, "    items: {%s}\n", strings.Join(items, ", "))
-		}
+		w.Tables = append(w.Tables, roundedWorkload(t.Workload))
 	}
-	return b.String()
+	return workload.Marshal(w, &workload.Notes{Head: []string{"Written by cqlsize design from the entity volumes: the workload of each query table."}})
 }
 
-// rateYAML writes a rate as the workload file reads it: count per second, hour, day or
-// year, or per the duration it was given in.
-func rateYAML(r workload.Rate) string {
-	count := strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.6f", r.Count), "0"), ".")
-	switch r.Per {
-	case time.Second:
-		return count + "/s"
-	case time.Hour:
-		return count + "/hour"
-	case workload.Day:
-		return count + "/day"
-	case workload.Year:
-		return count + "/year"
+// roundedWorkload is the part of a table's workload the file declares, rounded.
+func roundedWorkload(w *workload.TableWorkload) *workload.TableWorkload {
+	r3 := func(v float64) float64 { return math.Round(v*1e3) / 1e3 }
+	rate := func(r workload.Rate) workload.Rate { r.Count = math.Round(r.Count*1e6) / 1e6; return r }
+	out := &workload.TableWorkload{
+		Name: w.Name, Partitions: r3(w.Partitions), WriteRate: rate(w.WriteRate), Bucket: w.Bucket, NoBucket: w.NoBucket,
+		Shards: w.Shards, TTL: w.TTL, Horizon: w.Horizon, NullsAs: workload.NullUnset,
+		Skew: workload.Skew{Kind: w.Skew.Kind, S: r3(w.Skew.S), MaxRate: rate(w.Skew.MaxRate)},
 	}
-	return fmt.Sprintf("%s/%ds", count, int64(r.Per.Seconds()))
-}
-
-func numbers(m map[string]float64) string {
-	var items []string
-	for _, k := range sortedKeys(m) {
-		items = append(items, k+": "+trimFloat(m[k]))
+	if w.TTL != nil {
+		out.Horizon = 0
 	}
-	return strings.Join(items, ", ")
+	for k, v := range w.Avg {
+		if out.Avg == nil {
+			out.Avg = map[string]float64{}
+		}
+		out.Avg[k] = r3(v)
+	}
+	for k, it := range w.Items {
+		if out.Items == nil {
+			out.Items = map[string]workload.Items{}
+		}
+		out.Items[k] = workload.Items{Count: r3(it.Count), Size: r3(it.Size), KeySize: r3(it.KeySize)}
+	}
+	return out
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -201,7 +201,7 @@ func (c *candidate) describe() string {
 		w, sizing.FormatCount(e.P99.Rows), sizing.FormatCount(e.P99.StoredValues), sizing.FormatBytes(e.P99.Bytes),
 		sizing.FormatCount(e.Largest.Rows), sizing.FormatCount(e.Largest.StoredValues), sizing.FormatBytes(e.Largest.Bytes))
 	if c.fits() {
-		return s + ": under 100,000 values and 100 MB"
+		return s + ": under " + sizing.LimitsText(e.Target, "and")
 	}
 	return s + ": over the limits"
 }

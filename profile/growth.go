@@ -1,8 +1,6 @@
 package profile
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"math"
 	"time"
@@ -12,12 +10,23 @@ import (
 	"github.com/cqlsize/cqlsize/workload"
 )
 
-// The limits a partition is projected against: Cassandra's guidance of 100 MB and 100,000
-// values a partition (sizing's SZ002 and SZ001, measured as estimate measures them).
-const (
-	LimitBytes  = 100e6
-	LimitValues = 100000
+// The limits a partition is projected against: Cassandra's partition limits on bytes and
+// values (sizing's SZ002 and SZ001, measured as estimate measures them), and their names as
+// sizing states them ("100 MB", "100,000 values").
+var (
+	LimitBytes, LimitBytesName   = cassandraLimit(sizing.Bytes)
+	LimitValues, LimitValuesName = cassandraLimit(sizing.Values)
 )
+
+// cassandraLimit is Cassandra's partition limit on m: its threshold and its name.
+func cassandraLimit(m sizing.Measure) (float64, string) {
+	for _, l := range sizing.PartitionLimits(sizing.Cassandra50) {
+		if l.Measure == m {
+			return l.Value, l.Short()
+		}
+	}
+	return 0, ""
+}
 
 // Growth projects the table's partitions forward at the measured write rate. Sizes are
 // sizing's Data.db byte model and its stored values (cells written), computed on the workload
@@ -75,7 +84,7 @@ type GrowthSize struct {
 }
 
 // limitNames are the crossings a profile reports, keyed by sizing's limit codes.
-var limitNames = []struct{ code, name string }{{"SZ002", "100 MB"}, {"SZ001", "100,000 values"}}
+var limitNames = []struct{ code, name string }{{"SZ002", LimitBytesName}, {"SZ001", LimitValuesName}}
 
 // project fills t.Growth at time now.
 func project(t *Table, now time.Time) {
@@ -165,14 +174,9 @@ func newModel(t *Table) (*model, error) {
 	if t.Schema == nil {
 		return nil, fmt.Errorf("no schema for %s.%s", t.Keyspace, t.Name)
 	}
-	var b bytes.Buffer
-	bw := bufio.NewWriter(&b)
-	bw.WriteString("version: 1\ntables:\n")
-	writeTable(bw, t)
-	if err := bw.Flush(); err != nil {
-		return nil, fmt.Errorf("write the workload of %s.%s: %w", t.Keyspace, t.Name, err)
-	}
-	w, err := workload.Parse(t.Keyspace+"."+t.Name+" (profile)", b.Bytes())
+	tw, _ := tableWorkload(t)
+	text := workload.Marshal(&workload.Workload{Tables: []*workload.TableWorkload{tw}}, nil)
+	w, err := workload.Parse(t.Keyspace+"."+t.Name+" (profile)", []byte(text))
 	if err != nil {
 		return nil, fmt.Errorf("read back the workload of %s.%s: %w", t.Keyspace, t.Name, err)
 	}

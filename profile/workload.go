@@ -1,7 +1,6 @@
 package profile
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"math"
@@ -16,50 +15,45 @@ import (
 )
 
 // WriteWorkload writes the profile as a workload file that `cqlsize estimate --workload`
-// reads unchanged. Every field carries a comment naming where its number comes from and how
-// many partitions, rows or values it rests on, so a reader can tell a measurement from a
-// default and edit what they know better.
+// reads unchanged, through the workload package's writer. Every field carries a comment
+// naming where its number comes from and how many partitions, rows or values it rests on, so
+// a reader can tell a measurement from a default and edit what they know better.
 func (r *Result) WriteWorkload(w io.Writer) error {
-	b := bufio.NewWriter(w)
-	fmt.Fprintf(b, "# Workload measured by `cqlsize profile` on keyspace %s, %s.\n", r.Keyspace, r.Started.UTC().Format(time.RFC3339))
-	fmt.Fprintf(b, "# Read at %s, %s rows in %.3gs (%.0f rows/s", r.Consistency, strconv.FormatInt(r.Rows, 10), float64(r.Elapsed), r.RateAchieved)
+	notes := &workload.Notes{Tables: map[string]*workload.TableNotes{}}
+	head := fmt.Sprintf("Read at %s, %s rows in %.3gs (%.0f rows/s", r.Consistency, strconv.FormatInt(r.Rows, 10), float64(r.Elapsed), r.RateAchieved)
 	if r.RateSet > 0 {
-		fmt.Fprintf(b, "; --rate %g", r.RateSet)
+		head += fmt.Sprintf("; --rate %g", r.RateSet)
 	}
-	fmt.Fprintf(b, ").\n")
-	if r.Partial {
-		fmt.Fprintf(b, "# PARTIAL: not everything could be read:\n")
-		for _, p := range r.Problems {
-			fmt.Fprintf(b, "#   %s\n", oneLine(p))
+	notes.Head = []string{fmt.Sprintf("Workload measured by `cqlsize profile` on keyspace %s, %s.", r.Keyspace, r.Started.UTC().Format(time.RFC3339)), head + ")."}
+	if len(r.Problems) > 0 {
+		if r.Partial {
+			notes.Head = append(notes.Head, "PARTIAL: not everything could be read:")
+		} else {
+			notes.Head = append(notes.Head, "Notes:")
 		}
-	} else if len(r.Problems) > 0 {
-		fmt.Fprintf(b, "# Notes:\n")
 		for _, p := range r.Problems {
-			fmt.Fprintf(b, "#   %s\n", oneLine(p))
+			notes.Head = append(notes.Head, "  "+oneLine(p))
 		}
+	} else if r.Partial {
+		notes.Head = append(notes.Head, "PARTIAL: not everything could be read:")
 	}
-	fmt.Fprintf(b, "# Sizes are the serialized bytes the driver received; rows per partition are exact for\n# the partitions read (whole partitions).\nversion: 1\ntables:\n")
+	notes.Head = append(notes.Head, "Sizes are the serialized bytes the driver received; rows per partition are exact for",
+		"the partitions read (whole partitions).")
+	wl := &workload.Workload{}
 	for _, t := range r.Tables {
-		writeTable(b, t)
+		tw, tn := tableWorkload(t)
+		wl.Tables = append(wl.Tables, tw)
+		notes.Tables[tw.Name] = tn
 	}
-	return b.Flush()
+	if err := workload.Write(w, wl, notes); err != nil {
+		return fmt.Errorf("profile of %s: %w", r.Keyspace, err)
+	}
+	return nil
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// yamlKey quotes a name YAML would read as something else.
-func yamlKey(s string) string {
-	if s == "" || strings.ContainsAny(s, ":#{}[],&*!|>'\"%@`- ") || strings.ToLower(s) == "null" ||
-		strings.ToLower(s) == "true" || strings.ToLower(s) == "false" || s == "~" {
-		return strconv.Quote(s)
-	}
-	if _, err := strconv.ParseFloat(s, 64); err == nil {
-		return strconv.Quote(s)
-	}
-	return s
-}
-
-// num prints a number the workload parser reads: whole numbers as integers, others with up
+// num prints a number as the comments quote it: whole numbers as integers, others with up
 // to 4 significant digits.
 func num(v float64) string {
 	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
@@ -68,90 +62,130 @@ func num(v float64) string {
 	return strconv.FormatFloat(v, 'g', 4, 64)
 }
 
-func writeTable(b *bufio.Writer, t *Table) {
-	fmt.Fprintf(b, "\n  %s:\n", yamlKey(t.Keyspace+"."+t.Name))
+// tableNotes is a table's notes with its maps made.
+func tableNotes() *workload.TableNotes {
+	return &workload.TableNotes{Before: map[string][]string{}, Line: map[string]string{}, After: map[string][]string{}}
+}
+
+// tableWorkload is the workload a profiled table declares, its figures rounded to the four
+// significant digits a measurement carries, and the notes that say where each comes from.
+func tableWorkload(t *Table) (*workload.TableWorkload, *workload.TableNotes) {
+	tw := &workload.TableWorkload{Name: t.Keyspace + "." + t.Name}
+	tn := tableNotes()
 	if t.Partial {
-		fmt.Fprintf(b, "    # PARTIAL: %s\n", oneLine(t.Problem))
+		tn.Head = append(tn.Head, "PARTIAL: "+oneLine(t.Problem))
 	}
 	if t.PartitionsSeen == 0 {
-		fmt.Fprintf(b, "    # no partition was read: the table is empty or could not be read\n    rows_per_partition: 1\n")
-		return
+		tn.Head = append(tn.Head, "no partition was read: the table is empty or could not be read")
+		tw.RowsPerPartition = 1
+		return tw, tn
 	}
 	ttlWritten := ttlWritten(t)
-	writePartitions(b, t, ttlWritten)
+	writePartitions(tw, tn, t, ttlWritten)
+	tombs, expired := writeRows(tw, tn, t)
+	writeSkew(tw, tn, t)
+	writeTombstones(tw, tn, t, tombs)
+	writeExpired(tw, tn, t, expired)
+	writeTTLs(tw, tn, t)
+	if ttlWritten {
+		d := time.Duration(math.Round(t.TTL.P50)) * time.Second
+		tw.TTL = &d
+		tn.Line["ttl"] = fmt.Sprintf("median TTL written, over %d cells (%.0f%% of cells read carry one)", t.TTL.N, 100*t.TTLFraction)
+	} else if t.Schema != nil && t.Schema.Options.DefaultTTL == 0 {
+		var none time.Duration
+		tw.TTL = &none
+		tn.Line["ttl"] = fmt.Sprintf("%.0f%% of %d cells read carry a TTL", 100*t.TTLFraction, t.TTL.N)
+	}
+	if t.Disk.Predicted && t.Disk.Ratio > 0 {
+		tw.CompressionRatio = round4(t.Disk.Ratio)
+		c := fmt.Sprintf("Data.db compressed/uncompressed: %d sampled partitions laid out and compressed with %s", t.Disk.SamplePartitions, t.Disk.Compressor)
+		if t.Disk.ChunkKB > 0 {
+			c += fmt.Sprintf(", %d KiB chunks", t.Disk.ChunkKB)
+		}
+		tn.Line["compression_ratio"] = c
+	}
+	writeSpread(tw, tn, t)
+	if t.WriteSpread.N > 0 && t.WriteSpread.P50 > 0 {
+		tn.After["write_spread"] = append(tn.After["write_spread"], fmt.Sprintf("write times within a partition span %s at the median (p99 %s) over %d partitions",
+			secs(t.WriteSpread.P50), secs(t.WriteSpread.P99), t.WriteSpread.N))
+	}
+	writeColumns(tw, tn, t)
+	if len(tw.Avg) > 0 {
+		tn.Line["avg"] = "average serialized bytes of variable-length values"
+	}
+	if len(tw.Items) > 0 {
+		tn.Line["items"] = "collection elements per value and their bytes"
+	}
+	writeElementWrites(tw, tn, t)
+	if len(tw.Nulls) > 0 {
+		tn.Line["nulls"] = "fraction of rows without a value (null and unset read the same)"
+		tw.NullsAs = workload.NullUnset
+		tn.Line["nulls_as"] = "a read cannot tell a null cell from an unset one; null writes a tombstone"
+	}
+	if t.Tombstones.WarnResponses > 0 {
+		tn.Tail = append(tn.Tail, fmt.Sprintf("%d responses carried warnings (most tombstones in one: %d)", t.Tombstones.WarnResponses, t.Tombstones.Max))
+	}
+	return tw, tn
+}
+
+// writeRows declares rows_per_partition: the live rows, with the tombstones a partition
+// holds added when they are taken for deletes. It returns those tombstones and the expired
+// rows a partition holds, which the deletes and expired_rows fields then declare.
+func writeRows(tw *workload.TableWorkload, tn *workload.TableNotes, t *Table) (tombs, expired float64) {
 	rp := t.RowsPerPartition
 	rows := t.MeanRows
 	if rows <= 0 && (t.Schema == nil || len(t.Schema.Clustering) == 0) {
 		rows = 1 // a table without clustering columns holds one row a partition
 	}
-	tombs := round4(t.Tombstones.PerPartition)
-	expired := round4(t.Tombstones.ExpiredRows)
+	tombs = round4(t.Tombstones.PerPartition)
+	expired = round4(t.Tombstones.ExpiredRows)
+	const rowsField = "rows_per_partition"
 	if expired > 0 {
-		fmt.Fprintf(b, "    rows_per_partition: %s   # live rows; %d partitions read whole: p50 %s, p99 %s, max %s\n",
-			num(round4(rows)), t.PartitionsSeen, num(rp.P50), num(rp.P99), num(rp.Max))
-		fmt.Fprintf(b, "    # %s\n", oneLine(t.MeanRowsSource))
+		tw.RowsPerPartition = round4(rows)
+		tn.Line[rowsField] = fmt.Sprintf("live rows; %d partitions read whole: p50 %s, p99 %s, max %s", t.PartitionsSeen, num(rp.P50), num(rp.P99), num(rp.Max))
+		tn.After[rowsField] = append(tn.After[rowsField], oneLine(t.MeanRowsSource))
 		tombs = 0 // the tombstones are the expired rows' cells (expired_rows below)
 	} else if tombs > 0 {
-		fmt.Fprintf(b, "    rows_per_partition: %s   # %s live rows + %s tombstones a partition (deletes below); %d partitions read whole: p50 %s, p99 %s, max %s\n",
-			num(round4(rows+tombs)), num(round4(rows)), num(tombs), t.PartitionsSeen, num(rp.P50), num(rp.P99), num(rp.Max))
-		fmt.Fprintf(b, "    # %s\n", oneLine(t.MeanRowsSource))
+		tw.RowsPerPartition = round4(rows + tombs)
+		tn.Line[rowsField] = fmt.Sprintf("%s live rows + %s tombstones a partition (deletes below); %d partitions read whole: p50 %s, p99 %s, max %s",
+			num(round4(rows)), num(tombs), t.PartitionsSeen, num(rp.P50), num(rp.P99), num(rp.Max))
+		tn.After[rowsField] = append(tn.After[rowsField], oneLine(t.MeanRowsSource))
 	} else {
-		fmt.Fprintf(b, "    rows_per_partition: %s   # %s; %d partitions read whole: p50 %s, p99 %s, max %s\n",
-			num(round4(rows)), t.MeanRowsSource, t.PartitionsSeen, num(rp.P50), num(rp.P99), num(rp.Max))
+		tw.RowsPerPartition = round4(rows)
+		tn.Line[rowsField] = fmt.Sprintf("%s; %d partitions read whole: p50 %s, p99 %s, max %s", t.MeanRowsSource, t.PartitionsSeen, num(rp.P50), num(rp.P99), num(rp.Max))
 	}
 	if t.WriteRate == 0 && t.RowsSeen > 0 {
-		fmt.Fprintf(b, "    # write rate %s\n", oneLine(t.WriteRateSource))
+		tn.After[rowsField] = append(tn.After[rowsField], "write rate "+oneLine(t.WriteRateSource))
 	}
 	if t.WriteRate > 0 {
-		fmt.Fprintf(b, "    # measured write rate %s rows/s per partition (%s); rows_per_partition above\n    # sizes what is stored now. For growth, replace it with write_rate: %s/day.\n",
-			num(round4(t.WriteRate)), t.WriteRateSource, num(round4(t.WriteRate*86400)))
+		tn.After[rowsField] = append(tn.After[rowsField],
+			fmt.Sprintf("measured write rate %s rows/s per partition (%s); rows_per_partition above", num(round4(t.WriteRate)), t.WriteRateSource),
+			fmt.Sprintf("sizes what is stored now. For growth, replace it with write_rate: %s/day.", num(round4(t.WriteRate*86400))))
 	}
-	writeSkew(b, t)
-	writeTombstones(b, t, tombs)
-	writeExpired(b, t, expired)
-	writeTTLs(b, t)
-	if ttlWritten {
-		fmt.Fprintf(b, "    ttl: %ds   # median TTL written, over %d cells (%.0f%% of cells read carry one)\n",
-			int64(math.Round(t.TTL.P50)), t.TTL.N, 100*t.TTLFraction)
-	} else if t.Schema != nil && t.Schema.Options.DefaultTTL == 0 {
-		fmt.Fprintf(b, "    ttl: 0   # %.0f%% of %d cells read carry a TTL\n", 100*t.TTLFraction, t.TTL.N)
-	}
-	if t.Disk.Predicted && t.Disk.Ratio > 0 {
-		fmt.Fprintf(b, "    compression_ratio: %s   # Data.db compressed/uncompressed: %d sampled partitions laid out and compressed with %s",
-			num(round4(t.Disk.Ratio)), t.Disk.SamplePartitions, t.Disk.Compressor)
-		if t.Disk.ChunkKB > 0 {
-			fmt.Fprintf(b, ", %d KiB chunks", t.Disk.ChunkKB)
-		}
-		b.WriteString("\n")
-	}
-	writeSpread(b, t)
-	if t.WriteSpread.N > 0 && t.WriteSpread.P50 > 0 {
-		fmt.Fprintf(b, "    # write times within a partition span %s at the median (p99 %s) over %d partitions\n",
-			secs(t.WriteSpread.P50), secs(t.WriteSpread.P99), t.WriteSpread.N)
-	}
-	var avg, nulls, items []string
+	return tombs, expired
+}
+
+// writeColumns declares the columns' sizes (avg:, items:) and null fractions (nulls:), in
+// the table's column order.
+func writeColumns(tw *workload.TableWorkload, tn *workload.TableNotes, t *Table) {
 	for _, c := range t.Columns {
 		col := t.Schema.Column(c.Name)
 		if col == nil {
 			continue
 		}
-		name := yamlKey(c.Name)
+		tn.Order = append(tn.Order, c.Name)
 		switch {
 		case col.Type.MultiCell() && col.Type.IsCollection():
 			if c.Items != nil && c.Items.N > 0 {
-				it := fmt.Sprintf("%s: {count: %s", name, num(round4(c.Items.Mean)))
+				it := workload.Items{Count: round4(c.Items.Mean)}
 				if c.ItemSize != nil && c.ItemSize.N > 0 {
-					if col.Type.Kind == cql.Map {
-						it += ", value: " + num(round4(c.ItemSize.Mean))
-					} else {
-						it += ", size: " + num(round4(c.ItemSize.Mean))
-					}
+					it.Size = round4(c.ItemSize.Mean) // a map's values, a list's or set's elements
 				}
 				if c.KeySize != nil && c.KeySize.N > 0 {
-					it += ", key: " + num(round4(c.KeySize.Mean))
+					it.KeySize = round4(c.KeySize.Mean)
 				}
-				it += fmt.Sprintf("}   # over %d values", c.Items.N)
-				items = append(items, it)
+				setItems(tw, c.Name, it)
+				tn.Line["items."+c.Name] = fmt.Sprintf("over %d values", c.Items.N)
 			}
 		case col.Type.Kind == cql.UDT && !col.Type.Frozen:
 			names := make([]string, 0, len(c.Fields))
@@ -161,40 +195,38 @@ func writeTable(b *bufio.Writer, t *Table) {
 			sort.Strings(names)
 			for _, f := range names {
 				d := c.Fields[f]
-				avg = append(avg, fmt.Sprintf("%s: %s   # over %d values", yamlKey(c.Name+"."+f), num(round4(d.Mean)), d.N))
+				tn.Order = append(tn.Order, c.Name+"."+f)
+				setNumber(&tw.Avg, c.Name+"."+f, round4(d.Mean))
+				tn.Line["avg."+c.Name+"."+f] = fmt.Sprintf("over %d values", d.N)
 			}
 		default:
 			// A counter reads as a bigint, but Cassandra stores its counter context (a shard
 			// of ids, clocks and counts): the model sizes that, not the 8 bytes read.
 			if _, fixed := col.Type.FixedSize(); !fixed && c.Size.N > 0 && !isCounter(&col.Type) {
-				avg = append(avg, fmt.Sprintf("%s: %s   # mean of %d values, sd %s, max %s", name, num(round4(c.Size.Mean)), c.Size.N, num(round4(c.Size.Std)), num(c.Size.Max)))
+				setNumber(&tw.Avg, c.Name, round4(c.Size.Mean))
+				tn.Line["avg."+c.Name] = fmt.Sprintf("mean of %d values, sd %s, max %s", c.Size.N, num(round4(c.Size.Std)), num(c.Size.Max))
 			}
 		}
 		if (c.Kind == "regular" || c.Kind == "static") && c.Rows > 0 {
-			nulls = append(nulls, fmt.Sprintf("%s: %s   # %d of %d %s", name, num(round4(c.NullFraction)),
-				int(math.Round(c.NullFraction*float64(c.Rows))), c.Rows, map[bool]string{true: "partitions", false: "rows"}[c.Kind == "static"]))
+			setNumber(&tw.Nulls, c.Name, round4(c.NullFraction))
+			tn.Line["nulls."+c.Name] = fmt.Sprintf("%d of %d %s", int(math.Round(c.NullFraction*float64(c.Rows))), c.Rows,
+				map[bool]string{true: "partitions", false: "rows"}[c.Kind == "static"])
 		}
-	}
-	section(b, "avg", "average serialized bytes of variable-length values", avg)
-	section(b, "items", "collection elements per value and their bytes", items)
-	writeElementWrites(b, t)
-	section(b, "nulls", "fraction of rows without a value (null and unset read the same)", nulls)
-	if len(nulls) > 0 {
-		fmt.Fprintf(b, "    nulls_as: unset   # a read cannot tell a null cell from an unset one; null writes a tombstone\n")
-	}
-	if t.Tombstones.WarnResponses > 0 {
-		fmt.Fprintf(b, "    # %d responses carried warnings (most tombstones in one: %d)\n", t.Tombstones.WarnResponses, t.Tombstones.Max)
 	}
 }
 
-func section(b *bufio.Writer, name, what string, lines []string) {
-	if len(lines) == 0 {
-		return
+func setNumber(m *map[string]float64, k string, v float64) {
+	if *m == nil {
+		*m = map[string]float64{}
 	}
-	fmt.Fprintf(b, "    %s:   # %s\n", name, what)
-	for _, l := range lines {
-		fmt.Fprintf(b, "      %s\n", l)
+	(*m)[k] = v
+}
+
+func setItems(tw *workload.TableWorkload, k string, it workload.Items) {
+	if tw.Items == nil {
+		tw.Items = map[string]workload.Items{}
 	}
+	tw.Items[k] = it
 }
 
 func round4(v float64) float64 {
@@ -214,32 +246,31 @@ func secs(s float64) string {
 // element written with their row (no write replaced them whole, so estimate counts no
 // collection tombstone for them), else element_writes: {prefs: 0.34}, the share of elements
 // written apart, each of which carries its own timestamp.
-func writeElementWrites(b *bufio.Writer, t *Table) {
-	var names, shares, why []string
+func writeElementWrites(tw *workload.TableWorkload, tn *workload.TableNotes, t *Table) {
+	var why []string
 	whole := true
 	for _, c := range t.Columns {
 		if c.ElementsChecked == 0 || c.ElementShareApart == 0 {
 			continue
 		}
-		share := "1"
+		share := 1.0
 		if c.ElementsOnlyApart <= 0.5 {
-			share, whole = num(round4(c.ElementShareApart)), false
+			share, whole = round4(c.ElementShareApart), false
 		}
-		names = append(names, yamlKey(c.Name))
-		shares = append(shares, yamlKey(c.Name)+": "+share)
+		setNumber(&tw.ElementWrites, c.Name, share)
 		why = append(why, fmt.Sprintf("%s: %d of %d values had elements written apart, %d none with it; %.0f%% of elements",
 			c.Name, int(math.Round(c.ElementsApart*float64(c.ElementsChecked))), c.ElementsChecked,
 			int(math.Round(c.ElementsOnlyApart*float64(c.ElementsChecked))), 100*c.ElementShareApart))
 	}
-	if len(names) == 0 {
+	if len(why) == 0 {
 		return
 	}
 	if whole {
-		fmt.Fprintf(b, "    element_writes: [%s]   # written element by element only (SET m[k] = v), never whole\n", strings.Join(names, ", "))
+		tn.Line["element_writes"] = "written element by element only (SET m[k] = v), never whole"
 	} else {
-		fmt.Fprintf(b, "    element_writes: {%s}   # share of elements written apart from their row (SET m[k] = v); 1: element by element only\n", strings.Join(shares, ", "))
+		tn.Line["element_writes"] = "share of elements written apart from their row (SET m[k] = v); 1: element by element only"
 	}
-	fmt.Fprintf(b, "    # (%s)\n", strings.Join(why, "; "))
+	tn.After["element_writes"] = append(tn.After["element_writes"], "("+strings.Join(why, "; ")+")")
 }
 
 // writeTombstones writes the tombstones the traced reads met as row deletes, tombs a
@@ -249,44 +280,49 @@ func writeElementWrites(b *bufio.Writer, t *Table) {
 // time and loses its value at compaction), so one row tombstone per tombstone counted gives
 // estimate both the tombstones a read passes and their bytes, where the kinds cannot be told
 // apart from a trace.
-func writeTombstones(b *bufio.Writer, t *Table, tombs float64) {
+func writeTombstones(tw *workload.TableWorkload, tn *workload.TableNotes, t *Table, tombs float64) {
 	tb := t.Tombstones
 	if tombs <= 0 {
 		if tb.TracedReads > 0 {
-			fmt.Fprintf(b, "    # no tombstone in %d traced reads (%d live rows)\n", tb.TracedReads, tb.TracedLiveRows)
+			tn.After["deletes"] = append(tn.After["deletes"], fmt.Sprintf("no tombstone in %d traced reads (%d live rows)", tb.TracedReads, tb.TracedLiveRows))
 		}
 		return
 	}
-	fmt.Fprintf(b, "    deletes: [{kind: row, per_partition: %s}]   # tombstones a partition: %d traced reads passed %d tombstone cells for %d live rows\n",
-		num(tombs), tb.TracedReads, tb.TracedTombstones, tb.TracedLiveRows)
-	fmt.Fprintf(b, "    # (deleted rows, range tombstone bounds and expired cells count one each, as a read counts them;\n"+
-		"    # each is sized as a row tombstone, and they stay until gc_grace_seconds pass and compaction purges them)\n")
+	tw.Deletes = []workload.Delete{{Kind: workload.DeleteRow, PerPartition: tombs}}
+	tn.Line["deletes"] = fmt.Sprintf("tombstones a partition: %d traced reads passed %d tombstone cells for %d live rows",
+		tb.TracedReads, tb.TracedTombstones, tb.TracedLiveRows)
+	tn.After["deletes"] = append(tn.After["deletes"],
+		"(deleted rows, range tombstone bounds and expired cells count one each, as a read counts them;",
+		"each is sized as a row tombstone, and they stay until gc_grace_seconds pass and compaction purges them)")
 }
 
 // writeExpired writes the rows past their TTL a partition holds (see expiredRows).
-func writeExpired(b *bufio.Writer, t *Table, expired float64) {
+func writeExpired(tw *workload.TableWorkload, tn *workload.TableNotes, t *Table, expired float64) {
 	if expired <= 0 {
 		return
 	}
 	tb := t.Tombstones
-	fmt.Fprintf(b, "    expired_rows: %s   # rows past their TTL a partition holds: %d traced reads passed %d tombstone cells for %d live rows,\n",
-		num(expired), tb.TracedReads, tb.TracedTombstones, tb.TracedLiveRows)
-	fmt.Fprintf(b, "    # %s a partition, taken for expired cells (the table is written with a TTL), %s a row;\n"+
-		"    # they stay, their cells as tombstones, until gc_grace_seconds pass and compaction purges them\n",
-		num(round4(tb.PerPartition)), num(round4(cellsPerRow(t))))
+	tw.ExpiredRows = expired
+	tn.Line["expired_rows"] = fmt.Sprintf("rows past their TTL a partition holds: %d traced reads passed %d tombstone cells for %d live rows,",
+		tb.TracedReads, tb.TracedTombstones, tb.TracedLiveRows)
+	tn.After["expired_rows"] = append(tn.After["expired_rows"],
+		fmt.Sprintf("%s a partition, taken for expired cells (the table is written with a TTL), %s a row;", num(round4(tb.PerPartition)), num(round4(cellsPerRow(t)))),
+		"they stay, their cells as tombstones, until gc_grace_seconds pass and compaction purges them")
 	if tb.ExpiredTTL > 0 {
-		fmt.Fprintf(b, "    expired_ttl: %ds   # at most: the oldest live row was written %s ago, under half the TTL, so the expired rows had a shorter one\n",
-			tb.ExpiredTTL, secs(float64(tb.ExpiredTTL)))
+		tw.ExpiredTTL = time.Duration(tb.ExpiredTTL) * time.Second
+		tn.Line["expired_ttl"] = fmt.Sprintf("at most: the oldest live row was written %s ago, under half the TTL, so the expired rows had a shorter one",
+			secs(float64(tb.ExpiredTTL)))
 	}
 }
 
 // writeTTLs lists the TTL populations the cells read carry, when there is more than one.
-func writeTTLs(b *bufio.Writer, t *Table) {
+func writeTTLs(tw *workload.TableWorkload, tn *workload.TableNotes, t *Table) {
 	if len(t.TTLs) < 2 {
 		return
 	}
 	parts := make([]string, len(t.TTLs))
 	var cells int64
+	tw.TTLMix = map[time.Duration]float64{}
 	for i, p := range t.TTLs {
 		cells += p.Cells
 		d := "none"
@@ -294,61 +330,58 @@ func writeTTLs(b *bufio.Writer, t *Table) {
 			d = secs(float64(p.Seconds))
 		}
 		parts[i] = fmt.Sprintf("%s %.1f%%", d, 100*p.Share)
+		tw.TTLMix[time.Duration(p.Seconds)*time.Second] += round4(p.Share)
 	}
-	fmt.Fprintf(b, "    # TTLs written, share of %d cells read: %s\n", cells, strings.Join(parts, ", "))
-	mix := make([]string, len(t.TTLs))
-	for i, p := range t.TTLs {
-		k := "none"
-		if p.Seconds > 0 {
-			k = fmt.Sprintf("%ds", p.Seconds)
-		}
-		mix[i] = fmt.Sprintf("%s: %s", k, num(round4(p.Share)))
-	}
-	fmt.Fprintf(b, "    ttl_mix: {%s}   # each TTL's own expiry and TTL deltas cost bytes a single TTL does not\n", strings.Join(mix, ", "))
+	tn.Before["ttl_mix"] = append(tn.Before["ttl_mix"], fmt.Sprintf("TTLs written, share of %d cells read: %s", cells, strings.Join(parts, ", ")))
+	tn.Line["ttl_mix"] = "each TTL's own expiry and TTL deltas cost bytes a single TTL does not"
 }
 
-// writePartitions writes partitions: (and, for a bucketed table without a TTL, the horizon
+// writePartitions declares partitions (and, for a bucketed table without a TTL, the horizon
 // keeping the buckets seen). A bucketed table's is the partitions one bucket holds, the
 // meaning estimate gives it.
-func writePartitions(b *bufio.Writer, t *Table, ttlWritten bool) {
+func writePartitions(tw *workload.TableWorkload, tn *workload.TableNotes, t *Table, ttlWritten bool) {
 	if span, col, ok := sizing.TableBucket(t.Schema); ok && t.BucketsSeen > 0 {
 		// partitions: is what one bucket holds; estimate keeps as many buckets as the TTL
 		// (or the horizon) lasts.
-		perBucket := math.Max(1, math.Round(t.Partitions/float64(t.BucketsSeen)))
-		fmt.Fprintf(b, "    partitions: %s   # partitions a %s bucket holds: %s partitions (%s) over the %d values of %s seen\n",
-			num(perBucket), span.Name, num(math.Round(t.Partitions)), t.PartitionsSource, t.BucketsSeen, col)
+		tw.Partitions = math.Max(1, math.Round(t.Partitions/float64(t.BucketsSeen)))
+		tn.Line["partitions"] = fmt.Sprintf("partitions a %s bucket holds: %s partitions (%s) over the %d values of %s seen",
+			span.Name, num(math.Round(t.Partitions)), t.PartitionsSource, t.BucketsSeen, col)
 		if ttlWritten {
-			fmt.Fprintf(b, "    # the TTL below keeps about TTL / %s buckets; the table holds the %d seen now\n", span.Name, t.BucketsSeen)
+			tn.After["partitions"] = append(tn.After["partitions"], fmt.Sprintf("the TTL below keeps about TTL / %s buckets; the table holds the %d seen now", span.Name, t.BucketsSeen))
 		} else {
-			fmt.Fprintf(b, "    horizon: %ds   # the %d %s buckets seen are kept\n", int64((time.Duration(t.BucketsSeen) * span.Avg).Seconds()), t.BucketsSeen, span.Name)
+			tw.Horizon = (time.Duration(t.BucketsSeen) * span.Avg).Truncate(time.Second)
+			tn.Line["horizon"] = fmt.Sprintf("the %d %s buckets seen are kept", t.BucketsSeen, span.Name)
 		}
 	} else {
-		fmt.Fprintf(b, "    partitions: %s   # %s\n", num(math.Round(t.Partitions)), t.PartitionsSource)
+		tw.Partitions = math.Round(t.Partitions)
+		tn.Line["partitions"] = t.PartitionsSource
 	}
 }
 
-// writeSkew writes skew: with where the fit comes from and, for a sample, what rests on it.
-func writeSkew(b *bufio.Writer, t *Table) {
+// writeSkew declares skew: with where the fit comes from and, for a sample, what rests on it.
+func writeSkew(tw *workload.TableWorkload, tn *workload.TableNotes, t *Table) {
 	rp := t.RowsPerPartition
 	switch {
 	case t.Skew.Kind == "zipf" && t.Keys != nil:
-		fmt.Fprintf(b, "    skew: {zipf: %s}   # fitted over %d keys (the partition key without %s) to each key's rows per partition, R² %.3f\n",
-			num(t.Skew.S), t.Skew.Points, t.Keys.Column, t.Skew.R2)
-		fmt.Fprintf(b, "    # the busiest key's partition: %s rows, %s\n", num(math.Round(t.Keys.Head)), oneLine(t.Keys.HeadSource))
+		tw.Skew = workload.Skew{Kind: workload.Zipf, S: round4(t.Skew.S)}
+		tn.Line["skew"] = fmt.Sprintf("fitted over %d keys (the partition key without %s) to each key's rows per partition, R² %.3f", t.Skew.Points, t.Keys.Column, t.Skew.R2)
+		tn.After["skew"] = append(tn.After["skew"], fmt.Sprintf("the busiest key's partition: %s rows, %s", num(math.Round(t.Keys.Head)), oneLine(t.Keys.HeadSource)))
 	case t.Skew.Kind == "zipf":
-		fmt.Fprintf(b, "    skew: {zipf: %s}   # fitted to rows per partition of %d partitions, R² %.3f\n", num(t.Skew.S), t.Skew.Points, t.Skew.R2)
+		tw.Skew = workload.Skew{Kind: workload.Zipf, S: round4(t.Skew.S)}
+		tn.Line["skew"] = fmt.Sprintf("fitted to rows per partition of %d partitions, R² %.3f", t.Skew.Points, t.Skew.R2)
 		if float64(t.PartitionsSeen) < t.Partitions {
 			// A sample catches the few busiest keys or misses them, so the head is the fitted
 			// curve extrapolated to rank 1: over simulated samples it moved by -31%..+51%. The
 			// mean rows and the exponent every size of the table is estimated from vary with the
 			// sample too, so the note names them all: none of them is held to a bound when sampled.
-			fmt.Fprintf(b, "    # sampled: every size estimated from this table (typical, p99, busiest key, on disk) rests on the\n"+
-				"    # sample's mean rows and fitted exponent, which vary from sample to sample; the busiest key's\n"+
-				"    # partition is extrapolated from the fit (the largest read had %s rows);\n"+
-				"    # profile with --full to measure the head of a skewed table\n", num(rp.Max))
+			tn.After["skew"] = append(tn.After["skew"],
+				"sampled: every size estimated from this table (typical, p99, busiest key, on disk) rests on the",
+				"sample's mean rows and fitted exponent, which vary from sample to sample; the busiest key's",
+				fmt.Sprintf("partition is extrapolated from the fit (the largest read had %s rows);", num(rp.Max)),
+				"profile with --full to measure the head of a skewed table")
 		}
 	default:
-		fmt.Fprintf(b, "    skew: uniform   # %s (fitted exponent %s, R² %.3f)\n", oneLine(t.Skew.Note), num(t.Skew.Fitted), t.Skew.R2)
+		tn.Line["skew"] = fmt.Sprintf("%s (fitted exponent %s, R² %.3f)", oneLine(t.Skew.Note), num(t.Skew.Fitted), t.Skew.R2)
 	}
 }
 
@@ -357,7 +390,7 @@ func writeSkew(b *bufio.Writer, t *Table) {
 // bytes in every row (3 within a second, 6 within a day), and estimate otherwise assumes a
 // day. A table compacted into one sstable spans them all; one kept in several sstables spans
 // less in each, so this is the most its timestamps cost.
-func writeSpread(b *bufio.Writer, t *Table) {
+func writeSpread(tw *workload.TableWorkload, tn *workload.TableNotes, t *Table) {
 	if t.FirstWrite.IsZero() || t.LastWrite.IsZero() {
 		return
 	}
@@ -365,8 +398,8 @@ func writeSpread(b *bufio.Writer, t *Table) {
 	if span < time.Second {
 		span = time.Second
 	}
-	fmt.Fprintf(b, "    write_spread: %s   # the write times read span %s to %s\n",
-		workload.FormatDuration(span), t.FirstWrite.Format(time.RFC3339), t.LastWrite.Format(time.RFC3339))
+	tw.WriteSpread = span
+	tn.Line["write_spread"] = fmt.Sprintf("the write times read span %s to %s", t.FirstWrite.Format(time.RFC3339), t.LastWrite.Format(time.RFC3339))
 }
 
 func isCounter(t *cql.Type) bool { return t != nil && t.Kind == cql.Native && t.Name == "counter" }

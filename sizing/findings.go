@@ -220,9 +220,9 @@ func recommendations(est *Estimate, p *plan, sh *shape, skew workload.Skew) []Fi
 
 	// SZ104: TWCS for time series with a TTL.
 	if p.ttl > 0 && isTimeSeries(p) && p.table.Options.CompactionClass() != "TimeWindowCompactionStrategy" {
-		win := twcsWindowFor(p)
+		win := TWCSWindowFor(p.bucket, p.ttl)
 		add(CodeTWCS, "time series with a %s TTL on %s: use TimeWindowCompactionStrategy (compaction_window_unit '%s', compaction_window_size %d) so whole sstables expire and are dropped without compacting tombstones",
-			workload.FormatDuration(p.ttl), p.table.Options.CompactionClass(), win.unit, win.size)
+			workload.FormatDuration(p.ttl), p.table.Options.CompactionClass(), win.Unit, win.Size)
 	}
 
 	// SZ105: unset instead of null.
@@ -266,27 +266,6 @@ func isTimeSeries(p *plan) bool {
 		}
 	}
 	return false
-}
-
-type window struct {
-	unit string
-	size int
-}
-
-// twcsWindowFor suggests a TWCS window: the bucket when there is one (so a bucket's data
-// shares sstables), else about a thirtieth of the TTL, in hours or days.
-func twcsWindowFor(p *plan) window {
-	d := p.ttl / 30
-	if !p.bucket.IsZero() && p.bucket.Avg >= time.Hour && p.bucket.Avg <= p.ttl {
-		d = p.bucket.Avg
-	}
-	if d < time.Hour {
-		d = time.Hour
-	}
-	if d < workload.Day || d < 2*workload.Day && d%workload.Day != 0 {
-		return window{"HOURS", int(math.Round(d.Hours()))}
-	}
-	return window{"DAYS", int(math.Round(d.Hours() / 24))}
 }
 
 // article is "a" or "an" for a bucket name.

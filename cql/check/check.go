@@ -154,6 +154,9 @@ type Options struct {
 	// bucketed and sharded by its size; without it (nil) no bucket width is invented and
 	// the suggestion names the volume that would decide it.
 	Size Sizer
+	// Limits words the partition limits an unsized suggestion names (sizing.LimitsText of
+	// the target); empty: "the partition limits".
+	Limits string
 }
 
 // Sizer designs the table that serves one query (its name, rate and p99 target as the

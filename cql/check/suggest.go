@@ -56,7 +56,7 @@ func suggest(schema *cql.Schema, t *cql.Table, q *selectQuery, stmt *cql.Select,
 			return table, text, false
 		}
 	}
-	sg := layout(t, q)
+	sg := layout(t, q, opts.Limits)
 	if sg == nil {
 		return "", "", false
 	}
@@ -223,7 +223,7 @@ func sameTypes(c, t *cql.Table, q *selectQuery) bool {
 // layout lays out the table that serves q with keylayout, the rule the design engine lays
 // out its tables by, and rewrites q for it: the table is the one `cqlsize design` makes
 // for the query without volumes.
-func layout(t *cql.Table, q *selectQuery) *suggestion {
+func layout(t *cql.Table, q *selectQuery, limits string) *suggestion {
 	if q.distinct || len(q.groupBy) > 0 {
 		return nil // grouping follows the primary key of the table as it is
 	}
@@ -308,7 +308,7 @@ func layout(t *cql.Table, q *selectQuery) *suggestion {
 		}
 		sg.notes = append(sg.notes, note)
 	}
-	if nolint, reason, ok := keylayout.Unsized(nt, t.Name, firstKey(l)); ok {
+	if nolint, reason, ok := keylayout.Unsized(nt, t.Name, firstKey(l), limits); ok {
 		sg.nolint = nolint
 		sg.notes = append(sg.notes, reason)
 	}

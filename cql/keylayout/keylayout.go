@@ -468,9 +468,13 @@ func ShardColumn(source *cql.Table) string {
 // Unsized says what a table laid out without volumes says when it is a time series nothing
 // bounds: no bucket width is invented; the reason for the lint (BK101) to wait, and the
 // volume that would decide the bucket. source names the table the rows come from, column
-// the column the partition is looked up by. ok is false when the table is bounded as it
-// is.
-func Unsized(t *cql.Table, source, column string) (nolint, reason string, ok bool) {
+// the column the partition is looked up by, limits the target's partition limits as sizing
+// words them (empty: "the partition limits"; this package sits below sizing). ok is false
+// when the table is bounded as it is.
+func Unsized(t *cql.Table, source, column, limits string) (nolint, reason string, ok bool) {
+	if limits == "" {
+		limits = "the partition limits"
+	}
 	v := bound.Judge(t)
 	if !v.Unbounded() {
 		return "", "", false
@@ -482,7 +486,7 @@ func Unsized(t *cql.Table, source, column string) (nolint, reason string, ok boo
 	nolint = fmt.Sprintf("unsized: whether %s needs a time bucket, and which, depends on how many rows one (%s) receives over their retention", t.Name, strings.Join(keys, ", "))
 	reason = fmt.Sprintf("%s is a time series (clustered by %s) with no volume to size it: no bucket width is invented. "+
 		"The volume that decides it: %s rows per span of time (rows: N/day), how long they are kept (retention: or ttl:) and how many distinct %s there are (columns: {%s: {distinct: N}}); "+
-		"give them in a workload file (--workload) to get the coarsest bucket that keeps a partition under 100,000 values and 100 MB",
-		t.Name, v.Time.Name, source, column, column)
+		"give them in a workload file (--workload) to get the coarsest bucket that keeps a partition under %s",
+		t.Name, v.Time.Name, source, column, column, limits)
 	return nolint, reason, true
 }

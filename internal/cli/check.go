@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cqlsize/cqlsize/cql/check"
+	"github.com/cqlsize/cqlsize/sizing"
 	"github.com/cqlsize/cqlsize/design"
 	"github.com/cqlsize/cqlsize/finding"
 	"github.com/cqlsize/cqlsize/workload"
@@ -120,7 +121,7 @@ func runCheck(env *Env, f *checkFlags) error {
 	if len(queries) == 0 {
 		return InputErr(fmt.Errorf("queries %s: no query in it (an empty file, or only comments): nothing to check; is the path right?", f.queries))
 	}
-	opts := check.Options{Keyspace: f.keyspace, Unpaged: f.unpaged}
+	opts := check.Options{Keyspace: f.keyspace, Unpaged: f.unpaged, Limits: sizing.LimitsText(sizing.Cassandra50, "and")}
 	if f.workload != "" {
 		w, err := workload.Load(f.workload)
 		if err != nil {

@@ -42,8 +42,10 @@ VOLUMES a workload file whose entries describe the entities:
 
 Each access pattern gets a table that serves it from one partition (merged when one table
 serves several); each partition key gets the coarsest time bucket that keeps the p99 and the
-largest partition under 100,000 values and 100 MB over the retention (none when it stays
-bounded without), and write shards when no bucket down to an hour holds the busiest key.
+largest partition under the target's limits over the retention
+(` + targetLimitsText() + `; none when
+it stays bounded without), and write shards when no bucket down to an hour holds the
+busiest key.
 
 DIR receives the next numbered migration in DIR/migrations (0001_design.cql in an empty
 folder; a migrations folder holds numbered migrations only), queries.cql

@@ -76,7 +76,8 @@ func newEstimateCmd(env *Env) *cobra.Command {
 bytes per partition (the byte model of what Cassandra writes, and the classic formula beside
 it), the typical, p99 and largest partition under key skew, growth across the bucket (or when
 an unbucketed partition crosses each limit), tombstones per partition and per read the way
-Cassandra counts them, and verdicts against 100 MB / 100,000 values a partition and
+Cassandra counts them, and verdicts against the target's partition limits
+(` + targetLimitsText() + `) and
 tombstone_warn_threshold / tombstone_failure_threshold, each with a stable code and a fix.
 
 The schema is a .cql file or a folder of migrations. The workload is a YAML file (see

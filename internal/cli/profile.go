@@ -48,7 +48,7 @@ collection items, TTLs and write times, the partition count (the whole table whe
 covered it, else system.size_estimates, else the sample scaled by the share of the ring
 walked), key skew (a Zipf exponent fitted to rows per partition, or uniform) and the tombstone
 warnings the reads met; then projects each table's typical, p99 and largest partition at the
-measured write rate: when it crosses 100 MB and 100,000 values, or its size when its bucket
+measured write rate: when it crosses ` + profile.LimitBytesName + ` and ` + profile.LimitValuesName + `, or its size when its bucket
 ends.
 
 Every table means every table but cqlsize migrate's own bookkeeping (cqlsize_migrations

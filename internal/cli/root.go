@@ -14,6 +14,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/cqlsize/cqlsize/sizing"
 )
 
 // Env is what a command may touch of the outside world: its streams and environment.
@@ -77,9 +79,10 @@ func newRootCmd(env *Env) *cobra.Command {
 		Use:   "cqlsize",
 		Short: "Query-first Cassandra table design: size partitions, count tombstones, check queries, migrate safely",
 		Long: `cqlsize checks a Cassandra schema before it is deployed: partition sizes against the
-100,000 values / 100 MB guideline with a byte model of what Cassandra 5.0 writes, tombstones per
-read against tombstone_warn_threshold, access patterns that would need ALLOW FILTERING, and
-applies versioned migrations safely from every deploy at once.
+` + sizing.LimitsText(sizing.Cassandra50, "and") + ` guideline (--target scylladb: ScyllaDB's thresholds) with a
+byte model of what Cassandra 5.0 writes, tombstones per read against
+tombstone_warn_threshold, access patterns that would need ALLOW FILTERING, and applies
+versioned migrations safely from every deploy at once.
 
 Exit status, the same for every command:
   0  fine

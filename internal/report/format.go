@@ -97,18 +97,14 @@ func headline(r *Report) string {
 	return tables + ": " + strings.Join(parts, ", ")
 }
 
+// limitsLine states the limits the verdicts used: the target's partition limits as sizing
+// names them everywhere, and the read's tombstone thresholds.
 func limitsLine(r *Report) string {
-	var parts []string
-	if r.Limits.PartitionBytes > 0 {
-		parts = append(parts, sizing.FormatBytes(float64(r.Limits.PartitionBytes)))
+	target, err := sizing.ParseTarget(r.Target)
+	if err != nil {
+		target = sizing.Cassandra50
 	}
-	if r.Limits.PartitionValues > 0 {
-		parts = append(parts, Count(r.Limits.PartitionValues)+" values")
-	}
-	if r.Limits.PartitionRows > 0 {
-		parts = append(parts, Count(r.Limits.PartitionRows)+" rows")
-	}
-	s := "a partition under " + strings.Join(parts, " and ")
+	s := "a partition under " + sizing.LimitsText(target, "and")
 	s += fmt.Sprintf("; a read under %d tombstones", r.Limits.TombstoneWarn)
 	if r.Limits.TombstoneFail > 0 {
 		s += fmt.Sprintf(" (fails over %d)", r.Limits.TombstoneFail)

@@ -16,7 +16,7 @@ import (
 )
 
 // ProfileWriterFor returns the renderer of a `cqlsize profile` result for a format: text,
-// json, markdown or html. (The workload format is the profile package's own WriteWorkload.)
+// json, markdown or html. (The workload format is Result.WriteWorkload, through workload.Write.)
 func ProfileWriterFor(format string) (func(io.Writer, *profile.Result) error, error) {
 	switch format {
 	case "text":
@@ -266,7 +266,7 @@ func WriteProfileMarkdown(w io.Writer, r *profile.Result) error {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("| table | partitions | rows p50 / p99 / max | skew | write rate | typical → 100 MB | largest → 100 MB | disk |\n|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| table | partitions | rows p50 / p99 / max | skew | write rate | typical → %s | largest → %s | disk |\n|---|---|---|---|---|---|---|---|\n", profile.LimitBytesName, profile.LimitBytesName)
 	for _, t := range r.Tables {
 		typ, lg := growthCell(t, "typical"), growthCell(t, "largest")
 		fmt.Fprintf(&b, "| %s | %s (%s) | %s / %s / %s | %s | %s | %s | %s | %s |\n", mdEscape(t.Keyspace+"."+t.Name),
@@ -287,7 +287,7 @@ func growthCell(t *profile.Table, which string) string {
 			return "bucket ends at " + sizing.FormatBytes(p.AtBucketEnd.Bytes)
 		}
 		for _, c := range p.Crossings {
-			if c.Limit == "100 MB" {
+			if c.Limit == profile.LimitBytesName {
 				return crossingText(c)
 			}
 		}
@@ -358,7 +358,7 @@ func profileChart(t *profile.Table) string {
 	horizon := 0.0
 	for _, p := range t.Growth.Partitions {
 		for _, c := range p.Crossings {
-			if c.Limit == "100 MB" && !c.Never && !c.Already {
+			if c.Limit == profile.LimitBytesName && !c.Never && !c.Already {
 				horizon = math.Max(horizon, c.Seconds*1.1)
 			}
 		}
@@ -378,6 +378,6 @@ func profileChart(t *profile.Table) string {
 		}
 		ss = append(ss, s)
 	}
-	return lineChartW(profileChartW, "Data.db bytes a partition from now, at the measured write rate", ss, horizon, profile.LimitBytes, "100 MB",
+	return lineChartW(profileChartW, "Data.db bytes a partition from now, at the measured write rate", ss, horizon, profile.LimitBytes, profile.LimitBytesName,
 		func(v float64) string { return sizing.FormatBytes(v) })
 }
