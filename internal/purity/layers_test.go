@@ -48,16 +48,17 @@ var layers = map[string][]string{
 
 	// Libraries that talk to a cluster.
 	"internal/tokenscan": {},
+	"internal/ddl":       {},
 	"connect":            {},
 	// A throwaway node in a container (testcontainers-go), for migrate --container.
 	"internal/nodecontainer": {},
 	"cql/liveschema":         {"cql"},
-	"cql/denorm":             {"bucket", "cql", "cql/derive", "internal/tokenscan"},
-	"migrations":             {"cql", "cql/liveschema", "cql/nodesettings", "cql/options", "internal/version"},
+	"cql/denorm":             {"bucket", "cql", "cql/derive", "internal/ddl", "internal/tokenscan"},
+	"migrations":             {"cql", "cql/liveschema", "cql/nodesettings", "cql/options", "internal/ddl", "internal/version"},
 	"profile":                {"cql", "cql/liveschema", "internal/tokenscan", "sizing", "sizing/disk", "workload"},
 
 	// Test harnesses: a real node, the fault ring, the node with authentication.
-	"cassandratest":       {"connect", "internal/nodecontainer", "internal/version"},
+	"cassandratest":       {"connect", "internal/ddl", "internal/nodecontainer", "internal/version"},
 	"internal/ringtest":   {"cassandratest", "connect"},
 	"internal/authtest":   {"cassandratest", "connect"},
 	"internal/tlstest":    {"cassandratest", "connect"},
