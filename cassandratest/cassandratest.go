@@ -24,7 +24,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -37,6 +36,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/cqlsize/cqlsize/connect"
+	"github.com/cqlsize/cqlsize/internal/ddl"
 	"github.com/cqlsize/cqlsize/internal/nodecontainer"
 )
 
@@ -132,25 +132,17 @@ func Keyspace(t testing.TB) (*gocql.Session, string) {
 	if rf > 3 {
 		rf = 3
 	}
-	// IF NOT EXISTS makes the statement safe to send again: on a loaded machine a node can
-	// apply the schema change and still miss the client's 30 s timeout (seen with 2 cores at a
-	// load average of 14), and the name is unique to this test, so an existing keyspace is ours.
-	stmt := fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': %d}", name, rf)
-	var err error
-	for attempt := 1; attempt <= 3; attempt++ {
-		if err = admin.Query(stmt).Exec(); err == nil || !isTimeout(err) {
-			break
-		}
-		t.Logf("create test keyspace %s: attempt %d: %v; sending it again", name, attempt, err)
-	}
-	if err != nil {
-		t.Fatalf("create test keyspace: %v", err)
-	}
+	// Dropped even when the creation fails: a change that timed out may still land.
 	t.Cleanup(func() {
 		if err := admin.Query("DROP KEYSPACE IF EXISTS " + name).Exec(); err != nil {
 			t.Logf("drop test keyspace %s: %v", name, err)
 		}
 	})
+	cctx, ccancel := context.WithTimeout(context.Background(), ddl.DefaultBudget+time.Minute)
+	defer ccancel()
+	if err := CreateKeyspace(cctx, admin, name, fmt.Sprintf("{'class': 'SimpleStrategy', 'replication_factor': %d}", rf)); err != nil {
+		t.Fatalf("create test keyspace: %v", err)
+	}
 	cfg := Config(t)
 	cfg.Keyspace = name
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second+cfg.ConnectTimeout)
@@ -176,8 +168,13 @@ func KeyspaceName(testName string) string {
 	return "t_" + base + "_" + hex.EncodeToString(b[:])
 }
 
-// isTimeout reports whether err is the driver giving up waiting, not the node refusing.
-func isTimeout(err error) bool {
-	var rte *gocql.RequestErrWriteTimeout
-	return errors.Is(err, gocql.ErrTimeoutNoResponse) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &rte)
+// CreateKeyspace creates keyspace name with replication (a CQL map literal) unless it
+// exists. On a loaded machine a node can apply a schema change and still miss the client's
+// timeout: a creation that times out is not an error until a check of system_schema (after
+// the nodes have had time to agree) finds no keyspace and the statement, sent again, fails
+// too, for up to two minutes. Test harnesses that create keyspaces of their own (the
+// authentication and TLS nodes, the ring) call it too.
+func CreateKeyspace(ctx context.Context, admin *gocql.Session, name, replication string) error {
+	stmt := fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s", ddl.Quote(name), replication)
+	return ddl.CreateKeyspace(ctx, admin, name, stmt, ddl.Options{})
 }
