@@ -6,9 +6,11 @@
 //
 //  1. CASSANDRA_HOSTS (host[:port],...): any existing cluster; `make test` sets it to the
 //     node it starts from the Maven Central jars (scripts/cassandra).
-//  2. A cassandra:5.0 container started with testcontainers-go, when a Docker engine answers,
-//     one for the whole `go test` run, shared by every package's test binary (shared.go;
-//     container.go: how it is reached over loopback, and where its data files are).
+//  2. A cassandra:5.0 container started with testcontainers-go, when a Docker engine answers
+//     and the image is on this machine or can be pulled (one pull, no retries: without it
+//     the test is skipped, or fails as in step 3, at once), one for the whole `go test`
+//     run, shared by every package's test binary (shared.go; container.go: how it is
+//     reached over loopback, and where its data files are).
 //  3. Otherwise the test is skipped with a message saying how to get a cluster, except when
 //     CI is set or CQLSIZE_REQUIRE_CASSANDRA=1, where it fails: in CI a skipped integration
 //     test would be a green run that proved nothing.
@@ -69,8 +71,12 @@ func find() {
 	ctx, cancel := context.WithTimeout(context.Background(), nodecontainer.StartTimeout+time.Minute)
 	defer cancel()
 	nodecontainer.PreferLoopback()
-	if !nodecontainer.EngineAnswers(ctx) {
-		findErr, skipOnly = fmt.Errorf("%s", howTo), true
+	// The image is found or pulled once here, before testcontainers (which would retry a
+	// pull for minutes): an engine without the image and without a registry is a skip, or
+	// a failure where a cluster is required, at once.
+	if err := nodecontainer.Available(ctx, Image, os.Stderr); err != nil {
+		v, why := nodecontainer.ForTest(err, required(), required())
+		findErr, skipOnly = fmt.Errorf("%s; %s", why, howTo), v == nodecontainer.Skip
 		return
 	}
 	c, host, err := startShared(ctx)
