@@ -139,11 +139,15 @@ func createKeyspace(ctx context.Context, s *gocql.Session, keyspace, stmt string
 // that the column exists (another process added it between the check and the send) is
 // returned as the node gave it.
 func AddColumn(ctx context.Context, s *gocql.Session, keyspace, table, column, def string, opt Options) error {
+	return addColumn(ctx, s, keyspace, table, column, def, opt, sessionSend(s))
+}
+
+func addColumn(ctx context.Context, s *gocql.Session, keyspace, table, column, def string, opt Options, send sendFunc) error {
 	exists := func(ctx context.Context) (bool, error) {
 		return found(ctx, s, `SELECT column_name FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ? AND column_name = ?`, keyspace, table, column)
 	}
 	stmt := fmt.Sprintf("ALTER TABLE %s.%s ADD %s %s", Quote(keyspace), Quote(table), Quote(column), def)
-	if err := ensure(ctx, s, stmt, exists, opt, sessionSend(s)); err != nil {
+	if err := ensure(ctx, s, stmt, exists, opt, send); err != nil {
 		return fmt.Errorf("add column %s to %s.%s: %w", column, keyspace, table, err)
 	}
 	return nil

@@ -16,3 +16,8 @@ func CreateTableSending(ctx context.Context, s *gocql.Session, t Table, opt Opti
 func CreateKeyspaceSending(ctx context.Context, s *gocql.Session, keyspace, stmt string, opt Options, send func(context.Context, string) error) error {
 	return createKeyspace(ctx, s, keyspace, stmt, opt, send)
 }
+
+// AddColumnSending is AddColumn with each attempt sent by send.
+func AddColumnSending(ctx context.Context, s *gocql.Session, keyspace, table, column, def string, opt Options, send func(context.Context, string) error) error {
+	return addColumn(ctx, s, keyspace, table, column, def, opt, send)
+}
