@@ -6,9 +6,11 @@
 //
 //  1. CASSANDRA_HOSTS (host[:port],...): any existing cluster; `make test` sets it to the
 //     node it starts from the Maven Central jars (scripts/cassandra).
-//  2. A cassandra:5.0 container started with testcontainers-go, when a Docker engine answers,
-//     one for the whole `go test` run, shared by every package's test binary (shared.go;
-//     container.go: how it is reached over loopback, and where its data files are).
+//  2. A cassandra:5.0 container started with testcontainers-go, when a Docker engine answers
+//     and the image is on this machine or can be pulled (one pull, no retries: without it
+//     the test is skipped, or fails as in step 3, at once), one for the whole `go test`
+//     run, shared by every package's test binary (shared.go; container.go: how it is
+//     reached over loopback, and where its data files are).
 //  3. Otherwise the test is skipped with a message saying how to get a cluster, except when
 //     CI is set or CQLSIZE_REQUIRE_CASSANDRA=1, where it fails: in CI a skipped integration
 //     test would be a green run that proved nothing.
@@ -24,7 +26,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -37,6 +38,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/cqlsize/cqlsize/connect"
+	"github.com/cqlsize/cqlsize/internal/ddl"
 	"github.com/cqlsize/cqlsize/internal/nodecontainer"
 )
 
@@ -69,8 +71,12 @@ func find() {
 	ctx, cancel := context.WithTimeout(context.Background(), nodecontainer.StartTimeout+time.Minute)
 	defer cancel()
 	nodecontainer.PreferLoopback()
-	if !nodecontainer.EngineAnswers(ctx) {
-		findErr, skipOnly = fmt.Errorf("%s", howTo), true
+	// The image is found or pulled once here, before testcontainers (which would retry a
+	// pull for minutes): an engine without the image and without a registry is a skip, or
+	// a failure where a cluster is required, at once.
+	if err := nodecontainer.Available(ctx, Image, os.Stderr); err != nil {
+		v, why := nodecontainer.ForTest(err, required(), required())
+		findErr, skipOnly = fmt.Errorf("%s; %s", why, howTo), v == nodecontainer.Skip
 		return
 	}
 	c, host, err := startShared(ctx)
@@ -132,25 +138,17 @@ func Keyspace(t testing.TB) (*gocql.Session, string) {
 	if rf > 3 {
 		rf = 3
 	}
-	// IF NOT EXISTS makes the statement safe to send again: on a loaded machine a node can
-	// apply the schema change and still miss the client's 30 s timeout (seen with 2 cores at a
-	// load average of 14), and the name is unique to this test, so an existing keyspace is ours.
-	stmt := fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': %d}", name, rf)
-	var err error
-	for attempt := 1; attempt <= 3; attempt++ {
-		if err = admin.Query(stmt).Exec(); err == nil || !isTimeout(err) {
-			break
-		}
-		t.Logf("create test keyspace %s: attempt %d: %v; sending it again", name, attempt, err)
-	}
-	if err != nil {
-		t.Fatalf("create test keyspace: %v", err)
-	}
+	// Dropped even when the creation fails: a change that timed out may still land.
 	t.Cleanup(func() {
 		if err := admin.Query("DROP KEYSPACE IF EXISTS " + name).Exec(); err != nil {
 			t.Logf("drop test keyspace %s: %v", name, err)
 		}
 	})
+	cctx, ccancel := context.WithTimeout(context.Background(), ddl.DefaultBudget+time.Minute)
+	defer ccancel()
+	if err := CreateKeyspace(cctx, admin, name, fmt.Sprintf("{'class': 'SimpleStrategy', 'replication_factor': %d}", rf)); err != nil {
+		t.Fatalf("create test keyspace: %v", err)
+	}
 	cfg := Config(t)
 	cfg.Keyspace = name
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second+cfg.ConnectTimeout)
@@ -176,8 +174,13 @@ func KeyspaceName(testName string) string {
 	return "t_" + base + "_" + hex.EncodeToString(b[:])
 }
 
-// isTimeout reports whether err is the driver giving up waiting, not the node refusing.
-func isTimeout(err error) bool {
-	var rte *gocql.RequestErrWriteTimeout
-	return errors.Is(err, gocql.ErrTimeoutNoResponse) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &rte)
+// CreateKeyspace creates keyspace name with replication (a CQL map literal) unless it
+// exists. On a loaded machine a node can apply a schema change and still miss the client's
+// timeout: a creation that times out is not an error until a check of system_schema (after
+// the nodes have had time to agree) finds no keyspace and the statement, sent again, fails
+// too, for up to two minutes. Test harnesses that create keyspaces of their own (the
+// authentication and TLS nodes, the ring) call it too.
+func CreateKeyspace(ctx context.Context, admin *gocql.Session, name, replication string) error {
+	stmt := fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s", ddl.Quote(name), replication)
+	return ddl.CreateKeyspace(ctx, admin, name, stmt, ddl.Options{})
 }

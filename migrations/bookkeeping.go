@@ -2,7 +2,6 @@ package migrations
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"sort"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/internal/retry"
+	"github.com/cqlsize/cqlsize/internal/ddl"
 )
 
 // RecordState is where a migration stands in the bookkeeping table.
@@ -54,18 +54,6 @@ type Record struct {
 
 // Complete reports whether every statement ran (or the file was baselined).
 func (r *Record) Complete() bool { return r.State == Applied || r.State == Baseline }
-
-// tableID derives a fixed table id from the table's name. Every process that creates the
-// bookkeeping tables at the same moment then creates the same table: with random ids, two
-// coordinators creating "the same" table concurrently leave the cluster with two ids for
-// one name ("Column family ID mismatch"), the failure users of other tools report.
-func tableID(keyspace, table string) string {
-	s := sha256.Sum256([]byte("cqlsize/migrations/" + keyspace + "." + table))
-	s[6] = s[6]&0x0f | 0x40 // version 4 layout, so it parses as an ordinary uuid
-	s[8] = s[8]&0x3f | 0x80
-	u, _ := gocql.UUIDFromBytes(s[:16])
-	return u.String()
-}
 
 type store struct {
 	s       *gocql.Session
@@ -158,18 +146,17 @@ func (st *store) ensureKeyspace(ctx context.Context, keyspace string) error {
 		return fmt.Errorf("keyspace %s: %w; create it, start the first migration with CREATE KEYSPACE %s, or set its replication (Options.Replication \"{'class': 'NetworkTopologyStrategy', 'dc1': 3}\") to have it created", keyspace, ErrNoKeyspace, keyspace)
 	}
 	stmt := fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s", cql.QuoteName(keyspace), st.opt.Replication)
-	if err := st.ddl(ctx, stmt); err != nil {
-		return fmt.Errorf("create keyspace %s: %w", keyspace, err)
+	if err := ddl.CreateKeyspace(ctx, st.s, keyspace, stmt, st.ddlOptions()); err != nil {
+		return err
 	}
 	return st.agree(ctx, "CREATE KEYSPACE "+keyspace)
 }
 
-// ddl runs a bookkeeping DDL statement (CREATE ... IF NOT EXISTS, with a fixed table id):
-// sending it twice leaves the same schema, so it is retried like a plain write.
-func (st *store) ddl(ctx context.Context, stmt string) error {
-	r := newBookkeepingRetry(ctx, stmt, retryBudget(st.opt))
-	r.conditional = false
-	return st.s.Query(stmt).WithContext(ctx).Idempotent(true).RetryPolicy(r).Exec()
+// ddlOptions bound the bookkeeping's schema changes: a change whose answer misses the
+// client's timeout is checked in system_schema and sent again (internal/ddl) for as long
+// as a bookkeeping statement is retried.
+func (st *store) ddlOptions() ddl.Options {
+	return ddl.Options{Budget: retryBudget(st.opt)}
 }
 
 // ensure creates the bookkeeping keyspace and tables when they are missing, and waits
@@ -181,36 +168,30 @@ func (st *store) ensure(ctx context.Context) error {
 		return err
 	}
 	ks := st.opt.BookkeepingKeyspace
-	for _, t := range []struct{ name, ddl string }{
-		{st.opt.Table, `CREATE TABLE IF NOT EXISTS %s (
-			target text, version bigint,
+	for _, t := range []ddl.Table{
+		{Name: st.opt.Table, Columns: `target text, version bigint,
 			name text, checksum text, previous_checksum text, state text,
 			statements int, applied int, running int, running_to int,
 			statement_done map<int, timestamp>, statement_checksum map<int, text>,
 			error text, started_at timestamp, finished_at timestamp,
 			applied_by text, pid int, tool_version text, run_id uuid,
 			lock_owner uuid static, resolved map<int, text>, in_doubt map<int, text>,
-			PRIMARY KEY ((target), version))
-			WITH CLUSTERING ORDER BY (version ASC) AND ID = %s
+			PRIMARY KEY ((target), version)`,
+			Options: `CLUSTERING ORDER BY (version ASC)
 			AND comment = 'cqlsize migrate: one row per migration file and target keyspace'`},
 		// Lease rows are written with a TTL and deleted at the end; a short gc_grace keeps
 		// their tombstones from piling up in the one partition every run reads.
-		{st.opt.Table + "_lock", `CREATE TABLE IF NOT EXISTS %s (
-			target text PRIMARY KEY,
-			owner uuid, host text, pid int, tool_version text, acquired_at timestamp)
-			WITH ID = %s AND gc_grace_seconds = 3600
+		{Name: st.opt.Table + "_lock", Columns: `target text PRIMARY KEY,
+			owner uuid, host text, pid int, tool_version text, acquired_at timestamp`,
+			Options: `gc_grace_seconds = 3600
 			AND comment = 'cqlsize migrate: the cluster-wide migration lease (LWT + TTL)'`},
 	} {
-		ok, err := tableExists(ctx, st.s, ks, t.name)
-		if err != nil {
-			return err
-		}
-		if ok {
-			continue
-		}
-		stmt := fmt.Sprintf(t.ddl, cql.QuoteName(ks)+"."+cql.QuoteName(t.name), tableID(ks, t.name))
-		if err := st.ddl(ctx, stmt); err != nil {
-			return fmt.Errorf("create bookkeeping table %s.%s: %w", ks, t.name, err)
+		// The fixed id (ddl.TableID) makes every process that creates the table at the same
+		// moment create the same one: with random ids, two coordinators creating "the same"
+		// table leave the cluster with two ids for one name ("Column family ID mismatch").
+		t.Scope, t.Keyspace = "migrations", ks
+		if err := ddl.CreateTable(ctx, st.s, t, st.ddlOptions()); err != nil {
+			return fmt.Errorf("the migration bookkeeping: %w", err)
 		}
 	}
 	if err := st.agree(ctx, "the bookkeeping tables in "+ks); err != nil {

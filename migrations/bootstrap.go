@@ -2,12 +2,12 @@ package migrations
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/internal/ddl"
 )
 
 // CreatesKeyspace reports whether the first statement of the first migration (lowest
@@ -49,10 +49,10 @@ func (m *Migrator) bootstrap(ctx context.Context) error {
 	stmt := mg.Statements[0]
 	m.emit(Event{Kind: Warning, Migration: mg, Statement: 1, Total: len(mg.Statements),
 		Message: fmt.Sprintf("keyspace %s does not exist and %s creates it: running that statement first, before the bookkeeping tables that live in it", m.opt.Keyspace, stmt.Pos)})
-	err = m.st.ddl(ctx, stmt.Text)
-	var exists *gocql.RequestErrAlreadyExists
-	if err != nil && !errors.As(err, &exists) {
-		return fmt.Errorf("%s: create the target keyspace %s: %w", stmt.Pos, m.opt.Keyspace, err)
+	// A send that times out is checked and sent again (internal/ddl); "already exists", from
+	// a second send or another process, is the keyspace being there.
+	if err := ddl.CreateKeyspace(ctx, m.s, m.opt.Keyspace, stmt.Text, m.st.ddlOptions()); err != nil {
+		return fmt.Errorf("%s: the target keyspace: %w", stmt.Pos, err)
 	}
 	return m.st.agree(ctx, stmt.Pos.String())
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/internal/ddl"
 )
 
 // Fencing: why a lease alone is not enough, and what closes the gap.
@@ -66,9 +68,9 @@ func (st *store) ensureFenceColumns(ctx context.Context) error {
 			continue
 		}
 		names = append(names, c.name)
-		err := st.s.Query(`ALTER TABLE ` + st.table + ` ADD ` + c.name + ` ` + c.def).WithContext(ctx).Exec()
+		err := ddl.AddColumn(ctx, st.s, st.opt.BookkeepingKeyspace, st.opt.Table, c.name, c.def, st.ddlOptions())
 		if err != nil && !columnExists(err) {
-			return fmt.Errorf("add column %s to %s (created by an earlier cqlsize): %w", c.name, st.table, err)
+			return fmt.Errorf("the bookkeeping table %s, created by an earlier cqlsize: %w", st.table, err)
 		}
 	}
 	if len(names) == 0 {

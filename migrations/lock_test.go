@@ -106,13 +106,3 @@ func TestLeaseLostIsNoticed(t *testing.T) {
 		t.Fatal("the run context was not cancelled when the lease was lost")
 	}
 }
-
-func TestTableIDIsStableAndDistinct(t *testing.T) {
-	a, b := tableID("ks", "cqlsize_migrations"), tableID("ks", "cqlsize_migrations_lock")
-	if a != tableID("ks", "cqlsize_migrations") || a == b || tableID("other", "cqlsize_migrations") == a {
-		t.Fatalf("ids: %s %s", a, b)
-	}
-	if u, err := gocql.ParseUUID(a); err != nil || u.Version() != 4 {
-		t.Fatalf("%s: version %d, %v", a, u.Version(), err)
-	}
-}

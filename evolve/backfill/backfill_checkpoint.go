@@ -2,7 +2,6 @@ package backfill
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/denorm"
 	"github.com/cqlsize/cqlsize/internal/retry"
+	"github.com/cqlsize/cqlsize/internal/ddl"
 )
 
 // The bookkeeping tables a backfill keeps in the target's keyspace. profile.Bookkeeping
@@ -38,44 +38,25 @@ type checkpoint struct {
 	retry       time.Duration // how long a statement failing with transient trouble is sent again
 }
 
-// bookkeepingID derives a fixed table id from the table's name, so that processes creating
-// the table at the same moment create the same one (random ids would leave two ids for one
-// name).
-func bookkeepingID(keyspace, table string) string {
-	s := sha256.Sum256([]byte("cqlsize/backfill/" + keyspace + "." + table))
-	s[6] = s[6]&0x0f | 0x40
-	s[8] = s[8]&0x3f | 0x80
-	u, _ := gocql.UUIDFromBytes(s[:16])
-	return u.String()
-}
-
 // ensure creates the tables unless they exist, and waits until they answer.
 func (c *checkpoint) ensure(ctx context.Context, keyspace string) error {
-	for _, t := range []struct{ name, ddl string }{
-		{ProgressTable, `CREATE TABLE IF NOT EXISTS %s (
-			backfill text, range_lo bigint, range_hi bigint,
+	// Each table has a fixed id (ddl.TableID), so that processes creating it at the same
+	// moment create the same one; a send whose answer misses the client's timeout is checked
+	// in system_schema and sent again.
+	for _, t := range []ddl.Table{
+		{Name: ProgressTable, Columns: `backfill text, range_lo bigint, range_hi bigint,
 			rows bigint, target_rows bigint, bytes bigint, finished_at timestamp, finished_by text,
 			ranges int static, rules text static, started_at timestamp static,
-			PRIMARY KEY ((backfill), range_lo))
-			WITH ID = %s AND comment = 'cqlsize backfill: one row per token range copied, per backfill'`},
-		{LeaseTable, `CREATE TABLE IF NOT EXISTS %s (
-			backfill text, range_lo bigint, owner text, acquired_at timestamp,
-			PRIMARY KEY ((backfill, range_lo)))
-			WITH ID = %s AND gc_grace_seconds = 3600
+			PRIMARY KEY ((backfill), range_lo)`,
+			Options: `comment = 'cqlsize backfill: one row per token range copied, per backfill'`},
+		{Name: LeaseTable, Columns: `backfill text, range_lo bigint, owner text, acquired_at timestamp,
+			PRIMARY KEY ((backfill, range_lo))`,
+			Options: `gc_grace_seconds = 3600
 			AND comment = 'cqlsize backfill: the run copying a range now (LWT + TTL)'`},
 	} {
-		var n string
-		err := c.s.Query(`SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?`, keyspace, t.name).
-			WithContext(ctx).Consistency(gocql.One).Scan(&n)
-		if err == nil {
-			continue
-		}
-		if !errors.Is(err, gocql.ErrNotFound) {
-			return fmt.Errorf("read system_schema.tables: %w", err)
-		}
-		q := cql.QuoteName(keyspace) + "." + t.name
-		if err := c.s.Query(fmt.Sprintf(t.ddl, q, bookkeepingID(keyspace, t.name))).WithContext(ctx).Exec(); err != nil {
-			return fmt.Errorf("create the bookkeeping table %s: %w", q, err)
+		t.Scope, t.Keyspace = "backfill", keyspace
+		if err := ddl.CreateTable(ctx, c.s, t, ddl.Options{Budget: max(c.retry, ddl.DefaultBudget)}); err != nil {
+			return fmt.Errorf("backfill bookkeeping: %w", err)
 		}
 	}
 	// Every node that is up should know the tables before ranges are claimed in them; a node

@@ -82,15 +82,16 @@ func Keyspace(t testing.TB) (*gocql.Session, string) {
 	t.Helper()
 	admin := Open(t, SuperUser, SuperPassword, "")
 	name := cassandratest.KeyspaceName(t.Name())
-	if err := admin.Query("CREATE KEYSPACE " + name +
-		" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}").Exec(); err != nil {
-		t.Fatalf("create test keyspace on the authentication node: %v", err)
-	}
 	t.Cleanup(func() {
 		if err := admin.Query("DROP KEYSPACE IF EXISTS " + name).Exec(); err != nil {
 			t.Logf("drop test keyspace %s: %v", name, err)
 		}
 	})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := cassandratest.CreateKeyspace(ctx, admin, name, "{'class': 'SimpleStrategy', 'replication_factor': 1}"); err != nil {
+		t.Fatalf("create test keyspace on the authentication node: %v", err)
+	}
 	return Open(t, SuperUser, SuperPassword, name), name
 }
 

@@ -92,13 +92,14 @@ func bookkeepingExists(t *testing.T, s *gocql.Session, ks, table string) bool {
 // checkpoint table is not even created.
 func TestBackfillBadInputOnTheNode(t *testing.T) {
 	s, ks := backfillKeyspace(t, 3)
+	absent := cassandratest.KeyspaceName("absent") // a name no one has created
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"--from", "nosuch", "--to", "posts_by_month"}, "--from " + ks + ".nosuch: no such table (the keyspace has posts, posts_by_month, posts_by_tag)"},
 		{[]string{"--from", "posts", "--to", "nosuch"}, "--to " + ks + ".nosuch: no such table"},
-		{[]string{"--from", "nosuchks.posts", "--to", "posts_by_month"}, "--from nosuchks.posts: keyspace nosuchks does not exist"},
+		{[]string{"--from", absent + ".posts", "--to", "posts_by_month"}, "--from " + absent + ".posts: keyspace " + absent + " does not exist"},
 		{[]string{"--from", "posts", "--to", "posts_by_month", "--derive", "month=month(title)"}, `--derive "month=month(title)": col 7: month() needs a timestamp, date or timeuuid column; title is text`},
 		{[]string{"--from", "posts", "--to", "posts_by_month", "--derive", "month=month(creatd_at)"}, `--derive "month=month(creatd_at)": col 13: source table ` + ks + `.posts has no column creatd_at`},
 		{[]string{"--from", "posts", "--to", "posts_by_month", "--derive", "mnth=month(created_at)"}, `target table ` + ks + `.posts_by_month has no column mnth`},

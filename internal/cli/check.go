@@ -10,9 +10,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cqlsize/cqlsize/cql/check"
-	"github.com/cqlsize/cqlsize/sizing"
 	"github.com/cqlsize/cqlsize/design"
 	"github.com/cqlsize/cqlsize/finding"
+	"github.com/cqlsize/cqlsize/sizing"
 	"github.com/cqlsize/cqlsize/workload"
 )
 

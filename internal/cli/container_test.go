@@ -23,21 +23,44 @@ import (
 // The TestContainer... tests run cqlsize with --container against the Docker engine of this
 // machine and the image cassandra:5.0 (`scripts/cassandra docker && scripts/cassandra
 // image` on a machine with no image registry). Without an engine they are skipped, unless
-// CQLSIZE_REQUIRE_DOCKER=1 makes that a failure. Every container a test starts is removed
-// by the test's cleanup whatever happens, and the reaper is off in the Ctrl-C test, so
-// what removes the container there is cqlsize itself.
+// CQLSIZE_REQUIRE_DOCKER=1 makes that a failure; with an engine but without the image
+// (not on this machine, and not pulled in one try) they are skipped at once, saying why,
+// or fail at once where CI is set or CQLSIZE_REQUIRE_DOCKER=1 (nodecontainer.ForTest).
+// Every container a test starts is removed by the test's cleanup whatever happens, and the
+// reaper is off in the Ctrl-C test, so what removes the container there is cqlsize itself.
 
 const containerImage = "cassandra:5.0"
 
+func requireDocker() bool { return os.Getenv("CQLSIZE_REQUIRE_DOCKER") == "1" }
+
+// needEngine skips or fails t unless a Docker engine answers (the image is the test's
+// business: TestContainerBadImage names images that cannot exist).
 func needEngine(t *testing.T) {
 	t.Helper()
-	if nodecontainer.EngineAnswers(context.Background()) {
-		return
+	var err error
+	if !nodecontainer.EngineAnswers(context.Background()) {
+		err = nodecontainer.ErrNoEngine
 	}
-	if os.Getenv("CQLSIZE_REQUIRE_DOCKER") == "1" {
-		t.Fatal("no Docker engine answers, and CQLSIZE_REQUIRE_DOCKER=1: run `scripts/cassandra docker`")
+	decide(t, err)
+}
+
+// needImage skips or fails t unless an engine answers and image is on this machine or is
+// pulled in one try.
+func needImage(t *testing.T, image string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	decide(t, nodecontainer.Available(ctx, image, nil))
+}
+
+func decide(t *testing.T, err error) {
+	t.Helper()
+	switch v, why := nodecontainer.ForTest(err, requireDocker(), requireDocker() || os.Getenv("CI") != ""); v {
+	case nodecontainer.Skip:
+		t.Skip(why + " (`scripts/cassandra docker` starts an engine; `scripts/cassandra image` builds the image)")
+	case nodecontainer.Fail:
+		t.Fatal(why + " (CI or CQLSIZE_REQUIRE_DOCKER=1 is set, so this is a failure, not a skip)")
 	}
-	t.Skip("no Docker engine answers here (`scripts/cassandra docker` starts one)")
 }
 
 // containerEnv is the environment of a cqlsize process started by these tests: this
@@ -151,6 +174,16 @@ func startUp(t *testing.T, extraEnv []string, args ...string) (cmd *exec.Cmd, id
 	case got := <-idc:
 		id, addr = got[0], got[1]
 		t.Cleanup(func() { removeContainer(t, id) })
+	case <-errDone:
+		// cqlsize exited (stderr closed) without starting a container: say so now, not
+		// after the wait below.
+		select {
+		case got := <-idc:
+			t.Cleanup(func() { removeContainer(t, got[0]) })
+		default:
+		}
+		code, errOut := wait()
+		t.Fatalf("cqlsize exited %d without starting a container:\nstdout: %s\nstderr: %s", code, stdout, errOut)
 	case <-time.After(16 * time.Minute):
 		_ = cmd.Process.Kill()
 		code, errOut := wait()
@@ -171,7 +204,7 @@ func startUp(t *testing.T, extraEnv []string, args ...string) (cmd *exec.Cmd, id
 // Ctrl-C (SIGINT to the process) after the migration removes the container; before it, an
 // independent client at the printed address finds the posts tables.
 func TestContainerCtrlCRemovesIt(t *testing.T) {
-	needEngine(t)
+	needImage(t, containerImage)
 	cmd, id, addr, stdout, wait := startUp(t, []string{"TESTCONTAINERS_RYUK_DISABLED=true"})
 	if !strings.HasPrefix(addr, "127.0.0.1:") {
 		t.Errorf("address %s: want the published port on loopback", addr)
@@ -200,7 +233,7 @@ func TestContainerCtrlCRemovesIt(t *testing.T) {
 
 // --keep exits 0 with the container running and says how to remove it.
 func TestContainerKeepLeavesIt(t *testing.T) {
-	needEngine(t)
+	needImage(t, containerImage)
 	_, id, addr, stdout, wait := startUp(t, nil, "--keep")
 	code, errOut := wait()
 	t.Logf("stdout:\n%s\nstderr:\n%s", stdout, errOut)
@@ -241,7 +274,7 @@ func TestContainerBadImage(t *testing.T) {
 // in a default cassandra.yaml): validate --container reports all three in one run, the
 // statements after each still run, the model agrees on each, and the container is gone.
 func TestContainerValidateReportsEveryRefusal(t *testing.T) {
-	needEngine(t)
+	needImage(t, containerImage)
 	dir := migDir(t, map[string]string{
 		"V1__users.cql": "CREATE TABLE users (id uuid PRIMARY KEY, email text, name text);\n" +
 			"CREATE CUSTOM INDEX users_email ON users (email) USING 'org.apache.cassandra.index.sasi.SASIIndex';\n",

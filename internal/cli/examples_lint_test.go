@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cqlsize/cqlsize/cassandratest"
 )
 
 // The examples follow the advice cqlsize gives, so a user who copies one starts from a
@@ -16,7 +18,10 @@ func TestExamplesPassTheirOwnLints(t *testing.T) {
 	}
 	for _, dir := range dirs {
 		var out, errb bytes.Buffer
-		code := Do([]string{"migrate", "validate", "--dir", dir, "--keyspace", "example"}, strings.NewReader(""), &out, &errb)
+		// A keyspace name of this test's own: with a cluster in the environment, validate
+		// compares the files with the live keyspace of that name.
+		ks := cassandratest.KeyspaceName(t.Name())
+		code := Do([]string{"migrate", "validate", "--dir", dir, "--keyspace", ks}, strings.NewReader(""), &out, &errb)
 		if code != ExitOK || !strings.Contains(out.String()+errb.String(), "0 errors, 0 warnings") {
 			t.Errorf("cqlsize migrate validate --dir %s: exit %d\n%s%s", dir, code, out.String(), errb.String())
 		}

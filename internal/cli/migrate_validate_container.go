@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/liveschema"
 	"github.com/cqlsize/cqlsize/cql/nodesettings"
 	"github.com/cqlsize/cqlsize/migrations"
@@ -42,9 +41,9 @@ func validateOnContainer(ctx context.Context, env *Env, cmd *cobra.Command, mf *
 	ks := mf.conn.keyspace
 	if !migrations.CreatesKeyspace(migs, ks) {
 		// The files do not create their keyspace: start from an empty one, as up would
-		// with --replication.
-		stmt := fmt.Sprintf("CREATE KEYSPACE %s WITH replication = %s", cql.QuoteName(ks), mf.replication)
-		if err := sess.s.Query(stmt).WithContext(ctx).Exec(); err != nil {
+		// with --replication (and as up does: a creation that outlasts the client's
+		// timeout on a node just started is checked and sent again).
+		if err := migrations.EnsureKeyspace(ctx, sess.s, ks, mf.replication, 0); err != nil {
 			return Usagef("--replication %q: %v", mf.replication, err)
 		}
 	}

@@ -116,8 +116,9 @@ func TestProfileFormatsAndErrors(t *testing.T) {
 		}
 	}
 	var out, errOut bytes.Buffer
-	code := DoContext(context.Background(), []string{"profile", "--keyspace", "absent_ks"}, strings.NewReader(""), &out, &errOut, getenv)
-	if code != ExitBadInput || !strings.Contains(errOut.String(), "keyspace absent_ks does not exist") || out.Len() != 0 {
+	absent := cassandratest.KeyspaceName("absent") // a name no one has created
+	code := DoContext(context.Background(), []string{"profile", "--keyspace", absent}, strings.NewReader(""), &out, &errOut, getenv)
+	if code != ExitBadInput || !strings.Contains(errOut.String(), "keyspace "+absent+" does not exist") || out.Len() != 0 {
 		t.Errorf("missing keyspace: exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
 	}
 }

@@ -116,8 +116,11 @@ func EngineAnswers(ctx context.Context) (ok bool) {
 }
 
 // EnsureImage makes image present on the engine: nothing when it is, else one pull, whose
-// failure is a *PullError. progress gets a line when a pull starts.
+// failure is a *PullError. progress (when not nil) gets a line when a pull starts.
 func EnsureImage(ctx context.Context, image string, progress io.Writer) error {
+	if progress == nil {
+		progress = io.Discard
+	}
 	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrNoEngine, err)
@@ -196,4 +199,65 @@ func Start(ctx context.Context, image string, opts ...testcontainers.ContainerCu
 		return nil, fmt.Errorf("the published CQL port of the %s container: %w", image, err)
 	}
 	return n, nil
+}
+
+// Available reports whether image can be started here: nil when a Docker engine answers
+// and the image is on this machine or was just pulled (one pull, no retries); ErrNoEngine;
+// a *PullError when the image is not here and cannot be pulled; or another error of the
+// engine. It never waits longer than one pull.
+func Available(ctx context.Context, image string, progress io.Writer) error {
+	if !EngineAnswers(ctx) {
+		return ErrNoEngine
+	}
+	return EnsureImage(ctx, image, progress)
+}
+
+// Verdict is what a test that needs a container does.
+type Verdict int
+
+// Verdicts.
+const (
+	Run  Verdict = iota // the engine answers and the image is here
+	Skip                // skip, saying why
+	Fail                // fail at once, saying why: a skip would be a green run that proved nothing
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case Run:
+		return "run"
+	case Skip:
+		return "skip"
+	}
+	return "fail"
+}
+
+// ForTest decides what a test that needs a container does after Available returned err,
+// and says why when it does not run: with no engine it skips, or fails when requireEngine;
+// with an engine but no image (one that does not exist, or a registry that does not
+// answer) or another error of the engine it skips, or fails when requireImage (in CI). It
+// decides at once: a missing image is never waited for.
+func ForTest(err error, requireEngine, requireImage bool) (Verdict, string) {
+	if err == nil {
+		return Run, ""
+	}
+	var pe *PullError
+	switch {
+	case errors.Is(err, ErrNoEngine):
+		if requireEngine {
+			return Fail, "no Docker engine answers here"
+		}
+		return Skip, "no Docker engine answers here"
+	case errors.As(err, &pe):
+		why := fmt.Sprintf("%v; put it on this machine first (docker pull %s where a registry answers, `scripts/cassandra image` where none does)", err, pe.Image)
+		if requireImage {
+			return Fail, why
+		}
+		return Skip, why
+	}
+	why := fmt.Sprintf("the Docker engine cannot give the image: %v", err)
+	if requireImage {
+		return Fail, why
+	}
+	return Skip, why
 }

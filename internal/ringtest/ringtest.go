@@ -110,18 +110,6 @@ func Keyspace(t testing.TB, rf int) (*gocql.Session, string) {
 	t.Helper()
 	admin := Session(t)
 	name := cassandratest.KeyspaceName(t.Name())
-	stmt := fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': %d}", name, rf)
-	if err := admin.Query(stmt).Exec(); err != nil {
-		// A node left on a broken schema by an earlier test fails the DDL it
-		// coordinates ("Unknown CF ..."); mend the ring and try once more.
-		t.Logf("ringtest: create keyspace %s: %v; waiting for schema agreement and trying again", name, err)
-		if aerr := agreed(t.Logf); aerr != nil {
-			t.Fatalf("ringtest: create keyspace %s: %v; then %v", name, err, aerr)
-		}
-		if err := admin.Query(stmt).Exec(); err != nil {
-			t.Fatalf("ringtest: create keyspace %s: %v", name, err)
-		}
-	}
 	t.Cleanup(func() {
 		if err := admin.Query("DROP KEYSPACE IF EXISTS " + name).Exec(); err != nil {
 			t.Logf("ringtest: drop keyspace %s: %v", name, err)
@@ -129,6 +117,20 @@ func Keyspace(t testing.TB, rf int) (*gocql.Session, string) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
+	// A creation whose answer misses the client timeout is checked and sent again
+	// (cassandratest.CreateKeyspace).
+	replication := fmt.Sprintf("{'class': 'SimpleStrategy', 'replication_factor': %d}", rf)
+	if err := cassandratest.CreateKeyspace(ctx, admin, name, replication); err != nil {
+		// A node left on a broken schema by an earlier test fails the DDL it
+		// coordinates ("Unknown CF ..."); mend the ring and try once more.
+		t.Logf("ringtest: create keyspace %s: %v; waiting for schema agreement and trying again", name, err)
+		if aerr := agreed(t.Logf); aerr != nil {
+			t.Fatalf("ringtest: create keyspace %s: %v; then %v", name, err, aerr)
+		}
+		if err := cassandratest.CreateKeyspace(ctx, admin, name, replication); err != nil {
+			t.Fatalf("ringtest: create keyspace %s: %v", name, err)
+		}
+	}
 	if err := awaitAgreement(ctx, admin, t.Logf); err != nil {
 		t.Fatalf("ringtest: schema agreement after creating %s: %v", name, err)
 	}

@@ -201,15 +201,16 @@ func (n Node) Keyspace(t testing.TB, mutual bool) (*gocql.Session, string) {
 	}
 	t.Cleanup(s.Close)
 	name := cassandratest.KeyspaceName(t.Name())
-	if err := s.Query("CREATE KEYSPACE IF NOT EXISTS " + name +
-		" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}").Exec(); err != nil {
-		t.Fatalf("create test keyspace on the TLS node: %v", err)
-	}
 	t.Cleanup(func() {
 		if err := s.Query("DROP KEYSPACE IF EXISTS " + name).Exec(); err != nil {
 			t.Logf("drop test keyspace %s: %v", name, err)
 		}
 	})
+	cctx, ccancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer ccancel()
+	if err := cassandratest.CreateKeyspace(cctx, s, name, "{'class': 'SimpleStrategy', 'replication_factor': 1}"); err != nil {
+		t.Fatalf("create test keyspace on the TLS node: %v", err)
+	}
 	cfg := n.Config(mutual)
 	cfg.Keyspace = name
 	ks, err := connect.Open(ctx, cfg)

@@ -86,17 +86,25 @@ func Migrate(t testing.TB, s *gocql.Session, dir string) {
 	}
 }
 
-// execDDL runs a statement, waiting out an index that is still building on a busy node.
+// execDDL runs a statement, waiting out a node too busy to answer in time (an index still
+// building, a schema change that outlasts the client's timeout). A change that timed out
+// may have been applied: the nodes are given time to agree before it is sent again, and an
+// "already exists" answer to a second send is the first one having landed.
 func execDDL(s *gocql.Session, stmt string) error {
 	var err error
 	for attempt := 0; attempt < 3; attempt++ {
 		if err = s.Query(stmt).Exec(); err == nil {
 			return nil
 		}
+		var exists *gocql.RequestErrAlreadyExists
+		if attempt > 0 && (errors.As(err, &exists) || strings.Contains(err.Error(), "already exist")) {
+			return nil
+		}
 		var timeout *gocql.RequestErrWriteTimeout
 		if !errors.As(err, &timeout) && !strings.Contains(err.Error(), "timeout") {
 			return err
 		}
+		_ = s.AwaitSchemaAgreement(context.Background())
 		time.Sleep(time.Second)
 	}
 	return err

@@ -1,0 +1,261 @@
+// Package ddl sends the schema changes cqlsize makes for itself (the migration bookkeeping
+// and the columns later versions added to it, the backfill's checkpoint and lease tables, a
+// test's keyspace) so that a client timeout does not fail them.
+//
+// A schema change can outlast the client's timeout and still be applied: on a loaded node
+// the change is written, and pushed to the other nodes, after the driver has given up
+// waiting for the answer. Sending it once and reporting the timeout fails a command whose
+// table is in fact there. So a change that times out (or loses its connection) is checked:
+// the nodes are given time to agree on the schema, system_schema is asked whether the
+// keyspace or table exists, and only when it does not is the statement sent again, until a
+// budget ends. Sending again is safe because every statement is CREATE ... IF NOT EXISTS
+// and every table is created WITH ID = a fixed id derived from its keyspace and name
+// (TableID): two sends, or two processes, cannot leave two tables with different ids for
+// one name.
+//
+// The waits between sends are a small loop of this package's own, bounded by the budget.
+package ddl
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/internal/retry"
+)
+
+// DefaultBudget is how long a change that times out is checked and sent again when Options
+// gives no budget.
+const DefaultBudget = 2 * time.Minute
+
+// agreementWait bounds each wait for schema agreement between two sends: a node that is
+// down never agrees, and the wait only gives a change in flight time to land.
+const agreementWait = 20 * time.Second
+
+// backoff is the pause between checks: 200 ms doubling up to 5 s, drawn from the upper half
+// of each step so that processes creating the same table do not check in step.
+var backoff = retry.Backoff{Min: 200 * time.Millisecond, Max: 5 * time.Second, Jitter: retry.UpperHalf}
+
+// Options bound the sending of one change.
+type Options struct {
+	// Budget is how long a change that times out is checked and sent again (DefaultBudget
+	// when zero). The caller's context still bounds everything.
+	Budget time.Duration
+	// OnRetry, when set, is told each attempt that failed with a timeout or a lost
+	// connection and is being checked (for a log line).
+	OnRetry func(attempt int, err error)
+}
+
+// Table is a table cqlsize creates for itself.
+type Table struct {
+	// Scope says whose table it is ("migrations", "backfill"); it is part of the fixed id.
+	Scope    string
+	Keyspace string
+	Name     string
+	// Columns is what goes between the parentheses: the columns and the PRIMARY KEY.
+	Columns string
+	// Options are the WITH options besides the id (comment = '...', CLUSTERING ORDER BY
+	// (...)), joined with AND; empty for none.
+	Options string
+}
+
+// ID is the table's fixed id: TableID(t.Scope, t.Keyspace, t.Name).
+func (t Table) ID() string { return TableID(t.Scope, t.Keyspace, t.Name) }
+
+// Statement is the CREATE TABLE IF NOT EXISTS statement, with the table's fixed id.
+func (t Table) Statement() string {
+	stmt := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s.%s (%s) WITH ID = %s", Quote(t.Keyspace), Quote(t.Name), t.Columns, t.ID())
+	if t.Options != "" {
+		stmt += " AND " + t.Options
+	}
+	return stmt
+}
+
+// TableID derives a fixed table id from the scope, keyspace and table name: the first 16
+// bytes of SHA-256("cqlsize/<scope>/<keyspace>.<table>") laid out as a version 4 UUID, so
+// it parses as an ordinary one. Every process creating the table creates the same one;
+// with random ids, two coordinators creating "the same" table at once leave the cluster
+// with two ids for one name ("Column family ID mismatch").
+func TableID(scope, keyspace, table string) string {
+	s := sha256.Sum256([]byte("cqlsize/" + scope + "/" + keyspace + "." + table))
+	s[6] = s[6]&0x0f | 0x40
+	s[8] = s[8]&0x3f | 0x80
+	u, _ := gocql.UUIDFromBytes(s[:16]) // 16 bytes: never an error
+	return u.String()
+}
+
+// Quote quotes a keyspace or table name as it is stored in system_schema: always in double
+// quotes, which keep its case and allow any name.
+func Quote(name string) string {
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
+
+// CreateTable creates t unless it exists. A send that times out is followed by a check, and
+// by another send only when the table is not there, until the budget ends. It does not
+// wait for the nodes to agree once the table is there: callers that need every node to
+// know it wait as their rules say.
+func CreateTable(ctx context.Context, s *gocql.Session, t Table, opt Options) error {
+	return createTable(ctx, s, t, opt, sessionSend(s))
+}
+
+func createTable(ctx context.Context, s *gocql.Session, t Table, opt Options, send sendFunc) error {
+	exists := func(ctx context.Context) (bool, error) {
+		return found(ctx, s, `SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?`, t.Keyspace, t.Name)
+	}
+	if err := ensure(ctx, s, t.Statement(), exists, opt, send); err != nil {
+		return fmt.Errorf("create table %s.%s: %w", t.Keyspace, t.Name, err)
+	}
+	return nil
+}
+
+// CreateKeyspace runs stmt, a CREATE KEYSPACE of keyspace, unless the keyspace exists, as
+// CreateTable does. A statement without IF NOT EXISTS answered "already exists" (by a
+// second send, or because another process created it) counts as done.
+func CreateKeyspace(ctx context.Context, s *gocql.Session, keyspace, stmt string, opt Options) error {
+	return createKeyspace(ctx, s, keyspace, stmt, opt, sessionSend(s))
+}
+
+func createKeyspace(ctx context.Context, s *gocql.Session, keyspace, stmt string, opt Options, send sendFunc) error {
+	exists := func(ctx context.Context) (bool, error) {
+		return found(ctx, s, `SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?`, keyspace)
+	}
+	if err := ensure(ctx, s, stmt, exists, opt, send); err != nil {
+		return fmt.Errorf("create keyspace %s: %w", keyspace, err)
+	}
+	return nil
+}
+
+// AddColumn adds column (with its type, def: "int", "uuid static") to keyspace.table
+// unless the table has it, as CreateTable does: a send that times out is checked in
+// system_schema.columns and sent again only when the column is missing. A node's answer
+// that the column exists (another process added it between the check and the send) is
+// returned as the node gave it.
+func AddColumn(ctx context.Context, s *gocql.Session, keyspace, table, column, def string, opt Options) error {
+	return addColumn(ctx, s, keyspace, table, column, def, opt, sessionSend(s))
+}
+
+func addColumn(ctx context.Context, s *gocql.Session, keyspace, table, column, def string, opt Options, send sendFunc) error {
+	exists := func(ctx context.Context) (bool, error) {
+		return found(ctx, s, `SELECT column_name FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ? AND column_name = ?`, keyspace, table, column)
+	}
+	stmt := fmt.Sprintf("ALTER TABLE %s.%s ADD %s %s", Quote(keyspace), Quote(table), Quote(column), def)
+	if err := ensure(ctx, s, stmt, exists, opt, send); err != nil {
+		return fmt.Errorf("add column %s to %s.%s: %w", column, keyspace, table, err)
+	}
+	return nil
+}
+
+// sendFunc sends one attempt of a statement.
+type sendFunc func(ctx context.Context, stmt string) error
+
+func sessionSend(s *gocql.Session) sendFunc {
+	return func(ctx context.Context, stmt string) error {
+		return s.Query(stmt).WithContext(ctx).Idempotent(true).Exec()
+	}
+}
+
+// found runs a read of system_schema on the coordinator and reports whether it found a row.
+func found(ctx context.Context, s *gocql.Session, stmt string, args ...any) (bool, error) {
+	var n string
+	err := s.Query(stmt, args...).WithContext(ctx).Consistency(gocql.One).Scan(&n)
+	if errors.Is(err, gocql.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read system_schema: %w", err)
+	}
+	return true, nil
+}
+
+// ensure sends stmt unless exists says the object is there; after a send that fails with
+// a timeout or a lost connection it lets the nodes agree, asks exists again, and sends
+// again only when the object is still missing, until the budget ends.
+func ensure(ctx context.Context, s *gocql.Session, stmt string, exists func(context.Context) (bool, error), opt Options, send sendFunc) error {
+	budget := opt.Budget
+	if budget <= 0 {
+		budget = DefaultBudget
+	}
+	deadline := time.Now().Add(budget)
+	var last error // the last transient error, for the message when the budget ends
+	for attempt := 1; ; attempt++ {
+		ok, err := exists(ctx)
+		switch {
+		case err == nil && ok:
+			return nil
+		case err != nil && !Transient(err):
+			return err
+		case err != nil:
+			last = err
+		default:
+			err = send(ctx, stmt)
+			var already *gocql.RequestErrAlreadyExists
+			if err == nil || errors.As(err, &already) {
+				return nil
+			}
+			if !Transient(err) || ctx.Err() != nil {
+				return err
+			}
+			last = err
+			if opt.OnRetry != nil {
+				opt.OnRetry(attempt, err)
+			}
+			// The change may be applied, or on its way to the other nodes: give them time
+			// to agree before asking whether it is there. A node that is down never
+			// agrees, so a failed wait only ends the wait.
+			actx, cancel := context.WithTimeout(ctx, min(agreementWait, time.Until(deadline)))
+			_ = s.AwaitSchemaAgreement(actx)
+			cancel()
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w (after %v)", ctx.Err(), last)
+		}
+		pause := backoff.Pause(attempt)
+		if time.Now().Add(pause).After(deadline) {
+			// One last look: the change may have landed during the agreement wait.
+			if ok, err := exists(ctx); err == nil && ok {
+				return nil
+			}
+			return fmt.Errorf("not there after %v of checks and sends: %w", budget.Round(time.Second), last)
+		}
+		if err := retry.Sleep(ctx, pause); err != nil {
+			return fmt.Errorf("%w (after %v)", err, last)
+		}
+	}
+}
+
+// Transient reports whether err leaves a schema change's outcome unknown or says the node
+// could not take it now, so that checking and sending again may succeed: the driver's
+// timeout, a lost or refused connection, no connection at all, and a coordinator's
+// timeout, overload or bootstrap. The node refusing the statement (syntax, permission,
+// invalid) is not, nor is the caller's context ending.
+func Transient(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var req gocql.RequestError
+	if errors.As(err, &req) {
+		switch req.Code() {
+		case gocql.ErrCodeOverloaded, gocql.ErrCodeBootstrapping, gocql.ErrCodeUnavailable,
+			gocql.ErrCodeWriteTimeout, gocql.ErrCodeReadTimeout:
+			return true
+		}
+		return false
+	}
+	switch {
+	case errors.Is(err, gocql.ErrTimeoutNoResponse), errors.Is(err, gocql.ErrConnectionClosed),
+		errors.Is(err, gocql.ErrNoConnections), errors.Is(err, gocql.ErrTooManyTimeouts),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.EPIPE):
+		return true
+	}
+	var netErr net.Error
+	return errors.As(err, &netErr)
+}

@@ -1,0 +1,23 @@
+package ddl
+
+import (
+	"context"
+
+	"github.com/gocql/gocql"
+)
+
+// CreateTableSending is CreateTable with each attempt sent by send instead of on s: a test
+// sends the first attempt on a session whose client timeout is too short for it.
+func CreateTableSending(ctx context.Context, s *gocql.Session, t Table, opt Options, send func(context.Context, string) error) error {
+	return createTable(ctx, s, t, opt, send)
+}
+
+// CreateKeyspaceSending is CreateKeyspace with each attempt sent by send.
+func CreateKeyspaceSending(ctx context.Context, s *gocql.Session, keyspace, stmt string, opt Options, send func(context.Context, string) error) error {
+	return createKeyspace(ctx, s, keyspace, stmt, opt, send)
+}
+
+// AddColumnSending is AddColumn with each attempt sent by send.
+func AddColumnSending(ctx context.Context, s *gocql.Session, keyspace, table, column, def string, opt Options, send func(context.Context, string) error) error {
+	return addColumn(ctx, s, keyspace, table, column, def, opt, send)
+}
