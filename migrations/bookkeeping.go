@@ -11,8 +11,8 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/cql"
-	"github.com/cqlsize/cqlsize/internal/retry"
 	"github.com/cqlsize/cqlsize/internal/ddl"
+	"github.com/cqlsize/cqlsize/internal/retry"
 )
 
 // RecordState is where a migration stands in the bookkeeping table.

@@ -11,8 +11,8 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/denorm"
-	"github.com/cqlsize/cqlsize/internal/retry"
 	"github.com/cqlsize/cqlsize/internal/ddl"
+	"github.com/cqlsize/cqlsize/internal/retry"
 )
 
 // The bookkeeping tables a backfill keeps in the target's keyspace. profile.Bookkeeping
