@@ -103,8 +103,8 @@ func Hosts(t testing.TB) []string {
 // Config returns a connection configuration for the test cluster.
 func Config(t testing.TB) connect.Config {
 	t.Helper()
-	// A minute to connect: a node that has just started (a container, on a loaded 2-core
-	// machine) has taken over 10 s to open a first session.
+	// A minute to connect: a node that has just started (a container on a busy machine) can
+	// take over 10 s to open a first session.
 	// A container is reached only through its published port on loopback: the addresses the
 	// node gives out (its bridge address) are not for this machine's clients (Direct).
 	hosts := Hosts(t)

@@ -282,9 +282,9 @@ func TestShapesOnCassandra(t *testing.T) {
 	}
 }
 
-// ddlTimeout bounds one DDL statement. On the shared 2-core machine a CREATE TABLE has
-// taken tens of seconds under load; the harness's 30 s request timeout then reports a
-// statement the node never answered as if it had been refused.
+// ddlTimeout bounds one DDL statement. On a busy node a CREATE TABLE can take tens of
+// seconds; a 30 s request timeout would then report a statement the node never answered
+// as if it had been refused.
 const ddlTimeout = 2 * time.Minute
 
 // shapesSession is a session in a fresh test keyspace whose requests wait ddlTimeout.

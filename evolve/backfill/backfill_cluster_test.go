@@ -39,8 +39,8 @@ func backfillSetup(t *testing.T) (*gocql.Session, string) {
 		if st = strings.TrimSpace(st); st == "" {
 			continue
 		}
-		// IF NOT EXISTS makes a table creation safe to send again: on a loaded machine the
-		// node can create it and still miss the client's timeout.
+		// IF NOT EXISTS makes a table creation safe to send again: a busy node can create it
+		// and still miss the client's timeout.
 		st = strings.Replace(st, "CREATE TABLE ", "CREATE TABLE IF NOT EXISTS ", 1)
 		var err error
 		for attempt := 0; attempt < 3; attempt++ {
@@ -495,9 +495,9 @@ func TestBackfillWithConcurrentWrites(t *testing.T) {
 }
 
 // executeUntilAnswered sends a logged batch again until the node answers it. A batch the
-// client gave up on may be half applied until the node replays its batch log (seen on a
-// loaded machine: the target updated, the source not yet, when the test compared them); the
-// statements carry their own timestamps, so sending it again is idempotent and ends that.
+// client gave up on may be half applied until the node replays its batch log (the target
+// updated, the source not yet, when the test compares them); the statements carry their
+// own timestamps, so sending it again is idempotent and ends that.
 func executeUntilAnswered(s *gocql.Session, b *gocql.Batch) error {
 	var err error
 	for range 10 {

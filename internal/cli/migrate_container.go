@@ -54,7 +54,7 @@ func startContainer(ctx context.Context, env *Env, cmd *cobra.Command, mf *migra
 	mf.conn.hosts = n.Endpoint
 	mf.conn.direct = true
 	if f := cmd.Flag("connect-timeout"); f != nil && !f.Changed {
-		// A node that has just come up on a loaded machine takes a while to take sessions.
+		// A node that has just come up takes a while to take sessions.
 		mf.conn.connectTimeout = 2 * time.Minute
 	}
 	if mf.replication == "" {

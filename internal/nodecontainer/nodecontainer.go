@@ -30,7 +30,7 @@ import (
 )
 
 // StartTimeout bounds how long Start waits for CQL to answer: a node starts in 30-60 s on
-// an idle machine and took over ten minutes on a 2-core one shared with three other nodes
+// an idle machine and can take ten minutes on a small one busy with other nodes
 // (testcontainers' own default is 60 s).
 var StartTimeout = 15 * time.Minute
 
