@@ -19,8 +19,8 @@ import (
 	"github.com/cqlsize/cqlsize/internal/tokenscan"
 )
 
-// BackfillOptions configure Backfill. The zero value is the recommended setting.
-type BackfillOptions struct {
+// Options configure Run. The zero value is the recommended setting.
+type Options struct {
 	// ReadConsistency of the source reads (default LOCAL_ONE).
 	ReadConsistency gocql.Consistency
 	// WriteConsistency of the target writes and of the checkpoint (default LOCAL_QUORUM).
@@ -52,7 +52,7 @@ type BackfillOptions struct {
 	Owner string
 	// Progress, when set, is called after each range (and at most every 200 ms while rows
 	// are read).
-	Progress func(BackfillProgress)
+	Progress func(Progress)
 	// PerHost opens a session to one node, to read system.size_estimates from every node
 	// for the progress total. Nil: the answering node's only.
 	PerHost func(ctx context.Context, addr string) (*gocql.Session, error)
@@ -69,7 +69,7 @@ type BackfillOptions struct {
 	RetryFor time.Duration
 }
 
-func (o BackfillOptions) withDefaults() (BackfillOptions, error) {
+func (o Options) withDefaults() (Options, error) {
 	if o.ReadConsistency == gocql.Any {
 		o.ReadConsistency = gocql.LocalOne
 	}
@@ -120,8 +120,8 @@ func (o BackfillOptions) withDefaults() (BackfillOptions, error) {
 	return o, nil
 }
 
-// BackfillProgress is where a backfill stands.
-type BackfillProgress struct {
+// Progress is where a backfill stands.
+type Progress struct {
 	Ranges      int     // ranges of this share
 	RangesDone  int     // copied, by this run or before it
 	Fraction    float64 // of this share's token ring copied
@@ -135,8 +135,8 @@ type BackfillProgress struct {
 	HeldByOther int           // ranges another run is copying now
 }
 
-// BackfillResult is what a backfill did.
-type BackfillResult struct {
+// Result is what a backfill did.
+type Result struct {
 	Backfill        string        `json:"backfill"`
 	Share           int           `json:"share"`
 	Shares          int           `json:"shares"`
@@ -172,24 +172,24 @@ func KeyOnlyWarning(n int64) string {
 }
 
 // Complete reports whether every range of the share is copied.
-func (r *BackfillResult) Complete() bool {
+func (r *Result) Complete() bool {
 	return r.RangesFailed == 0 && r.RangesCopied+r.RangesDone == r.Ranges
 }
 
-// BackfillError is a backfill that copied some ranges and could not copy others; its
+// Error is a backfill that copied some ranges and could not copy others; its
 // Result says which. Run it again: it continues with the ranges left.
-type BackfillError struct {
-	Result *BackfillResult
+type Error struct {
+	Result *Result
 	Err    error // the first failure
 }
 
-func (e *BackfillError) Error() string {
+func (e *Error) Error() string {
 	return fmt.Sprintf("backfill %s: %d of %d ranges not copied: %v", e.Result.Backfill, e.Result.RangesFailed, e.Result.Ranges, e.Err)
 }
 
-func (e *BackfillError) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error { return e.Err }
 
-// Backfill copies every row of p's source table into its target table, as p derives the
+// Run copies every row of p's source table into its target table, as p derives the
 // target rows: the same program a service's dual writes use through denorm.MapValues, so both
 // write the same rows.
 //
@@ -211,10 +211,10 @@ func (e *BackfillError) Unwrap() error { return e.Err }
 // starts over); each range is copied under a lease (LWT with a TTL in LeaseTable), so two
 // runs never copy a range at the same time: a run waits for the ranges another holds.
 //
-// The error is a *BackfillError when some ranges could not be copied, a *MismatchError
+// The error is an *Error when some ranges could not be copied, a *MismatchError
 // when the checkpoint was made with other rules, or what stopped the run (ctx, the
 // bookkeeping tables); the result is returned with it when there is one.
-func Backfill(ctx context.Context, s *gocql.Session, p *derive.Program, o BackfillOptions) (*BackfillResult, error) {
+func Run(ctx context.Context, s *gocql.Session, p *derive.Program, o Options) (*Result, error) {
 	if s == nil || p == nil {
 		return nil, errors.New("backfill: no session or no program")
 	}
@@ -252,7 +252,7 @@ func Backfill(ctx context.Context, s *gocql.Session, p *derive.Program, o Backfi
 		return nil, err
 	}
 	r := &run{s: s, o: o, b: b, reader: reader, ck: ck, policy: policy, started: time.Now(),
-		res: &BackfillResult{Backfill: ck.id, Share: o.Share, Shares: o.Shares, Ranges: len(mine), ConsistencyRead: o.ReadConsistency.String()}}
+		res: &Result{Backfill: ck.id, Share: o.Share, Shares: o.Shares, Ranges: len(mine), ConsistencyRead: o.ReadConsistency.String()}}
 	r.estimate(ctx, src.Keyspace, src.Name, mine)
 	err = r.loop(ctx, mine)
 	res := r.res
@@ -265,7 +265,7 @@ func Backfill(ctx context.Context, s *gocql.Session, p *derive.Program, o Backfi
 		return res, err
 	}
 	if res.RangesFailed > 0 {
-		return res, &BackfillError{Result: res, Err: r.firstErr}
+		return res, &Error{Result: res, Err: r.firstErr}
 	}
 	return res, nil
 }
@@ -292,10 +292,10 @@ func programText(p *derive.Program) string {
 	return rulesText(cols)
 }
 
-// run is one Backfill call's state.
+// run is one Run call's state.
 type run struct {
 	s       *gocql.Session
-	o       BackfillOptions
+	o       Options
 	b       *rowBuilder
 	reader  *sourceReader
 	ck      *checkpoint
@@ -304,7 +304,7 @@ type run struct {
 	started time.Time
 
 	mu       sync.Mutex
-	res      *BackfillResult
+	res      *Result
 	firstErr error
 	doneW    float64 // ring width of this share done (before or by this run)
 	copiedW  float64 // by this run
@@ -609,7 +609,7 @@ func (r *run) report(force bool) {
 		return
 	}
 	r.lastProg = time.Now()
-	p := BackfillProgress{Ranges: res.Ranges, RangesDone: res.RangesDone + res.RangesCopied, Rows: res.Rows, TargetRows: res.TargetRows,
+	p := Progress{Ranges: res.Ranges, RangesDone: res.RangesDone + res.RangesCopied, Rows: res.Rows, TargetRows: res.TargetRows,
 		Bytes: res.Bytes, TotalRows: res.EstimatedRows, TotalBytes: res.EstimatedBytes, Elapsed: time.Since(r.started), HeldByOther: r.held}
 	if r.shareW > 0 {
 		p.Fraction = min(1, r.doneW/r.shareW)

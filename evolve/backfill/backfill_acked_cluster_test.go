@@ -26,9 +26,9 @@ func TestBackfillCountsOnlyAcknowledgedWrites(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res, err := Backfill(t.Context(), s, program(t, s, ks, "named", "by_name"), BackfillOptions{Ranges: 32})
-	if !errorsAs[*BackfillError](err) {
-		t.Fatalf("backfill: %v, want a BackfillError for the refused write", err)
+	res, err := Run(t.Context(), s, program(t, s, ks, "named", "by_name"), Options{Ranges: 32})
+	if !errorsAs[*Error](err) {
+		t.Fatalf("backfill: %v, want a backfill.Error for the refused write", err)
 	}
 	if res.RangesFailed != 1 {
 		t.Errorf("%d ranges failed, want 1: %v", res.RangesFailed, res.Failures)
@@ -56,7 +56,7 @@ func TestBackfillMapElementTimesFollowTheNodesKeyOrder(t *testing.T) {
 		"UPDATE "+ks+".tm USING TIMESTAMP 3000 SET d = d + {-2.5: 1} WHERE id = 1",
 		"UPDATE "+ks+".tm USING TIMESTAMP 4000 SET d = d + {-10.0: 2} WHERE id = 1",
 		"UPDATE "+ks+".tm USING TIMESTAMP 5000 SET d = d + {1.0: 3} WHERE id = 1")
-	runBackfill(t, s, program(t, s, ks, "tm", "tm_copy"), BackfillOptions{})
+	runBackfill(t, s, program(t, s, ks, "tm", "tm_copy"), Options{})
 	for _, col := range []string{"m", "d"} {
 		want, got := elementTimes(t, s, ks+".tm", col), elementTimes(t, s, ks+".tm_copy", col)
 		if len(want) == 0 || fmt.Sprint(got) != fmt.Sprint(want) {
@@ -132,7 +132,7 @@ func TestBackfillLostLeaseStopsTheRangeAndSaysSo(t *testing.T) {
 			}
 		}
 	}()
-	res, err := Backfill(t.Context(), s, p, BackfillOptions{Ranges: 2, Workers: 1, Rate: 25, Lease: 4 * time.Second, Wait: 300 * time.Millisecond, Owner: "victim"})
+	res, err := Run(t.Context(), s, p, Options{Ranges: 2, Workers: 1, Rate: 25, Lease: 4 * time.Second, Wait: 300 * time.Millisecond, Owner: "victim"})
 	close(done)
 	var lo int64
 	select {
@@ -140,8 +140,8 @@ func TestBackfillLostLeaseStopsTheRangeAndSaysSo(t *testing.T) {
 	default:
 		t.Fatalf("no lease was taken over (result %+v, %v)", res, err)
 	}
-	if !errorsAs[*BackfillError](err) || !errors.Is(err, ErrLeaseLost) {
-		t.Errorf("backfill: %v, want a BackfillError for the lost lease", err)
+	if !errorsAs[*Error](err) || !errors.Is(err, ErrLeaseLost) {
+		t.Errorf("backfill: %v, want a backfill.Error for the lost lease", err)
 	}
 	if res.LeasesLost != 1 || res.RangesCopied != 1 {
 		t.Errorf("%d leases lost and %d ranges copied, want 1 and 1: %v", res.LeasesLost, res.RangesCopied, res.Failures)
@@ -158,7 +158,7 @@ func TestBackfillWarnsOfKeyOnlyRowsItCannotGiveATTL(t *testing.T) {
 	s, ks := backfillSetup(t)
 	exec(t, s, "INSERT INTO "+ks+".keys_only (a, b) VALUES (1, 10) USING TTL 86400",
 		"INSERT INTO "+ks+".keys_only (a, b) VALUES (2, 20) USING TTL 86400")
-	res := runBackfill(t, s, program(t, s, ks, "keys_only", "keys_only_copy"), BackfillOptions{})
+	res := runBackfill(t, s, program(t, s, ks, "keys_only", "keys_only_copy"), Options{})
 	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "2 source rows have key columns only") || !strings.Contains(res.Warnings[0], "TTL") {
 		t.Errorf("warnings %q, want one naming the 2 key-only rows and their TTL", res.Warnings)
 	}
@@ -171,7 +171,7 @@ func TestVerifyFindsExtraTargetRows(t *testing.T) {
 	s, ks := backfillSetup(t)
 	insertPosts(t, s, ks, 300)
 	p := program(t, s, ks, "posts", "posts_by_month", "month=month(created_at)")
-	runBackfill(t, s, p, BackfillOptions{})
+	runBackfill(t, s, p, Options{})
 	// A dual write after the copy: in both tables.
 	id := gocql.TimeUUID()
 	exec(t, s, fmt.Sprintf("INSERT INTO %s.posts (id, user_id, created_at, title) VALUES (%s, 'late', '2024-03-05', 't') USING TIMESTAMP 5000", ks, id),

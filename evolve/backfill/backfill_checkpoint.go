@@ -84,7 +84,7 @@ type MismatchError struct {
 }
 
 func (e *MismatchError) Error() string {
-	return fmt.Sprintf("the checkpoint of backfill %s was made with %s, this run has %s: run it as it was, or start over with BackfillOptions.Restart", e.Backfill, e.Have, e.Want)
+	return fmt.Sprintf("the checkpoint of backfill %s was made with %s, this run has %s: run it as it was, or start over with Options.Restart", e.Backfill, e.Have, e.Want)
 }
 
 // begin records the backfill's plan (ranges and rules) unless a run recorded one, and

@@ -115,14 +115,14 @@ func readCells(t *testing.T, s *gocql.Session, table, keyExpr, col string) map[s
 	return out
 }
 
-func runBackfill(t *testing.T, s *gocql.Session, p *derive.Program, o BackfillOptions) *BackfillResult {
+func runBackfill(t *testing.T, s *gocql.Session, p *derive.Program, o Options) *Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	if o.Ranges == 0 {
 		o.Ranges = 32
 	}
-	res, err := Backfill(ctx, s, p, o)
+	res, err := Run(ctx, s, p, o)
 	if err != nil {
 		t.Fatalf("backfill: %v", err)
 	}
@@ -152,7 +152,7 @@ func TestBackfillKeepsWriteTimesAndTTLs(t *testing.T) {
 		want = append(want, id.String())
 	}
 	byMonth := program(t, s, ks, "posts", "posts_by_month", "month=month(created_at)")
-	res := runBackfill(t, s, byMonth, BackfillOptions{})
+	res := runBackfill(t, s, byMonth, Options{})
 	if res.Rows != n || res.TargetRows != n || !res.Complete() {
 		t.Fatalf("posts_by_month: %+v", res)
 	}
@@ -184,7 +184,7 @@ func TestBackfillKeepsWriteTimesAndTTLs(t *testing.T) {
 
 	// The fan-out: one row per element; title keeps its own write time.
 	byTag := program(t, s, ks, "posts", "posts_by_tag", "tag=each(tags)", "day=day(created_at)")
-	res = runBackfill(t, s, byTag, BackfillOptions{})
+	res = runBackfill(t, s, byTag, Options{})
 	wantRows := int64(n*2 + n/2)
 	if res.TargetRows != wantRows {
 		t.Errorf("posts_by_tag: %d target rows written, want %d", res.TargetRows, wantRows)
@@ -204,7 +204,7 @@ func TestBackfillKeepsWriteTimesAndTTLs(t *testing.T) {
 	// time and TTL. A non-frozen list copied into a frozen one is one cell, written at its
 	// newest element's time.
 	cp := program(t, s, ks, "posts", "posts_copy")
-	runBackfill(t, s, cp, BackfillOptions{})
+	runBackfill(t, s, cp, Options{})
 	ts0 := int64(1_700_000_000_000_000)
 	for _, col := range []string{"tags", "attrs", "langs"} {
 		q := "SELECT %s, WRITETIME(%s), TTL(%s) FROM %s.%s WHERE id = " + want[0]
@@ -238,7 +238,7 @@ func TestBackfillKeepsWriteTimesAndTTLs(t *testing.T) {
 		}
 	}
 	// A non-frozen list target is refused before anything is read.
-	if _, err := Backfill(context.Background(), s, program(t, s, ks, "posts", "posts_list"), BackfillOptions{}); err == nil ||
+	if _, err := Run(context.Background(), s, program(t, s, ks, "posts", "posts_list"), Options{}); err == nil ||
 		!strings.Contains(err.Error(), "column langs is a non-frozen list: writing it again") {
 		t.Errorf("a non-frozen list target: %v", err)
 	}
@@ -358,7 +358,7 @@ func TestBackfillLeavesNewerDeletesAndUpdates(t *testing.T) {
 		fmt.Sprintf("UPDATE %s.posts_by_month USING TIMESTAMP %d SET title = 'newer' WHERE user_id = '%s' AND month = '%s' AND id = %s", ks, later, updated.user, updated.month, updated.id),
 		fmt.Sprintf("DELETE FROM %s.keys_only_copy USING TIMESTAMP %d WHERE b = 20 AND a = 2", ks, later),
 	)
-	runBackfill(t, s, program(t, s, ks, "posts", "posts_by_month", "month=month(created_at)"), BackfillOptions{})
+	runBackfill(t, s, program(t, s, ks, "posts", "posts_by_month", "month=month(created_at)"), Options{})
 	got := actualByMonth(t, s, ks)
 	if _, ok := got[deleted.user+"/"+deleted.month+"/"+deleted.id]; ok {
 		t.Errorf("the row deleted after the copy's read is back: %+v", deleted)
@@ -372,7 +372,7 @@ func TestBackfillLeavesNewerDeletesAndUpdates(t *testing.T) {
 
 	// Rows of key columns only: written at the oldest time there is, so a delete stamped
 	// later still wins, and the others are copied.
-	res := runBackfill(t, s, program(t, s, ks, "keys_only", "keys_only_copy"), BackfillOptions{})
+	res := runBackfill(t, s, program(t, s, ks, "keys_only", "keys_only_copy"), Options{})
 	if res.KeyOnlyRows != 3 {
 		t.Errorf("%d key-only rows counted, want 3", res.KeyOnlyRows)
 	}
@@ -400,7 +400,7 @@ func TestBackfillKeyOnlyRowDeletedBeforeTheReadStaysDeleted(t *testing.T) {
 	s, ks := backfillSetup(t)
 	exec(t, s, "INSERT INTO "+ks+".keys_only (a, b) VALUES (1, 10)", "INSERT INTO "+ks+".keys_only (a, b) VALUES (2, 20)")
 	exec(t, s, fmt.Sprintf("DELETE FROM %s.keys_only_copy USING TIMESTAMP %d WHERE b = 10 AND a = 1", ks, time.Now().Add(-time.Second).UnixMicro()))
-	res := runBackfill(t, s, program(t, s, ks, "keys_only", "keys_only_copy"), BackfillOptions{})
+	res := runBackfill(t, s, program(t, s, ks, "keys_only", "keys_only_copy"), Options{})
 	if res.KeyOnlyRows != 2 {
 		t.Errorf("%d key-only rows counted, want 2", res.KeyOnlyRows)
 	}
@@ -476,7 +476,7 @@ func TestBackfillWithConcurrentWrites(t *testing.T) {
 			}
 		}
 	}()
-	res := runBackfill(t, s, p, BackfillOptions{Rate: 1000, Workers: 2})
+	res := runBackfill(t, s, p, Options{Rate: 1000, Workers: 2})
 	cancel()
 	wg.Wait()
 	if mutations < 20 {
@@ -516,7 +516,7 @@ func TestBackfillContinuesAfterAStop(t *testing.T) {
 	p := program(t, s, ks, "posts", "posts_by_month", "month=month(created_at)")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	first, err := Backfill(ctx, s, p, BackfillOptions{Ranges: 32, Workers: 2, Progress: func(pr BackfillProgress) {
+	first, err := Run(ctx, s, p, Options{Ranges: 32, Workers: 2, Progress: func(pr Progress) {
 		if pr.RangesDone >= 8 {
 			cancel()
 		}
@@ -528,16 +528,16 @@ func TestBackfillContinuesAfterAStop(t *testing.T) {
 	if done != first.RangesCopied {
 		t.Errorf("the checkpoint holds %d ranges, the run copied %d", done, first.RangesCopied)
 	}
-	second := runBackfill(t, s, p, BackfillOptions{Ranges: 32})
+	second := runBackfill(t, s, p, Options{Ranges: 32})
 	if second.RangesDone != done || second.RangesCopied != 32-done || second.Rows >= 1000 {
 		t.Errorf("second run: %d ranges done before, %d copied, %d rows read; want %d, %d and fewer than 1000", second.RangesDone, second.RangesCopied, second.Rows, done, 32-done)
 	}
 	compareByMonth(t, expectedByMonth(t, s, ks), actualByMonth(t, s, ks))
 	// Another number of ranges, or other rules, cannot continue this checkpoint.
-	if _, err := Backfill(context.Background(), s, p, BackfillOptions{Ranges: 16}); !errorsAs[*MismatchError](err) {
+	if _, err := Run(context.Background(), s, p, Options{Ranges: 16}); !errorsAs[*MismatchError](err) {
 		t.Errorf("a run with 16 ranges over a checkpoint of 32: %v, want a *MismatchError", err)
 	}
-	third := runBackfill(t, s, p, BackfillOptions{Ranges: 16, Restart: true})
+	third := runBackfill(t, s, p, Options{Ranges: 16, Restart: true})
 	if third.RangesCopied != 16 || third.Rows != 1000 {
 		t.Errorf("restart: %d ranges copied, %d rows read; want 16 and 1000", third.RangesCopied, third.Rows)
 	}
@@ -545,11 +545,11 @@ func TestBackfillContinuesAfterAStop(t *testing.T) {
 		t.Errorf("after the restart with 16 ranges the checkpoint holds %d, want 16 (none of the 32 before)", n)
 	}
 	// A restart of one share of two forgets that share's ranges only.
-	half := runBackfill(t, s, p, BackfillOptions{Ranges: 16, Restart: true, Share: 2, Shares: 2})
+	half := runBackfill(t, s, p, Options{Ranges: 16, Restart: true, Share: 2, Shares: 2})
 	if half.RangesCopied != 8 || half.RangesDone != 0 {
 		t.Errorf("restart of share 2/2: %d copied, %d done before; want 8 and 0", half.RangesCopied, half.RangesDone)
 	}
-	if again := runBackfill(t, s, p, BackfillOptions{Ranges: 16, Share: 1, Shares: 2}); again.RangesCopied != 0 || again.RangesDone != 8 {
+	if again := runBackfill(t, s, p, Options{Ranges: 16, Share: 1, Shares: 2}); again.RangesCopied != 0 || again.RangesDone != 8 {
 		t.Errorf("share 1/2 after share 2/2 restarted: %d copied, %d done before; want 0 and 8", again.RangesCopied, again.RangesDone)
 	}
 }
@@ -565,13 +565,13 @@ func TestBackfillSharesCoverTheRingOnce(t *testing.T) {
 	s, ks := backfillSetup(t)
 	insertPosts(t, s, ks, 1500)
 	p := program(t, s, ks, "posts", "posts_by_month", "month=month(created_at)")
-	results := make([]*BackfillResult, 3)
+	results := make([]*Result, 3)
 	var wg sync.WaitGroup
 	for i := range results {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = runBackfill(t, s, p, BackfillOptions{Ranges: 30, Share: i + 1, Shares: 3, Workers: 2})
+			results[i] = runBackfill(t, s, p, Options{Ranges: 30, Share: i + 1, Shares: 3, Workers: 2})
 		}()
 	}
 	wg.Wait()
@@ -601,12 +601,12 @@ func TestBackfillLeasesKeepRunsApart(t *testing.T) {
 	insertPosts(t, s, ks, 1200)
 	p := program(t, s, ks, "posts", "posts_by_month", "month=month(created_at)")
 	var wg sync.WaitGroup
-	results := make([]*BackfillResult, 2)
+	results := make([]*Result, 2)
 	for i := range results {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = runBackfill(t, s, p, BackfillOptions{Ranges: 24, Workers: 3, Wait: 300 * time.Millisecond})
+			results[i] = runBackfill(t, s, p, Options{Ranges: 24, Workers: 3, Wait: 300 * time.Millisecond})
 		}()
 	}
 	wg.Wait()
@@ -619,7 +619,7 @@ func TestBackfillLeasesKeepRunsApart(t *testing.T) {
 	exec(t, s, fmt.Sprintf("INSERT INTO %s.%s (backfill, range_lo, owner) VALUES ('%s', %d, 'dead run') USING TTL 5", ks, LeaseTable, id, int64(-9223372036854775808)))
 	start := time.Now()
 	var held int
-	res := runBackfill(t, s, p, BackfillOptions{Ranges: 24, Restart: true, Wait: 500 * time.Millisecond, Progress: func(pr BackfillProgress) {
+	res := runBackfill(t, s, p, Options{Ranges: 24, Restart: true, Wait: 500 * time.Millisecond, Progress: func(pr Progress) {
 		held = max(held, pr.HeldByOther)
 	}})
 	if res.RangesCopied != 24 || held != 1 || time.Since(start) < 3*time.Second {
@@ -634,18 +634,18 @@ func TestBackfillSplitsAFailedRead(t *testing.T) {
 	s, ks := backfillSetup(t)
 	insertPosts(t, s, ks, 800)
 	p := program(t, s, ks, "posts", "posts_by_month", "month=month(created_at)")
-	res := runBackfill(t, s, p, BackfillOptions{Ranges: 4, Workers: 2, Rate: 1000, PageSize: 50, PartTimeout: 150 * time.Millisecond, MaxSplits: 500})
+	res := runBackfill(t, s, p, Options{Ranges: 4, Workers: 2, Rate: 1000, PageSize: 50, PartTimeout: 150 * time.Millisecond, MaxSplits: 500})
 	if res.Splits == 0 || !res.Complete() {
 		t.Errorf("%d splits, complete %v: want the slow ranges split and the copy complete", res.Splits, res.Complete())
 	}
 	t.Logf("%d splits, %d rows read (%d source rows)", res.Splits, res.Rows, 800)
 	compareByMonth(t, expectedByMonth(t, s, ks), actualByMonth(t, s, ks))
 	// With too few splits allowed, the range is left for the next run, which says so.
-	_, err := Backfill(context.Background(), s, p, BackfillOptions{Ranges: 4, Workers: 2, Rate: 200, PageSize: 50, PartTimeout: 150 * time.Millisecond,
+	_, err := Run(context.Background(), s, p, Options{Ranges: 4, Workers: 2, Rate: 200, PageSize: 50, PartTimeout: 150 * time.Millisecond,
 		MaxSplits: 1, Restart: true})
-	var be *BackfillError
+	var be *Error
 	if !errors.As(err, &be) || be.Result.RangesFailed == 0 || !strings.Contains(err.Error(), "after 1 splits") {
-		t.Errorf("with one split allowed: %v, want a *BackfillError naming the ranges left", err)
+		t.Errorf("with one split allowed: %v, want a *backfill.Error naming the ranges left", err)
 	}
 }
 
@@ -688,9 +688,9 @@ func TestBackfillProgressTotalIsRows(t *testing.T) {
 			t.Fatalf("%v: %v\n%s", cmd, err, out)
 		}
 	}
-	var last BackfillProgress
+	var last Progress
 	var before []float64
-	res := runBackfill(t, s, program(t, s, ks, "src", "dst"), BackfillOptions{Workers: 1, Progress: func(p BackfillProgress) {
+	res := runBackfill(t, s, program(t, s, ks, "src", "dst"), Options{Workers: 1, Progress: func(p Progress) {
 		if p.Rows == 0 {
 			before = append(before, p.TotalRows)
 		}
@@ -727,7 +727,7 @@ func TestBackfillCountsTTLsDownToTheWrite(t *testing.T) {
 		}
 	}
 	p := program(t, s, ks, "posts", "posts_copy")
-	runBackfill(t, s, p, BackfillOptions{Ranges: 1, Workers: 1, InFlight: 1, PageSize: n})
+	runBackfill(t, s, p, Options{Ranges: 1, Workers: 1, InFlight: 1, PageSize: n})
 	src := readCells(t, s, ks+".posts", "id", "title")
 	dst := readCells(t, s, ks+".posts_copy", "id", "title")
 	if len(src) != n || len(dst) != n {

@@ -1,8 +1,8 @@
-// Package backfill moves live data from one table into another: Backfill copies every row
+// Package backfill moves live data from one table into another: Run copies every row
 // of a source table into a target table as a cql/derive program derives the target rows,
 // and Verify checks the copy.
 //
-// Backfill keeps each cell's write time and remaining TTL, so a row a service's dual writes
+// Run keeps each cell's write time and remaining TTL, so a row a service's dual writes
 // (cql/denorm) updated or deleted while the copy ran stays as the service left it. The ring
 // is cut into token ranges, read at a bounded rate and split when a read fails; each range
 // copied is recorded in ProgressTable in the target's keyspace, so a stopped run continues

@@ -103,8 +103,8 @@ func TestEvolveAddHashtagTable(t *testing.T) {
 	var reading atomic.Bool
 	stop := make(chan struct{})
 	churn := startChurn(t, v2, before, stop, &reading)
-	res, err := backfill.Backfill(ctx, s, prog, backfill.BackfillOptions{Workers: 2, Ranges: 64, Rate: 400,
-		Progress: func(p backfill.BackfillProgress) { reading.Store(reading.Load() || p.Rows > 0) }})
+	res, err := backfill.Run(ctx, s, prog, backfill.Options{Workers: 2, Ranges: 64, Rate: 400,
+		Progress: func(p backfill.Progress) { reading.Store(reading.Load() || p.Rows > 0) }})
 	reading.Store(false)
 	close(stop)
 	ops := churn()

@@ -238,7 +238,7 @@ func runBackfill(env *Env, f *backfillFlags) error {
 		return runVerify(env, f, s, p, in)
 	}
 	bar := newBackfillBar(env)
-	res, err := backfill.Backfill(env.Ctx, s, p, backfill.BackfillOptions{
+	res, err := backfill.Run(env.Ctx, s, p, backfill.Options{
 		ReadConsistency: in.read, WriteConsistency: in.write, Rate: in.rate, Workers: f.workers, Ranges: f.ranges,
 		PageSize: f.pageSize, Share: in.share, Shares: in.shares, Restart: f.restart, Lease: f.lease, RetryFor: noneIfZero(f.retryFor),
 		Progress: bar.update, PerHost: perHost(cfg),
@@ -256,7 +256,7 @@ func runBackfill(env *Env, f *backfillFlags) error {
 			fmt.Fprintf(env.Stderr, "cqlsize: warning: %s\n", w)
 		}
 	}
-	var partial *backfill.BackfillError
+	var partial *backfill.Error
 	if errors.As(err, &partial) {
 		if refusedByNode(err) {
 			// A refusal comes again on every run: a permission the role lacks (the role must
@@ -375,7 +375,7 @@ func runVerify(env *Env, f *backfillFlags, s *gocql.Session, p *derive.Program, 
 	return nil
 }
 
-func printBackfill(w io.Writer, format string, r *backfill.BackfillResult) error {
+func printBackfill(w io.Writer, format string, r *backfill.Result) error {
 	if format == "json" {
 		return writeJSON(w, r)
 	}
@@ -421,7 +421,7 @@ func newBackfillBar(env *Env) *backfillBar {
 	return &backfillBar{termLine: newTermLine(env)}
 }
 
-func (b *backfillBar) update(p backfill.BackfillProgress) {
+func (b *backfillBar) update(p backfill.Progress) {
 	if !b.tty {
 		return
 	}
@@ -432,7 +432,7 @@ func (b *backfillBar) update(p backfill.BackfillProgress) {
 }
 
 // backfillLine renders one progress line.
-func backfillLine(p backfill.BackfillProgress) string {
+func backfillLine(p backfill.Progress) string {
 	line := fmt.Sprintf("%s %3.0f%%  %d/%d ranges  %d rows", gauge(int(p.Fraction*gaugeWidth)),
 		100*p.Fraction, p.RangesDone, p.Ranges, p.Rows)
 	if p.TotalRows > 0 {

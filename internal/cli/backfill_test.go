@@ -191,13 +191,13 @@ func TestBackfillCommandEndToEnd(t *testing.T) {
 
 func TestBackfillProgressLine(t *testing.T) {
 	for _, tc := range []struct {
-		p    backfill.BackfillProgress
+		p    backfill.Progress
 		want string
 	}{
-		{backfill.BackfillProgress{Ranges: 256}, "[..............................]   0%  0/256 ranges  0 rows  0 B"},
-		{backfill.BackfillProgress{Ranges: 256, RangesDone: 64, Fraction: 0.25, Rows: 51234, TotalRows: 204800, Bytes: 3 << 20, TotalBytes: 12 << 20, ETA: 90 * time.Second},
+		{backfill.Progress{Ranges: 256}, "[..............................]   0%  0/256 ranges  0 rows  0 B"},
+		{backfill.Progress{Ranges: 256, RangesDone: 64, Fraction: 0.25, Rows: 51234, TotalRows: 204800, Bytes: 3 << 20, TotalBytes: 12 << 20, ETA: 90 * time.Second},
 			"[#######.......................]  25%  64/256 ranges  51234 rows of ~204800  3.15 MB of ~12.6 MB  ETA 1m30s"},
-		{backfill.BackfillProgress{Ranges: 10, RangesDone: 10, Fraction: 1, Rows: 7, HeldByOther: 2},
+		{backfill.Progress{Ranges: 10, RangesDone: 10, Fraction: 1, Rows: 7, HeldByOther: 2},
 			"[##############################] 100%  10/10 ranges  7 rows  0 B  (2 ranges held by another run)"},
 	} {
 		if got := backfillLine(tc.p); got != tc.want {

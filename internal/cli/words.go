@@ -30,7 +30,7 @@ var cliWords = func() func(string) string {
 		"Options.Replication", "--replication",
 		"Options.Keyspace", "--keyspace",
 		"in Options.Tables", "with --table",
-		"with BackfillOptions.Restart", "with --restart",
+		"with Options.Restart", "with --restart",
 		"set Config.Hosts or ", "pass --hosts or set ",
 		"lint.Config.Allow", "--allow-lint",
 		"(lint.Analyzers lists them)", "(see `cqlsize migrate validate --list-lints`)",
