@@ -38,6 +38,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/cqlsize/cqlsize/connect"
+	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/internal/ddl"
 	"github.com/cqlsize/cqlsize/internal/nodecontainer"
 )
@@ -181,6 +182,6 @@ func KeyspaceName(testName string) string {
 // too, for up to two minutes. Test harnesses that create keyspaces of their own (the
 // authentication and TLS nodes, the ring) call it too.
 func CreateKeyspace(ctx context.Context, admin *gocql.Session, name, replication string) error {
-	stmt := fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s", ddl.Quote(name), replication)
+	stmt := fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s", cql.QuoteName(name), replication)
 	return ddl.CreateKeyspace(ctx, admin, name, stmt, ddl.Options{})
 }

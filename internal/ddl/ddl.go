@@ -23,12 +23,12 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/internal/retry"
 )
 
@@ -72,7 +72,7 @@ func (t Table) ID() string { return TableID(t.Scope, t.Keyspace, t.Name) }
 
 // Statement is the CREATE TABLE IF NOT EXISTS statement, with the table's fixed id.
 func (t Table) Statement() string {
-	stmt := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s.%s (%s) WITH ID = %s", Quote(t.Keyspace), Quote(t.Name), t.Columns, t.ID())
+	stmt := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s.%s (%s) WITH ID = %s", cql.QuoteName(t.Keyspace), cql.QuoteName(t.Name), t.Columns, t.ID())
 	if t.Options != "" {
 		stmt += " AND " + t.Options
 	}
@@ -90,12 +90,6 @@ func TableID(scope, keyspace, table string) string {
 	s[8] = s[8]&0x3f | 0x80
 	u, _ := gocql.UUIDFromBytes(s[:16]) // 16 bytes: never an error
 	return u.String()
-}
-
-// Quote quotes a keyspace or table name as it is stored in system_schema: always in double
-// quotes, which keep its case and allow any name.
-func Quote(name string) string {
-	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
 }
 
 // CreateTable creates t unless it exists. A send that times out is followed by a check, and
@@ -146,7 +140,7 @@ func addColumn(ctx context.Context, s *gocql.Session, keyspace, table, column, d
 	exists := func(ctx context.Context) (bool, error) {
 		return found(ctx, s, `SELECT column_name FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ? AND column_name = ?`, keyspace, table, column)
 	}
-	stmt := fmt.Sprintf("ALTER TABLE %s.%s ADD %s %s", Quote(keyspace), Quote(table), Quote(column), def)
+	stmt := fmt.Sprintf("ALTER TABLE %s.%s ADD %s %s", cql.QuoteName(keyspace), cql.QuoteName(table), cql.QuoteName(column), def)
 	if err := ensure(ctx, s, stmt, exists, opt, send); err != nil {
 		return fmt.Errorf("add column %s to %s.%s: %w", column, keyspace, table, err)
 	}
