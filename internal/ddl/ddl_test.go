@@ -37,12 +37,12 @@ func TestTableIDIsFixed(t *testing.T) {
 func TestStatement(t *testing.T) {
 	tb := ddl.Table{Scope: "backfill", Keyspace: "app", Name: "cqlsize_backfill_lease", Columns: "k text PRIMARY KEY, v int",
 		Options: "gc_grace_seconds = 3600 AND comment = 'x'"}
-	want := `CREATE TABLE IF NOT EXISTS "app"."cqlsize_backfill_lease" (k text PRIMARY KEY, v int) WITH ID = f258ea07-78fc-4533-9c68-c4ea31c29a69 AND gc_grace_seconds = 3600 AND comment = 'x'`
+	want := `CREATE TABLE IF NOT EXISTS app.cqlsize_backfill_lease (k text PRIMARY KEY, v int) WITH ID = f258ea07-78fc-4533-9c68-c4ea31c29a69 AND gc_grace_seconds = 3600 AND comment = 'x'`
 	if got := tb.Statement(); got != want {
 		t.Errorf("statement:\n got %s\nwant %s", got, want)
 	}
 	tb.Options, tb.Keyspace = "", `My"Ks`
-	if got := tb.Statement(); got != `CREATE TABLE IF NOT EXISTS "My""Ks"."cqlsize_backfill_lease" (k text PRIMARY KEY, v int) WITH ID = `+tb.ID() {
+	if got := tb.Statement(); got != `CREATE TABLE IF NOT EXISTS "My""Ks".cqlsize_backfill_lease (k text PRIMARY KEY, v int) WITH ID = `+tb.ID() {
 		t.Errorf("statement without options, quoted keyspace: %s", got)
 	}
 }
