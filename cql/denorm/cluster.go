@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
-	"syscall"
 	"time"
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/connect"
 	"github.com/cqlsize/cqlsize/internal/retry"
 )
 
@@ -280,7 +278,7 @@ func (p *retryPolicy) backoff(n int) time.Duration {
 // was sent (a value that does not marshal) fails at once: every node would answer the same.
 func (p *retryPolicy) GetRetryType(err error) gocql.RetryType {
 	switch {
-	case coordinatorTimeout(err):
+	case connect.CoordinatorTimeout(err):
 		return gocql.Retry
 	case Transient(err):
 		return gocql.RetryNextHost
@@ -288,50 +286,8 @@ func (p *retryPolicy) GetRetryType(err error) gocql.RetryType {
 	return gocql.Rethrow
 }
 
-// coordinatorTimeout reports whether err is a coordinator's answer that replicas did not
-// respond (in time, or at all).
-func coordinatorTimeout(err error) bool {
-	var (
-		writeTimeout *gocql.RequestErrWriteTimeout
-		readTimeout  *gocql.RequestErrReadTimeout
-		writeFailure *gocql.RequestErrWriteFailure
-		readFailure  *gocql.RequestErrReadFailure
-	)
-	return errors.As(err, &writeTimeout) || errors.As(err, &readTimeout) ||
-		errors.As(err, &writeFailure) || errors.As(err, &readFailure)
-}
-
 // Transient reports whether err is a failure of the cluster that a later attempt, through
-// another coordinator, may not meet: a lost or refused connection, no answer in time, a
-// coordinator's read or write timeout or failure, too few replicas alive, an overloaded or
-// bootstrapping node. It is how the retry policy decides, and what a caller can use to
-// decide whether to retry a whole write (with At).
-func Transient(err error) bool {
-	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return false // the caller gave up; context.DeadlineExceeded is also a net.Error
-	}
-	var unavailable *gocql.RequestErrUnavailable
-	if errors.As(err, &unavailable) || coordinatorTimeout(err) {
-		return true
-	}
-	var re gocql.RequestError
-	if errors.As(err, &re) {
-		switch re.Code() {
-		case gocql.ErrCodeUnavailable, gocql.ErrCodeOverloaded, gocql.ErrCodeBootstrapping,
-			gocql.ErrCodeWriteTimeout, gocql.ErrCodeReadTimeout, gocql.ErrCodeWriteFailure,
-			gocql.ErrCodeReadFailure, gocql.ErrCodeServer:
-			return true
-		}
-		return false
-	}
-	switch {
-	case errors.Is(err, gocql.ErrTimeoutNoResponse), errors.Is(err, gocql.ErrConnectionClosed),
-		errors.Is(err, gocql.ErrNoStreams), errors.Is(err, gocql.ErrNoConnections),
-		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
-		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNREFUSED),
-		errors.Is(err, syscall.EPIPE), errors.Is(err, net.ErrClosed):
-		return true
-	}
-	var ne net.Error
-	return errors.As(err, &ne)
-}
+// another coordinator, may not meet (connect.Transient, the one judgement every package
+// shares). It is how the retry policy decides, and what a caller can use to decide whether
+// to retry a whole write (with At).
+func Transient(err error) bool { return connect.Transient(err) }

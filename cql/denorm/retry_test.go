@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/connect"
 )
 
 // attemptQuery is the part of a gocql query the retry policy reads: how many attempts were
@@ -121,7 +123,7 @@ func TestTransient(t *testing.T) {
 		}
 		want := gocql.Rethrow
 		switch {
-		case coordinatorTimeout(tc.err):
+		case connect.CoordinatorTimeout(tc.err):
 			want = gocql.Retry
 		case tc.want:
 			want = gocql.RetryNextHost

@@ -21,13 +21,11 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
-	"net"
-	"syscall"
 	"time"
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/connect"
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/internal/retry"
 )
@@ -184,7 +182,7 @@ func ensure(ctx context.Context, s *gocql.Session, stmt string, exists func(cont
 		switch {
 		case err == nil && ok:
 			return nil
-		case err != nil && !Transient(err):
+		case err != nil && !connect.Transient(err):
 			return err
 		case err != nil:
 			last = err
@@ -194,7 +192,7 @@ func ensure(ctx context.Context, s *gocql.Session, stmt string, exists func(cont
 			if err == nil || errors.As(err, &already) {
 				return nil
 			}
-			if !Transient(err) || ctx.Err() != nil {
+			if !connect.Transient(err) || ctx.Err() != nil {
 				return err
 			}
 			last = err
@@ -223,33 +221,4 @@ func ensure(ctx context.Context, s *gocql.Session, stmt string, exists func(cont
 			return fmt.Errorf("%w (after %v)", err, last)
 		}
 	}
-}
-
-// Transient reports whether err leaves a schema change's outcome unknown or says the node
-// could not take it now, so that checking and sending again may succeed: the driver's
-// timeout, a lost or refused connection, no connection at all, and a coordinator's
-// timeout, overload or bootstrap. The node refusing the statement (syntax, permission,
-// invalid) is not, nor is the caller's context ending.
-func Transient(err error) bool {
-	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return false
-	}
-	var req gocql.RequestError
-	if errors.As(err, &req) {
-		switch req.Code() {
-		case gocql.ErrCodeOverloaded, gocql.ErrCodeBootstrapping, gocql.ErrCodeUnavailable,
-			gocql.ErrCodeWriteTimeout, gocql.ErrCodeReadTimeout:
-			return true
-		}
-		return false
-	}
-	switch {
-	case errors.Is(err, gocql.ErrTimeoutNoResponse), errors.Is(err, gocql.ErrConnectionClosed),
-		errors.Is(err, gocql.ErrNoConnections), errors.Is(err, gocql.ErrTooManyTimeouts),
-		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
-		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.EPIPE):
-		return true
-	}
-	var netErr net.Error
-	return errors.As(err, &netErr)
 }
