@@ -176,7 +176,7 @@ func KeyspaceName(testName string) string {
 }
 
 // CreateKeyspace creates keyspace name with replication (a CQL map literal) unless it
-// exists. On a loaded machine a node can apply a schema change and still miss the client's
+// exists. A busy node can apply a schema change and still miss the client's
 // timeout: a creation that times out is not an error until a check of system_schema (after
 // the nodes have had time to agree) finds no keyspace and the statement, sent again, fails
 // too, for up to two minutes. Test harnesses that create keyspaces of their own (the

@@ -26,7 +26,7 @@ const dataVolume = "/var/lib/cassandra"
 var containerHeap = map[string]string{"MAX_HEAP_SIZE": "1024M", "HEAP_NEWSIZE": "128M"}
 
 // startContainer starts Image as nodecontainer does (reached over loopback where the engine
-// is this machine's own, a long wait for a loaded machine) with the development node's
+// is this machine's own, a long wait for a busy machine) with the development node's
 // settings (container.yaml) and heap, and opts. The reaper removes the container when its
 // session ends (shared.go).
 func startContainer(ctx context.Context, opts ...testcontainers.ContainerCustomizer) (testcontainers.Container, string, error) {
