@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/internal/retry"
 )
 
 // The Murmur3Partitioner's token range: (MinToken, MaxToken]; MinToken itself is never a key's.
@@ -125,14 +127,7 @@ func (b *Limiter) Take(ctx context.Context, n float64) error {
 	if wait == 0 {
 		return nil
 	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return retry.Sleep(ctx, wait)
 }
 
 // Refused reports an answer that reading again will not change: no permission, an invalid
