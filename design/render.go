@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 
@@ -199,8 +198,6 @@ func roundedWorkload(w *workload.TableWorkload) *workload.TableWorkload {
 	}
 	return out
 }
-
-func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // WritePlanFile is the write plan: for each entity, the tables one write fans out to and
 // the rule (cql/derive, TARGET=EXPR) that fills each of their key columns; the other
