@@ -56,7 +56,7 @@ func Copy(ctx context.Context, s *gocql.Session, source, month, tagDay string, s
 	rerr := scan(ctx, s, query, ropts, func() []any {
 		return []any{new(gocql.UUID), new(time.Time), new(gocql.UUID), new(*string), new(*int64), new(*int),
 			new(*int), new(*int64), new(*int), new([]string), new([]int64), new([]*int)}
-	}, func(d []any, _ time.Time) error {
+	}, func(d []any, _ ReadWindow) error {
 		r := copyRow{user: *d[0].(*gocql.UUID), created: *d[1].(*time.Time), post: *d[2].(*gocql.UUID)}
 		if c := *d[3].(**string); c != nil {
 			r.content = &cellVal{v: *c, w: deref(*d[4].(**int64)), ttl: deref(*d[5].(**int))}

@@ -15,10 +15,21 @@ import (
 // Cell is one cell as the node returns it: its value in a comparable form, its write time
 // and its remaining TTL in seconds (0: none), and when the checker read it.
 type Cell struct {
-	Value  string
-	Write  int64
-	TTL    int
-	ReadAt time.Time
+	Value string
+	Write int64
+	TTL   int
+	Read  ReadWindow
+}
+
+// ReadWindow is when a page was asked for and when its answer came: the node computed
+// the page's remaining TTLs at some moment in between.
+type ReadWindow struct{ Asked, Answered time.Time }
+
+// expiry is the earliest and latest moment a cell read in w with ttl seconds left
+// expires: the node counts whole seconds and rounds the remaining time down.
+func (w ReadWindow) expiry(ttl int) (lo, hi time.Time) {
+	d := time.Duration(ttl) * time.Second
+	return w.Asked.Add(d), w.Answered.Add(d + time.Second)
 }
 
 // Row is a row's regular cells by column; a set's elements are cells of their own, named
@@ -76,10 +87,10 @@ func SplitRing(n int) []TokenRange {
 // scan reads query restricted to each range of the ring (query ends with a WHERE clause on
 // token(pk) > ? AND token(pk) <= ?), opts.Pieces ranges at a time, and hands every row to
 // row with the destinations it was scanned into (one set per reader, reused: row copies
-// what it keeps) and the time the page holding it was asked for. Readers call row at
+// what it keeps) and when the page holding it was asked for and answered. Readers call row at
 // the same time: row guards what it shares. A page that times out
 // is asked again, up to 5 times: a loaded node now and then misses the range timeout.
-func scan(ctx context.Context, s *gocql.Session, query string, opts ReadOptions, dest func() []any, row func(d []any, readAt time.Time) error) error {
+func scan(ctx context.Context, s *gocql.Session, query string, opts ReadOptions, dest func() []any, row func(d []any, at ReadWindow) error) error {
 	ranges := SplitRing(orInt(opts.Ranges, opts.pieces()*4))
 	jobs := make(chan TokenRange)
 	var (
@@ -93,7 +104,7 @@ func scan(ctx context.Context, s *gocql.Session, query string, opts ReadOptions,
 			defer wg.Done()
 			d := dest()
 			for r := range jobs {
-				if err := scanRange(ctx, s, query, opts, r, d, func(at time.Time) error { return row(d, at) }); err != nil {
+				if err := scanRange(ctx, s, query, opts, r, d, func(at ReadWindow) error { return row(d, at) }); err != nil {
 					mu.Lock()
 					errs = append(errs, err)
 					mu.Unlock()
@@ -111,12 +122,13 @@ func scan(ctx context.Context, s *gocql.Session, query string, opts ReadOptions,
 
 // scanRange reads one range a page at a time (PageState turns the driver's own paging off),
 // asking a page that fails with a timeout again from its start: no row is handed on twice.
-func scanRange(ctx context.Context, s *gocql.Session, query string, opts ReadOptions, r TokenRange, d []any, row func(time.Time) error) error {
+func scanRange(ctx context.Context, s *gocql.Session, query string, opts ReadOptions, r TokenRange, d []any, row func(ReadWindow) error) error {
 	var state []byte
 	for attempt := 0; ; {
 		// The time before the request: a write the page does not show is newer than it.
-		at := time.Now()
+		at := ReadWindow{Asked: time.Now()}
 		iter := s.Query(query, r.Start, r.End).WithContext(ctx).Consistency(opts.Consistency).PageSize(opts.pageSize()).PageState(state).Iter()
+		at.Answered = time.Now()
 		next := iter.PageState()
 		var rowErr error
 		for rowErr == nil && iter.Scan(d...) {
