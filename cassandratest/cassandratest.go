@@ -108,8 +108,12 @@ func Config(t testing.TB) connect.Config {
 	// take over 10 s to open a first session.
 	// A container is reached only through its published port on loopback: the addresses the
 	// node gives out (its bridge address) are not for this machine's clients (Direct).
+	// Two minutes a request: on a machine running several suites against one node, a schema
+	// change can take over 30 s to be answered, and a test that takes the client's timeout for
+	// the node's answer records a verdict the node never gave (a corpus statement "refused").
+	// A node that does not answer in two minutes is a broken node, and the test says so.
 	hosts := Hosts(t)
-	return connect.Config{Hosts: hosts, Source: source, Consistency: "ONE", Timeout: 30 * time.Second, ConnectTimeout: time.Minute,
+	return connect.Config{Hosts: hosts, Source: source, Consistency: "ONE", Timeout: 2 * time.Minute, ConnectTimeout: time.Minute,
 		Direct: ctr != nil}
 }
 

@@ -28,6 +28,9 @@ func nodeAgrees(t *testing.T, cases []corpusCase) {
 	for _, c := range cases {
 		info := c.stmt.Info()
 		nodeErr := exec(session, info.Text)
+		if noVerdict(nodeErr) {
+			t.Fatalf("%s (%s): the node gave no verdict: %v", info.Pos, c.note, nodeErr)
+		}
 		modelErr := model.Apply(c.stmt)
 		if (nodeErr == nil) != c.accept {
 			t.Errorf("%s (%s): the corpus says accepted=%v, the node says %v", info.Pos, c.note, c.accept, nodeErr)
