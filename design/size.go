@@ -27,8 +27,9 @@ type facts struct {
 	rate    float64 // rows per second into the whole table
 	life    time.Duration
 	ttl     bool // life is a TTL (rows expire), not a retention
-	skew    workload.Skew
-	keyText string // "10M customer_id", for the reasons
+	skew    workload.Skew // over keys, with the cap on the busiest (composed from the key's columns)
+	avg     float64       // rows per second of the average key before the cap: write_rate
+	keyText string        // "10M customer_id", for the reasons
 }
 
 // factsOf works out a shape's volumes from its entity's. A partition key column the
@@ -61,6 +62,7 @@ func factsOf(sh *shape, ev *Entity, file string) (facts, error) {
 	identity := coversIdentity(sh)
 	keys := 1.0
 	var names []string
+	var vols []ColumnVolume
 	for _, c := range sh.pk {
 		src := c.Name
 		if sh.elem != nil && c.Name == sh.elem.name {
@@ -70,9 +72,7 @@ func factsOf(sh *shape, ev *Entity, file string) (facts, error) {
 		switch {
 		case ok && cv.Distinct > 0:
 			keys *= cv.Distinct
-			if cv.Skew.Kind == workload.Zipf && (f.skew.Kind != workload.Zipf || cv.Skew.S > f.skew.S) {
-				f.skew = cv.Skew
-			}
+			vols = append(vols, cv)
 		case identity:
 			keys = total
 		default:
@@ -80,16 +80,62 @@ func factsOf(sh *shape, ev *Entity, file string) (facts, error) {
 		}
 		names = append(names, src)
 	}
-	if identity {
-		// One entity row a partition, whatever its columns' skew: a hot game_id makes
-		// many (game_id, player_id) keys, never a large one.
-		keys = total
-		f.skew = workload.Skew{}
-	}
 	// Whole keys, so the workload file states exactly what was sized.
 	f.keys = math.Max(1, math.Round(math.Min(keys, total)))
 	f.keyText = sizing.FormatCount(f.keys) + " " + joinNames(names)
+	if identity {
+		// One entity row a partition, whatever its columns' skew: a hot game_id makes
+		// many (game_id, player_id) keys, never a large one.
+		f.keys = math.Max(1, math.Round(total))
+		f.keyText = sizing.FormatCount(f.keys) + " " + joinNames(names)
+		f.avg = f.rate / f.keys
+		return f, nil
+	}
+	var err error
+	f.skew, f.avg, err = keySkew(vols, names, f.rate, f.keys)
+	if err != nil {
+		return f, cql.Errorf(at("columns"), "workload: %s: columns: %v", ev.Name, err)
+	}
 	return f, nil
+}
+
+// keySkew is the skew and the average key's rate (before any cap) that the estimate sizes
+// keys partitions under, from the volumes of the key's columns, names their names. One
+// column keeps its own skew and cap, exactly; several are composed (keyDist) and fitted.
+func keySkew(vols []ColumnVolume, names []string, rate, keys float64) (workload.Skew, float64, error) {
+	if len(vols) == 0 {
+		return workload.Skew{}, rate / keys, nil
+	}
+	capped := false
+	for _, cv := range vols {
+		capped = capped || cv.Skew.MaxRate.PerSecond() > 0
+	}
+	if len(vols) == 1 && !capped {
+		return vols[0].Skew, rate / keys, nil
+	}
+	var d keyDist
+	for i, cv := range vols {
+		c, err := columnDist(rate, cv.Distinct, cv.Skew, cv.Skew.MaxRate.PerSecond())
+		if err != nil {
+			return workload.Skew{}, 0, fmt.Errorf("%s: the cap (skew: {max_rate: %s}) cannot hold rows: %w", names[i], cv.Skew.MaxRate, err)
+		}
+		if i == 0 {
+			d = c
+		} else {
+			d = d.product(c, rate)
+		}
+	}
+	if len(vols) == 1 && keys == math.Round(vols[0].Distinct) {
+		// One capped column is a capped Zipf already: its own exponent and cap, and the
+		// average that keeps the declared total.
+		sk := vols[0].Skew
+		if d[0].rate >= sk.MaxRate.PerSecond()*(1-1e-9) {
+			return sk, avgUnderCap(sk, keys, rate, sk.MaxRate.PerSecond()), nil
+		}
+		return workload.Skew{Kind: sk.Kind, S: sk.S}, rate / keys, nil // the cap never binds
+	}
+	fit := d.fit(keys, rate)
+	return fit.skew, fit.avg, nil
 }
 
 // coversIdentity reports whether the partition key holds the entity's whole primary key:
@@ -111,7 +157,7 @@ func coversIdentity(sh *shape) bool {
 // over the table's keys.
 func workloadFor(t *cql.Table, f facts, ev *Entity, sh *shape, width string, shards int) *workload.TableWorkload {
 	tw := &workload.TableWorkload{
-		Name: t.QualifiedName(), Partitions: f.keys, WriteRate: perKey(f.rate / f.keys),
+		Name: t.QualifiedName(), Partitions: f.keys, WriteRate: perKey(f.avg),
 		Skew: f.skew, NullsAs: workload.NullUnset, Fields: map[string]cql.Pos{},
 	}
 	if shards > 1 {

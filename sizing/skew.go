@@ -2,9 +2,10 @@ package sizing
 
 import "math"
 
-// Percentile ranks: the key at quantile q of partition size (0.99 for p99) is the one with a
-// fraction 1-q of keys busier, rank ⌈n(1-q)⌉.
-func percentileRank(n, q float64) float64 {
+// PercentileRank is the rank of the key at quantile q of partition size among n keys (0.99
+// for p99): the one with a fraction 1-q of keys busier, rank ⌈n(1-q)⌉. The design fits its
+// key distributions at the ranks the estimate reads them at.
+func PercentileRank(n, q float64) float64 {
 	if n < 1 {
 		return 1
 	}
