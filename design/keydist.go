@@ -1,7 +1,7 @@
 package design
 
 import (
-	"fmt"
+	"errors"
 	"math"
 	"sort"
 
@@ -20,6 +20,9 @@ import (
 // column's head ranks one bin each, its tail in blocks whose ranks differ by under 1%, so a
 // product of two columns of millions of values stays a few hundred thousand bins before it is
 // merged back to a few thousand.
+
+// errCapBelowRows is a column whose values, each at its cap, cannot receive the table's rows.
+var errCapBelowRows = errors.New("the cap cannot hold the rows")
 
 // bin is count keys that each receive rate rows a second.
 type bin struct{ rate, count float64 }
@@ -59,8 +62,7 @@ func columnDist(total, n float64, skew workload.Skew, limit float64) (keyDist, e
 		return d, nil
 	}
 	if n*limit < total*(1-1e-9) {
-		return nil, fmt.Errorf("%s values at most %s a second each hold %s a second, below the table's %s a second",
-			sizing.FormatCount(n), fmtRate(limit), fmtRate(n*limit), fmtRate(total))
+		return nil, errCapBelowRows
 	}
 	if d[0].rate <= limit {
 		return d, nil
@@ -202,9 +204,6 @@ func (d keyDist) fit(n, total float64) zipfFit {
 	}
 	return zipfFit{skew: sk, avg: a}
 }
-
-// fmtRate is a rate a second, in the unit that keeps it readable.
-func fmtRate(perSecond float64) string { return perKey(perSecond).String() }
 
 // avgUnderCap is the average key's rate a (write_rate) at which the n keys under skew, each
 // receiving min(a·Activity, limit), receive total in all: the rows a capped key cannot take

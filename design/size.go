@@ -26,7 +26,7 @@ type facts struct {
 	keys    float64 // distinct partition keys, before bucket and shards
 	rate    float64 // rows per second into the whole table
 	life    time.Duration
-	ttl     bool // life is a TTL (rows expire), not a retention
+	ttl     bool          // life is a TTL (rows expire), not a retention
 	skew    workload.Skew // over keys, with the cap on the busiest (composed from the key's columns)
 	avg     float64       // rows per second of the average key before the cap: write_rate
 	keyText string        // "10M customer_id", for the reasons
@@ -91,33 +91,45 @@ func factsOf(sh *shape, ev *Entity, file string) (facts, error) {
 		f.avg = f.rate / f.keys
 		return f, nil
 	}
-	var err error
-	f.skew, f.avg, err = keySkew(vols, names, f.rate, f.keys)
-	if err != nil {
-		return f, cql.Errorf(at("columns"), "workload: %s: columns: %v", ev.Name, err)
+	var bad int
+	f.skew, f.avg, bad = keySkew(vols, f.rate, f.keys)
+	if bad >= 0 {
+		cv, col := vols[bad], names[bad]
+		hold := workload.Rate{Count: cv.Distinct * cv.Skew.MaxRate.Count, Per: cv.Skew.MaxRate.Per}
+		return f, cql.Errorf(at("columns."+col+".skew.max_rate"), "workload: %s: columns: %s: %s values at most %s each receive %s in all, fewer than the table's rows: %s%s: raise distinct or max_rate",
+			ev.Name, col, sizing.FormatCount(cv.Distinct), cv.Skew.MaxRate, hold, ev.Rows, itemsNote(sh))
 	}
 	return f, nil
 }
 
+// itemsNote names the fan-out that multiplies an entity's rows in a query table.
+func itemsNote(sh *shape) string {
+	if sh.elem == nil {
+		return ""
+	}
+	return " times the items of " + sh.elem.collection.Name
+}
+
 // keySkew is the skew and the average key's rate (before any cap) that the estimate sizes
-// keys partitions under, from the volumes of the key's columns, names their names. One
-// column keeps its own skew and cap, exactly; several are composed (keyDist) and fitted.
-func keySkew(vols []ColumnVolume, names []string, rate, keys float64) (workload.Skew, float64, error) {
+// keys partitions under, from the volumes of the key's columns. One column keeps its own
+// skew and cap, exactly; several are composed (keyDist) and fitted. bad is the index of a
+// column whose cap cannot hold the rows (-1 when none).
+func keySkew(vols []ColumnVolume, rate, keys float64) (skew workload.Skew, avg float64, bad int) {
 	if len(vols) == 0 {
-		return workload.Skew{}, rate / keys, nil
+		return workload.Skew{}, rate / keys, -1
 	}
 	capped := false
 	for _, cv := range vols {
 		capped = capped || cv.Skew.MaxRate.PerSecond() > 0
 	}
 	if len(vols) == 1 && !capped {
-		return vols[0].Skew, rate / keys, nil
+		return vols[0].Skew, rate / keys, -1
 	}
 	var d keyDist
 	for i, cv := range vols {
 		c, err := columnDist(rate, cv.Distinct, cv.Skew, cv.Skew.MaxRate.PerSecond())
 		if err != nil {
-			return workload.Skew{}, 0, fmt.Errorf("%s: the cap (skew: {max_rate: %s}) cannot hold rows: %w", names[i], cv.Skew.MaxRate, err)
+			return workload.Skew{}, 0, i
 		}
 		if i == 0 {
 			d = c
@@ -130,12 +142,12 @@ func keySkew(vols []ColumnVolume, names []string, rate, keys float64) (workload.
 		// average that keeps the declared total.
 		sk := vols[0].Skew
 		if d[0].rate >= sk.MaxRate.PerSecond()*(1-1e-9) {
-			return sk, avgUnderCap(sk, keys, rate, sk.MaxRate.PerSecond()), nil
+			return sk, avgUnderCap(sk, keys, rate, sk.MaxRate.PerSecond()), -1
 		}
-		return workload.Skew{Kind: sk.Kind, S: sk.S}, rate / keys, nil // the cap never binds
+		return workload.Skew{Kind: sk.Kind, S: sk.S}, rate / keys, -1 // the cap never binds
 	}
 	fit := d.fit(keys, rate)
-	return fit.skew, fit.avg, nil
+	return fit.skew, fit.avg, -1
 }
 
 // coversIdentity reports whether the partition key holds the entity's whole primary key:
