@@ -29,9 +29,15 @@ type Estimate struct {
 	Workload *workload.TableWorkload
 
 	// Keys is the number of partition keys writes spread over (the workload's partitions; 1
-	// when not declared). Partitions is how many partitions the table holds: Keys times the
-	// buckets retained (TTL or horizon over the bucket width) for a bucketed table.
+	// when not declared). Slots is Keys times the write shards times the buckets retained
+	// (TTL or horizon over the bucket width) for a bucketed table: the partitions there
+	// would be if every key wrote into every bucket and shard. Partitions is how many of
+	// them hold a row: a key receiving r rows a second fills a bucket of width w on one of
+	// S shards with probability 1 - exp(-r·w/S) (writes arriving at random, a Poisson
+	// process), summed over the keys' skew; an hour-bucketed key that writes twice a day
+	// fills 2 hours in 24, not 24.
 	Keys       float64
+	Slots      float64
 	Partitions float64
 
 	Bucket       workload.Span // zero when no bucket bounds a partition
@@ -217,14 +223,23 @@ func EstimateTable(tbl *cql.Table, w *workload.TableWorkload, opt Options) (*Est
 		est.P99.Rank, est.Typical.Rank, est.Largest.Rank = 0, 0, 0
 	}
 
-	// Totals: keys × shards × buckets retained.
-	est.Partitions = est.Keys * p.shards()
+	// Totals. A partition exists only where a row was written: a key × shard × bucket slot
+	// no row reached makes none, and the rows' bytes are what the keys received, wherever
+	// they fell.
+	slots, window := est.Keys*p.shards(), time.Duration(0)
 	if !p.bucket.IsZero() {
 		retained := p.horizon
 		if p.ttl > 0 {
 			retained = p.ttl + p.bucket.Avg // the oldest bucket is dropped only once its last write expires
 		}
-		est.Partitions = est.Keys * p.shards() * math.Max(1, math.Ceil(retained.Seconds()/p.bucket.Avg.Seconds()))
+		slots *= math.Max(1, math.Ceil(retained.Seconds()/p.bucket.Avg.Seconds()))
+		window = p.bucket.Avg
+	} else if p.shards() > 1 {
+		window = p.life(0) // a shard of a key that never receives a row over its life
+	}
+	est.Slots, est.Partitions = slots, slots
+	if window > 0 && !w.WriteRate.IsZero() {
+		est.Partitions = slots * occupied(skew, est.Keys, p.rateCap(skew), w.WriteRate.PerSecond()*window.Seconds()/p.shards())
 	}
 	live := 1.0
 	for _, d := range w.Deletes {
@@ -234,7 +249,9 @@ func EstimateTable(tbl *cql.Table, w *workload.TableWorkload, opt Options) (*Est
 	}
 	live = math.Max(0, live)
 	est.DeletedPartitionBytes = sh.header + sh.emptyStatic + 1
-	est.TotalBytes = est.Partitions * (live*est.Mean.Bytes + (1-live)*est.DeletedPartitionBytes)
+	// Every slot holding the mean partition, less the head of each slot left empty.
+	empty := p.partitionAt(sh, 0, p.life(0), p.life(0)).Bytes
+	est.TotalBytes = live*(slots*est.Mean.Bytes-(slots-est.Partitions)*empty) + (1-live)*est.Partitions*est.DeletedPartitionBytes
 
 	if timeBased {
 		est.Growth = p.growth(sh, skew, est.Keys, life, opt.GrowthPoints)
