@@ -133,3 +133,28 @@ func TestProductIsEachKeysShareTimesTheOther(t *testing.T) {
 		t.Errorf("fitted p99 %v, product's %v", z[p-1], pairs[p-1])
 	}
 }
+
+// TestRatingsFactsRateAt holds the facts the reads are costed from to the ratings case: the
+// busiest (driver, tag) key receives the cap × the busiest tag's share, 25/day / H(25, 1.35).
+func TestRatingsFactsRateAt(t *testing.T) {
+	var h float64
+	for k := 1; k <= 25; k++ {
+		h += math.Pow(float64(k), -1.35)
+	}
+	want := 25.0 / h / 86400
+	f := facts{keys: 12.5e6}
+	var bad int
+	f.skew, f.avg, bad = keySkew([]ColumnVolume{
+		{Distinct: 500e3, Skew: workload.Skew{Kind: workload.Zipf, S: 1.0, MaxRate: workload.Rate{Count: 25, Per: workload.Day}}},
+		{Distinct: 25, Skew: workload.Skew{Kind: workload.Zipf, S: 1.35}},
+	}, 2e6/86400.0, f.keys)
+	if bad >= 0 {
+		t.Fatalf("column %d refused", bad)
+	}
+	if got := f.rateAt(1); !near(got, want, 1e-3) {
+		t.Errorf("busiest key %v rows/s, want %v", got, want)
+	}
+	if f.rateAt(1) < f.rateAt(125000) || f.rateAt(125000) < f.rateAt(6.25e6) {
+		t.Errorf("rates do not fall with rank: %v, %v, %v", f.rateAt(1), f.rateAt(125000), f.rateAt(6.25e6))
+	}
+}

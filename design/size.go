@@ -32,6 +32,17 @@ type facts struct {
 	keyText string        // "10M customer_id", for the reasons
 }
 
+// rateAt is the rows a second the key of rank (1 = busiest) receives, before bucket and
+// shards: the average key's uncapped rate times its activity, held at the cap. The estimate
+// sizes the same keys (sizing.PercentileRank gives the p50 and p99 ranks).
+func (f facts) rateAt(rank float64) float64 {
+	r := f.avg * f.skew.Activity(f.keys, rank)
+	if c := f.skew.MaxRate.PerSecond(); c > 0 && r > c {
+		return c
+	}
+	return r
+}
+
 // factsOf works out a shape's volumes from its entity's. A partition key column the
 // workload gives no distinct count for is an error naming the field that decides it.
 func factsOf(sh *shape, ev *Entity, file string) (facts, error) {
