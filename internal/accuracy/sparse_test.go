@@ -9,6 +9,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/internal/ddl"
 	"github.com/cqlsize/cqlsize/sizing"
 	"github.com/cqlsize/cqlsize/workload"
 )
@@ -25,8 +26,10 @@ func TestSparseBucketsMatchCassandra(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	ddl := `CREATE TABLE ` + ks + `.ratings (driver_id int, hour int, rated_at timestamp, stars int, PRIMARY KEY ((driver_id, hour), rated_at))`
-	if err := s.Query(ddl).WithContext(ctx).Exec(); err != nil {
+	tbl := ddl.Table{Scope: "accuracy", Keyspace: ks, Name: "ratings",
+		Columns: "driver_id int, hour int, rated_at timestamp, stars int, PRIMARY KEY ((driver_id, hour), rated_at)"}
+	// Sent again after a timeout on a busy node, with the same id.
+	if err := ddl.CreateTable(ctx, s, tbl, ddl.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(25, 6))
@@ -52,7 +55,7 @@ func TestSparseBucketsMatchCassandra(t *testing.T) {
 	}
 
 	schema := cql.NewSchemaIn(ks)
-	if err := schema.ApplyFile("schema.cql", []byte(ddl+";")); err != nil {
+	if err := schema.ApplyFile("schema.cql", []byte(tbl.Statement()+";")); err != nil {
 		t.Fatal(err)
 	}
 	w, err := workload.Parse("workload.yaml", []byte(`version: 1
