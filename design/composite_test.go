@@ -12,7 +12,7 @@ import (
 // ratings): keyed by (driver_id, tag), 500k drivers at most 25 ratings a day each, 25 tags
 // with Zipf 1.35, kept 3 years. The busiest key is the busiest driver, held at its cap, with
 // the busiest tag's share of its ratings: 25 a day × 1,095.75 days / H(25, 1.35), about
-// 10.8k rows. Taking the tag's skew over all 12.5M keys instead makes a key of over 100M
+// 10.8k rows. Taking the tag's skew over all 12.5M keys instead makes a key of 635M
 // rows and hour buckets, and a read of one key thousands of partitions.
 func TestRatingsCompositeKeyNeedsNoBucket(t *testing.T) {
 	d, err := design.Run(load(t, "testdata/cases/ratings", "app"))
