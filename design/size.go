@@ -26,9 +26,21 @@ type facts struct {
 	keys    float64 // distinct partition keys, before bucket and shards
 	rate    float64 // rows per second into the whole table
 	life    time.Duration
-	ttl     bool // life is a TTL (rows expire), not a retention
-	skew    workload.Skew
-	keyText string // "10M customer_id", for the reasons
+	ttl     bool          // life is a TTL (rows expire), not a retention
+	skew    workload.Skew // over keys, with the cap on the busiest (composed from the key's columns)
+	avg     float64       // rows per second of the average key before the cap: write_rate
+	keyText string        // "10M customer_id", for the reasons
+}
+
+// rateAt is the rows a second the key of rank (1 = busiest) receives, before bucket and
+// shards: the average key's uncapped rate times its activity, held at the cap. The estimate
+// sizes the same keys (sizing.PercentileRank gives the p50 and p99 ranks).
+func (f facts) rateAt(rank float64) float64 {
+	r := f.avg * f.skew.Activity(f.keys, rank)
+	if c := f.skew.MaxRate.PerSecond(); c > 0 && r > c {
+		return c
+	}
+	return r
 }
 
 // factsOf works out a shape's volumes from its entity's. A partition key column the
@@ -61,6 +73,7 @@ func factsOf(sh *shape, ev *Entity, file string) (facts, error) {
 	identity := coversIdentity(sh)
 	keys := 1.0
 	var names []string
+	var vols []ColumnVolume
 	for _, c := range sh.pk {
 		src := c.Name
 		if sh.elem != nil && c.Name == sh.elem.name {
@@ -70,9 +83,7 @@ func factsOf(sh *shape, ev *Entity, file string) (facts, error) {
 		switch {
 		case ok && cv.Distinct > 0:
 			keys *= cv.Distinct
-			if cv.Skew.Kind == workload.Zipf && (f.skew.Kind != workload.Zipf || cv.Skew.S > f.skew.S) {
-				f.skew = cv.Skew
-			}
+			vols = append(vols, cv)
 		case identity:
 			keys = total
 		default:
@@ -80,16 +91,74 @@ func factsOf(sh *shape, ev *Entity, file string) (facts, error) {
 		}
 		names = append(names, src)
 	}
-	if identity {
-		// One entity row a partition, whatever its columns' skew: a hot game_id makes
-		// many (game_id, player_id) keys, never a large one.
-		keys = total
-		f.skew = workload.Skew{}
-	}
 	// Whole keys, so the workload file states exactly what was sized.
 	f.keys = math.Max(1, math.Round(math.Min(keys, total)))
 	f.keyText = sizing.FormatCount(f.keys) + " " + joinNames(names)
+	if identity {
+		// One entity row a partition, whatever its columns' skew: a hot game_id makes
+		// many (game_id, player_id) keys, never a large one.
+		f.keys = math.Max(1, math.Round(total))
+		f.keyText = sizing.FormatCount(f.keys) + " " + joinNames(names)
+		f.avg = f.rate / f.keys
+		return f, nil
+	}
+	var bad int
+	f.skew, f.avg, bad = keySkew(vols, f.rate, f.keys)
+	if bad >= 0 {
+		cv, col := vols[bad], names[bad]
+		hold := workload.Rate{Count: cv.Distinct * cv.Skew.MaxRate.Count, Per: cv.Skew.MaxRate.Per}
+		return f, cql.Errorf(at("columns."+col+".skew.max_rate"), "workload: %s: columns: %s: %s values at most %s each receive %s in all, fewer than the table's rows: %s%s: raise distinct or max_rate",
+			ev.Name, col, sizing.FormatCount(cv.Distinct), cv.Skew.MaxRate, hold, ev.Rows, itemsNote(sh))
+	}
 	return f, nil
+}
+
+// itemsNote names the fan-out that multiplies an entity's rows in a query table.
+func itemsNote(sh *shape) string {
+	if sh.elem == nil {
+		return ""
+	}
+	return " times the items of " + sh.elem.collection.Name
+}
+
+// keySkew is the skew and the average key's rate (before any cap) that the estimate sizes
+// keys partitions under, from the volumes of the key's columns. One column keeps its own
+// skew and cap, exactly; several are composed (keyDist) and fitted. bad is the index of a
+// column whose cap cannot hold the rows (-1 when none).
+func keySkew(vols []ColumnVolume, rate, keys float64) (skew workload.Skew, avg float64, bad int) {
+	if len(vols) == 0 {
+		return workload.Skew{}, rate / keys, -1
+	}
+	capped := false
+	for _, cv := range vols {
+		capped = capped || cv.Skew.MaxRate.PerSecond() > 0
+	}
+	if len(vols) == 1 && !capped {
+		return vols[0].Skew, rate / keys, -1
+	}
+	var d keyDist
+	for i, cv := range vols {
+		c, err := columnDist(rate, cv.Distinct, cv.Skew, cv.Skew.MaxRate.PerSecond())
+		if err != nil {
+			return workload.Skew{}, 0, i
+		}
+		if i == 0 {
+			d = c
+		} else {
+			d = d.product(c, rate)
+		}
+	}
+	if len(vols) == 1 && keys == math.Round(vols[0].Distinct) {
+		// One capped column is a capped Zipf already: its own exponent and cap, and the
+		// average that keeps the declared total.
+		sk := vols[0].Skew
+		if d[0].rate >= sk.MaxRate.PerSecond()*(1-1e-9) {
+			return sk, avgUnderCap(sk, keys, rate, sk.MaxRate.PerSecond()), -1
+		}
+		return workload.Skew{Kind: sk.Kind, S: sk.S}, rate / keys, -1 // the cap never binds
+	}
+	fit := d.fit(keys, rate)
+	return fit.skew, fit.avg, -1
 }
 
 // coversIdentity reports whether the partition key holds the entity's whole primary key:
@@ -111,7 +180,7 @@ func coversIdentity(sh *shape) bool {
 // over the table's keys.
 func workloadFor(t *cql.Table, f facts, ev *Entity, sh *shape, width string, shards int) *workload.TableWorkload {
 	tw := &workload.TableWorkload{
-		Name: t.QualifiedName(), Partitions: f.keys, WriteRate: perKey(f.rate / f.keys),
+		Name: t.QualifiedName(), Partitions: f.keys, WriteRate: perKey(f.avg),
 		Skew: f.skew, NullsAs: workload.NullUnset, Fields: map[string]cql.Pos{},
 	}
 	if shards > 1 {

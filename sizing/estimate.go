@@ -29,9 +29,15 @@ type Estimate struct {
 	Workload *workload.TableWorkload
 
 	// Keys is the number of partition keys writes spread over (the workload's partitions; 1
-	// when not declared). Partitions is how many partitions the table holds: Keys times the
-	// buckets retained (TTL or horizon over the bucket width) for a bucketed table.
+	// when not declared). Slots is Keys times the write shards times the buckets retained
+	// (TTL or horizon over the bucket width) for a bucketed table: the partitions there
+	// would be if every key wrote into every bucket and shard. Partitions is how many of
+	// them hold a row: a key receiving r rows a second fills a bucket of width w on one of
+	// S shards with probability 1 - exp(-r·w/S) (writes arriving at random, a Poisson
+	// process), summed over the keys' skew; an hour-bucketed key that writes twice a day
+	// fills 2 hours in 24, not 24.
 	Keys       float64
+	Slots      float64
 	Partitions float64
 
 	Bucket       workload.Span // zero when no bucket bounds a partition
@@ -210,21 +216,30 @@ func EstimateTable(tbl *cql.Table, w *workload.TableWorkload, opt Options) (*Est
 		return pt
 	}
 	est.Largest = at(1, life)
-	est.P99 = at(percentileRank(est.Keys, 0.99), life)
-	est.Typical = at(percentileRank(est.Keys, 0.5), life)
+	est.P99 = at(PercentileRank(est.Keys, 0.99), life)
+	est.Typical = at(PercentileRank(est.Keys, 0.5), life)
 	est.Mean = p.partitionAt(sh, skew.CappedMean(est.Keys, p.rateCap(skew))/p.shards(), p.life(0), p.life(0))
 	if skew.Kind != workload.Zipf {
 		est.P99.Rank, est.Typical.Rank, est.Largest.Rank = 0, 0, 0
 	}
 
-	// Totals: keys × shards × buckets retained.
-	est.Partitions = est.Keys * p.shards()
+	// Totals. A partition exists only where a row was written: a key × shard × bucket slot
+	// no row reached makes none, and the rows' bytes are what the keys received, wherever
+	// they fell.
+	slots, window := est.Keys*p.shards(), time.Duration(0)
 	if !p.bucket.IsZero() {
 		retained := p.horizon
 		if p.ttl > 0 {
 			retained = p.ttl + p.bucket.Avg // the oldest bucket is dropped only once its last write expires
 		}
-		est.Partitions = est.Keys * p.shards() * math.Max(1, math.Ceil(retained.Seconds()/p.bucket.Avg.Seconds()))
+		slots *= math.Max(1, math.Ceil(retained.Seconds()/p.bucket.Avg.Seconds()))
+		window = p.bucket.Avg
+	} else if p.shards() > 1 {
+		window = p.life(0) // a shard of a key that never receives a row over its life
+	}
+	est.Slots, est.Partitions = slots, slots
+	if window > 0 && !w.WriteRate.IsZero() {
+		est.Partitions = slots * occupied(skew, est.Keys, p.rateCap(skew), w.WriteRate.PerSecond()*window.Seconds()/p.shards())
 	}
 	live := 1.0
 	for _, d := range w.Deletes {
@@ -234,7 +249,9 @@ func EstimateTable(tbl *cql.Table, w *workload.TableWorkload, opt Options) (*Est
 	}
 	live = math.Max(0, live)
 	est.DeletedPartitionBytes = sh.header + sh.emptyStatic + 1
-	est.TotalBytes = est.Partitions * (live*est.Mean.Bytes + (1-live)*est.DeletedPartitionBytes)
+	// Every slot holding the mean partition, less the head of each slot left empty.
+	empty := p.partitionAt(sh, 0, p.life(0), p.life(0)).Bytes
+	est.TotalBytes = live*(slots*est.Mean.Bytes-(slots-est.Partitions)*empty) + (1-live)*est.Partitions*est.DeletedPartitionBytes
 
 	if timeBased {
 		est.Growth = p.growth(sh, skew, est.Keys, life, opt.GrowthPoints)
@@ -396,7 +413,7 @@ func (p *plan) shards() float64 {
 // growth samples the typical and the largest partition across their life.
 func (p *plan) growth(sh *shape, skew workload.Skew, keys float64, life time.Duration, points int) []GrowthPoint {
 	out := make([]GrowthPoint, points)
-	typ, top := p.activity(skew, keys, percentileRank(keys, 0.5)), p.activity(skew, keys, 1)
+	typ, top := p.activity(skew, keys, PercentileRank(keys, 0.5)), p.activity(skew, keys, 1)
 	for i := range out {
 		age := time.Duration(float64(life) * float64(i) / float64(points-1))
 		t, l := p.partitionAt(sh, typ, age, life), p.partitionAt(sh, top, age, life)
@@ -412,7 +429,7 @@ const century = 100 * workload.Year
 // crossings finds when an unbucketed partition crosses each limit, by bisection on its age
 // (a partition only grows, or levels off under a TTL).
 func (p *plan) crossings(sh *shape, skew workload.Skew, keys float64, target Target) []Crossing {
-	typ, top := p.activity(skew, keys, percentileRank(keys, 0.5)), p.activity(skew, keys, 1)
+	typ, top := p.activity(skew, keys, PercentileRank(keys, 0.5)), p.activity(skew, keys, 1)
 	when := func(activity float64, l Limit) (time.Duration, bool) {
 		m := func(age time.Duration) float64 { return p.partitionAt(sh, activity, age, century).measure(l.Measure) }
 		if m(century) < l.Value {

@@ -117,8 +117,10 @@ func checkEstimate(t *testing.T, e *Estimate) {
 		}
 	}
 	walk("Estimate", reflect.ValueOf(*e))
-	if e.Keys < 1 || e.Partitions < e.Keys {
-		t.Errorf("%s: %v keys, %v partitions", e.Table, e.Keys, e.Partitions)
+	// Slots are keys × shards × buckets; the partitions are the slots a row reached, none
+	// when no row is written.
+	if e.Keys < 1 || e.Slots < e.Keys || e.Partitions < 0 || e.Partitions > e.Slots*(1+1e-9) {
+		t.Errorf("%s: %v keys, %v slots, %v partitions", e.Table, e.Keys, e.Slots, e.Partitions)
 	}
 	for _, fd := range e.Findings {
 		msg := fd.String()

@@ -1,13 +1,43 @@
 package sizing
 
-import "math"
+import (
+	"math"
 
-// Percentile ranks: the key at quantile q of partition size (0.99 for p99) is the one with a
-// fraction 1-q of keys busier, rank ⌈n(1-q)⌉.
-func percentileRank(n, q float64) float64 {
+	"github.com/cqlsize/cqlsize/workload"
+)
+
+// PercentileRank is the rank of the key at quantile q of partition size among n keys (0.99
+// for p99): the one with a fraction 1-q of keys busier, rank ⌈n(1-q)⌉. The design fits its
+// key distributions at the ranks the estimate reads them at.
+func PercentileRank(n, q float64) float64 {
 	if n < 1 {
 		return 1
 	}
 	// Round away the float error of 1-q (1e5 × 0.01 is 1000.0000000000009).
 	return math.Max(1, math.Ceil(n*(1-q)-1e-6))
 }
+
+// occupied is the fraction of key slots (a bucket of one shard of one key) that receive at
+// least one row, when the average key receives mean rows in a slot: the key of rank k
+// receives mean·Capped(n, k, limit) (limit as in Capped), a Poisson count, so its slot is
+// empty with probability exp(-that). The n keys are summed rank by rank up to exactRanks and
+// then in blocks of ranks within 1% of each other, whose rates differ by under 1% too.
+func occupied(skew workload.Skew, n, limit, mean float64) float64 {
+	fill := func(rank float64) float64 { return -math.Expm1(-mean * skew.Capped(n, rank, limit)) }
+	if skew.Kind != workload.Zipf || n < 2 {
+		return fill(1)
+	}
+	var sum float64
+	for k := 1.0; k <= math.Min(n, occupiedExact); k++ {
+		sum += fill(k)
+	}
+	for a := float64(occupiedExact + 1); a <= n; {
+		b := math.Min(n, math.Floor(a*1.01))
+		sum += (b - a + 1) * fill(math.Sqrt(a*b))
+		a = b + 1
+	}
+	return sum / n
+}
+
+// occupiedExact is how many of the busiest keys occupied sums one by one.
+const occupiedExact = 1024

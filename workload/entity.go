@@ -3,6 +3,8 @@ package workload
 import (
 	"strings"
 
+	"github.com/cqlsize/cqlsize/cql"
+
 	"gopkg.in/yaml.v3"
 )
 
@@ -90,9 +92,17 @@ func (p *parser) columns(t *TableWorkload, v *yaml.Node, field string) {
 					c.Distinct = n
 				}
 			case "skew":
-				tmp := &TableWorkload{Fields: t.Fields}
+				// The column's own fields: a cap here bounds each value of this column
+				// (max_rate: 25/day a driver), not each key of the table.
+				tmp := &TableWorkload{Fields: map[string]cql.Pos{}}
 				p.skew(tmp, vv, f+".skew")
 				c.Skew = tmp.Skew
+				if pos, ok := tmp.Fields["skew.max_rate"]; ok {
+					t.Fields["columns."+col+".skew.max_rate"] = pos
+					if !(c.Skew.MaxRate.PerSecond() > 0) {
+						p.add(vv, "%s.skew.max_rate: want a rate above zero, such as 25/day (leave it out for no cap)", f)
+					}
+				}
 			default:
 				p.add(k, "%s: unknown field %q (want distinct, skew)", f, key)
 			}

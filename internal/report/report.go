@@ -52,7 +52,7 @@ type Summary struct {
 type Table struct {
 	Name         string    `json:"name"`
 	Position     string    `json:"position,omitempty"` // file:line:col of its CREATE TABLE
-	Partitions   Num       `json:"partitions"`         // partitions the table holds (keys x buckets retained)
+	Partitions   Num       `json:"partitions"`         // partitions the table holds (the key x shard x bucket slots a row reaches)
 	Bucket       string    `json:"bucket,omitempty"`   // the time bucket bounding a partition
 	LifeSeconds  Num       `json:"life_seconds"`       // how long a partition receives writes
 	TTLSeconds   Num       `json:"ttl_seconds"`
