@@ -57,7 +57,7 @@ type nodeView struct {
 	Status  string // gossip status: NORMAL, shutdown, LEFT, ... ("" when unknown)
 	Gen     int64  // gossip generation and heartbeat; -1 when unknown (no gossip_info)
 	Beat    int64
-	Coord   bool // the node that answered: up by definition
+	Coord   bool   // the node that answered: up by definition
 	DC      string // datacenter ("" when unknown: a cluster before 4.1)
 }
 

@@ -418,10 +418,15 @@ func control(t testing.TB, cmd, target string) {
 }
 
 func script(args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(root(), "scripts", "cassandra"), args...)
 	cmd.Env = append(os.Environ(), "CQLSIZE_DCS=2", "CQLSIZE_NODES=1")
+	if os.Getenv("CQLSIZE_START_TIMEOUT") == "" {
+		// Two JVMs of a DC start at once on a machine shared with other nodes: past 180 s
+		// has been seen under load.
+		cmd.Env = append(cmd.Env, "CQLSIZE_START_TIMEOUT=400")
+	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return string(out), fmt.Errorf("scripts/cassandra %s: %w: %s", strings.Join(args, " "), err, lastLine(string(out)))
