@@ -58,13 +58,22 @@ func dcSchema(t *testing.T, dc, ks string) {
 	for _, h := range dctest.HostsIn(t, dc) {
 		s := dctest.NodeSession(t, h)
 		var cols []string
-		iter := s.Query(`SELECT table_name, column_name FROM system_schema.columns WHERE keyspace_name = ?`, ks).Iter()
-		var tb, c string
-		for iter.Scan(&tb, &c) {
-			cols = append(cols, tb+"."+c)
-		}
-		if err := iter.Close(); err != nil {
-			t.Fatalf("%s %s: read system_schema.columns: %v", dc, h, err)
+		// A node just started may not have its connection pool ready: a few tries.
+		for try := 0; ; try++ {
+			cols = nil
+			iter := s.Query(`SELECT table_name, column_name FROM system_schema.columns WHERE keyspace_name = ?`, ks).Iter()
+			var tb, c string
+			for iter.Scan(&tb, &c) {
+				cols = append(cols, tb+"."+c)
+			}
+			err := iter.Close()
+			if err == nil {
+				break
+			}
+			if try == 30 {
+				t.Fatalf("%s %s: read system_schema.columns: %v", dc, h, err)
+			}
+			time.Sleep(time.Second)
 		}
 		all := strings.Join(cols, " ")
 		for _, w := range []string{"items.extra", "items_by_v.v", "runs.n", "cqlsize_migrations.version"} {

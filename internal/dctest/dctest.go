@@ -187,17 +187,25 @@ func Session(t testing.TB, localDC string) *gocql.Session {
 // holds locally (system_schema, a LOCAL_ONE read of its own replicas) is what it says.
 func NodeSession(t testing.TB, host string) *gocql.Session {
 	t.Helper()
-	cfg := Config(t, "")
-	cfg.Hosts = []string{host}
-	cfg.Direct = true
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	s, err := connect.Open(ctx, cfg)
+	s, err := nodeSession(Config(t, ""), host, 15*time.Second)
 	if err != nil {
 		t.Fatalf("dctest: connect to %s alone: %v", host, err)
 	}
 	t.Cleanup(s.Close)
 	return s
+}
+
+// nodeSession opens a session whose queries go to host alone: the driver still learns the
+// other nodes, but its host filter keeps them out of every query plan.
+func nodeSession(cfg connect.Config, host string, connectTimeout time.Duration) (*gocql.Session, error) {
+	cfg.Hosts = []string{host}
+	cfg.ConnectTimeout = connectTimeout
+	cc, err := cfg.ClusterConfig()
+	if err != nil {
+		return nil, err
+	}
+	cc.HostFilter = gocql.WhiteListHostFilter(host)
+	return cc.CreateSession()
 }
 
 // Keyspace creates a keyspace of its own for t with NetworkTopologyStrategy and rf
@@ -265,10 +273,7 @@ func AwaitAgreement(ctx context.Context, t testing.TB) error {
 }
 
 func ownVersion(ctx context.Context, host string) (string, error) {
-	cfg := config([]string{host}, "")
-	cfg.Direct = true
-	cfg.ConnectTimeout = 5 * time.Second
-	s, err := connect.Open(ctx, cfg)
+	s, err := nodeSession(config([]string{host}, ""), host, 5*time.Second)
 	if err != nil {
 		return "", err
 	}
