@@ -157,11 +157,12 @@ func TestDCsLostDC(t *testing.T) {
 	defer cancel()
 
 	dctest.Kill(t, "dc2")
+	t0 := time.Now()
 	r := runProc(dcCmd(t, ctx, "migrate", "up", "--keyspace", ks, "--dir", dir, "--local-dc", "dc1"))
 	if r.code != 3 || !strings.Contains(r.stderr, "dc2 short of replicas") || !strings.Contains(r.stderr, "Nothing was run") {
 		t.Fatalf("default run with dc2 down: exit %d, want 3 naming dc2\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
-	t.Logf("default run refused: %s", strings.TrimSpace(r.stderr))
+	t.Logf("default run refused after %s: %s", time.Since(t0).Round(100*time.Millisecond), strings.TrimSpace(r.stderr))
 	// Nothing was sent: not even the bookkeeping table exists.
 	s := dctest.Session(t, "dc1")
 	var n int
@@ -172,7 +173,9 @@ func TestDCsLostDC(t *testing.T) {
 		t.Fatalf("the refused run left %d tables in %s; want none", n, ks)
 	}
 
+	t0 = time.Now()
 	r = runProc(dcCmd(t, ctx, "migrate", "up", "--keyspace", ks, "--dir", dir, "--local-dc", "dc1", "--serial", "local"))
+	t.Logf("--serial local with dc2 down: exit %d after %s", r.code, time.Since(t0).Round(100*time.Millisecond))
 	if r.code != 0 || !strings.Contains(r.stdout, "now at version 3") {
 		t.Fatalf("--serial local with dc2 down: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
@@ -182,12 +185,14 @@ func TestDCsLostDC(t *testing.T) {
 	dcCounters(t, "dc1", ks, map[string]int64{"m1": 1, "m2": 1, "m3": 1})
 
 	dctest.Start(t, "dc2")
+	t0 = time.Now()
 	if err := dctest.AwaitAgreement(ctx, t); err != nil {
 		t.Fatalf("after dc2 returned: %v", err)
 	}
 	dcSchema(t, "dc2", ks)
 	dcHistory(t, "dc2", ks)
 	dcCounters(t, "dc2", ks, map[string]int64{"m1": 1, "m2": 1, "m3": 1})
+	t.Logf("dc2 back: schema agreed and history and counters complete in dc2 %s after its start returned", time.Since(t0).Round(100*time.Millisecond))
 	r = runProc(dcCmd(t, ctx, "migrate", "up", "--keyspace", ks, "--dir", dir, "--local-dc", "dc2"))
 	if r.code != 0 || !strings.Contains(r.stdout, "up to date, at version 3") {
 		t.Fatalf("default run in dc2 after its return: exit %d, want 0 up to date\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
