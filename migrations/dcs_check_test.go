@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The replica arithmetic is recomputed by hand here: 2+2 replicas, SERIAL needs a majority
@@ -69,5 +70,26 @@ func TestLocalSerialNeedsLocalDC(t *testing.T) {
 	o, _ = Options{Keyspace: "app"}.withDefaults()
 	if o.Consistency.String() != "QUORUM" {
 		t.Fatalf("default bookkeeping consistency %v, want QUORUM", o.Consistency)
+	}
+}
+
+// A lagging node is named with its DC, and so is a down one.
+func TestDisagreementNamesTheDC(t *testing.T) {
+	last := []nodeView{
+		{Addr: "127.0.5.1:7000", DC: "dc1", Version: "v2", Status: "NORMAL"},
+		{Addr: "127.0.5.2:7000", DC: "dc1", Version: "v2", Status: "NORMAL"},
+		{Addr: "127.0.6.1:7000", DC: "dc2", Version: "v2", Status: "NORMAL"},
+		{Addr: "127.0.6.2:7000", DC: "dc2", Version: "v1", Status: "NORMAL"},
+	}
+	err := disagreement("0002_items.cql:1:1", agreement{timeout: time.Second}, last, nil, nil).Error()
+	if !strings.Contains(err, "127.0.6.2:7000 in dc2 has v1 (the others have v2)") {
+		t.Errorf("disagreement does not name the lagging node with its DC:\n%s", err)
+	}
+	down := disagreement("0002_items.cql:1:1", agreement{timeout: time.Second}, last, last[2:], nil).Error()
+	if !strings.Contains(down, "127.0.6.1:7000 in dc2, 127.0.6.2:7000 in dc2 down and not counted") {
+		t.Errorf("disagreement does not name the down nodes with their DC:\n%s", down)
+	}
+	if w := describeDown(nodeView{Addr: "127.0.6.1:7000", DC: "dc2", Status: "shutdown"}); w != "127.0.6.1:7000 in dc2 (shut down)" {
+		t.Errorf("describeDown = %q", w)
 	}
 }
