@@ -368,8 +368,9 @@ func Resume(t testing.TB, target string) { t.Helper(); control(t, "resume", targ
 // Start starts target and waits until it answers CQL and every other node sees it UP.
 func Start(t testing.TB, target string) { t.Helper(); control(t, "start", target) }
 
-// WaitSeenDown waits until no running node of another DC than dc's... simply: until every
-// node outside target's DC says (scripts/cassandra status) it does not see the nodes of dc UP.
+// WaitSeenDown waits (up to timeout) until every node that is up says, in
+// `scripts/cassandra status`, that it does not see any node of dc UP: until then the others'
+// coordinators may still send dc requests.
 func WaitSeenDown(t testing.TB, dc string, timeout time.Duration) {
 	t.Helper()
 	var down []string
