@@ -2,7 +2,7 @@
 GO ?= go
 NODES ?= 1
 
-.PHONY: build test test-ring test-container test-short accuracy bench-writes bench-backfill bench-migrate cassandra-up cassandra-down cassandra-status cassandra-wipe nodetool fmt vet
+.PHONY: build test test-ring test-dcs test-container test-short accuracy bench-writes bench-backfill bench-migrate cassandra-up cassandra-down cassandra-status cassandra-wipe nodetool fmt vet
 
 build:
 	$(GO) build -o bin/cqlsize ./cmd/cqlsize
@@ -15,6 +15,11 @@ test:
 # stopped at the end if so; see scripts/test-ring.
 test-ring:
 	scripts/test-ring
+
+# The two-datacenter tests (TestDCs...) on `CQLSIZE_DCS=2 scripts/cassandra up` (dc1 and
+# dc2, two nodes each), started if needed and stopped at the end if so; see scripts/test-dcs.
+test-dcs:
+	scripts/test-dcs
 
 # The container tests (TestContainer...) against cassandra:5.0 containers; needs a Docker
 # engine and the images: scripts/cassandra docker && scripts/cassandra image. Fails when a

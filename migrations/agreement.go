@@ -57,7 +57,8 @@ type nodeView struct {
 	Status  string // gossip status: NORMAL, shutdown, LEFT, ... ("" when unknown)
 	Gen     int64  // gossip generation and heartbeat; -1 when unknown (no gossip_info)
 	Beat    int64
-	Coord   bool // the node that answered: up by definition
+	Coord   bool   // the node that answered: up by definition
+	DC      string // datacenter ("" when unknown: a cluster before 4.1)
 }
 
 // member reports whether the node belongs to the ring for agreement purposes: nodes that
@@ -346,10 +347,20 @@ func downWarning(nodes []string, counted int) string {
 
 // describeDown names a down node for the warning.
 func describeDown(n nodeView) string {
+	s := nodeName(n)
 	if strings.EqualFold(n.Status, "shutdown") {
-		return n.Addr + " (shut down)"
+		return s + " (shut down)"
 	}
-	return n.Addr
+	return s
+}
+
+// nodeName is a node's gossip address, with its datacenter when known ("127.0.6.1:7000 in
+// dc2"): across DCs, which DC lags or is gone is the first thing to know.
+func nodeName(n nodeView) string {
+	if n.DC == "" {
+		return n.Addr
+	}
+	return n.Addr + " in " + n.DC
 }
 
 func plural(n int, one, many string) string {
@@ -365,7 +376,7 @@ func disagreement(what string, a agreement, last, down []nodeView, readErr error
 	var names []string
 	for _, n := range down {
 		isDownNode[n.Addr] = true
-		names = append(names, n.Addr)
+		names = append(names, nodeName(n))
 	}
 	var versions map[string]string
 	if last != nil {
@@ -381,7 +392,7 @@ func disagreement(what string, a agreement, last, down []nodeView, readErr error
 			if isDownNode[n.Addr] {
 				v += " (down)"
 			}
-			versions[n.Addr] = v
+			versions[nodeName(n)] = v
 		}
 	}
 	err := fmt.Errorf("no agreement within %s", a.timeout)
@@ -417,7 +428,7 @@ func SchemaVersions(ctx context.Context, s *gocql.Session) (map[string]string, e
 // system_views.gossip_info (4.1+) holds them all, the coordinator's own included; on older
 // clusters system.local and system.peers_v2 (or system.peers) are read instead.
 func readView(ctx context.Context, s *gocql.Session) ([]nodeView, error) {
-	iter := s.Query(`SELECT address, port, native_address_and_port, rpc_address, "schema", status_with_port, status, generation, heartbeat
+	iter := s.Query(`SELECT address, port, native_address_and_port, rpc_address, "schema", status_with_port, status, generation, heartbeat, dc
 		FROM system_views.gossip_info`).WithContext(ctx).Consistency(gocql.One).Iter()
 	coord := ""
 	if h := iter.Host(); h != nil {
@@ -484,6 +495,7 @@ func gossipRow(row map[string]any, coord string) nodeView {
 		Version: str("schema"),
 		Gen:     num("generation"),
 		Beat:    num("heartbeat"),
+		DC:      str("dc"),
 	}
 	st := str("status_with_port")
 	if st == "" {

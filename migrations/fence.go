@@ -97,7 +97,7 @@ func columnExists(err error) bool {
 func (st *store) takeOver(ctx context.Context, owner gocql.UUID) error {
 	prev := map[string]any{}
 	applied, err := st.q(ctx, `UPDATE `+st.table+` SET lock_owner = ? WHERE target = ? IF lock_owner != ?`,
-		owner, st.opt.Keyspace, owner).SerialConsistency(gocql.Serial).MapScanCAS(prev)
+		owner, st.opt.Keyspace, owner).SerialConsistency(st.serial()).MapScanCAS(prev)
 	if err != nil {
 		return fmt.Errorf("fence the bookkeeping of %s to this run (lock_owner in %s): %w", st.opt.Keyspace, st.table, err)
 	}
@@ -111,7 +111,7 @@ func (st *store) takeOver(ctx context.Context, owner gocql.UUID) error {
 func (st *store) fenceOwner(ctx context.Context) (*gocql.UUID, error) {
 	row := map[string]any{}
 	err := st.s.Query(`SELECT lock_owner FROM `+st.table+` WHERE target = ? LIMIT 1`, st.opt.Keyspace).
-		WithContext(ctx).Consistency(serialRead).MapScan(row)
+		WithContext(ctx).Consistency(st.serialRead()).MapScan(row)
 	if errors.Is(err, gocql.ErrNotFound) {
 		return nil, nil
 	}
@@ -131,7 +131,7 @@ func (st *store) fenceOwner(ctx context.Context) (*gocql.UUID, error) {
 func (st *store) fenced(ctx context.Context, owner gocql.UUID, what, stmt string, args ...any) error {
 	prev := map[string]any{}
 	applied, err := st.q(ctx, stmt+` IF lock_owner = ?`, append(args, owner)...).
-		SerialConsistency(gocql.Serial).MapScanCAS(prev)
+		SerialConsistency(st.serial()).MapScanCAS(prev)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}

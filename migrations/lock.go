@@ -17,6 +17,28 @@ import (
 // in-flight lightweight transaction first, so the answer reflects the latest owner.
 const serialRead = gocql.Consistency(0x0008)
 
+// localSerialRead is serialRead confined to the coordinator's DC.
+const localSerialRead = gocql.Consistency(0x0009)
+
+// serial is the serial consistency of the lock's and the fence's lightweight transactions:
+// SERIAL (a quorum of every DC's replicas), or LOCAL_SERIAL when Options.LocalSerial says
+// only one DC deploys.
+func (st *store) serial() gocql.SerialConsistency {
+	if st.opt.LocalSerial {
+		return gocql.LocalSerial
+	}
+	return gocql.Serial
+}
+
+// serialRead is the read consistency that sees the latest lightweight transaction at the
+// serial level in use.
+func (st *store) serialRead() gocql.Consistency {
+	if st.opt.LocalSerial {
+		return localSerialRead
+	}
+	return serialRead
+}
+
 // lease is the cluster-wide migration lock: one row per target keyspace, written with
 // INSERT ... IF NOT EXISTS USING TTL, renewed with UPDATE ... USING TTL ... IF owner = ?,
 // deleted with DELETE ... IF owner = ?. A holder that dies stops renewing and the row
@@ -99,7 +121,7 @@ func (st *store) tryAcquire(ctx context.Context, owner gocql.UUID, ttl time.Dura
 	applied, err := st.s.Query(`INSERT INTO `+st.lock+` (target, owner, host, pid, tool_version, acquired_at)
 		VALUES (?, ?, ?, ?, ?, ?) IF NOT EXISTS USING TTL ?`,
 		st.opt.Keyspace, owner, st.opt.Host, st.opt.PID, st.opt.ToolVersion, time.Now(), ttlSeconds(ttl)).
-		WithContext(ctx).Consistency(st.opt.Consistency).SerialConsistency(gocql.Serial).MapScanCAS(existing)
+		WithContext(ctx).Consistency(st.opt.Consistency).SerialConsistency(st.serial()).MapScanCAS(existing)
 	if err != nil {
 		// A timeout on a lightweight transaction leaves its outcome unknown: read the row
 		// at SERIAL to find out whether this attempt took the lock after all.
@@ -131,7 +153,7 @@ func holderFrom(row map[string]any) LockHolder {
 func (st *store) holder(ctx context.Context) (LockHolder, error) {
 	row := map[string]any{}
 	err := st.s.Query(`SELECT owner, host, pid, tool_version, acquired_at FROM `+st.lock+` WHERE target = ?`, st.opt.Keyspace).
-		WithContext(ctx).Consistency(serialRead).MapScan(row)
+		WithContext(ctx).Consistency(st.serialRead()).MapScan(row)
 	if errors.Is(err, gocql.ErrNotFound) {
 		return LockHolder{}, nil
 	}
@@ -239,7 +261,7 @@ func (l *lease) renew() {
 		applied, err := st.s.Query(`UPDATE `+st.lock+` USING TTL ? SET owner = ?, host = ?, pid = ?, tool_version = ?
 			WHERE target = ? IF owner = ?`,
 			ttlSeconds(l.ttl), l.owner, st.opt.Host, st.opt.PID, st.opt.ToolVersion, st.opt.Keyspace, l.owner).
-			WithContext(ctx).Consistency(st.opt.Consistency).SerialConsistency(gocql.Serial).MapScanCAS(map[string]any{})
+			WithContext(ctx).Consistency(st.opt.Consistency).SerialConsistency(st.serial()).MapScanCAS(map[string]any{})
 		cancel()
 		switch {
 		case err == nil && applied:
@@ -266,7 +288,7 @@ func (l *lease) release() error {
 	_, err := retry.Do(ctx, retry.Policy{Backoff: retryBackoff, Attempts: releaseAttempts,
 		Retry: func(err error) bool { return retryClass(err) != permanent }}, func() error {
 		_, err := st.s.Query(`DELETE FROM `+st.lock+` WHERE target = ? IF owner = ?`, st.opt.Keyspace, l.owner).
-			WithContext(ctx).Consistency(st.opt.Consistency).SerialConsistency(gocql.Serial).MapScanCAS(map[string]any{})
+			WithContext(ctx).Consistency(st.opt.Consistency).SerialConsistency(st.serial()).MapScanCAS(map[string]any{})
 		return err
 	})
 	if err != nil {

@@ -340,6 +340,7 @@ func (m *Migrator) Up(ctx context.Context) (*Result, error) { return m.UpTo(ctx,
 // UpTo applies the pending migrations up to and including version to (0: all), safely
 // when other processes do the same at the same moment:
 //
+//  0. it checks, per DC, that enough replicas are up for the lock (Preflight);
 //  1. it creates the bookkeeping keyspace and tables when missing (with fixed table ids,
 //     so concurrent creations agree);
 //  2. it reads the bookkeeping; a changed file stops the run; nothing pending returns at
@@ -351,6 +352,11 @@ func (m *Migrator) Up(ctx context.Context) (*Result, error) { return m.UpTo(ctx,
 //     stopped.
 func (m *Migrator) UpTo(ctx context.Context, to int64) (*Result, error) {
 	if err := m.checkVersion(to); err != nil {
+		return nil, err
+	}
+	// Before anything is sent, not even the bookkeeping tables' creation: a DC short of
+	// replicas for the lock is named here, rather than found at the lock or mid-file.
+	if _, err := m.Preflight(ctx); err != nil {
 		return nil, err
 	}
 	if err := m.bootstrap(ctx); err != nil {

@@ -53,8 +53,18 @@ type Options struct {
 	// others when it comes back.
 	RequireAllNodes bool
 	// Consistency of bookkeeping reads and writes (default QUORUM, which is consistent
-	// across datacenters; the lock itself always uses SERIAL).
+	// across datacenters; LOCAL_QUORUM with LocalSerial).
 	Consistency gocql.Consistency
+	// LocalSerial takes the lock with LOCAL_SERIAL in LocalDC instead of SERIAL across every
+	// DC, and checks only LocalDC's replicas before running. It is for the one case SERIAL
+	// cannot serve: a whole DC lost while a deploy must go on. It is safe only when no
+	// process in another DC runs migrations meanwhile: LOCAL_SERIAL is a quorum of one DC's
+	// replicas, so a process in each DC could hold the same lock at once. The DC that was
+	// away takes the schema from gossip and the bookkeeping rows from hints when it returns.
+	LocalSerial bool
+	// LocalDC is the datacenter the session routes to first (connect.Config.LocalDC): the
+	// one LOCAL_SERIAL and LOCAL_QUORUM mean. Required with LocalSerial.
+	LocalDC string
 	// AllowOutOfOrder applies a pending file whose version is lower than an applied one
 	// (a branch merged late). Without it such a file is an error, since it was written
 	// against an older schema.
@@ -124,8 +134,15 @@ func (o Options) withDefaults() (Options, error) {
 	if o.LockTimeout < 0 || o.AgreementTimeout < 0 {
 		return o, errors.New("migrations: timeouts must not be negative")
 	}
+	if o.LocalSerial && o.LocalDC == "" {
+		return o, errors.New("migrations: LocalSerial takes the lock in one datacenter: set Options.LocalDC to it (and route the session there first)")
+	}
 	if o.Consistency == 0 {
 		o.Consistency = gocql.Quorum
+		if o.LocalSerial {
+			// QUORUM counts every DC's replicas: with a DC lost it fails as SERIAL does.
+			o.Consistency = gocql.LocalQuorum
+		}
 	}
 	if o.Host == "" {
 		o.Host, _ = os.Hostname()

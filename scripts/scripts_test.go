@@ -260,3 +260,34 @@ func jvmFiles(t *testing.T, n int) string {
 	}
 	return b.String()
 }
+
+// The two-DC cluster has addresses of its own, dc1's on 127.0.5.x and dc2's on 127.0.6.x
+// (written out here, not derived from the script), and its per-node commands take a node
+// number or a DC name; anything else is exit 2 before any node is touched.
+func TestDCsLayoutAndBadInput(t *testing.T) {
+	hosts, code := script(t, []string{"CQLSIZE_DCS=2", "CQLSIZE_NODES=1"}, "hosts")
+	if code != 0 || strings.TrimSpace(hosts) != "127.0.5.1,127.0.5.2,127.0.6.1,127.0.6.2" {
+		t.Errorf("CQLSIZE_DCS=2 hosts: exit %d, %q", code, hosts)
+	}
+	three, code := script(t, []string{"CQLSIZE_DCS=2", "CQLSIZE_DC_NODES=3"}, "hosts")
+	if code != 0 || strings.TrimSpace(three) != "127.0.5.1,127.0.5.2,127.0.5.3,127.0.6.1,127.0.6.2,127.0.6.3" {
+		t.Errorf("CQLSIZE_DC_NODES=3 hosts: exit %d, %q", code, three)
+	}
+	for _, tc := range []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{[]string{"CQLSIZE_DCS=2"}, []string{"kill", "dc3"}, "node 'dc3': want 1 to 4 or dc1 to dc2"},
+		{[]string{"CQLSIZE_DCS=2"}, []string{"stop", "5"}, "node '5': want 1 to 4 or dc1 to dc2"},
+		{[]string{"CQLSIZE_DCS=2", "CQLSIZE_NODES=3"}, []string{"hosts"}, "CQLSIZE_DCS=2 is its own cluster"},
+		{[]string{"CQLSIZE_DCS=3"}, []string{"hosts"}, "CQLSIZE_DCS=3: want 1 or 2"},
+		{[]string{"CQLSIZE_DCS=2", "CQLSIZE_DC_NODES=9"}, []string{"hosts"}, "CQLSIZE_DC_NODES=9"},
+		{[]string{"CQLSIZE_NODES=3"}, []string{"kill", "dc2"}, "node number 'dc2': want 1 to 3"},
+	} {
+		out, code := script(t, tc.env, tc.args...)
+		if code != 2 || !strings.Contains(out, tc.want) {
+			t.Errorf("%v cassandra %v: exit %d, output:\n%s\nwant exit 2 and %q", tc.env, tc.args, code, out, tc.want)
+		}
+	}
+}

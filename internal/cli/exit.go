@@ -132,6 +132,9 @@ func retryable(err error) bool {
 		errors.Is(err, migrations.ErrLocked),
 		errors.Is(err, migrations.ErrLockLost),
 		errors.Is(err, migrations.ErrSchemaDisagreement),
+		// A DC short of replicas for the lock: nothing was sent, and the same run passes
+		// once the DC returns.
+		errors.Is(err, migrations.ErrReplicasDown),
 		errors.Is(err, context.DeadlineExceeded),
 		// Ctrl-C, or the SIGTERM an orchestrator sends a deploy it replaces: the run stopped
 		// between statements with its progress recorded, and the next run continues.

@@ -30,6 +30,7 @@ type migrateFlags struct {
 	lockTimeout         time.Duration
 	agreementTimeout    time.Duration
 	requireAllNodes     bool
+	serial              string
 	allowOutOfOrder     bool
 	verbose             bool
 	// createsTarget: the first file creates the target keyspace, so up may start before
@@ -158,6 +159,7 @@ CASSANDRA_USERNAME and CASSANDRA_PASSWORD (the password is never a flag).`,
 	pf.DurationVar(&f.lockTimeout, "lock-timeout", migrations.DefaultLockTimeout, "how long to wait for another process's migration lock")
 	pf.DurationVar(&f.agreementTimeout, "agreement-timeout", migrations.DefaultAgreementTimeout, "how long to wait for schema agreement after each DDL statement")
 	pf.BoolVar(&f.requireAllNodes, "require-all-nodes", false, "schema agreement waits for every node, down ones included (default: the nodes that are up; the down ones are named in a warning)")
+	pf.StringVar(&f.serial, "serial", "cluster", "serial consistency of the migration lock: cluster (SERIAL, a quorum of every DC's replicas) or local (LOCAL_SERIAL in --local-dc; only when no process in another DC runs migrations meanwhile: two DCs could each hold the lock)")
 	pf.BoolVar(&f.allowOutOfOrder, "allow-out-of-order", false, "apply a pending file numbered below an applied one")
 	pf.BoolVarP(&f.verbose, "verbose", "v", false, "print every statement as it completes, and the driver's log")
 
@@ -232,6 +234,7 @@ func (f *migrateFlags) options(env *Env, onEvent func(migrations.Event)) migrati
 		Keyspace: f.conn.keyspace, BookkeepingKeyspace: f.bookkeepingKeyspace, Table: f.table,
 		Replication: f.replication, LockTTL: f.lockTTL, LockTimeout: f.lockTimeout,
 		AgreementTimeout: f.agreementTimeout, RequireAllNodes: f.requireAllNodes, AllowOutOfOrder: f.allowOutOfOrder, OnEvent: onEvent,
+		LocalSerial: f.serial == "local", LocalDC: f.conn.localDC,
 	}
 }
 
@@ -256,6 +259,14 @@ func (f *migrateFlags) open(ctx context.Context, env *Env, cmd *cobra.Command, b
 	}
 	if err := f.checkDurations(); err != nil {
 		return nil, err
+	}
+	switch f.serial {
+	case "cluster", "local":
+	default:
+		return nil, Usagef("--serial %q: want cluster (SERIAL, the default) or local (LOCAL_SERIAL in --local-dc)", f.serial)
+	}
+	if f.serial == "local" && f.conn.localDC == "" {
+		return nil, Usagef("--serial local takes the lock in one datacenter: name it with --local-dc")
 	}
 	if err := f.options(env, nil).Validate(); err != nil {
 		return nil, Usagef("%v", err)

@@ -55,3 +55,23 @@ func TestMigrateUpRefusesBadCompactionSubOption(t *testing.T) {
 		}
 	}
 }
+
+// --serial takes cluster or local, and local only with the DC it means: anything else is
+// refused as bad usage (exit 2) before any connection, naming the flag.
+func TestMigrateSerialFlag(t *testing.T) {
+	dir := migDir(t, map[string]string{"0001_t.cql": "CREATE TABLE IF NOT EXISTS t (id int PRIMARY KEY);\n"})
+	env := map[string]string{"CASSANDRA_HOSTS": "127.0.0.1"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--serial", "each"}, `--serial "each": want cluster`},
+		{[]string{"--serial", "local"}, "--serial local takes the lock in one datacenter: name it with --local-dc"},
+	} {
+		args := append([]string{"migrate", "up", "--dir", dir, "--keyspace", "app"}, tc.args...)
+		code, out, errOut := runEnv(t, env, args...)
+		if code != ExitBadInput || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, want %d and %q\nstdout: %s\nstderr: %s", tc.args, code, ExitBadInput, tc.want, out, errOut)
+		}
+	}
+}

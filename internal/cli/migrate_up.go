@@ -49,9 +49,17 @@ sends it again only when that is harmless (DDL judged by the live schema, INSERT
 and DELETE that are not counter updates or list appends), and otherwise stops in doubt
 (exit 4) naming the statement, what to check and the resolve command to run.
 
+Across datacenters: before anything is sent, each DC's live replicas of the bookkeeping
+and target keyspaces (NetworkTopologyStrategy) are counted against the lock's serial
+consistency. The lock is SERIAL (a quorum of every DC's replicas) unless --serial local
+takes LOCAL_SERIAL in --local-dc: only when no process in another DC runs migrations
+meanwhile, since a process in each DC could then hold the lock at once. A DC too short for
+the lock is named and the run exits 3 with nothing sent.
+
 Exit status: 0 applied or up to date; 1 an error-level lint; 2 bad input or a statement
 the node refuses (fix the file); 3 cluster trouble, safe to run again as is (unreachable,
-lock wait timed out, lease lost, schema agreement timed out, stopped partway on a timeout);
+lock wait timed out, lease lost, schema agreement timed out, stopped partway on a timeout,
+a DC short of replicas for the lock);
 4 a statement in doubt: a person checks it and runs ` + "`cqlsize migrate resolve`" + `.`,
 		Example: `  cqlsize migrate up --keyspace app
   cqlsize migrate up --keyspace app --to 12 --lock-timeout 5m

@@ -41,7 +41,7 @@ var floors = [][]string{
 	// moves live data (over denorm's writes), profile; the test node.
 	{"codes", "design", "evolve", "evolve/backfill", "profile", "cassandratest"},
 	// 6: reports and harnesses over those.
-	{"internal/report", "internal/accuracy", "internal/ringtest", "internal/authtest", "internal/tlstest"},
+	{"internal/report", "internal/accuracy", "internal/ringtest", "internal/dctest", "internal/authtest", "internal/tlstest"},
 	// 7: the CLI, the accuracy command, the examples (which import public packages only,
 	// so each can be copied into a service) and their shared test harness.
 	{"internal/cli", "internal/accuracy/cmd", "examples/posts", "examples/trending", "examples/likes",
@@ -54,7 +54,7 @@ var floors = [][]string{
 // testHelpers may be imported by any package's tests: they give a test a real node, the
 // fault ring, the node with authentication, the TLS nodes, a golden file, the measured bound
 // it holds a figure to, or the cqlsize binary.
-var testHelpers = []string{"cassandratest", "connect", "internal/authtest", "internal/cqlsizebin", "internal/figures", "internal/golden", "internal/ringtest", "internal/tlstest"}
+var testHelpers = []string{"cassandratest", "connect", "internal/authtest", "internal/cqlsizebin", "internal/figures", "internal/golden", "internal/ringtest", "internal/dctest", "internal/tlstest"}
 
 // testUpward lists the arrows a package's tests take upward or sideways (beyond lower floors
 // and testHelpers), each with why: a test may reach higher than its package when that layer
