@@ -45,7 +45,7 @@ func TestGocqlxCallsRunBetweenStatements(t *testing.T) {
 		if !exists("a") || exists("b") {
 			return fmt.Errorf("called out of place: a %v, b %v", exists("a"), exists("b"))
 		}
-		return s.Query(`INSERT INTO `+ks+`.a (k, v) VALUES (1, 'filled')`).WithContext(ctx).Exec()
+		return s.Query(`INSERT INTO ` + ks + `.a (k, v) VALUES (1, 'filled')`).WithContext(ctx).Exec()
 	}
 	m, _ = newMigrator(t, s, ks, set.Migrations, migrations.Options{Calls: map[string]migrations.CallFunc{"fill_a": fill}})
 	if _, err := m.Up(ctx); err != nil {
