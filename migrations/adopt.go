@@ -31,6 +31,12 @@ const (
 	// end_time timestamp): one row per file, checksum the md5 of the file's bytes, done the
 	// number of ';'-separated pieces of the file it has run.
 	Gocqlx Tool = "gocqlx"
+	// Flyway is Flyway's Cassandra support (flyway-database-cassandra). Its table
+	// (flyway_schema_history by default) is one partition ('flyway') with a row per run
+	// of a file, by installed_rank: version text, type, script, checksum int (CRC-32 of
+	// the file's lines, line endings left out), success boolean. A BASELINE row marks
+	// every version up to its own as applied.
+	Flyway Tool = "flyway"
 )
 
 // DefaultTable is the other tool's default bookkeeping table.
@@ -40,6 +46,8 @@ func (t Tool) DefaultTable() string {
 		return "schema_migrations"
 	case Gocqlx:
 		return "gocqlx_migrate"
+	case Flyway:
+		return "flyway_schema_history"
 	}
 	return ""
 }
@@ -47,10 +55,10 @@ func (t Tool) DefaultTable() string {
 // ParseTool reads a --from value.
 func ParseTool(s string) (Tool, error) {
 	switch t := Tool(strings.ToLower(strings.TrimSpace(s))); t {
-	case GolangMigrate, Gocqlx:
+	case GolangMigrate, Gocqlx, Flyway:
 		return t, nil
 	}
-	return "", fmt.Errorf("%q: want %s or %s", s, GolangMigrate, Gocqlx)
+	return "", fmt.Errorf("%q: want %s, %s or %s", s, GolangMigrate, Gocqlx, Flyway)
 }
 
 // ErrNotAdoptable: the other tool's bookkeeping says a run stopped partway, names a file
@@ -85,6 +93,8 @@ func (m *Migrator) Adopt(ctx context.Context, from Tool, table string) ([]*Migra
 		versions, err = m.golangMigrateApplied(ctx, where)
 	case Gocqlx:
 		versions, err = m.gocqlxApplied(ctx, where)
+	case Flyway:
+		versions, err = m.flywayApplied(ctx, where)
 	default:
 		return nil, fmt.Errorf("adopt: unknown tool %q", from)
 	}

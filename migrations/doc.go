@@ -11,5 +11,5 @@
 // checksum and each statement's progress; and the runner waits for schema agreement after
 // every DDL statement. A history whose first statement creates the target keyspace runs
 // it first, before the bookkeeping that lives there. Adopt takes over the history that
-// golang-migrate or gocqlx/migrate kept in the keyspace.
+// golang-migrate, gocqlx/migrate or Flyway kept in the keyspace.
 package migrations

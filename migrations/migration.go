@@ -11,13 +11,29 @@ import (
 
 // Migration is one versioned file: 0003_add_tags.cql is version 3, name "add_tags".
 type Migration struct {
+	// Version orders the history and is what the bookkeeping records: the number a
+	// NNNN_name.cql file starts with, or, in a layout whose versions are not single
+	// numbers (Flyway's 1.46, gocqlx's file names, a manifest's folders), the file's place
+	// in its runner's order (1, 2, 3...), with the version as written in Label.
 	Version    int64
+	Label      string // the version as its file writes it, when it is not Version (VersionLabel)
 	Name       string
 	File       string // the path used in messages: the folder given plus the file name
 	Checksum   string // hex sha256 of the file's bytes, as recorded in the bookkeeping table
 	Source     []byte
 	Statements []Statement
 	Parsed     []cql.Statement // the same statements, parsed (for lints and the schema model)
+	// Calls are gocqlx's `-- CALL name;` lines: Go code the file asks the program to run
+	// between its statements (Options.Calls). Only gocqlx's layout has them.
+	Calls []Call
+}
+
+// Call is a gocqlx callback line: run the program's function Name after the file's first
+// After statements and before the next.
+type Call struct {
+	Name  string
+	Pos   cql.Pos
+	After int
 }
 
 // Statement is one statement of a migration file, as the cql lexer split it.

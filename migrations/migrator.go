@@ -232,6 +232,9 @@ type Step struct {
 
 // plan lists what Up(to) would apply given the records, or why it refuses to.
 func (m *Migrator) plan(recs map[int64]*Record, to int64) ([]Step, error) {
+	if err := m.renumbered(recs); err != nil {
+		return nil, err
+	}
 	var maxDone int64 = -1
 	var maxFile string
 	for _, st := range m.statuses(recs) {
@@ -260,6 +263,9 @@ func (m *Migrator) plan(recs map[int64]*Record, to int64) ([]Step, error) {
 		}
 		for i := from; i <= len(mg.Statements); i++ {
 			steps = append(steps, Step{Migration: mg, Index: i, Statement: mg.Statements[i-1], Resume: r != nil, InFlight: m.inFlight(mg, r, i)})
+		}
+		if err := m.checkCalls([]*Migration{mg}); err != nil {
+			return nil, err
 		}
 		if from > len(mg.Statements) {
 			// Every statement ran but the run died before marking the file applied.
@@ -521,11 +527,17 @@ func (m *Migrator) applyOne(l *lease, mg *Migration, r *Record, run gocql.UUID) 
 		next++
 	}
 	for a := next; a <= len(mg.Statements); {
-		b := groupEnd(mg, a, m.opt.Keyspace)
+		if err := m.runCalls(l, f, mg, a-1); err != nil {
+			return nil, err
+		}
+		b := min(groupEnd(mg, a, m.opt.Keyspace), max(callBoundary(mg, a), a))
 		if err := m.applyGroup(l, f, a, b, inFlight && a == from); err != nil {
 			return nil, err
 		}
 		a = b + 1
+	}
+	if err := m.runCalls(l, f, mg, len(mg.Statements)); err != nil {
+		return nil, err
 	}
 	if err := l.check(); err != nil {
 		return nil, err

@@ -79,6 +79,13 @@ type Options struct {
 	// apply. An error stops the run with nothing applied and is returned as is. The CLI
 	// checks there that the statements apply to a model of the live schema.
 	BeforeApply func(ctx context.Context, steps []Step) error
+	// Calls are the functions gocqlx files name on their `-- CALL name;` lines (see
+	// CallFunc), by name.
+	Calls map[string]CallFunc
+	// SkipCalls applies gocqlx files without the calls Calls does not hold, naming each in
+	// a Warning event; without it such a file is refused (ErrUnknownCall) before anything
+	// runs.
+	SkipCalls bool
 	// OnEvent, when set, is told about progress: lock waits, each statement, each file.
 	// It runs on the migrating goroutine; a slow callback delays the run (the lease is
 	// renewed meanwhile).

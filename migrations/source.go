@@ -114,8 +114,15 @@ type Set struct {
 	// .down.cql files.
 	Ignored []string
 	// Skipped lists the numbered files that are not .cql files (0002_b.sql): probably meant
-	// as migrations, never run, so the load names them (Notes).
+	// as migrations, never run, so the load names them (Notes); in the manifest layout, the
+	// sub-folders without a manifest.
 	Skipped []string
+	// NotVersioned lists Flyway's repeatable (R__x.cql) and undo (U2__x.cql) migrations,
+	// which cqlsize does not run.
+	NotVersioned []string
+	// Unlisted lists the .cql files of a manifest layout's version folders that no
+	// manifest names: they never run.
+	Unlisted []string
 }
 
 // Notes says, one line each, what Load left out and why: the .down.cql files (Note) and
@@ -127,7 +134,17 @@ func (s *Set) Notes() []string {
 		out = append(out, n)
 	}
 	for _, f := range s.Skipped {
+		if strings.HasSuffix(f, "/") {
+			out = append(out, fmt.Sprintf("ignoring %s: it holds no %s", f, Manifest))
+			continue
+		}
 		out = append(out, fmt.Sprintf("ignoring %s: migrations are .cql files", fileBase(f)))
+	}
+	for _, f := range s.NotVersioned {
+		out = append(out, fmt.Sprintf("ignoring %s: Flyway's repeatable and undo migrations are not run by cqlsize", fileBase(f)))
+	}
+	for _, f := range s.Unlisted {
+		out = append(out, fmt.Sprintf("ignoring %s: no %s lists it", f, Manifest))
 	}
 	return out
 }
@@ -143,9 +160,9 @@ func Empty(migs []*Migration) error {
 	var errs []error
 	statements := 0
 	for _, m := range migs {
-		statements += len(m.Statements)
+		statements += len(m.Statements) + len(m.Calls)
 		switch {
-		case len(m.Statements) > 0:
+		case len(m.Statements) > 0 || len(m.Calls) > 0:
 		case strings.Contains(string(m.Source), TemplateMarker):
 			errs = append(errs, fmt.Errorf("%s %w: it is the `migrate new` template, unfilled: fill it in or delete it", m.File, ErrNoStatement))
 		case len(strings.TrimSpace(string(m.Source))) == 0:
@@ -160,7 +177,7 @@ func Empty(migs []*Migration) error {
 
 // NoOp reports whether m is a no-op version: a file of comments only, recorded as applied
 // with nothing sent.
-func (m *Migration) NoOp() bool { return len(m.Statements) == 0 }
+func (m *Migration) NoOp() bool { return len(m.Statements) == 0 && len(m.Calls) == 0 }
 
 // numbered matches a .sql file name that starts with a version number: with .cql it
 // would be a migration.
@@ -239,7 +256,7 @@ func LoadSetDir(dir string) (*Set, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("read migrations folder %s: not a folder", dir)
 	}
-	return load(os.DirFS(dir), ".", dir)
+	return load(os.DirFS(dir), ".", dir, "")
 }
 
 // Load reads every NNNN_name.cql file in dir of fsys (an embed.FS works: a service can
@@ -251,7 +268,7 @@ func LoadSetDir(dir string) (*Set, error) {
 // does not lex (file:line:col), a folder with no migration at all (ErrNoMigrations), or one
 // that mixes the two layouts (ErrMixedLayout).
 func Load(fsys fs.FS, dir string) ([]*Migration, error) {
-	set, err := load(fsys, dir, dir)
+	set, err := load(fsys, dir, dir, "")
 	if err != nil {
 		return nil, err
 	}
@@ -261,25 +278,49 @@ func Load(fsys fs.FS, dir string) ([]*Migration, error) {
 // LoadSet is Load returning the whole Set: the migrations, the layout, the files left out,
 // and the schema model from the same parse (Set.Schema).
 func LoadSet(fsys fs.FS, dir string) (*Set, error) {
-	return load(fsys, dir, dir)
+	return load(fsys, dir, dir, "")
 }
 
-func load(fsys fs.FS, dir, display string) (*Set, error) {
+// LoadSetAs is LoadSet in a layout named by the caller ("" detects it, as LoadSet does).
+// gocqlx's layout is never detected (LayoutGocqlx says why): ask for it.
+func LoadSetAs(fsys fs.FS, dir string, layout Layout) (*Set, error) {
+	return load(fsys, dir, dir, layout)
+}
+
+// LoadSetDirAs is LoadSetAs for a folder of the file system.
+func LoadSetDirAs(dir string, layout Layout) (*Set, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read migrations folder: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("read migrations folder %s: not a folder", dir)
+	}
+	return load(os.DirFS(dir), ".", dir, layout)
+}
+
+func load(fsys fs.FS, dir, display string, layout Layout) (*Set, error) {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return nil, fmt.Errorf("read migrations folder %s: %w", display, err)
 	}
 	show := func(base string) string {
 		if display != "." && display != "" {
-			return filepath.Join(display, base)
+			return filepath.Join(display, filepath.FromSlash(base))
 		}
-		return base
+		return filepath.FromSlash(base)
+	}
+	switch {
+	case layout == LayoutGocqlx:
+		return loadGocqlx(fsys, dir, display, entries, show)
+	case layout == LayoutManifest || (layout == "" && hasManifests(fsys, dir, entries)):
+		return loadManifest(fsys, dir, display, entries, show)
 	}
 	set := &Set{Dir: display, Layout: LayoutCqlsize}
 	var errs []error
-	var up, plain []string // golang-migrate .up.cql files and plain .cql files
+	var up, plain, flyway []string // golang-migrate .up.cql files, plain .cql files, Flyway's V...__ files
 	var folders, others []string
-	byVersion := map[int64]*Migration{}
+	var files []*pendingFile
 	for _, e := range entries {
 		base := e.Name()
 		switch {
@@ -290,6 +331,9 @@ func load(fsys fs.FS, dir, display string) (*Set, error) {
 			continue
 		case hasSuffixFold(base, downSuffix):
 			set.Ignored = append(set.Ignored, show(base))
+			continue
+		case flywayOther.MatchString(base):
+			set.NotVersioned = append(set.NotVersioned, show(base))
 			continue
 		case !hasSuffixFold(base, ".cql"):
 			others = append(others, base)
@@ -303,29 +347,25 @@ func load(fsys fs.FS, dir, display string) (*Set, error) {
 			plain = append(plain, base)
 		}
 		file := show(base)
-		v, name, err := ParseName(base)
+		vn, err := parseVersioned(base)
+		if err == nil && layout == LayoutFlyway && !vn.flyway {
+			err = fmt.Errorf("%s: %w: the flyway layout wants V<version>__<description>.cql, e.g. V1.1__create_users.cql", base, ErrBadName)
+		}
 		if err != nil {
 			// The message names the file as messages show it (with its folder), and keeps
 			// what is wrong with the name and what is wanted.
 			errs = append(errs, &nameError{msg: file + strings.TrimPrefix(err.Error(), base), err: err})
 			continue
 		}
+		if vn.flyway {
+			flyway = append(flyway, base)
+		}
 		src, err := fs.ReadFile(fsys, path.Join(dir, base))
 		if err != nil {
 			errs = append(errs, fmt.Errorf("read migration %s: %w", file, err))
 			continue
 		}
-		m, err := parseMigration(file, v, name, src)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if prev := byVersion[v]; prev != nil {
-			errs = append(errs, fmt.Errorf("%s and %s: %w (%d)", prev.File, file, ErrDuplicateVersion, v))
-			continue
-		}
-		byVersion[v] = m
-		set.Migrations = append(set.Migrations, m)
+		files = append(files, &pendingFile{file: file, name: vn.name, parts: vn.parts, src: src})
 	}
 	// Both layouts in one folder are refused rather than guessed at: golang-migrate runs
 	// only the .up.cql files and skips the plain ones, cqlsize would run both, so the two
@@ -335,16 +375,38 @@ func load(fsys fs.FS, dir, display string) (*Set, error) {
 			"golang-migrate would skip %s, so the two tools would apply different histories: rename the plain files to .up.cql, or the .up.cql files to .cql",
 			display, ErrMixedLayout, up[0], plain[0], plain[0])}, errs...)
 	}
+	if err := numberVersions(files); err != nil {
+		errs = append(errs, err)
+	}
+	// Every file is parsed even when names are wrong: one run reports every problem.
+	badName := errors.Is(errors.Join(errs...), ErrBadName)
+	for _, f := range files {
+		m, err := f.parse()
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		set.Migrations = append(set.Migrations, m)
+	}
 	if len(errs) > 0 {
+		if layout == "" && badName {
+			errs = append(errs, fmt.Errorf("if these are gocqlx/migrate files (applied in file-name order), pass --layout gocqlx (migrations.LayoutGocqlx)"))
+		}
 		return nil, errors.Join(errs...)
 	}
-	if len(up) > 0 {
+	switch {
+	case len(up) > 0:
 		set.Layout = LayoutGolangMigrate
+	case len(flyway) > 0:
+		set.Layout = LayoutFlyway
+	}
+	if layout != "" && layout != set.Layout && len(set.Migrations) > 0 {
+		return nil, fmt.Errorf("migrations folder %s: asked for the %s layout, and its files are in the %s layout (%s)", display, layout, set.Layout, fileBase(set.Migrations[0].File))
 	}
 	if len(set.Migrations) == 0 {
 		return nil, noMigrations(display, folders, others, set.Ignored)
 	}
-	sort.Slice(set.Migrations, func(i, j int) bool { return set.Migrations[i].Version < set.Migrations[j].Version })
+	sort.SliceStable(set.Migrations, func(i, j int) bool { return set.Migrations[i].Version < set.Migrations[j].Version })
 	return set, nil
 }
 
@@ -380,12 +442,18 @@ func noMigrations(display string, folders, others, ignored []string) error {
 }
 
 // Parse builds a Migration from a file's name and content (Load does this for each file).
+// A dotted version (Flyway's V1.46__x.cql) is numbered by its place in its folder, which
+// one file does not tell: its Version is 0 and its Label the version as written.
 func Parse(file string, src []byte) (*Migration, error) {
-	v, name, err := ParseName(fileBase(file))
+	vn, err := parseVersioned(fileBase(file))
 	if err != nil {
 		return nil, err
 	}
-	return parseMigration(file, v, name, src)
+	p := &pendingFile{file: file, name: vn.name, parts: vn.parts, src: src, version: vn.parts[0]}
+	if len(vn.parts) > 1 {
+		p.version, p.label = 0, vn.parts.String()
+	}
+	return p.parse()
 }
 
 func parseMigration(file string, version int64, name string, src []byte) (*Migration, error) {

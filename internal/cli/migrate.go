@@ -33,6 +33,8 @@ type migrateFlags struct {
 	serial              string
 	allowOutOfOrder     bool
 	verbose             bool
+	layout              string
+	skipCalls           bool
 	// createsTarget: the first file creates the target keyspace, so up may start before
 	// it exists without --replication (set by up from the loaded files).
 	createsTarget bool
@@ -120,10 +122,13 @@ func newMigrateCmd(env *Env) *cobra.Command {
 		Use:   "migrate",
 		Short: "Apply versioned .cql migrations safely from every deploy at once",
 		Long: `Apply versioned migration files (NNNN_name.cql, in version order) to a keyspace.
-golang-migrate's layout is read too: {version}_{title}.up.cql files are the migrations and
-the .down.cql files beside them are ignored (cqlsize does not run down migrations); one
-folder in both layouts is refused. A folder with no migration file is an error (exit 2).
-` + "`migrate baseline --from golang-migrate|gocqlx`" + ` adopts another tool's history.
+Other runners' layouts are read as they write them: golang-migrate's {version}_{title}.up.cql
+(the .down.cql files beside them are ignored: cqlsize does not run down migrations), Flyway's
+V<version>__<description>.cql (dotted versions in numeric order), version folders with a
+manifest.json (--layout manifest, detected), and gocqlx's folder of *.cql files in name order
+with its -- CALL lines (--layout gocqlx, never detected). One folder in two layouts is
+refused. A folder with no migration file is an error (exit 2).
+` + "`migrate baseline --from golang-migrate|gocqlx|flyway`" + ` adopts another tool's history.
 
 Every pending file is lexed, parsed and linted before anything runs. A cluster-wide lease
 (a lightweight transaction with a TTL) lets one process migrate while the others wait and
@@ -162,6 +167,8 @@ CASSANDRA_USERNAME and CASSANDRA_PASSWORD (the password is never a flag).`,
 	pf.StringVar(&f.serial, "serial", "cluster", "serial consistency of the migration lock: cluster (SERIAL, a quorum of every DC's replicas) or local (LOCAL_SERIAL in --local-dc; only when no process in another DC runs migrations meanwhile: two DCs could each hold the lock)")
 	pf.BoolVar(&f.allowOutOfOrder, "allow-out-of-order", false, "apply a pending file numbered below an applied one")
 	pf.BoolVarP(&f.verbose, "verbose", "v", false, "print every statement as it completes, and the driver's log")
+	pf.StringVar(&f.layout, "layout", "auto", "how the folder names its files: auto, cqlsize, flyway, golang-migrate, gocqlx (every *.cql in name order; never detected) or manifest (version folders with manifest.json)")
+	pf.BoolVar(&f.skipCalls, "skip-calls", false, "apply gocqlx files without their `-- CALL name;` lines (the CLI cannot run Go code; each skipped call is named)")
 
 	cmd.AddCommand(
 		newMigrateUpCmd(env, f),
@@ -182,7 +189,11 @@ CASSANDRA_USERNAME and CASSANDRA_PASSWORD (the password is never a flag).`,
 // wrong folder must not pass having applied nothing). What the load leaves out (golang-
 // migrate's .down.cql files) is said on stderr, once.
 func (f *migrateFlags) loadMigrations(env *Env) ([]*migrations.Migration, error) {
-	set, err := migrations.LoadSetDir(f.dir)
+	layout, err := migrations.ParseLayout(f.layout)
+	if err != nil {
+		return nil, Usagef("--layout %v", err)
+	}
+	set, err := migrations.LoadSetDirAs(f.dir, layout)
 	if err != nil {
 		return nil, InputErr(err)
 	}
@@ -207,6 +218,13 @@ func (f *migrateFlags) loadRunnable(env *Env) ([]*migrations.Migration, error) {
 	for _, m := range migs {
 		if m.NoOp() {
 			fmt.Fprintf(env.Stderr, "%s: no statement (comments only): a no-op version, recorded as applied with nothing sent\n", m.File)
+		}
+		for _, c := range m.Calls {
+			if f.skipCalls {
+				fmt.Fprintf(env.Stderr, "%s: -- CALL %s; is skipped (--skip-calls)\n", c.Pos, c.Name)
+			} else {
+				fmt.Fprintf(env.Stderr, "%s: -- CALL %s; runs Go code, which the CLI cannot: up refuses this file unless --skip-calls (a program registers it in migrations.Options.Calls)\n", c.Pos, c.Name)
+			}
 		}
 	}
 	return migs, nil
@@ -235,6 +253,7 @@ func (f *migrateFlags) options(env *Env, onEvent func(migrations.Event)) migrati
 		Replication: f.replication, LockTTL: f.lockTTL, LockTimeout: f.lockTimeout,
 		AgreementTimeout: f.agreementTimeout, RequireAllNodes: f.requireAllNodes, AllowOutOfOrder: f.allowOutOfOrder, OnEvent: onEvent,
 		LocalSerial: f.serial == "local", LocalDC: f.conn.localDC,
+		SkipCalls: f.skipCalls,
 	}
 }
 
@@ -309,25 +328,32 @@ func (f *migrateFlags) open(ctx context.Context, env *Env, cmd *cobra.Command, b
 	return &session{s: s, cfg: cfg}, nil
 }
 
-// parseVersion reads a version argument ("3" or "0003", or a file name such as
-// 0003_add_tags.cql).
 // parseToVersion is parseVersion for --to, where the library reads 0 as "every version":
 // a history that starts at version 0 cannot stop after it yet, and says so.
-func parseToVersion(arg string) (int64, error) {
-	v, err := parseVersion(arg)
+func parseToVersion(migs []*migrations.Migration, arg string) (int64, error) {
+	v, err := parseVersion(migs, arg)
 	if err == nil && v == 0 {
 		return 0, Usagef("--to %s: version %q is the first version; --to stops after a later one (1 or more)", arg, arg)
 	}
 	return v, err
 }
 
-func parseVersion(arg string) (int64, error) {
-	if v, _, err := migrations.ParseName(arg); err == nil {
+// parseVersion reads a version argument: "3" or "0003", a file name such as
+// 0003_add_tags.cql, or a version as a file of the folder writes it where that is not a
+// plain number (Flyway's 1.46, a gocqlx file's name, a manifest folder's 0.2).
+func parseVersion(migs []*migrations.Migration, arg string) (int64, error) {
+	a := strings.TrimSpace(arg)
+	for _, m := range migs {
+		if m.Label != "" && (m.Label == a || m.Label+".cql" == a || "V"+m.Label == a) {
+			return m.Version, nil
+		}
+	}
+	if v, _, err := migrations.ParseName(a); err == nil {
 		return v, nil
 	}
-	v, _, err := migrations.ParseName(strings.TrimSpace(arg) + ".cql")
+	v, _, err := migrations.ParseName(a + ".cql")
 	if err != nil {
-		return 0, Usagef("version %q: want a number such as 3 or 0003", arg)
+		return 0, Usagef("version %q: want a number such as 3 or 0003, or a version as the folder's files write it", arg)
 	}
 	return v, nil
 }

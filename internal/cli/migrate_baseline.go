@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -12,7 +13,7 @@ import (
 func newMigrateBaselineCmd(env *Env, mf *migrateFlags) *cobra.Command {
 	var from, fromTable string
 	cmd := &cobra.Command{
-		Use:   "baseline VERSION | --from golang-migrate|gocqlx",
+		Use:   "baseline VERSION | --from golang-migrate|gocqlx|flyway",
 		Short: "Record migrations as applied without running them (up to VERSION, or what another tool applied)",
 		Long: `Record every migration up to and including VERSION as applied (state baseline)
 without running it: for a keyspace whose schema was created before these files were
@@ -26,20 +27,26 @@ files it applied (with the checksums cqlsize computes), so the next up runs only
                   version (a run that failed partway) is refused, saying what to do.
   gocqlx          its gocqlx_migrate table (name, checksum, done, ...) holds one row per
                   file: each is recorded, after checking the file's md5 against the
-                  recorded one and that every ';'-separated piece of it ran.
+                  recorded one and that every ';'-separated piece of it ran. A folder
+                  of unversioned names (v2.0.0.cql) needs --layout gocqlx.
+  flyway          its flyway_schema_history table (Flyway's Cassandra support) holds a
+                  row per run: each successful version is recorded after checking the
+                  file against Flyway's checksum, and every version up to a BASELINE row;
+                  a failed run (success = false) is refused, saying what to do.
 
 --from-table names the other tool's table when it is not the default
 (golang-migrate's x-migrations-table).`,
 		Example: `  cqlsize migrate baseline 12 --keyspace app
   cqlsize migrate baseline --from golang-migrate --keyspace app --dir db/migrations
-  cqlsize migrate baseline --from gocqlx --keyspace app`,
+  cqlsize migrate baseline --from gocqlx --layout gocqlx --keyspace app
+  cqlsize migrate baseline --from flyway --keyspace app --dir db/cassandra`,
 		Args: cobra.RangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case from != "" && len(args) == 1:
 				return Usagef("baseline takes a VERSION or --from, not both")
 			case from == "" && len(args) == 0:
-				return Usagef("baseline needs a VERSION (record every file up to it) or --from golang-migrate|gocqlx (record what that tool applied)")
+				return Usagef("baseline needs a VERSION (record every file up to it) or --from golang-migrate|gocqlx|flyway (record what that tool applied)")
 			case from == "" && fromTable != "":
 				return Usagef("--from-table goes with --from")
 			case from != "":
@@ -48,7 +55,7 @@ files it applied (with the checksums cqlsize computes), so the next up runs only
 			return runMigrateBaseline(cmd.Context(), env, cmd, mf, args[0])
 		},
 	}
-	cmd.Flags().StringVar(&from, "from", "", "adopt the history of another tool: golang-migrate or gocqlx")
+	cmd.Flags().StringVar(&from, "from", "", "adopt the history of another tool: golang-migrate, gocqlx or flyway")
 	cmd.Flags().StringVar(&fromTable, "from-table", "", "the other tool's bookkeeping table (default schema_migrations for golang-migrate, gocqlx_migrate for gocqlx)")
 	return cmd
 }
@@ -76,11 +83,11 @@ func runMigrateAdopt(ctx context.Context, env *Env, cmd *cobra.Command, mf *migr
 }
 
 func runMigrateBaseline(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFlags, arg string) error {
-	v, err := parseVersion(arg)
+	migs, err := mf.loadMigrations(env)
 	if err != nil {
 		return err
 	}
-	migs, err := mf.loadMigrations(env)
+	v, err := parseVersion(migs, arg)
 	if err != nil {
 		return err
 	}
@@ -101,8 +108,8 @@ func runMigrateBaseline(ctx context.Context, env *Env, cmd *cobra.Command, mf *m
 	for _, mg := range done {
 		fmt.Fprintf(env.Stdout, "baseline %s\n", mg.File)
 	}
-	fmt.Fprintf(env.Stdout, "recorded %s as applied up to version %d in keyspace %s\n",
-		plural(len(done), "migration", "migrations"), v, mf.conn.keyspace)
+	fmt.Fprintf(env.Stdout, "recorded %s as applied up to version %s in keyspace %s\n",
+		plural(len(done), "migration", "migrations"), strings.TrimSpace(arg), mf.conn.keyspace)
 	return nil
 }
 
@@ -116,11 +123,7 @@ nothing is executed. The previous checksum is kept in the bookkeeping table.`,
 		Example: `  cqlsize migrate accept-checksum 7 --keyspace app`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := parseVersion(args[0])
-			if err != nil {
-				return err
-			}
-			m, sess, err := openMigrator(cmd.Context(), env, cmd, mf)
+			m, sess, v, err := openMigratorAt(cmd.Context(), env, cmd, mf, args[0])
 			if err != nil {
 				return err
 			}
@@ -173,19 +176,33 @@ as accept-checksum does for one: nothing is executed. Run status first to see th
 // openMigrator loads the files and opens an unbound session for commands that only touch
 // the bookkeeping.
 func openMigrator(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFlags) (*migrations.Migrator, *session, error) {
+	m, sess, _, err := openMigratorAt(ctx, env, cmd, mf, "")
+	return m, sess, err
+}
+
+// openMigratorAt is openMigrator for a command that names a version (arg, "" for none):
+// the version is read against the folder's files before anything connects, so a wrong
+// one is bad input even with no cluster at hand.
+func openMigratorAt(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFlags, arg string) (*migrations.Migrator, *session, int64, error) {
 	migs, err := mf.loadMigrations(env)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
+	}
+	var v int64
+	if arg != "" {
+		if v, err = parseVersion(migs, arg); err != nil {
+			return nil, nil, 0, err
+		}
 	}
 	sess, err := mf.open(ctx, env, cmd, false)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	prog := newProgress(ctx, env, mf.verbose, 0)
 	m, err := migrations.New(sess.s, migs, mf.options(env, prog.on))
 	if err != nil {
 		sess.Close()
-		return nil, nil, Usagef("%v", err)
+		return nil, nil, 0, Usagef("%v", err)
 	}
-	return m, sess, nil
+	return m, sess, v, nil
 }

@@ -61,7 +61,7 @@ func runMigratePlan(ctx context.Context, env *Env, cmd *cobra.Command, mf *migra
 	}
 	var to int64
 	if f.to != "" {
-		if to, err = parseToVersion(f.to); err != nil {
+		if to, err = parseToVersion(migs, f.to); err != nil {
 			return err
 		}
 	}
@@ -88,7 +88,7 @@ func runMigratePlan(ctx context.Context, env *Env, cmd *cobra.Command, mf *migra
 			}
 		}
 		if to > 0 && !known {
-			return InputErr(fmt.Errorf("--to %d: %w", to, migrations.ErrUnknownVersion))
+			return InputErr(fmt.Errorf("--to %s: %w", f.to, migrations.ErrUnknownVersion))
 		}
 		// Nothing applied: the files up to --to must build a schema, as validate checks;
 		// the lints then start from the target keyspace alone (base stays nil).
@@ -164,7 +164,7 @@ func runMigratePlan(ctx context.Context, env *Env, cmd *cobra.Command, mf *migra
 			if s.Resume {
 				note = fmt.Sprintf(" (partly applied: continues at statement %d)", s.Index)
 			}
-			fmt.Fprintf(env.Stdout, "\n-- %s: version %d%s\n", cur.File, cur.Version, note)
+			fmt.Fprintf(env.Stdout, "\n-- %s: version %s%s\n", cur.File, cur.VersionLabel(), note)
 		}
 		fmt.Fprintf(env.Stdout, "-- %s (statement %d/%d)\n%s;\n", s.Statement.Pos, s.Index, len(cur.Statements), s.Statement.Text)
 	}

@@ -50,15 +50,11 @@ func runMigrateResolve(ctx context.Context, env *Env, cmd *cobra.Command, mf *mi
 	if f.applied == f.rerun {
 		return Usagef("resolve needs exactly one of --applied (it ran) or --rerun (it did not)")
 	}
-	v, err := parseVersion(args[0])
-	if err != nil {
-		return err
-	}
 	stmt, err := strconv.Atoi(args[1])
 	if err != nil || stmt < 1 {
 		return Usagef("statement %q: want the statement's number in its file (1, 2, ...), as `migrate up` and `migrate status` print it", args[1])
 	}
-	m, sess, err := openMigrator(ctx, env, cmd, mf)
+	m, sess, v, err := openMigratorAt(ctx, env, cmd, mf, args[0])
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,10 @@ unless the first file creates it (then everything is pending, and stderr says so
 
 // statusJSON is one migration in `status --format json`.
 type statusJSON struct {
-	Version    int64      `json:"version"`
+	Version int64 `json:"version"`
+	// Label is the version as the file writes it, where that is not Version: Flyway's
+	// dotted versions, gocqlx's file names, a manifest's folder versions.
+	Label      string     `json:"label,omitempty"`
 	File       string     `json:"file"`
 	State      string     `json:"state"`
 	Statements int        `json:"statements"`
@@ -119,7 +122,7 @@ func runMigrateStatus(ctx context.Context, env *Env, cmd *cobra.Command, mf *mig
 			if r.PID != 0 {
 				by = fmt.Sprintf("%s pid %d", r.AppliedBy, r.PID)
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", r.Version, r.File, r.State, r.Applied, r.Statements, at, by, r.Note)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", r.label(), r.File, r.State, r.Applied, r.Statements, at, by, r.Note)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -188,6 +191,7 @@ func summarize(st []migrations.Status) string {
 func statusRow(s migrations.Status) statusJSON {
 	r := statusJSON{Version: s.Version, File: s.File, State: string(s.State)}
 	if s.Migration != nil {
+		r.Label = s.Migration.Label
 		r.Statements = len(s.Migration.Statements)
 		r.Checksum = s.Migration.Checksum
 	}
@@ -236,4 +240,12 @@ func statusRow(s migrations.Status) statusJSON {
 		r.Note = "recorded as applied; no file has this version"
 	}
 	return r
+}
+
+// label is the version a status table shows: as the file writes it.
+func (r statusJSON) label() string {
+	if r.Label != "" {
+		return r.Label
+	}
+	return fmt.Sprint(r.Version)
 }

@@ -95,7 +95,7 @@ func runMigrateUp(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrate
 	}
 	var to int64
 	if f.to != "" {
-		if to, err = parseToVersion(f.to); err != nil {
+		if to, err = parseToVersion(migs, f.to); err != nil {
 			return err
 		}
 	}
@@ -279,15 +279,26 @@ func pendingOf(steps []migrations.Step) []*migrations.Migration {
 // atVersion says where the keyspace is: "at version N", or "nothing applied" (version 0
 // is a migration version like any other, so it cannot also mean "none").
 func atVersion(st []migrations.Status) string {
-	var v int64 = -1
-	for _, s := range st {
+	var last *migrations.Status
+	for i, s := range st {
 		switch s.State {
 		case migrations.StatusApplied, migrations.StatusBaseline, migrations.StatusChanged:
-			v = max(v, s.Version)
+			if last == nil || s.Version > last.Version {
+				last = &st[i]
+			}
 		}
 	}
-	if v < 0 {
+	if last == nil {
 		return "nothing applied"
 	}
-	return fmt.Sprintf("at version %d", v)
+	return "at version " + statusLabel(*last)
+}
+
+// statusLabel is a status line's version as its file writes it (1.46 for Flyway's
+// V1.46__x.cql), or the recorded number when no file has it.
+func statusLabel(s migrations.Status) string {
+	if s.Migration != nil {
+		return s.Migration.VersionLabel()
+	}
+	return fmt.Sprint(s.Version)
 }

@@ -227,7 +227,7 @@ func sweepCases() []sweepCase {
 		{name: "resolve both decisions", args: []string{"migrate", "resolve", "1", "1", "--applied", "--rerun", "-d", m1, "-k", "app"}, code: ExitBadInput, stderr: []string{"exactly one of --applied"}},
 		{name: "resolve banana", args: []string{"migrate", "resolve", "banana", "1", "--applied", "-d", m1, "-k", "app"}, code: ExitBadInput, stderr: []string{`version "banana"`}},
 		{name: "baseline without a version", args: []string{"migrate", "baseline", "-d", m1, "-k", "app"}, code: ExitBadInput, stderr: []string{"baseline needs a VERSION", "--from"}},
-		{name: "baseline --from flyway", args: []string{"migrate", "baseline", "--from", "flyway", "-d", m1, "-k", "app"}, code: ExitBadInput, stderr: []string{`--from "flyway"`, "golang-migrate or gocqlx"}},
+		{name: "baseline --from liquibase", args: []string{"migrate", "baseline", "--from", "liquibase", "-d", m1, "-k", "app"}, code: ExitBadInput, stderr: []string{`--from "liquibase"`, "golang-migrate, gocqlx or flyway"}},
 		{name: "accept-checksum without a version", args: []string{"migrate", "accept-checksum", "-d", m1, "-k", "app"}, code: ExitBadInput, stderr: []string{"accepts 1 arg"}},
 		{name: "status --format xml", args: []string{"migrate", "status", "-d", m1, "-k", "app", "--hosts", "127.0.0.9", "--format", "xml"}, code: ExitBadInput, stderr: []string{`--format "xml"`}},
 
