@@ -130,17 +130,17 @@ func contains(list []*cql.Table, t *cql.Table) bool {
 	return false
 }
 
-// serves is what a table is for, as the reports and the migration say it: the access
-// patterns it serves, and whether it is its entity's home.
+// serves says what a table is for, as the reports and the migration print it: "serves q1,
+// q2", then "the home of E: ..." when it is its entity's home.
 func (t *Table) serves() string {
-	q := strings.Join(t.Queries, ", ")
-	switch {
-	case t.Home && q == "":
-		return "the home of " + t.Entity.Name + ": every row, by its primary key"
-	case t.Home:
-		return q + "; the home of " + t.Entity.Name + ": every row, by its primary key"
+	var parts []string
+	if len(t.Queries) > 0 {
+		parts = append(parts, "serves "+strings.Join(t.Queries, ", "))
 	}
-	return q
+	if t.Home {
+		parts = append(parts, "the home of "+t.Entity.Name+": every row, by its primary key")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // widenedReason says why a widened table holds columns its queries do not read.
@@ -148,4 +148,12 @@ func widenedReason(g *group, t *Table) {
 	if g.widened && isHome(t) {
 		t.Reasons = append(t.Reasons, fmt.Sprintf("holds every column of %s, not only the ones its queries read: keyed by the entity's primary key, it is the entity's home (every row once; the write plan's source), which saves a second copy of every row", t.Entity.Name))
 	}
+}
+
+// upperFirst is s with its first letter in upper case, for a sentence that starts with it.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

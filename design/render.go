@@ -37,7 +37,7 @@ func (d *Design) Migration(schema *cql.Schema) string {
 	}
 	for _, t := range d.Tables {
 		b.WriteString("\n")
-		fmt.Fprintf(&b, "-- %s serves %s.\n", t.Table.Name, t.serves())
+		fmt.Fprintf(&b, "-- %s %s.\n", t.Table.Name, t.serves())
 		for _, r := range t.Reasons {
 			b.WriteString(comment(r))
 		}

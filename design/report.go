@@ -138,7 +138,7 @@ func (d *Design) WriteText(w io.Writer, files *Files) error {
 		if i > 0 {
 			ew.printf("\n")
 		}
-		ew.printf("%s  (serves %s)\n", t.Table.QualifiedName(), t.serves())
+		ew.printf("%s  (%s)\n", t.Table.QualifiedName(), t.serves())
 		ew.printf("  key: %s\n", keyText(t.Table))
 		for _, r := range t.Reasons {
 			ew.printf("  - %s\n", r)
@@ -165,7 +165,7 @@ func (d *Design) WriteMarkdown(w io.Writer, files *Files) error {
 	ew := &errWriter{w: w}
 	ew.printf("## Tables\n")
 	for _, t := range d.Tables {
-		ew.printf("\n### `%s`\n\nServes %s. Key: `%s`.\n\n", t.Table.QualifiedName(), t.serves(), keyText(t.Table))
+		ew.printf("\n### `%s`\n\n%s. Key: `%s`.\n\n", t.Table.QualifiedName(), upperFirst(t.serves()), keyText(t.Table))
 		for _, r := range t.Reasons {
 			ew.printf("- %s\n", r)
 		}
