@@ -12,9 +12,11 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/cassandratest"
+	"github.com/cqlsize/cqlsize/connect"
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/denorm"
 	"github.com/cqlsize/cqlsize/design"
+	"github.com/cqlsize/cqlsize/internal/retry"
 )
 
 // TestRideHailingThroughTheWritePlan takes the ride-hailing model (testdata/ridehailing)
@@ -39,7 +41,11 @@ func TestRideHailingThroughTheWritePlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, st := range stmts {
-		if err := session.Query(st.Info().Text).WithContext(ctx).Exec(); err != nil {
+		// Every statement is IF NOT EXISTS: one that timed out on a busy node (and may have
+		// landed) is sent again.
+		_, err := retry.Do(ctx, retry.Policy{Backoff: retry.Backoff{Min: time.Second, Max: 10 * time.Second}, Budget: 3 * time.Minute, Retry: connect.Transient},
+			func() error { return session.Query(st.Info().Text).WithContext(ctx).Exec() })
+		if err != nil {
 			t.Fatalf("apply %s: %v", st.Info().Text, err)
 		}
 	}

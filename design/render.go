@@ -37,7 +37,11 @@ func (d *Design) Migration(schema *cql.Schema) string {
 	}
 	for _, t := range d.Tables {
 		b.WriteString("\n")
-		fmt.Fprintf(&b, "-- %s %s.\n", t.Table.Name, t.serves())
+		verb := " " // "serves ..."
+		if len(t.Queries) == 0 {
+			verb = " is " // "is the home of ..."
+		}
+		fmt.Fprintf(&b, "-- %s%s%s.\n", t.Table.Name, verb, t.serves())
 		for _, r := range t.Reasons {
 			b.WriteString(comment(r))
 		}
