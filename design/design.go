@@ -135,12 +135,11 @@ func run(in Input, homes bool) (*Design, error) {
 		widenHomes(groups)
 	}
 	for _, g := range groups {
-		t, err := designTable(g, in, names)
+		t, err := designGroup(g, in, names)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		widenedReason(g, t)
 		d.Tables = append(d.Tables, t)
 		for _, a := range g.acc {
 			d.Queries = append(d.Queries, serve(a, t))

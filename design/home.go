@@ -143,11 +143,22 @@ func (t *Table) serves() string {
 	return strings.Join(parts, "; ")
 }
 
-// widenedReason says why a widened table holds columns its queries do not read.
-func widenedReason(g *group, t *Table) {
-	if g.widened && isHome(t) {
-		t.Reasons = append(t.Reasons, fmt.Sprintf("holds every column of %s, not only the ones its queries read: keyed by the entity's primary key, it is the entity's home (every row once; the write plan's source), which saves a second copy of every row", t.Entity.Name))
+// designGroup designs a group's table (designTable) and settles a widening: a widened
+// table that is its entity's home says why it holds every column; one the volumes cut into
+// buckets or shards is no home after all, so it is designed again with the columns its
+// queries read, under the same name.
+func designGroup(g *group, in Input, taken map[string]bool) (*Table, error) {
+	t, err := designTable(g, in, taken)
+	if err != nil || !g.widened {
+		return t, err
 	}
+	if isHome(t) {
+		t.Reasons = append(t.Reasons, fmt.Sprintf("holds every column of %s, not only the ones its queries read: keyed by the entity's primary key, it is the entity's home (every row once; the write plan's source), which saves a second copy of every row", t.Entity.Name))
+		return t, nil
+	}
+	g.star, g.widened = false, false
+	delete(taken, t.Entity.Keyspace+"."+t.Table.Name)
+	return designTable(g, in, taken)
 }
 
 // upperFirst is s with its first letter in upper case, for a sentence that starts with it.

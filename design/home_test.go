@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/denorm"
@@ -121,5 +122,35 @@ func TestHomeOfATimeSeries(t *testing.T) {
 	}
 	if len(m.Tables) != 2 || !m.Tables[0].Home || m.Tables[0].Table.Column("publisher") == nil {
 		t.Errorf("magazines_by_id is not widened into the home: %d tables, first %s", len(m.Tables), m.Tables[0].Table.CreateStatement(false))
+	}
+}
+
+// TestWideningUndoneForABucketedTable: a query keyed by the entity's own key (a user's plays
+// by time) would be widened into the home, but its volumes cut it into buckets, so it is no
+// home: it keeps only the columns its query reads, and a home of one play a partition holds
+// the rest.
+func TestWideningUndoneForABucketedTable(t *testing.T) {
+	schema, err := parseSchema("entities.cql", `CREATE TABLE plays (user_id uuid, played_at timestamp, title text, note text, PRIMARY KEY ((user_id), played_at));`, "app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := cql.Parse("queries.cql", []byte("SELECT played_at, title FROM plays WHERE user_id = ? ORDER BY played_at DESC LIMIT 50"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1M plays a day over 1,000 users for a year: 365k plays a user, over the 100k values
+	// a partition may hold, so the table is bucketed.
+	d, err := design.Run(design.Input{Schema: schema, Queries: []design.Query{{Name: "q", Stmt: st.(*cql.Select)}},
+		Volumes: &design.Volumes{File: "workload.yaml", Entities: []*design.Entity{{Name: "plays", Rows: rate("1M/day"), Retention: 365 * 24 * time.Hour,
+			Avg: map[string]float64{"title": 20, "note": 40}, Columns: map[string]design.ColumnVolume{"user_id": {Distinct: 1000}}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := queryTable(t, d)
+	if q.Bucket == "" || q.Home || q.Table.Column("note") != nil || q.Table.Name != "plays_by_user_id" {
+		t.Errorf("query table %s: bucket %q, home %v, note %v; want bucketed, no home, without note", q.Table.Name, q.Bucket, q.Home, q.Table.Column("note") != nil)
+	}
+	if len(d.Tables) != 2 || !d.Tables[1].Home || d.Tables[1].Table.Column("note") == nil {
+		t.Fatalf("%d tables; want the query table and a home with every column", len(d.Tables))
 	}
 }
