@@ -89,7 +89,7 @@ func addHomes(d *Design, in Input, taken map[string]bool) error {
 		if !homed[t.Entity] && isHome(t) {
 			t.Home, homed[t.Entity] = true, true
 		}
-		if len(entities) == 0 || !contains(entities, t.Entity) {
+		if !contains(entities, t.Entity) {
 			entities = append(entities, t.Entity)
 		}
 	}
