@@ -36,19 +36,7 @@ func TestRideHailingThroughTheWritePlan(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	migration := d.Migration(in.Schema)
-	stmts, err := cql.ParseFile("0001_design.cql", []byte(migration))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, st := range stmts {
-		// Every statement is IF NOT EXISTS: one that timed out on a busy node (and may have
-		// landed) is sent again.
-		_, err := retry.Do(ctx, retry.Policy{Backoff: retry.Backoff{Min: time.Second, Max: 10 * time.Second}, Budget: 3 * time.Minute, Retry: connect.Transient},
-			func() error { return session.Query(st.Info().Text).WithContext(ctx).Exec() })
-		if err != nil {
-			t.Fatalf("apply %s: %v", st.Info().Text, err)
-		}
-	}
+	applyMigration(t, ctx, session, migration)
 	if err := in.Schema.ApplyFile("0001_design.cql", []byte(migration)); err != nil {
 		t.Fatal(err)
 	}
@@ -204,6 +192,23 @@ func TestRideHailingThroughTheWritePlan(t *testing.T) {
 		}
 		if err := session.Query(q, key).WithContext(ctx).Scan(&c); err != nil || c != 0 {
 			t.Errorf("%s: %d rows (%v) after DeleteByKey, want 0", q, c, err)
+		}
+	}
+}
+
+// applyMigration applies a design's migration on the node. Every statement is IF NOT
+// EXISTS, so one that timed out on a busy node (and may have landed) is sent again.
+func applyMigration(t *testing.T, ctx context.Context, session *gocql.Session, migration string) {
+	t.Helper()
+	stmts, err := cql.ParseFile("0001_design.cql", []byte(migration))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range stmts {
+		_, err := retry.Do(ctx, retry.Policy{Backoff: retry.Backoff{Min: time.Second, Max: 10 * time.Second}, Budget: 3 * time.Minute, Retry: connect.Transient},
+			func() error { return session.Query(st.Info().Text).WithContext(ctx).Exec() })
+		if err != nil {
+			t.Fatalf("apply %s: %v", st.Info().Text, err)
 		}
 	}
 }
