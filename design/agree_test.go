@@ -50,10 +50,7 @@ func TestCheckSuggestsDesignsTable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(d.Tables) != 1 {
-				t.Fatalf("design made %d tables", len(d.Tables))
-			}
-			dt := d.Tables[0].Table
+			dt := queryTable(t, d).Table
 			want := d.Queries[0].Text
 			if r.ExistingTable == r.Table {
 				// check points back to the table read, when its key is the layout (a query

@@ -43,7 +43,7 @@ func BenchmarkDesign50Entities200Queries(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(d.Queries) != 200 || len(d.Tables) != 200 {
+		if len(d.Queries) != 200 || len(d.Tables) != 200 { // the by-id tables are the homes
 			b.Fatalf("%d queries, %d tables", len(d.Queries), len(d.Tables))
 		}
 	}

@@ -50,6 +50,9 @@ type Table struct {
 	// NoLint is the reason a time series with no bucket is bounded after all (BK101), or
 	// why its bucket is left open; empty when the lint has nothing to say.
 	NoLint string
+	// Home says the table holds every row of its entity once, keyed by the entity's primary
+	// key: the write plan marks it as the source (see home.go).
+	Home bool
 }
 
 // Served is one access pattern as the design serves it.
@@ -74,12 +77,18 @@ type group struct {
 	want    map[string]bool
 	star    bool
 	ordered bool // the clustering order is one a pattern asked for
+	widened bool // star because the table is keyed as its entity is: it becomes the home
 }
 
 // Run designs the tables for in. Bad input (a query on a column no entity has, a volume for
 // a column that does not exist, a query no table can serve) is an error naming the file,
-// line and column, every problem at once.
-func Run(in Input) (*Design, error) {
+// line and column, every problem at once. Besides the query tables, every entity gets its
+// home (home.go).
+func Run(in Input) (*Design, error) { return run(in, true) }
+
+// run is Run, with homes false for a suggestion of the one table that serves one query
+// (Volumes.Size), which writes no write plan.
+func run(in Input, homes bool) (*Design, error) {
 	var errs []error
 	var groups []*group
 	bySig := map[string]*group{}
@@ -122,8 +131,11 @@ func Run(in Input) (*Design, error) {
 	}
 	d := &Design{Target: in.Target}
 	names := map[string]bool{}
+	if homes {
+		widenHomes(groups)
+	}
 	for _, g := range groups {
-		t, err := designTable(g, in, names)
+		t, err := designGroup(g, in, names)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -135,6 +147,11 @@ func Run(in Input) (*Design, error) {
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
+	}
+	if homes {
+		if err := addHomes(d, in, names); err != nil {
+			return nil, err
+		}
 	}
 	// Queries in the order given.
 	order := map[string]int{}
@@ -150,7 +167,7 @@ func Run(in Input) (*Design, error) {
 // say). It is check's suggestion with volumes (check.Options.Size). The design must make
 // one table for the query, or it is an error.
 func (v *Volumes) Size(schema *cql.Schema, name string, rate float64, p99 time.Duration, stmt *cql.Select) (table *cql.Table, query string, notes []string, nolint string, err error) {
-	d, err := Run(Input{Schema: schema, Queries: []Query{{Name: name, Rate: rate, P99: p99, Stmt: stmt}}, Volumes: v})
+	d, err := run(Input{Schema: schema, Queries: []Query{{Name: name, Rate: rate, P99: p99, Stmt: stmt}}, Volumes: v}, false)
 	if err != nil {
 		return nil, "", nil, "", err
 	}

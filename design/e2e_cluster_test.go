@@ -38,15 +38,7 @@ func TestDesignOnTheNode(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			stmts, err := cql.ParseFile("0001_design.cql", []byte(d.Migration(in.Schema)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, st := range stmts {
-				if err := session.Query(st.Info().Text).WithContext(ctx).Exec(); err != nil {
-					t.Fatalf("apply %s: %v", st.Info().Text, err)
-				}
-			}
+			applyMigration(t, ctx, session, d.Migration(in.Schema))
 			if err := in.Schema.ApplyFile("0001_design.cql", []byte(d.Migration(in.Schema))); err != nil {
 				t.Fatal(err)
 			}

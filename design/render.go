@@ -37,7 +37,11 @@ func (d *Design) Migration(schema *cql.Schema) string {
 	}
 	for _, t := range d.Tables {
 		b.WriteString("\n")
-		fmt.Fprintf(&b, "-- %s serves %s.\n", t.Table.Name, strings.Join(t.Queries, ", "))
+		verb := " " // "serves ..."
+		if len(t.Queries) == 0 {
+			verb = " is " // "is the home of ..."
+		}
+		fmt.Fprintf(&b, "-- %s%s%s.\n", t.Table.Name, verb, t.serves())
 		for _, r := range t.Reasons {
 			b.WriteString(comment(r))
 		}
@@ -207,6 +211,7 @@ func (d *Design) WritePlanFile() string {
 	b.WriteString("# Written by cqlsize design: each entity row is written to every table under it, each key\n")
 	b.WriteString("# column filled by its rule (cql/derive: COL, year/month/week/day/hour(COL), shard(COL, N),\n")
 	b.WriteString("# each(COL)); the other columns are copied from the entity's column of the same name.\n")
+	b.WriteString("# source: true marks the entity's home, which holds every row once: Load reads it back.\n")
 	b.WriteString("version: 1\nentities:\n")
 	var order []string
 	byEntity := map[string][]*Table{}
@@ -227,7 +232,11 @@ func (d *Design) WritePlanFile() string {
 			if t.Table.Keyspace == "" {
 				name = t.Table.Name
 			}
-			fmt.Fprintf(&b, "    - table: %s\n      derive:\n", name)
+			fmt.Fprintf(&b, "    - table: %s\n", name)
+			if t.Home {
+				b.WriteString("      source: true\n")
+			}
+			b.WriteString("      derive:\n")
 			keys := len(t.Table.PartitionKey) + len(t.Table.Clustering)
 			for _, dv := range t.Derive[:min(keys, len(t.Derive))] {
 				fmt.Fprintf(&b, "        - %s=%s\n", cql.QuoteName(dv.Column), dv.Expr)

@@ -36,6 +36,7 @@ type jsonTable struct {
 	Name         string       `json:"name"`
 	Entity       string       `json:"entity"`
 	Queries      []string     `json:"queries"`
+	Home         bool         `json:"home"`
 	PartitionKey []string     `json:"partition_key"`
 	Clustering   []string     `json:"clustering"`
 	Bucket       string       `json:"bucket"`
@@ -82,7 +83,7 @@ type jsonQuery struct {
 func (d *Design) WriteJSON(w io.Writer, files *Files) error {
 	r := jsonReport{Version: JSONVersion, Target: string(d.target()), Files: files, Tables: []jsonTable{}, Queries: []jsonQuery{}}
 	for _, t := range d.Tables {
-		jt := jsonTable{Name: t.Table.QualifiedName(), Entity: t.Entity.QualifiedName(), Queries: t.Queries, Bucket: t.Bucket,
+		jt := jsonTable{Name: t.Table.QualifiedName(), Entity: t.Entity.QualifiedName(), Queries: nonNil(t.Queries), Home: t.Home, Bucket: t.Bucket,
 			BucketColumn: t.BucketColumn, TimeColumn: t.TimeColumn, Shards: t.Shards, TTLSeconds: t.Table.Options.DefaultTTL,
 			Compaction: t.Table.Options.CompactionClass(), Reasons: nonNil(t.Reasons), Notes: nonNil(t.Notes), CreateTable: t.Table.CreateStatement(true)}
 		for _, c := range t.Table.PartitionKey {
@@ -137,7 +138,7 @@ func (d *Design) WriteText(w io.Writer, files *Files) error {
 		if i > 0 {
 			ew.printf("\n")
 		}
-		ew.printf("%s  (serves %s)\n", t.Table.QualifiedName(), strings.Join(t.Queries, ", "))
+		ew.printf("%s  (%s)\n", t.Table.QualifiedName(), t.serves())
 		ew.printf("  key: %s\n", keyText(t.Table))
 		for _, r := range t.Reasons {
 			ew.printf("  - %s\n", r)
@@ -164,7 +165,7 @@ func (d *Design) WriteMarkdown(w io.Writer, files *Files) error {
 	ew := &errWriter{w: w}
 	ew.printf("## Tables\n")
 	for _, t := range d.Tables {
-		ew.printf("\n### `%s`\n\nServes %s. Key: `%s`.\n\n", t.Table.QualifiedName(), strings.Join(t.Queries, ", "), keyText(t.Table))
+		ew.printf("\n### `%s`\n\n%s. Key: `%s`.\n\n", t.Table.QualifiedName(), upperFirst(t.serves()), keyText(t.Table))
 		for _, r := range t.Reasons {
 			ew.printf("- %s\n", r)
 		}

@@ -15,7 +15,9 @@
 // options for a derived bucket column, a fan-out over a slice and reading the entity back.
 // A mapping can also be derived: Derive compiles cql/derive rules (month=month(created_at))
 // between two tables, MapValues writes by them, and a WritePlan (`cqlsize design`'s
-// writeplan.yaml) gives every entity's mappings so.
+// writeplan.yaml) gives every entity's mappings so, its home (the table holding every row
+// once by the entity's key, source: true) read back by Load, UpdateStored and DeleteByKey; a
+// plan that could drop rows is refused.
 //
 // A Transition moves an access pattern from one table to another in four stages (old-only,
 // dual-write, read-new, new-only), each a change of a service's configuration: the stage

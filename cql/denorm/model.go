@@ -129,6 +129,9 @@ type Mapping[E any] struct {
 	bind func(mp Mapping[E], t *table) (Mapping[E], error)
 	// scan, for MapStruct with AsSource, makes Load scan the row straight into E's fields.
 	scan *structScan
+	// plan, for a mapping from a write plan (PlannedEntity.Mappings), names its entity and
+	// whether its table holds every row of it, so New can refuse a set that drops rows.
+	plan *plannedMapping
 }
 
 // Map maps entities to rows of table (a name in the schema, optionally keyspace.table).
@@ -255,7 +258,32 @@ func New[E any](session *gocql.Session, schema *cql.Schema, opts Options, maps .
 	if err := m.checkSources(); err != nil {
 		return nil, err
 	}
+	if err := checkPlanned(m.maps); err != nil {
+		return nil, err
+	}
 	return m, nil
+}
+
+// checkPlanned refuses mappings from a write plan that leave out every table holding all
+// of an entity's rows (its home, say): some rows would then be written nowhere.
+func checkPlanned[E any](maps []Mapping[E]) error {
+	whole := map[string]bool{}
+	var entities []string
+	for _, mp := range maps {
+		if mp.plan == nil {
+			continue
+		}
+		if _, ok := whole[mp.plan.entity]; !ok {
+			entities = append(entities, mp.plan.entity)
+		}
+		whole[mp.plan.entity] = whole[mp.plan.entity] || mp.plan.whole
+	}
+	for _, e := range entities {
+		if !whole[e] {
+			return fmt.Errorf("new model: write plan entity %s: none of the mapped tables holds every row (a fan-out over an empty set writes none), so rows would be dropped: map its home too (PlannedEntity.Source)", e)
+		}
+	}
+	return nil
 }
 
 // retired reports whether name is the old table of a transition at NewOnly, whose mapping

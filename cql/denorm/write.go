@@ -428,3 +428,55 @@ func (m *Model[E]) DeleteByKey(ctx context.Context, key []any, opts ...WriteOpti
 	}
 	return m.Delete(ctx, e, opts...)
 }
+
+// UpdateStored reads the stored entity with new's key from the Source table and updates it
+// to new (Update), so the rows to move are found from what was written, not from a caller's
+// possibly stale copy: a hashtag removed since is deleted from its partition. With nothing
+// stored under that key, it inserts new. A concurrent write between the read and the
+// update can leave rows behind, as with DeleteByKey.
+func (m *Model[E]) UpdateStored(ctx context.Context, new *E, opts ...WriteOption) (*Plan, error) {
+	key, err := m.sourceKey(new)
+	if err != nil {
+		return nil, fmt.Errorf("update: %w", err)
+	}
+	old, err := m.Load(ctx, key...)
+	if errors.Is(err, ErrNotFound) {
+		return m.Insert(ctx, new, opts...)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("update: %w", err)
+	}
+	return m.Update(ctx, old, new, opts...)
+}
+
+// sourceKey is the primary key e has in the Source table, in Load's order: partition key,
+// then clustering columns.
+func (m *Model[E]) sourceKey(e *E) ([]any, error) {
+	src, err := m.readSource()
+	if err != nil {
+		return nil, err
+	}
+	if e == nil {
+		return nil, errors.New("nil entity")
+	}
+	t := m.tables[src]
+	rs := Rows{t: t}
+	if err := m.maps[src].rows(e, &rs); err != nil {
+		return nil, fmt.Errorf("map %s: %w", t.name, err)
+	}
+	if rs.err != nil {
+		return nil, rs.err
+	}
+	rows, err := t.build(rs.vals, true)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) != 1 {
+		return nil, fmt.Errorf("the Source %s has %d rows for the entity, want one", t.name, len(rows))
+	}
+	key := make([]any, 0, len(t.pk)+len(t.ck))
+	for _, i := range append(append([]int(nil), t.pk...), t.ck...) {
+		key = append(key, rows[0].enc[i])
+	}
+	return key, nil
+}

@@ -26,14 +26,24 @@ type PlannedEntity struct {
 	Name     string // as the plan names it: "app.orders"
 	Tables   []string
 	Programs []*derive.Program // one per table, in the same order
+	// Source is the entity's home, the table of Tables that holds every row once keyed by
+	// the entity's primary key (marked source: true): the mappings read an entity back
+	// from it. "" when the plan has no home for the entity (see home.go).
+	Source string
 }
 
 // Mappings are the entity's mappings over Values, one per table: New[Values](session,
-// schema, opts, e.Mappings()...) builds the Model that writes an entity row everywhere.
+// schema, opts, e.Mappings()...) builds the Model that writes an entity row everywhere,
+// and reads it back from the Source (Load, UpdateStored, DeleteByKey). New refuses a
+// subset of them that leaves out every table holding all the entity's rows.
 func (e *PlannedEntity) Mappings() []Mapping[Values] {
 	out := make([]Mapping[Values], len(e.Programs))
 	for i, p := range e.Programs {
 		out[i] = MapValues(p)
+		out[i].plan = &plannedMapping{entity: e.Name, whole: holdsEveryRow(p) == ""}
+		if e.Tables[i] == e.Source {
+			out[i] = out[i].Source(homeScan(p))
+		}
 	}
 	return out
 }
@@ -148,6 +158,7 @@ func plannedEntity(schema *cql.Schema, name string, v *yaml.Node, at func(*yaml.
 		var tablePos cql.Pos
 		var rules []string
 		var rulePos []cql.Pos
+		var source *yaml.Node
 		for i := 0; item.Kind == yaml.MappingNode && i+1 < len(item.Content); i += 2 {
 			k, val := item.Content[i], item.Content[i+1]
 			switch k.Value {
@@ -158,8 +169,10 @@ func plannedEntity(schema *cql.Schema, name string, v *yaml.Node, at func(*yaml.
 					rules = append(rules, r.Value)
 					rulePos = append(rulePos, at(r))
 				}
+			case "source":
+				source = val
 			default:
-				errs = append(errs, cql.Errorf(at(k), "write plan: %s: unknown field %q (want table, derive)", name, k.Value))
+				errs = append(errs, cql.Errorf(at(k), "write plan: %s: unknown field %q (want table, source, derive)", name, k.Value))
 			}
 		}
 		if table == "" {
@@ -177,11 +190,17 @@ func plannedEntity(schema *cql.Schema, name string, v *yaml.Node, at func(*yaml.
 			errs = append(errs, cql.Errorf(pos, "write plan: %s -> %s: %v", name, table, err))
 			continue
 		}
+		if err := markSource(e, table, p, source, at); err != nil {
+			errs = append(errs, err)
+		}
 		e.Tables = append(e.Tables, table)
 		e.Programs = append(e.Programs, p)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
+	}
+	if err := checkHome(e, v, at); err != nil {
+		return nil, err
 	}
 	return e, nil
 }
