@@ -195,7 +195,7 @@ func keyFit(t *Table) bool {
 	if fit.Kind != "zipf" {
 		kf.Head = kf.RowsPerKeyBucket
 	}
-	kf.RowsSource = fmt.Sprintf("%s rows over %s keys × %s %s buckets (%s)", num(math.Round(rows)), num(kf.Keys), num(kf.Buckets), span, how)
+	kf.RowsSource = fmt.Sprintf("%s rows over %s keys × %s %s buckets, %s", num(math.Round(rows)), num(kf.Keys), num(kf.Buckets), span, how)
 	kf.HeadSource = fmt.Sprintf("the busiest key's share of the rows on the fit over keys (uniform keys: the average key's); a key's buckets vary around its rate, and the largest partition read holds %s",
 		num(t.RowsPerPartition.Max))
 	t.Keys = kf

@@ -355,7 +355,7 @@ func writePartitions(tw *workload.TableWorkload, tn *workload.TableNotes, t *Tab
 		k := t.Keys
 		tw.Partitions = k.Keys
 		tn.Line["partitions"] = fmt.Sprintf("keys (the partition key without %s): %d read, %s in all", col, k.Seen, num(k.Keys))
-		tn.After["partitions"] = append(tn.After["partitions"], fmt.Sprintf("a key with no row in a %s bucket has no partition there: %s partitions (%s) over %s buckets, %s a bucket",
+		tn.After["partitions"] = append(tn.After["partitions"], fmt.Sprintf("a key with no row in one %s bucket has no partition there: %s partitions (%s) over %s buckets, %s a bucket",
 			span.Name, num(math.Round(t.Partitions)), t.PartitionsSource, num(k.Buckets), num(round4(k.PerBucket))))
 		if ttlWritten {
 			tn.After["partitions"] = append(tn.After["partitions"], fmt.Sprintf("the TTL below keeps about TTL / %s buckets; the table spans %s now", span.Name, num(k.Buckets)))

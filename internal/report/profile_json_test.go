@@ -300,7 +300,7 @@ func profileFixtures(t *testing.T) []*profile.Result {
 		Partitions: 300, PartitionsSource: "every partition read", SizeEstimates: 256, SizeEstimatesNodes: 1,
 		Extrapolated: 300, RingFraction: 1, BucketsSeen: 30,
 		Keys: &profile.KeyFit{Column: "day", Seen: 10, Keys: 10, Buckets: 30, PerBucket: 10, RowsPerKeyBucket: 1440,
-			RowsSource:       "432000 rows over 10 keys × 30 day buckets (every partition read)",
+			RowsSource:       "432000 rows over 10 keys × 30 day buckets, every partition read",
 			ClosedPartitions: 290, ClosedRows: dist(290, 1440, 1440, 1440, 1440),
 			Head: 1440, HeadSource: "the busiest key's share of the rows on the fit over keys (uniform keys: the average key's); a key's buckets vary around its rate, and the largest partition read holds 1440"},
 		Skew:     profile.SkewFit{Kind: "uniform", Points: 10, Note: "over keys: every sampled partition holds the same rows"},
