@@ -1,10 +1,13 @@
 package profile
 
 import (
+	"bytes"
 	"math"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/cqlsize/cqlsize/sizing"
 	"github.com/cqlsize/cqlsize/workload"
 )
 
@@ -77,6 +80,50 @@ func TestKeyFit(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSparseWorkloadEstimates: estimate on the workload a sparse hour-bucketed profile
+// writes sizes the typical partition at one row (the median key writes 0.1 rows an hour:
+// its hours hold one row or none) and the largest at the busiest key's rows an hour, its
+// Zipf share of every key's rows summed here by hand.
+func TestSparseWorkloadEstimates(t *testing.T) {
+	const ddl = "CREATE TABLE ks.events (device int, hour timestamp, at timestamp, body text, PRIMARY KEY ((device, hour), at));"
+	const keys, buckets = 300, 720
+	keyRows := zipfRows(keys, 7200, 1.1) // the busiest key: 10 rows an hour
+	total := 0.0
+	for _, r := range keyRows {
+		total += r
+	}
+	const partitions = 20000
+	r, tb := growthTable(t, ddl, Dist{N: partitions, Mean: total / partitions, P50: 1, P99: 12, Max: 22}, 0)
+	tb.Partitions, tb.BucketsSeen, tb.RingFraction, tb.PartitionsSeen = partitions, buckets, 1, partitions
+	tb.keySample = &keySample{column: "hour", keyRows: keyRows, keyParts: repeat(60, keys), bucketPart: repeat(28, buckets)}
+	if !keyFit(tb) {
+		t.Fatal("keyFit: not a bucketed table")
+	}
+	var b bytes.Buffer
+	if err := r.WriteWorkload(&b); err != nil {
+		t.Fatal(err)
+	}
+	w, err := workload.Parse("w.yaml", b.Bytes())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	tw := w.Tables[0]
+	perHour := total / (keys * buckets)
+	if tw.Partitions != keys || math.Abs(tw.WriteRate.Count/perHour-1) > 1e-3 || tw.WriteRate.Per != time.Hour || tw.RowsPerPartition != 0 {
+		t.Errorf("partitions %v, write_rate %v, rows_per_partition %v; want %d keys writing %.4g rows an hour\n%s", tw.Partitions, tw.WriteRate, tw.RowsPerPartition, keys, perHour, b.String())
+	}
+	est, err := sizing.EstimateTable(tb.Schema, tw, sizing.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(est.Typical.Rows-1) > 1e-9 {
+		t.Errorf("typical partition %v rows, want 1\n%s", est.Typical.Rows, b.String())
+	}
+	if want := keyRows[0] / buckets; math.Abs(est.Largest.Rows/want-1) > 0.05 {
+		t.Errorf("largest partition %v rows, want the busiest key's %v an hour\n%s", est.Largest.Rows, want, b.String())
 	}
 }
 

@@ -129,7 +129,8 @@ func tableWorkload(t *Table) (*workload.TableWorkload, *workload.TableNotes) {
 }
 
 // writeRows declares rows_per_partition: the live rows, with the tombstones a partition
-// holds added when they are taken for deletes. It returns those tombstones and the expired
+// holds added when they are taken for deletes; for a bucketed table, the same as write_rate
+// per bucket width. It returns those tombstones and the expired
 // rows a partition holds, which the deletes and expired_rows fields then declare.
 func writeRows(tw *workload.TableWorkload, tn *workload.TableNotes, t *Table) (tombs, expired float64) {
 	rp := t.RowsPerPartition
@@ -168,10 +169,26 @@ func writeRows(tw *workload.TableWorkload, tn *workload.TableNotes, t *Table) (t
 	if t.WriteRate == 0 && t.RowsSeen > 0 {
 		tn.After[rowsField] = append(tn.After[rowsField], "write rate "+oneLine(t.WriteRateSource))
 	}
-	if t.WriteRate > 0 {
+	switch {
+	case t.WriteRate > 0 && t.Keys != nil:
+		tn.After[rowsField] = append(tn.After[rowsField],
+			fmt.Sprintf("while a partition receives writes it takes %s rows/s (%s)", num(round4(t.WriteRate)), t.WriteRateSource))
+	case t.WriteRate > 0:
 		tn.After[rowsField] = append(tn.After[rowsField],
 			fmt.Sprintf("measured write rate %s rows/s per partition (%s); rows_per_partition above", num(round4(t.WriteRate)), t.WriteRateSource),
 			fmt.Sprintf("sizes what is stored now. For growth, replace it with write_rate: %s/day.", num(round4(t.WriteRate*86400))))
+	}
+	if span, _, ok := sizing.TableBucket(t.Schema); ok && t.Keys != nil {
+		// The rows a key writes in a bucket are a rate over the bucket's width, and declared
+		// as one: estimate then knows how often a key's bucket gets no row (a key writing 0.16
+		// rows an hour fills about 15% of its hours) and counts only the partitions that hold
+		// rows.
+		tw.WriteRate = workload.Rate{Count: tw.RowsPerPartition, Per: span.Avg}
+		tw.RowsPerPartition = 0
+		const rateField = "write_rate"
+		tn.Line[rateField], tn.After[rateField] = tn.Line[rowsField], tn.After[rowsField]
+		delete(tn.Line, rowsField)
+		delete(tn.After, rowsField)
 	}
 	return tombs, expired
 }

@@ -120,7 +120,7 @@ func loadSparse(t *testing.T, s *gocql.Session, ks string, keys, buckets int, to
 // TestProfileSparseBuckets: an hour-bucketed table over 30 days, 300 keys by Zipf 1.1, the
 // busiest writing 10 rows an hour and most keys 0 to 2 in an hour (most of their hours hold
 // no row, so no partition). Profiled whole and sampled, the workload declares the key skew
-// and the rows a key writes in an hour within 10% of the loader's own figures, and
+// and the rows a key writes in an hour (write_rate:) within 10% of the loader's own figures, and
 // `estimate --live` on it sizes the typical partition at the median the loader wrote and the
 // largest at the busiest key's rows an hour (a key's hours vary around its rate: the largest
 // single partition the loader wrote is logged beside it, not held).
@@ -168,7 +168,10 @@ func TestProfileSparseBuckets(t *testing.T) {
 			}
 			near("keys (partitions:)", tw.Partitions, keys, 0.10)
 			near("skew", tw.Skew.S, zipf, 0.10)
-			near("rows a key an hour (rows_per_partition:)", tw.RowsPerPartition, truth.perKeyBucket, 0.10)
+			if tw.WriteRate.Per != time.Hour {
+				t.Errorf("write_rate %v, want rows a key writes in an hour", tw.WriteRate)
+			}
+			near("rows a key an hour (write_rate:)", tw.WriteRate.Count, truth.perKeyBucket, 0.10)
 
 			js, stderr, code := run(append(args, "--format", "json")...)
 			if code != ExitOK {
