@@ -12,35 +12,48 @@ import (
 )
 
 // KeyFit is what a bucketed table's sample says about its keys: the partition key without
-// its time bucket column (a room of a (room, day) table). Writes are skewed over keys, and
-// every bucket starts one partition per key written in it, so the workload's partitions are
-// the partitions a bucket holds and its skew is fitted over keys, not over (key, bucket)
-// partitions: those repeat each key once a bucket, and a fit over them takes a key's 14 days
-// for 14 keys, placing the busiest key's partition far past any the table holds.
+// its time bucket column (a room of a (room, day) table). Writes are skewed over keys, and a
+// key starts a partition in a bucket only when it writes a row there: in an hour-bucketed
+// table most hours of a quiet key hold no row, so no partition. The workload therefore
+// declares the keys (partitions:), the rows a key writes in a bucket averaged over every key
+// and bucket, empty ones included (rows_per_partition:, below 1 for a sparse table), and the
+// skew fitted over keys to each key's rows. A fit over the (key, bucket) partitions read
+// instead takes a key's 14 days for 14 keys, and a fit over each key's rows per partition it
+// has flattens every sparse key to one row a partition (a key writing one row a day in hour
+// buckets has one-row partitions, like one writing one an hour): both bend the skew toward
+// uniform and put the busiest key far off.
 type KeyFit struct {
 	// Column is the bucket column left out of the key.
 	Column string `json:"bucket_column"`
-	// Seen is how many distinct keys the sample read; PerBucket the partitions a bucket holds
-	// (the table's partitions over the buckets seen): the workload's partitions.
-	Seen      int     `json:"keys_seen"`
+	// Seen is how many distinct keys the sample read; Keys how many write to the table: Seen
+	// after a full read, else Seen and the keys a sample of this size misses (see chao1).
+	Seen int     `json:"keys_seen"`
+	Keys float64 `json:"keys"`
+	// Buckets is how many buckets the table's rows span: the distinct values of Column after
+	// a full read, else those seen and the ones the sample missed (see chao1).
+	Buckets float64 `json:"buckets"`
+	// PerBucket is the partitions (keys with a row) a bucket holds on average: the table's
+	// partitions over Buckets.
 	PerBucket float64 `json:"partitions_per_bucket"`
+	// RowsPerKeyBucket is the table's rows over Keys × Buckets: the rows an average key
+	// writes in a bucket, buckets it writes nothing in included. The workload's
+	// rows_per_partition.
+	RowsPerKeyBucket float64 `json:"rows_per_key_bucket"`
+	RowsSource       string  `json:"rows_per_key_bucket_source"`
 	// ClosedPartitions are the partitions read outside the newest bucket seen: their buckets
 	// are over, so they hold all they will (ClosedRows is their rows per partition).
 	ClosedPartitions int  `json:"closed_partitions"`
 	ClosedRows       Dist `json:"closed_rows_per_partition"`
-	// Head is the rows of the busiest key's partition the workload implies, and HeadSource
-	// how it was found: the largest partition read (a full read), or the fit over keys, never
-	// under the largest read nor over what the fastest measured key can write in a bucket
-	// (RateCap, 0 when no key's rate could be measured).
+	// Head is the rows the busiest key writes in a bucket on the fit (RowsPerKeyBucket times
+	// its Zipf activity among Keys): estimate's largest partition on the workload. A key's
+	// buckets vary around its rate, so the largest partition read can hold more.
 	Head       float64 `json:"busiest_key_rows"`
 	HeadSource string  `json:"busiest_key_rows_source"`
-	RateCap    float64 `json:"rate_cap_rows,omitempty"`
 }
 
 // keyRows is what the sample read of one key across its buckets.
 type keyRows struct {
-	rows, parts        int
-	rateRows, rateSpan float64 // Σ(rows−1) and Σ write-time span over its partitions of two rows or more
+	rows, parts int
 }
 
 // startBucketed notes the bucket and the bucketless key of the partition being started.
@@ -79,24 +92,17 @@ func (sm *sampler) endBucketed() {
 	}
 	kr.rows += sm.curRows
 	kr.parts++
-	if sm.curRows >= 2 && sm.curMaxWT > sm.curMinWT {
-		kr.rateRows += float64(sm.curRows - 1)
-		kr.rateSpan += float64(sm.curMaxWT-sm.curMinWT) / 1e6
-	}
 }
 
 // keySample is the bucketed sample's raw figures, kept until the table's partition count is
 // known (keyFit).
 type keySample struct {
-	column  string
-	perKey  []float64 // each key's rows per partition (its rows over its partitions read)
-	closed  []float64 // rows of the partitions read outside the newest bucket
-	fastest float64   // rows a second of the fastest key with enough rows to tell (0: none)
+	column     string
+	keyRows    []float64 // each key's rows read, over all its partitions read
+	keyParts   []int     // each key's partitions read
+	bucketPart []int     // each bucket's partitions read
+	closed     []float64 // rows of the partitions read outside the newest bucket
 }
-
-// minRateRows is how many rows after the first a key needs before its write rate caps the
-// busiest key: two rows a minute apart would claim 1,440 a day.
-const minRateRows = 10
 
 func (sm *sampler) keySummary() *keySample {
 	ks := &keySample{}
@@ -106,12 +112,17 @@ func (sm *sampler) keySummary() *keySample {
 		}
 	}
 	for _, kr := range sm.keys {
-		ks.perKey = append(ks.perKey, float64(kr.rows)/float64(kr.parts))
-		if kr.rateRows >= minRateRows && kr.rateSpan > 0 {
-			ks.fastest = math.Max(ks.fastest, kr.rateRows/kr.rateSpan)
+		ks.keyRows = append(ks.keyRows, float64(kr.rows))
+		ks.keyParts = append(ks.keyParts, kr.parts)
+	}
+	sort.Float64s(ks.keyRows) // map order is random: keep the fit's input reproducible
+	sort.Ints(ks.keyParts)
+	ks.bucketPart = make([]int, len(sm.buckets))
+	for _, b := range sm.partBucket {
+		if b >= 0 {
+			ks.bucketPart[b]++
 		}
 	}
-	sort.Float64s(ks.perKey) // map order is random: keep the fit's input reproducible
 	// The newest bucket is the one still written: bucket values of one type order as their
 	// bytes (date and timestamp big-endian, ISO labels), so it is the greatest.
 	newest, newestIdx := "", -1
@@ -128,12 +139,29 @@ func (sm *sampler) keySummary() *keySample {
 	return ks
 }
 
-// keyFit fits the skew of a bucketed table over its keys and sets the rows of the average
-// partition so that the estimate's busiest key is the head found here: estimate sizes the
-// busiest of PerBucket keys as MeanRows × Activity(PerBucket, 1). A full read knows the head
-// (the largest partition read); a sample extrapolates it from the fit over keys, floored at
-// the largest partition read and capped at what the fastest key measured writes in a
-// bucket. It returns false when the table is not bucketed or nothing was read.
+// chao1 estimates how many classes (keys, buckets) a sample of partitions saw part of:
+// the classes seen plus those it missed, f1(f1−1) / (2(f2+1)), where f1 classes were met in
+// one partition read and f2 in two (Chao's bias-corrected estimator). A class the sample met
+// once stands for the ones it met none of: a full read misses none, so it is not used then.
+// Under skew the rarest keys are the ones missed, and they hold the fewest rows.
+func chao1(parts []int) float64 {
+	var f1, f2 float64
+	for _, n := range parts {
+		switch n {
+		case 1:
+			f1++
+		case 2:
+			f2++
+		}
+	}
+	return float64(len(parts)) + f1*math.Max(0, f1-1)/(2*(f2+1))
+}
+
+// keyFit fits a bucketed table over its keys: the skew over each key's rows read (a sample
+// reads each of a key's partitions with the same chance, so a key's rows read are its rows
+// thinned alike, and their ranks are the keys' ranks), the keys and buckets the table holds,
+// and the rows a key writes in a bucket, empty buckets included. It returns false when the
+// table is not bucketed or nothing was read.
 func keyFit(t *Table) bool {
 	ks := t.keySample
 	if ks == nil || t.BucketsSeen == 0 || t.PartitionsSeen == 0 || t.Schema == nil {
@@ -143,45 +171,33 @@ func keyFit(t *Table) bool {
 	if !ok {
 		return false
 	}
-	kf := &KeyFit{Column: ks.column, Seen: len(ks.perKey), ClosedPartitions: len(ks.closed), ClosedRows: Summarize(ks.closed)}
-	kf.PerBucket = math.Max(1, math.Round(t.Partitions/float64(t.BucketsSeen)))
+	kf := &KeyFit{Column: ks.column, Seen: len(ks.keyRows), ClosedPartitions: len(ks.closed), ClosedRows: Summarize(ks.closed)}
 	census := t.RingFraction >= 0.999999 && !t.Partial
-	fraction := t.RingFraction
-	if census {
-		fraction = 1
+	kf.Keys, kf.Buckets = float64(kf.Seen), float64(t.BucketsSeen)
+	how := "every partition read"
+	if !census {
+		kf.Keys, kf.Buckets = math.Round(chao1(ks.keyParts)), math.Round(chao1(ks.bucketPart))
+		how = fmt.Sprintf("%d keys and %d %s buckets seen, and those a sample this size misses", kf.Seen, t.BucketsSeen, span)
 	}
-	fit := FitSkew(ks.perKey, fraction)
+	kf.Keys, kf.Buckets = math.Max(1, kf.Keys), math.Max(1, kf.Buckets)
+	kf.PerBucket = t.Partitions / kf.Buckets
+	rows := t.Partitions * t.RowsPerPartition.Mean
+	kf.RowsPerKeyBucket = rows / (kf.Keys * kf.Buckets)
+	// Every key's rows are thinned alike, and a key the sample missed is among the quietest:
+	// the ranks of the keys seen are exact, as in a full read.
+	fit := FitSkew(ks.keyRows, 1)
 	if fit.Note != "" {
 		fit.Note = "over keys: " + fit.Note
 	}
 	t.Skew = fit
-	largest := t.RowsPerPartition.Max
-	if ks.fastest > 0 && t.WriteRate > 0 {
-		kf.RateCap = math.Max(largest, math.Round(ks.fastest*span.Max.Seconds()))
+	t.MeanRows, t.MeanRowsSource = t.RowsPerPartition.Mean, fmt.Sprintf("mean of %d partitions read whole", t.PartitionsSeen)
+	kf.Head = kf.RowsPerKeyBucket * workload.Skew{Kind: workload.Zipf, S: fit.S}.Activity(kf.Keys, 1)
+	if fit.Kind != "zipf" {
+		kf.Head = kf.RowsPerKeyBucket
 	}
-	switch {
-	case fit.Kind != "zipf":
-		kf.Head, kf.HeadSource = largest, "the largest partition read (uniform keys)"
-		t.MeanRows, t.MeanRowsSource = t.RowsPerPartition.Mean, fmt.Sprintf("mean of %d partitions read whole", t.PartitionsSeen)
-		t.Keys = kf
-		return true
-	case census:
-		kf.Head, kf.HeadSource = largest, "the largest partition: every partition read"
-	default:
-		keys := math.Max(float64(kf.Seen), kf.PerBucket)
-		kf.Head = fit.Head(keys)
-		kf.HeadSource = fmt.Sprintf("the busiest of %.0f keys on the fit over %d keys read", keys, kf.Seen)
-		if kf.Head < largest {
-			kf.Head, kf.HeadSource = largest, fmt.Sprintf("the largest partition read (the fit over %d keys gave less)", kf.Seen)
-		}
-		if kf.RateCap > 0 && kf.Head > kf.RateCap {
-			kf.Head, kf.HeadSource = kf.RateCap, fmt.Sprintf("what the fastest key measured writes in a %s (the fit over %d keys gave more)", span, kf.Seen)
-		}
-	}
-	act := workload.Skew{Kind: workload.Zipf, S: fit.S}.Activity(kf.PerBucket, 1)
-	t.MeanRows = kf.Head / act
-	t.MeanRowsSource = fmt.Sprintf("set so the busiest of %s partitions a bucket holds %s rows (%s); the sample's own mean: %.4g",
-		num(kf.PerBucket), num(math.Round(kf.Head)), kf.HeadSource, t.RowsPerPartition.Mean)
+	kf.RowsSource = fmt.Sprintf("%s rows over %s keys × %s %s buckets, %s", num(math.Round(rows)), num(kf.Keys), num(kf.Buckets), span, how)
+	kf.HeadSource = fmt.Sprintf("the busiest key's share of the rows on the fit over keys (uniform keys: the average key's); a key's buckets vary around its rate, and the largest partition read holds %s",
+		num(t.RowsPerPartition.Max))
 	t.Keys = kf
 	return true
 }

@@ -129,7 +129,8 @@ func tableWorkload(t *Table) (*workload.TableWorkload, *workload.TableNotes) {
 }
 
 // writeRows declares rows_per_partition: the live rows, with the tombstones a partition
-// holds added when they are taken for deletes. It returns those tombstones and the expired
+// holds added when they are taken for deletes; for a bucketed table, the same as write_rate
+// per bucket width. It returns those tombstones and the expired
 // rows a partition holds, which the deletes and expired_rows fields then declare.
 func writeRows(tw *workload.TableWorkload, tn *workload.TableNotes, t *Table) (tombs, expired float64) {
 	rp := t.RowsPerPartition
@@ -139,28 +140,55 @@ func writeRows(tw *workload.TableWorkload, tn *workload.TableNotes, t *Table) (t
 	}
 	tombs = round4(t.Tombstones.PerPartition)
 	expired = round4(t.Tombstones.ExpiredRows)
+	source := t.MeanRowsSource
+	if k := t.Keys; k != nil && t.MeanRows > 0 {
+		// A bucketed table's rows are a key's in a bucket, empty buckets included, and its
+		// tombstones and expired rows follow them: estimate scales them all by the key's
+		// activity alike.
+		per := k.RowsPerKeyBucket / t.MeanRows
+		rows = k.RowsPerKeyBucket
+		tombs, expired = round4(t.Tombstones.PerPartition*per), round4(t.Tombstones.ExpiredRows*per)
+		source = fmt.Sprintf("rows a key writes in a bucket, empty buckets included (%s); the partitions read hold %s on average",
+			k.RowsSource, num(round4(t.MeanRows)))
+	}
 	const rowsField = "rows_per_partition"
 	if expired > 0 {
 		tw.RowsPerPartition = round4(rows)
 		tn.Line[rowsField] = fmt.Sprintf("live rows; %d partitions read whole: p50 %s, p99 %s, max %s", t.PartitionsSeen, num(rp.P50), num(rp.P99), num(rp.Max))
-		tn.After[rowsField] = append(tn.After[rowsField], oneLine(t.MeanRowsSource))
+		tn.After[rowsField] = append(tn.After[rowsField], oneLine(source))
 		tombs = 0 // the tombstones are the expired rows' cells (expired_rows below)
 	} else if tombs > 0 {
 		tw.RowsPerPartition = round4(rows + tombs)
 		tn.Line[rowsField] = fmt.Sprintf("%s live rows + %s tombstones a partition (deletes below); %d partitions read whole: p50 %s, p99 %s, max %s",
 			num(round4(rows)), num(tombs), t.PartitionsSeen, num(rp.P50), num(rp.P99), num(rp.Max))
-		tn.After[rowsField] = append(tn.After[rowsField], oneLine(t.MeanRowsSource))
+		tn.After[rowsField] = append(tn.After[rowsField], oneLine(source))
 	} else {
 		tw.RowsPerPartition = round4(rows)
-		tn.Line[rowsField] = fmt.Sprintf("%s; %d partitions read whole: p50 %s, p99 %s, max %s", t.MeanRowsSource, t.PartitionsSeen, num(rp.P50), num(rp.P99), num(rp.Max))
+		tn.Line[rowsField] = fmt.Sprintf("%s; %d partitions read whole: p50 %s, p99 %s, max %s", source, t.PartitionsSeen, num(rp.P50), num(rp.P99), num(rp.Max))
 	}
 	if t.WriteRate == 0 && t.RowsSeen > 0 {
 		tn.After[rowsField] = append(tn.After[rowsField], "write rate "+oneLine(t.WriteRateSource))
 	}
-	if t.WriteRate > 0 {
+	switch {
+	case t.WriteRate > 0 && t.Keys != nil:
+		tn.After[rowsField] = append(tn.After[rowsField],
+			fmt.Sprintf("while a partition receives writes it takes %s rows/s (%s)", num(round4(t.WriteRate)), t.WriteRateSource))
+	case t.WriteRate > 0:
 		tn.After[rowsField] = append(tn.After[rowsField],
 			fmt.Sprintf("measured write rate %s rows/s per partition (%s); rows_per_partition above", num(round4(t.WriteRate)), t.WriteRateSource),
 			fmt.Sprintf("sizes what is stored now. For growth, replace it with write_rate: %s/day.", num(round4(t.WriteRate*86400))))
+	}
+	if span, _, ok := sizing.TableBucket(t.Schema); ok && t.Keys != nil {
+		// The rows a key writes in a bucket are a rate over the bucket's width, and declared
+		// as one: estimate then knows how often a key's bucket gets no row (a key writing 0.16
+		// rows an hour fills about 15% of its hours) and counts only the partitions that hold
+		// rows.
+		tw.WriteRate = workload.Rate{Count: tw.RowsPerPartition, Per: span.Avg}
+		tw.RowsPerPartition = 0
+		const rateField = "write_rate"
+		tn.Line[rateField], tn.After[rateField] = tn.Line[rowsField], tn.After[rowsField]
+		delete(tn.Line, rowsField)
+		delete(tn.After, rowsField)
 	}
 	return tombs, expired
 }
@@ -337,20 +365,20 @@ func writeTTLs(tw *workload.TableWorkload, tn *workload.TableNotes, t *Table) {
 }
 
 // writePartitions declares partitions (and, for a bucketed table without a TTL, the horizon
-// keeping the buckets seen). A bucketed table's is the partitions one bucket holds, the
-// meaning estimate gives it.
+// keeping the buckets it spans). A bucketed table's is its keys, each of which starts a
+// partition in a bucket it writes a row in (KeyFit).
 func writePartitions(tw *workload.TableWorkload, tn *workload.TableNotes, t *Table, ttlWritten bool) {
-	if span, col, ok := sizing.TableBucket(t.Schema); ok && t.BucketsSeen > 0 {
-		// partitions: is what one bucket holds; estimate keeps as many buckets as the TTL
-		// (or the horizon) lasts.
-		tw.Partitions = math.Max(1, math.Round(t.Partitions/float64(t.BucketsSeen)))
-		tn.Line["partitions"] = fmt.Sprintf("partitions a %s bucket holds: %s partitions (%s) over the %d values of %s seen",
-			span.Name, num(math.Round(t.Partitions)), t.PartitionsSource, t.BucketsSeen, col)
+	if span, col, ok := sizing.TableBucket(t.Schema); ok && t.Keys != nil {
+		k := t.Keys
+		tw.Partitions = k.Keys
+		tn.Line["partitions"] = fmt.Sprintf("keys (the partition key without %s): %d read, %s in all", col, k.Seen, num(k.Keys))
+		tn.After["partitions"] = append(tn.After["partitions"], fmt.Sprintf("a key with no row in one %s bucket has no partition there: %s partitions (%s) over %s buckets, %s a bucket",
+			span.Name, num(math.Round(t.Partitions)), t.PartitionsSource, num(k.Buckets), num(round4(k.PerBucket))))
 		if ttlWritten {
-			tn.After["partitions"] = append(tn.After["partitions"], fmt.Sprintf("the TTL below keeps about TTL / %s buckets; the table holds the %d seen now", span.Name, t.BucketsSeen))
+			tn.After["partitions"] = append(tn.After["partitions"], fmt.Sprintf("the TTL below keeps about TTL / %s buckets; the table spans %s now", span.Name, num(k.Buckets)))
 		} else {
-			tw.Horizon = (time.Duration(t.BucketsSeen) * span.Avg).Truncate(time.Second)
-			tn.Line["horizon"] = fmt.Sprintf("the %d %s buckets seen are kept", t.BucketsSeen, span.Name)
+			tw.Horizon = (time.Duration(k.Buckets) * span.Avg).Truncate(time.Second)
+			tn.Line["horizon"] = fmt.Sprintf("the %s %s buckets the table spans are kept", num(k.Buckets), span.Name)
 		}
 	} else {
 		tw.Partitions = math.Round(t.Partitions)
@@ -364,8 +392,8 @@ func writeSkew(tw *workload.TableWorkload, tn *workload.TableNotes, t *Table) {
 	switch {
 	case t.Skew.Kind == "zipf" && t.Keys != nil:
 		tw.Skew = workload.Skew{Kind: workload.Zipf, S: round4(t.Skew.S)}
-		tn.Line["skew"] = fmt.Sprintf("fitted over %d keys (the partition key without %s) to each key's rows per partition, R² %.3f", t.Skew.Points, t.Keys.Column, t.Skew.R2)
-		tn.After["skew"] = append(tn.After["skew"], fmt.Sprintf("the busiest key's partition: %s rows, %s", num(math.Round(t.Keys.Head)), oneLine(t.Keys.HeadSource)))
+		tn.Line["skew"] = fmt.Sprintf("fitted over %d keys (the partition key without %s) to each key's rows read, R² %.3f", t.Skew.Points, t.Keys.Column, t.Skew.R2)
+		tn.After["skew"] = append(tn.After["skew"], fmt.Sprintf("the busiest key writes %s rows a bucket: %s", num(round4(t.Keys.Head)), oneLine(t.Keys.HeadSource)))
 	case t.Skew.Kind == "zipf":
 		tw.Skew = workload.Skew{Kind: workload.Zipf, S: round4(t.Skew.S)}
 		tn.Line["skew"] = fmt.Sprintf("fitted to rows per partition of %d partitions, R² %.3f", t.Skew.Points, t.Skew.R2)

@@ -210,8 +210,9 @@ func EstimateTable(tbl *cql.Table, w *workload.TableWorkload, opt Options) (*Est
 	timeBased := !w.WriteRate.IsZero() || !p.bucket.IsZero()
 	life := p.life(1)
 	est.Life = life
+	floor := p.oneRow(est.Keys, life)
 	at := func(rank float64, age time.Duration) Partition {
-		pt := p.partitionAt(sh, p.activity(skew, est.Keys, rank), age, life)
+		pt := p.partitionAt(sh, math.Max(p.activity(skew, est.Keys, rank), floor), age, life)
 		pt.Rank = rank
 		return pt
 	}
@@ -405,6 +406,29 @@ func (p *plan) activity(skew workload.Skew, keys, rank float64) float64 {
 	return skew.Capped(keys, rank, p.rateCap(skew)) / p.shards()
 }
 
+// oneRow is the activity of a key that writes one row in its partition's life (0 when the
+// workload declares a single key, or no rows). A partition exists only once a row is written
+// to it: a key quieter than that (most keys of a sparse hour-bucketed table) writes a row in
+// some of its buckets and none in the rest, and the partitions it has hold a row, not a
+// fraction of one. The typical, p99 and largest partitions are sized no smaller.
+func (p *plan) oneRow(keys float64, life time.Duration) float64 {
+	if keys < 2 {
+		return 0
+	}
+	written := p.w.RowsPerPartition
+	if !p.w.WriteRate.IsZero() {
+		secs := life.Seconds()
+		if p.ttl > 0 {
+			secs = math.Min(secs, p.ttl.Seconds())
+		}
+		written = p.w.WriteRate.PerSecond() * secs
+	}
+	if !(written > 0) {
+		return 0
+	}
+	return 1 / written
+}
+
 // shards is how many partitions one key's writes spread over (1 without write shards).
 func (p *plan) shards() float64 {
 	return float64(max(1, p.w.Shards))
@@ -413,7 +437,8 @@ func (p *plan) shards() float64 {
 // growth samples the typical and the largest partition across their life.
 func (p *plan) growth(sh *shape, skew workload.Skew, keys float64, life time.Duration, points int) []GrowthPoint {
 	out := make([]GrowthPoint, points)
-	typ, top := p.activity(skew, keys, PercentileRank(keys, 0.5)), p.activity(skew, keys, 1)
+	floor := p.oneRow(keys, life)
+	typ, top := math.Max(floor, p.activity(skew, keys, PercentileRank(keys, 0.5))), math.Max(floor, p.activity(skew, keys, 1))
 	for i := range out {
 		age := time.Duration(float64(life) * float64(i) / float64(points-1))
 		t, l := p.partitionAt(sh, typ, age, life), p.partitionAt(sh, top, age, life)

@@ -121,6 +121,35 @@ func TestZipfPartitions(t *testing.T) {
 	}
 }
 
+// TestSparseKeysHoldARow: 300 keys writing 0.2 rows an hour on average under Zipf 1.1 (an
+// hour-bucketed table most of whose hours hold no row of a quiet key). The median key writes
+// 0.2·300·150^-1.1/H ≈ 0.05 rows an hour: it has a partition in one hour of twenty, and that
+// partition holds a row. The busiest key's share is sized as it is; the average key's rows
+// (what the totals rest on) are not rounded up.
+func TestSparseKeysHoldARow(t *testing.T) {
+	tbl := mustTable("app.events_by_device", "device int pk", "hour timestamp pk", "at timestamp ck", "body text")
+	e := estimate(t, tbl, Options{}, "partitions=300", "rows_per_partition=0.2", "bucket=hour", "skew.zipf=1.1", "avg.body=40")
+	var h float64
+	for k := 300.0; k >= 1; k-- {
+		h += math.Pow(k, -1.1)
+	}
+	if e.Typical.Rows != 1 {
+		t.Errorf("typical partition %v rows, want 1: the median key's partitions hold the row that made them", e.Typical.Rows)
+	}
+	if want := 0.2 * 300 / h; math.Abs(e.Largest.Rows-want) > 1e-6*want {
+		t.Errorf("largest partition %v rows, want 0.2·300/H = %v", e.Largest.Rows, want)
+	}
+	if math.Abs(e.Mean.Rows-0.2) > 1e-9 {
+		t.Errorf("the average key writes %v rows an hour, want 0.2", e.Mean.Rows)
+	}
+	// A single key declared is sized as written, a fraction of a row included (profile sizes
+	// a partition of a given size so).
+	one := estimate(t, tbl, Options{}, "partitions=1", "rows_per_partition=0.2", "bucket=hour", "avg.body=40")
+	if one.Typical.Rows != 0.2 {
+		t.Errorf("one key of 0.2 rows: typical %v rows, want 0.2", one.Typical.Rows)
+	}
+}
+
 func TestGrowthAndCrossings(t *testing.T) {
 	tbl := mustTable("app.events", "source text pk", "at timeuuid ck", "body text")
 	e := estimate(t, tbl, Options{}, "write_rate=1000/day", "avg.source=10", "avg.body=500", "horizon=2y")

@@ -173,8 +173,8 @@ func profileFigures(t *profile.Table) [][]string {
 		{"value bytes a partition", fmt.Sprintf("p50 %s, p99 %s, max %s", sizing.FormatBytes(t.PartitionBytes.P50), sizing.FormatBytes(t.PartitionBytes.P99), sizing.FormatBytes(t.PartitionBytes.Max))},
 	}
 	if k := t.Keys; k != nil {
-		rows = append(rows, []string{"keys", fmt.Sprintf("%s seen (the key without %s), %s partitions a bucket over %d buckets; busiest key's partition %s rows (%s)",
-			Count(Num(k.Seen)), k.Column, Count(Num(k.PerBucket)), t.BucketsSeen, Count(Num(math.Round(k.Head))), k.HeadSource)})
+		rows = append(rows, []string{"keys", fmt.Sprintf("%s seen, %s in all (the key without %s), over %s buckets: %.4g rows a key a bucket (empty buckets included), %.4g partitions a bucket; the busiest key writes %.4g rows a bucket (%s)",
+			Count(Num(k.Seen)), Count(Num(k.Keys)), k.Column, Count(Num(k.Buckets)), k.RowsPerKeyBucket, k.PerBucket, k.Head, k.HeadSource)})
 	}
 	rows = append(rows,
 		[]string{"skew", skewText(t.Skew)},
