@@ -14,8 +14,10 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/bucket"
+	"github.com/cqlsize/cqlsize/connect"
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/derive"
+	"github.com/cqlsize/cqlsize/internal/retry"
 )
 
 // Cache lifetimes of a key's tiers in a writer or reader (Tiers.CacheFor).
@@ -300,7 +302,7 @@ func (e *TierConflictError) Error() string {
 // tiers in its cache (at most half the lead) writes a row of the new period.
 //
 // The row is written with a lightweight transaction (INSERT ... IF NOT EXISTS, at SERIAL),
-// after reading the key's tiers at SERIAL: two promoters that computed the same instant
+// after reading the key's tiers at QUORUM: two promoters that computed the same instant
 // agree on one row; if they chose different tiers there, the second gets a
 // *TierConflictError. Two promoters that computed different instants both write, and
 // bucket.NewTierHistory reads their rows the same way everywhere (a change to the tier
@@ -317,8 +319,27 @@ func Promote(ctx context.Context, session *gocql.Session, plan *TierPlan, key []
 	if now.IsZero() {
 		return nil, errors.New("promote: no time given")
 	}
-	sel := tierSelect(plan)
-	changes, err := readTierChanges(ctx, session, plan, sel, key, gocql.Consistency(gocql.Serial)) // a read that sees, or finishes, any promotion under way
+	var p *Promotion
+	// Promoters of one key contend for its partition's Paxos state: a coordinator that
+	// loses the round too long answers with a timeout, and the whole promotion, reading the
+	// key's tiers again, is worth another try. A change applied by an attempt whose answer
+	// was lost is then found in place.
+	_, err := retry.Do(ctx, retry.Policy{Backoff: retry.Backoff{Min: 100 * time.Millisecond, Max: 2 * time.Second, Jitter: retry.UpperHalf}, Attempts: 8,
+		Retry: func(err error) bool { return connect.Transient(err) || connect.CoordinatorTimeout(err) }},
+		func() error {
+			var err error
+			p, err = promoteOnce(ctx, session, plan, key, tier, to, now)
+			return err
+		})
+	return p, err
+}
+
+// promoteOnce is one attempt of Promote.
+func promoteOnce(ctx context.Context, session *gocql.Session, plan *TierPlan, key []any, tier string, to bucket.Tier, now time.Time) (*Promotion, error) {
+	// A QUORUM read sees every change whose Paxos round committed. One still in flight is
+	// either found by the insert below (same instant) or lands at another instant, which
+	// NewTierHistory reads the same way everywhere.
+	changes, err := readTierChanges(ctx, session, plan, tierSelect(plan), key, gocql.Quorum)
 	if err != nil {
 		return nil, fmt.Errorf("promote: %w", err)
 	}
