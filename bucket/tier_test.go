@@ -39,8 +39,8 @@ func TestPromotionBoundary(t *testing.T) {
 		{Minute(), Every(15 * time.Second), "2024-01-15T10:04:05Z", "2024-01-15T10:05:00Z"},
 		{Every(20 * time.Second), Minute(), "2024-01-15T10:04:00Z", "2024-01-15T10:04:00Z"},
 		{Hour(), Every(6 * time.Hour), "2024-01-15T10:00:00.5Z", "2024-01-15T12:00:00Z"},
-		{ISOWeek(), Month(), "2024-01-02T00:00:00Z", "2024-04-01T00:00:00Z"}, // 2024-04-01 is the first 1st on a Monday
-		{Every(7 * time.Hour), Day(), "1970-01-01T00:00:01Z", "1970-01-08T00:00:00Z"},   // lcm(7h, 24h) = 168h
+		{ISOWeek(), Month(), "2024-01-02T00:00:00Z", "2024-04-01T00:00:00Z"},          // 2024-04-01 is the first 1st on a Monday
+		{Every(7 * time.Hour), Day(), "1970-01-01T00:00:01Z", "1970-01-08T00:00:00Z"}, // lcm(7h, 24h) = 168h
 		{Day(), Year(), "2023-12-31T23:59:59Z", "2024-01-01T00:00:00Z"},
 	} {
 		got, err := PromotionBoundary(tierOf(t, "a", tc.from, 1), tierOf(t, "b", tc.to, 1), at3339(tc.at))
