@@ -84,9 +84,9 @@ type tierRun struct {
 // writeAcrossPromotion runs writers (each with its own Tiers, as separate service
 // instances would have) posting to the hot tag, and every fifth post to a cold one too,
 // promotes the hot tag from three promoters at once while they write, and stops the
-// writers 16 s after the promotion takes effect. during runs once the promotion is written,
-// before it takes effect (a ring test kills a node there).
-func writeAcrossPromotion(t *testing.T, s *gocql.Session, schema *cql.Schema, plan *WritePlan, writers int, during func()) *tierRun {
+// writers 16 s after the promotion takes effect. before runs once the writers are
+// writing, before the promotion (a ring test kills a node there).
+func writeAcrossPromotion(t *testing.T, s *gocql.Session, schema *cql.Schema, plan *WritePlan, opts Options, writers int, before func()) *tierRun {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -102,7 +102,7 @@ func writeAcrossPromotion(t *testing.T, s *gocql.Session, schema *cql.Schema, pl
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := New[Values](s, schema, Options{}, entity.Mappings(tiers)...)
+		m, err := New[Values](s, schema, opts, entity.Mappings(tiers)...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,6 +134,9 @@ func writeAcrossPromotion(t *testing.T, s *gocql.Session, schema *cql.Schema, pl
 	// Promote while the writers write, at a moment that puts the change 8 to 30 s ahead:
 	// rows on both sides, and the writers' caches (5 s) renewed across it.
 	time.Sleep(4 * time.Second)
+	if before != nil {
+		before()
+	}
 	for time.Now().Second() < 30 || time.Now().Second() >= 40 {
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -158,9 +161,6 @@ func writeAcrossPromotion(t *testing.T, s *gocql.Session, schema *cql.Schema, pl
 	}
 	run.since = run.promoters[0].Since
 	t.Logf("promoted at %s, takes effect at %s", now.UTC().Format("15:04:05.000"), run.since.Format("15:04:05"))
-	if during != nil {
-		during()
-	}
 	for time.Now().Before(run.since.Add(16 * time.Second)) {
 		select {
 		case err := <-errs:
@@ -350,6 +350,6 @@ func checkTierRun(t *testing.T, s *gocql.Session, ks string, plan *WritePlan, ru
 func TestTiersPromoteUnderWrites(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
 	schema, plan := tiersSchema(t, s, ks)
-	run := writeAcrossPromotion(t, s, schema, plan, 4, nil)
+	run := writeAcrossPromotion(t, s, schema, plan, Options{}, 4, nil)
 	checkTierRun(t, s, ks, plan, run)
 }
