@@ -49,6 +49,10 @@ old scheme), and every bucket of the key keeps one scheme. --tier default demote
 Exit status: 0 done (or already so); 2 bad flags, a plan or schema that does not load, an
 unknown table, tier or key; 3 cluster trouble, safe to run again; 4 another promoter moved
 the key to another tier at the same instant first: look (tier show) and decide.`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			return Usagef("tier needs a subcommand: show or promote")
+		},
 	}
 	cmd.AddCommand(newTierSubCmd(env, "show"), newTierSubCmd(env, "promote"))
 	return cmd
@@ -138,7 +142,7 @@ func checkTierFlags(f *tierFlags, what string) (*tierInput, error) {
 		}
 	}
 	if len(f.key) != len(tp.KeyColumns) {
-		return nil, Usagef("--key given %d times: %s's key is %s (%d values, in that order)", len(f.key), tp.Query, strings.Join(tp.KeyColumns, ", "), len(tp.KeyColumns))
+		return nil, Usagef("--key given %d times: %s's key is (%s): one --key per column, in that order", len(f.key), tp.Query, strings.Join(tp.KeyColumns, ", "))
 	}
 	in := &tierInput{plan: tp}
 	for i, v := range f.key {

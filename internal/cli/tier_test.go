@@ -50,7 +50,7 @@ func TestTierBadFlagsExitTwo(t *testing.T) {
 		{append([]string{"show"}, base...), "--key is required"},
 		{append(append([]string{"promote"}, base...), "--key", "go"), "--tier is required"},
 		{append(append([]string{"promote"}, base...), "--key", "go", "--tier", "blazing"), `--tier "blazing": app.posts_by_tag has tiers default, hot`},
-		{append(append([]string{"show"}, base...), "--key", "go", "--key", "db"), "--key given 2 times: app.posts_by_tag's key is tag (1 values, in that order)"},
+		{append(append([]string{"show"}, base...), "--key", "go", "--key", "db"), "--key given 2 times: app.posts_by_tag's key is (tag): one --key per column, in that order"},
 		{append(append([]string{"show"}, base...), "--key", "go", "--format", "yaml"), `--format "yaml": want text or json`},
 		{[]string{"show", "--plan", plan, "--schema", schema, "--table", "posts", "--key", "go"}, "--table posts: not on tiers in " + plan + " (tables on tiers: app.posts_by_tag)"},
 		{[]string{"show", "--plan", plan, "--schema", schema + ".nosuch", "--table", "posts_by_tag", "--key", "go"}, "--schema " + schema + ".nosuch"},
