@@ -105,7 +105,7 @@ func TestTierPromoteAndShowOnTheNode(t *testing.T) {
 		t.Errorf("promote again: exit %d, %+v\n%s%s", code, rep, out, errOut)
 	}
 	code, out, _ = sweepStep(t, append([]string{"tier", "show"}, args...)...)
-	if code != ExitOK || !strings.Contains(out, want.Format(time.RFC3339)+" hot (hour x 2 shards)") || !strings.Contains(out, "Rows written now go to default (month).") {
+	if code != ExitOK || !strings.Contains(strings.Join(strings.Fields(out), " "), want.Format(time.RFC3339)+" hot (hour x 2 shards)") || !strings.Contains(out, "Rows written now go to default (month).") {
 		t.Errorf("show: exit %d\n%s", code, out)
 	}
 	// Demote: the next boundary of hour and month after the promotion is the month after.
