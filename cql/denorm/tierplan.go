@@ -109,38 +109,9 @@ func parseTierPlan(schema *cql.Schema, p *derive.Program, v *yaml.Node, at func(
 	if v.Kind != yaml.MappingNode {
 		return nil, cql.Errorf(at(v), "write plan: %s: tiers: want a mapping {table, default, <tier>: {bucket, shards}, promote_over}", tp.Query)
 	}
-	// The bucket and shard columns are the partition-key columns the rules cut from a time
-	// and hash; every other partition-key column names the key.
-	var bucketRule, shardRule *derive.Target
-	for _, t := range p.Columns() {
-		if t.Kind != cql.PartitionKey || !t.Derived {
-			continue
-		}
-		switch t.Expr.Func {
-		case derive.Year, derive.Month, derive.Week, derive.Day, derive.Hour, derive.Minute:
-			if bucketRule != nil {
-				return nil, cql.Errorf(at(v), "write plan: %s: tiers: two bucket columns (%s and %s): a key on tiers has one", tp.Query, bucketRule.Column, t.Column)
-			}
-			bucketRule = &t
-		case derive.Shard:
-			shardRule = &t
-		}
-	}
-	if bucketRule == nil {
-		return nil, cql.Errorf(at(v), "write plan: %s: tiers: the table has no bucket column: a partition-key column derived by a time function such as bucket=month(created_at)", tp.Query)
-	}
-	if !isNativeType(bucketRule.Type, "text", "ascii", "timestamp") {
-		return nil, cql.Errorf(at(v), "write plan: %s: tiers: bucket column %s is %s: a key on tiers needs a text label or a timestamp start, which every width can fill", tp.Query, bucketRule.Column, bucketRule.Type)
-	}
-	tp.BucketColumn, tp.TimeColumn = bucketRule.Column, bucketRule.Expr.Column
-	if shardRule != nil {
-		tp.ShardColumn, tp.ShardSource = shardRule.Column, shardRule.Expr.Column
-	}
-	for _, c := range dst.PartitionKey {
-		if c.Name != tp.BucketColumn && c.Name != tp.ShardColumn {
-			tp.KeyColumns = append(tp.KeyColumns, c.Name)
-			tp.KeyTypes = append(tp.KeyTypes, c.Type)
-		}
+	bucketRule, shardRule, err := tierColumns(p, tp)
+	if err != nil {
+		return nil, cql.Errorf(at(v), "write plan: %s: tiers: %v", tp.Query, err)
 	}
 	ruleWidth := map[derive.Func]bucket.Width{derive.Year: bucket.Year(), derive.Month: bucket.Month(), derive.Week: bucket.ISOWeek(),
 		derive.Day: bucket.Day(), derive.Hour: bucket.Hour(), derive.Minute: bucket.Minute()}[bucketRule.Expr.Func]
@@ -220,25 +191,68 @@ func parseTierPlan(schema *cql.Schema, p *derive.Program, v *yaml.Node, at func(
 	if len(tp.Tiers) < 2 && len(errs) == 0 {
 		fail(v, "no tier besides the default: name one, such as hot: {bucket: hour, shards: 2}")
 	}
-	// A promotion takes effect where the old and the new scheme both start a bucket; a pair
-	// that never lines up could never change a key's tier.
-	probe := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	for _, a := range tp.Names() {
-		if len(errs) > 0 {
-			break
-		}
-		for _, b := range tp.Names() {
-			if a < b {
-				if _, err := bucket.PromotionBoundary(tp.Tiers[a], tp.Tiers[b], probe); err != nil {
-					fail(v, "tiers %s and %s: %v", a, b, err)
-				}
-			}
+	if len(errs) == 0 {
+		if err := checkTierBoundaries(tp); err != nil {
+			fail(v, "%v", err)
 		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	return tp, nil
+}
+
+// tierColumns finds the bucket and shard columns of p's table: the partition-key columns
+// the rules cut from a time and hash. Every other partition-key column names the key
+// (tp.KeyColumns, tp.KeyTypes).
+func tierColumns(p *derive.Program, tp *TierPlan) (bucketRule, shardRule *derive.Target, err error) {
+	for _, t := range p.Columns() {
+		if t.Kind != cql.PartitionKey || !t.Derived {
+			continue
+		}
+		switch t.Expr.Func {
+		case derive.Year, derive.Month, derive.Week, derive.Day, derive.Hour, derive.Minute:
+			if bucketRule != nil {
+				return nil, nil, fmt.Errorf("two bucket columns (%s and %s): a key on tiers has one", bucketRule.Column, t.Column)
+			}
+			bucketRule = &t
+		case derive.Shard:
+			shardRule = &t
+		}
+	}
+	if bucketRule == nil {
+		return nil, nil, errors.New("the table has no bucket column: a partition-key column derived by a time function such as bucket=month(created_at)")
+	}
+	if !isNativeType(bucketRule.Type, "text", "ascii", "timestamp") {
+		return nil, nil, fmt.Errorf("bucket column %s is %s: a key on tiers needs a text label or a timestamp start, which every width can fill", bucketRule.Column, bucketRule.Type)
+	}
+	tp.BucketColumn, tp.TimeColumn = bucketRule.Column, bucketRule.Expr.Column
+	if shardRule != nil {
+		tp.ShardColumn, tp.ShardSource = shardRule.Column, shardRule.Expr.Column
+	}
+	for _, c := range p.TargetTable().PartitionKey {
+		if c.Name != tp.BucketColumn && c.Name != tp.ShardColumn {
+			tp.KeyColumns = append(tp.KeyColumns, c.Name)
+			tp.KeyTypes = append(tp.KeyTypes, c.Type)
+		}
+	}
+	return bucketRule, shardRule, nil
+}
+
+// checkTierBoundaries refuses two tiers whose buckets never start together: a promotion
+// takes effect where the old and the new scheme both start a bucket, so such a pair could
+// never change a key's tier.
+func checkTierBoundaries(tp *TierPlan) error {
+	probe := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	names := tp.Names()
+	for i, a := range names {
+		for _, b := range names[i+1:] {
+			if _, err := bucket.PromotionBoundary(tp.Tiers[a], tp.Tiers[b], probe); err != nil {
+				return fmt.Errorf("tiers %s and %s: %v", a, b, err)
+			}
+		}
+	}
+	return nil
 }
 
 // tierSpec reads {bucket: WIDTH, shards: N}. A missing bucket is the zero Scheme and a
