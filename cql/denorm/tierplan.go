@@ -181,8 +181,10 @@ func parseTierPlan(schema *cql.Schema, p *derive.Program, v *yaml.Node, at func(
 	}
 	if tableNode == nil || tp.Table == "" {
 		fail(v, "want table: the tier table (keyspace.%s_tiers)", dst.Name)
-	} else if err := checkTierTable(schema, tp); err != nil {
+	} else if t, err := checkTierTable(schema, tp); err != nil {
 		errs = append(errs, cql.Errorf(at(tableNode), "write plan: %s: tiers: %v", tp.Query, err))
+	} else {
+		tp.Table = t.QualifiedName() // as the statements name it, whatever keyspace the plan left implied
 	}
 	if !defaultSeen {
 		t, _ := bucket.New(ruleWidth)
@@ -294,31 +296,31 @@ func tierSpec(v *yaml.Node, name string, fail func(*yaml.Node, string, ...any)) 
 // checkTierTable checks that the schema's tier table has the layout the runtime reads:
 // the key columns as its partition key, since as its one clustering column, newest first,
 // and tier, bucket and shards.
-func checkTierTable(schema *cql.Schema, tp *TierPlan) error {
+func checkTierTable(schema *cql.Schema, tp *TierPlan) (*cql.Table, error) {
 	t, ok := schema.FindTable(tp.Table)
 	if !ok {
-		return fmt.Errorf("tier table %s is not in the schema (the design's migration creates it)", tp.Table)
+		return nil, fmt.Errorf("tier table %s is not in the schema (the design's migration creates it)", tp.Table)
 	}
 	want := tierTableDDL(t.Keyspace, t.Name, tp, nil)
 	bad := func(why string) error { return fmt.Errorf("tier table %s %s; want %s", tp.Table, why, want) }
 	if len(t.PartitionKey) != len(tp.KeyColumns) {
-		return bad(fmt.Sprintf("has %d partition-key columns, the key has %d", len(t.PartitionKey), len(tp.KeyColumns)))
+		return nil, bad(fmt.Sprintf("has %d partition-key columns, the key has %d", len(t.PartitionKey), len(tp.KeyColumns)))
 	}
 	for i, c := range t.PartitionKey {
 		if c.Name != tp.KeyColumns[i] {
-			return bad(fmt.Sprintf("partition-key column %d is %s, the query table's is %s", i+1, c.Name, tp.KeyColumns[i]))
+			return nil, bad(fmt.Sprintf("partition-key column %d is %s, the query table's is %s", i+1, c.Name, tp.KeyColumns[i]))
 		}
 	}
 	if len(t.Clustering) != 1 || t.Clustering[0].Name != "since" || !isNativeType(t.Clustering[0].Type, "timestamp") || t.Clustering[0].Order != cql.Desc {
-		return bad("does not cluster by since timestamp DESC")
+		return nil, bad("does not cluster by since timestamp DESC")
 	}
 	for name, typ := range map[string]string{"tier": "text", "bucket": "text", "shards": "int"} {
 		c := t.Column(name)
 		if c == nil || c.Kind != cql.Regular || !isNativeType(c.Type, typ) {
-			return bad(fmt.Sprintf("has no regular column %s %s", name, typ))
+			return nil, bad(fmt.Sprintf("has no regular column %s %s", name, typ))
 		}
 	}
-	return nil
+	return t, nil
 }
 
 // tierTableDDL is the CREATE TABLE of a tier table; types gives the key columns' types

@@ -19,8 +19,9 @@ import (
 )
 
 type tierFlags struct {
-	hosts   string
-	tls     tlsFlags
+	hosts    string
+	tls      tlsFlags
+	keyspace string
 	plan    string
 	schema  []string
 	table   string
@@ -76,6 +77,7 @@ func newTierSubCmd(env *Env, what string) *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&f.hosts, "hosts", "", "the cluster, host[:port],... (default $CASSANDRA_HOSTS)")
 	f.tls.bind(fl)
+	fl.StringVarP(&f.keyspace, "keyspace", "k", "", "the keyspace of the schema's and the plan's unqualified table names")
 	fl.StringVar(&f.plan, "plan", "", "the write plan (writeplan.yaml) that puts --table on tiers")
 	fl.StringArrayVar(&f.schema, "schema", nil, "a .cql file or a folder of .cql files holding the plan's entities and tables (repeatable, applied in order)")
 	fl.StringVar(&f.table, "table", "", "the query table on tiers, table or keyspace.table")
@@ -112,6 +114,9 @@ func checkTierFlags(f *tierFlags, what string) (*tierInput, error) {
 		return nil, Usagef("--tier is required: the tier to move the key to (%s to demote it)", denorm.DefaultTier)
 	}
 	schema := cql.NewSchema()
+	if f.keyspace != "" {
+		schema = cql.NewSchemaIn(f.keyspace)
+	}
 	for _, path := range f.schema {
 		if err := applySchemaPath(schema, path); err != nil {
 			return nil, InputErr(fmt.Errorf("--schema %s: %w", path, err))
