@@ -139,7 +139,9 @@ var commandScenarios = map[string]commandScenario{
 		args: func(ks, dir string) []string {
 			return []string{"tier", "show", "-k", ks, "--plan", dir + "/writeplan.yaml", "--schema", dir + "/schema.cql", "--table", "events_by_tag", "--key", "go"}
 		},
-		passed: func(code int, out, _ string) bool { return code == ExitOK && strings.Contains(out, "Rows written now go to default") },
+		passed: func(code int, out, _ string) bool {
+			return code == ExitOK && strings.Contains(out, "Rows written now go to default")
+		},
 	},
 	"tier promote": {
 		folder:  tierRightsFiles,

@@ -22,13 +22,13 @@ type tierFlags struct {
 	hosts    string
 	tls      tlsFlags
 	keyspace string
-	plan    string
-	schema  []string
-	table   string
-	key     []string
-	tier    string
-	format  string
-	timeout time.Duration
+	plan     string
+	schema   []string
+	table    string
+	key      []string
+	tier     string
+	format   string
+	timeout  time.Duration
 }
 
 func newTierCmd(env *Env) *cobra.Command {
