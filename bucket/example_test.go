@@ -161,3 +161,41 @@ func ExampleParseWidth() {
 	// bucket: invalid width "fortnight": want minute, hour, day, iso-week, month, year or a duration such as 6h, 15m, 2d or 3w
 	// bucket: invalid width 0s: must be positive
 }
+
+// A hashtag on month buckets is promoted to hour buckets over 2 shards: the change takes
+// effect at the next boundary of both, and a read walks the hour partitions back to it,
+// then the month partitions before.
+func ExampleTierHistory_Newest() {
+	months, _ := bucket.New(bucket.Month())
+	hours, _ := bucket.New(bucket.Hour())
+	def := bucket.Tier{Name: "default", Scheme: months, Shards: 1}
+	hot := bucket.Tier{Name: "hot", Scheme: hours, Shards: 2}
+
+	promoted := time.Date(2024, 3, 10, 12, 34, 0, 0, time.UTC)
+	since, err := bucket.PromotionBoundary(def, hot, promoted)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("hot from", since)
+
+	h, err := bucket.NewTierHistory(def, []bucket.TierChange{{Since: since, Tier: hot}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	now := time.Date(2024, 4, 1, 1, 30, 0, 0, time.UTC)
+	walk, err := h.Newest(time.Date(2024, 2, 1, 0, 0, 0, 0, time.UTC), now, 12)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, p := range walk {
+		fmt.Println(p.Bucket, p.Shard, p.Tier.Name) // SELECT ... WHERE tag = ? AND bucket = ? AND shard = ?
+	}
+	// Output:
+	// hot from 2024-04-01 00:00:00 +0000 UTC
+	// 2024-04-01T01 0 hot
+	// 2024-04-01T01 1 hot
+	// 2024-04-01T00 0 hot
+	// 2024-04-01T00 1 hot
+	// 2024-03 0 default
+	// 2024-02 0 default
+}

@@ -19,6 +19,11 @@
 // once by the entity's key, source: true) read back by Load, UpdateStored and DeleteByKey; a
 // plan that could drop rows is refused.
 //
+// A table whose keys are skewed can put them on tiers (TierPlan, from a write plan's
+// tiers:): a key's bucket width and shards are a row of a tier table, read and cached by
+// Tiers for the writes, changed by Promote at a bucket boundary of both schemes, and read
+// back by TieredTimeline period by period with the scheme each period had.
+//
 // A Transition moves an access pattern from one table to another in four stages (old-only,
 // dual-write, read-new, new-only), each a change of a service's configuration: the stage
 // decides which tables the Model's writes reach and which one readers use (Choose, Reads).

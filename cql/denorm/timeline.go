@@ -46,6 +46,10 @@ type Timeline struct {
 	// (an int) is bound last. Merging shards needs a clustering key of types whose order
 	// this package knows (timeuuid, timestamp, date, integers, text, ascii, blob, boolean).
 	Shards int
+	// ShardColumn says that the query binds a shard (last) even when Shards is 0 or 1, as
+	// shard 0: on a table whose keys are on tiers (TieredTimeline), every key's partitions
+	// have a shard column, whatever its tier's shard count.
+	ShardColumn bool
 	// MaxBuckets bounds how far back a timeline goes, counted from its newest bucket over
 	// all its pages (default 12), per shard. A user who posted once three years ago costs
 	// at most MaxBuckets reads, not one per month since.
@@ -344,7 +348,7 @@ func (tl *Timeline) Page(ctx context.Context, req PageRequest) (*Page, error) {
 	}
 	want := len(req.Key) + 1
 	what := "the %d key values then the bucket"
-	if shards > 1 {
+	if shards > 1 || tl.ShardColumn {
 		want, what = want+1, "the %d key values, the bucket, then the shard"
 	}
 	if pq.markers != want {
@@ -364,7 +368,7 @@ func (tl *Timeline) Page(ctx context.Context, req PageRequest) (*Page, error) {
 	if err != nil {
 		return nil, fmt.Errorf("timeline: %w", err)
 	}
-	r := &reader{tl: tl, key: req.Key, cols: cols, cons: cons, parallel: parallel, sharded: shards > 1,
+	r := &reader{tl: tl, key: req.Key, cols: cols, cons: cons, parallel: parallel, sharded: shards > 1 || tl.ShardColumn,
 		base: pq.text, sem: make(chan struct{}, parallel)}
 	for _, c := range afterClauses(cols) {
 		r.after = append(r.after, resumeClause{pq.text + c.text, c.cells})

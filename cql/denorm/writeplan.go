@@ -30,15 +30,27 @@ type PlannedEntity struct {
 	// the entity's primary key (marked source: true): the mappings read an entity back
 	// from it. "" when the plan has no home for the entity (see home.go).
 	Source string
+	// Tiers, one per table in the same order, is the table's TierPlan when the plan puts
+	// its keys on tiers, else nil.
+	Tiers []*TierPlan
 }
 
 // Mappings are the entity's mappings over Values, one per table: New[Values](session,
 // schema, opts, e.Mappings()...) builds the Model that writes an entity row everywhere,
 // and reads it back from the Source (Load, UpdateStored, DeleteByKey). New refuses a
 // subset of them that leaves out every table holding all the entity's rows.
-func (e *PlannedEntity) Mappings() []Mapping[Values] {
+//
+// A table on tiers writes each row by its key's tier, which is data in the tier table: pass
+// that table's *Tiers (NewTiers), which reads and caches the keys' tiers. Without it, the
+// table's writes fail rather than put a hot key's rows where its readers do not look.
+func (e *PlannedEntity) Mappings(tiers ...*Tiers) []Mapping[Values] {
 	out := make([]Mapping[Values], len(e.Programs))
 	for i, p := range e.Programs {
+		if i < len(e.Tiers) && e.Tiers[i] != nil {
+			out[i] = tieredMapping(p, e.Tiers[i], tiers)
+			out[i].plan = &plannedMapping{entity: e.Name, whole: holdsEveryRow(p) == ""}
+			continue
+		}
 		out[i] = MapValues(p)
 		out[i].plan = &plannedMapping{entity: e.Name, whole: holdsEveryRow(p) == ""}
 		if e.Tables[i] == e.Source {
@@ -46,6 +58,24 @@ func (e *PlannedEntity) Mappings() []Mapping[Values] {
 		}
 	}
 	return out
+}
+
+// TierPlan returns the tiers of the query table named table (as the plan names it, or its
+// bare name), or nil when no entry puts that table on tiers.
+func (p *WritePlan) TierPlan(table string) *TierPlan {
+	for _, match := range []func(string) bool{
+		func(n string) bool { return n == table },
+		func(n string) bool { return bare(n) == bare(table) },
+	} {
+		for _, e := range p.Entities {
+			for i, t := range e.Tiers {
+				if t != nil && (match(e.Tables[i]) || match(t.Query)) {
+					return t
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // Entity returns the entity a plan names, by its name as written or its bare table name.
@@ -91,10 +121,19 @@ func LoadWritePlan(path string, schema *cql.Schema) (*WritePlan, error) {
 //	      derive:
 //	        - customer_id=customer_id
 //	        - week=week(created_at)
+//	    - table: app.orders_by_product
+//	      derive:
+//	        - product_id=each(product_ids)
+//	        - bucket=month(created_at)
+//	        - shard=shard(order_id, 1)
+//	      tiers: {table: app.orders_by_product_tiers, default: {bucket: month}, hot: {bucket: hour, shards: 4}, promote_over: 200/day}
 //
 // and compiles each table's rules (cql/derive) against schema, which must hold the entity
-// and its tables. Every problem is an error naming file:line:col: a rule that does not
-// parse or fit the tables, an entity or table the schema lacks.
+// and its tables. A table with tiers: (TierPlan) writes each key's rows with the bucket
+// width and shards of the key's tier; the rules' bucket and shard rules name the time and
+// the id they are cut from, and the default tier's scheme. Every problem is an error naming
+// file:line:col: a rule that does not parse or fit the tables, an entity or table the
+// schema lacks, tiers that do not fit the rules or a tier table of another layout.
 func ParseWritePlan(file string, src []byte, schema *cql.Schema) (*WritePlan, error) {
 	if schema == nil {
 		return nil, fmt.Errorf("write plan %s: no schema", file)
@@ -159,6 +198,7 @@ func plannedEntity(schema *cql.Schema, name string, v *yaml.Node, at func(*yaml.
 		var rules []string
 		var rulePos []cql.Pos
 		var source *yaml.Node
+		var tiers *yaml.Node
 		for i := 0; item.Kind == yaml.MappingNode && i+1 < len(item.Content); i += 2 {
 			k, val := item.Content[i], item.Content[i+1]
 			switch k.Value {
@@ -171,8 +211,10 @@ func plannedEntity(schema *cql.Schema, name string, v *yaml.Node, at func(*yaml.
 				}
 			case "source":
 				source = val
+			case "tiers":
+				tiers = val
 			default:
-				errs = append(errs, cql.Errorf(at(k), "write plan: %s: unknown field %q (want table, source, derive)", name, k.Value))
+				errs = append(errs, cql.Errorf(at(k), "write plan: %s: unknown field %q (want table, source, derive, tiers)", name, k.Value))
 			}
 		}
 		if table == "" {
@@ -193,8 +235,16 @@ func plannedEntity(schema *cql.Schema, name string, v *yaml.Node, at func(*yaml.
 		if err := markSource(e, table, p, source, at); err != nil {
 			errs = append(errs, err)
 		}
+		var tp *TierPlan
+		if tiers != nil {
+			if tp, err = parseTierPlan(schema, p, tiers, at); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
 		e.Tables = append(e.Tables, table)
 		e.Programs = append(e.Programs, p)
+		e.Tiers = append(e.Tiers, tp)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

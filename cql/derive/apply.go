@@ -13,7 +13,7 @@ import (
 // schemes are the UTC bucket schemes of the time functions.
 var schemes = func() map[Func]bucket.Scheme {
 	m := map[Func]bucket.Scheme{}
-	for f, w := range map[Func]bucket.Width{Year: bucket.Year(), Month: bucket.Month(), Week: bucket.ISOWeek(), Day: bucket.Day(), Hour: bucket.Hour()} {
+	for f, w := range map[Func]bucket.Width{Year: bucket.Year(), Month: bucket.Month(), Week: bucket.ISOWeek(), Day: bucket.Day(), Hour: bucket.Hour(), Minute: bucket.Minute()} {
 		s, err := bucket.New(w)
 		if err != nil {
 			panic(err) // the widths above are valid constants
@@ -109,16 +109,8 @@ func (t Target) value(v any) (any, error) {
 	}
 	switch t.Expr.Func {
 	case Shard:
-		key, ok := shardKey(v)
-		if !ok {
-			return nil, bad("a string, []byte, a 16-byte uuid or an integer")
-		}
-		n, err := bucket.Shard(key, t.Expr.Shards)
-		if err != nil {
-			return nil, fmt.Errorf("column %s: %w", cql.QuoteName(t.Column), err)
-		}
-		return integer(t.Type, int64(n)), nil
-	case Year, Month, Week, Day, Hour:
+		return t.ShardOf(v, t.Expr.Shards)
+	case Year, Month, Week, Day, Hour, Minute:
 		at, ok, err := instant(v)
 		if err != nil {
 			return nil, fmt.Errorf("column %s: %w", cql.QuoteName(t.Expr.Column), err)
@@ -126,16 +118,41 @@ func (t Target) value(v any) (any, error) {
 		if !ok {
 			return nil, bad("a time.Time or a 16-byte timeuuid")
 		}
-		b := schemes[t.Expr.Func].For(at)
-		switch {
-		case isNative(t.Type, "text", "ascii"):
-			return b.String(), nil
-		case isNative(t.Type, "int", "bigint"):
-			return integer(t.Type, int64(b.Start().Year())), nil
-		}
-		return b.Start().UTC(), nil
+		return t.BucketValue(schemes[t.Expr.Func].For(at)), nil
 	}
 	return nil, fmt.Errorf("column %s: %s() cannot fill a column", cql.QuoteName(t.Column), t.Expr.Func)
+}
+
+// Instant returns the time a source value holds for a time function: a time.Time, or the
+// time of a version 1 uuid (a [16]byte array type). ok is false for any other value.
+func Instant(v any) (at time.Time, ok bool, err error) { return instant(deref(v)) }
+
+// BucketValue is bucket b as target column t holds it: the label for text and ascii, the
+// year for int and bigint, the start in UTC for timestamp and date. A key on tiers has its
+// bucket cut by its tier's scheme rather than the rule's function, and must still be
+// written exactly as the rule would write it, so both go through here.
+func (t Target) BucketValue(b bucket.Bucket) any {
+	switch {
+	case isNative(t.Type, "text", "ascii"):
+		return b.String()
+	case isNative(t.Type, "int", "bigint"):
+		return integer(t.Type, int64(b.Start().Year()))
+	}
+	return b.Start().UTC()
+}
+
+// ShardOf is the shard, 0 to shards-1, of source value v as target column t holds it
+// (bucket.Shard of the value's bytes): shard() with the rule's count, or a tier's.
+func (t Target) ShardOf(v any, shards int) (any, error) {
+	key, ok := shardKey(deref(v))
+	if !ok {
+		return nil, fmt.Errorf("column %s: value of type %T: shard() wants a string, []byte, a 16-byte uuid or an integer", cql.QuoteName(t.Expr.Column), v)
+	}
+	n, err := bucket.Shard(key, shards)
+	if err != nil {
+		return nil, fmt.Errorf("column %s: %w", cql.QuoteName(t.Column), err)
+	}
+	return integer(t.Type, int64(n)), nil
 }
 
 // integer is n in the Go type the driver reads an integer column of type t back as.

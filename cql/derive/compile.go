@@ -101,18 +101,18 @@ func check(e Expr, source, target *cql.Column) error {
 		if !assignable(st, tt) {
 			return fmt.Errorf("source column %s is %s and target column %s is %s", cql.QuoteName(source.Name), st, cql.QuoteName(target.Name), tt)
 		}
-	case Year, Month, Week, Day, Hour:
+	case Year, Month, Week, Day, Hour, Minute:
 		if !isNative(st, "timestamp", "date", "timeuuid") {
 			return fmt.Errorf("%s() needs a timestamp, date or timeuuid column; %s is %s", e.Func, cql.QuoteName(source.Name), st)
 		}
-		if e.Func == Hour && isNative(st, "date") {
-			return fmt.Errorf("hour() of %s: a date has no hour", cql.QuoteName(source.Name))
+		if (e.Func == Hour || e.Func == Minute) && isNative(st, "date") {
+			return fmt.Errorf("%s() of %s: a date has no %s", e.Func, cql.QuoteName(source.Name), e.Func)
 		}
 		switch {
 		case isNative(tt, "text", "ascii", "timestamp"):
 		case isNative(tt, "date"):
-			if e.Func == Hour {
-				return fmt.Errorf("hour() into %s: a date cannot hold an hour (use text or timestamp)", cql.QuoteName(target.Name))
+			if e.Func == Hour || e.Func == Minute {
+				return fmt.Errorf("%s() into %s: a date cannot hold %s (use text or timestamp)", e.Func, cql.QuoteName(target.Name), map[Func]string{Hour: "an hour", Minute: "a minute"}[e.Func])
 			}
 		case isNative(tt, "int", "bigint") && e.Func == Year:
 		default:

@@ -55,10 +55,11 @@ func TestParseRule(t *testing.T) {
 		{"w=week(ts)", "w=week(ts)"},
 		{"y=year(ts)", "y=year(ts)"},
 		{"h=hour(ts)", "h=hour(ts)"},
+		{"m=minute(ts)", "m=minute(ts)"},
 		{"", `col 1: want a target column name, got the end of the text`},
 		{"month", `col 6: want = after the target column month`},
 		{"month=", `col 7: want a column name or a function such as month(created_at), got the end of the text`},
-		{"month=montth(ts)", `col 7: unknown function montth (want year, month, week, day, hour, shard or each)`},
+		{"month=montth(ts)", `col 7: unknown function montth (want year, month, week, day, hour, minute, shard or each)`},
 		{"month=month(ts", `col 15: want ) to close month(`},
 		{"month=month(ts) x", `col 17: unexpected "x" after the expression`},
 		{"s=shard(id)", `col 11: want , and a shard count: shard(id, N)`},
@@ -212,6 +213,8 @@ func TestApply(t *testing.T) {
 			{"user_id": "ann", "month": "2024-W03", "id": id, "title": "hello"}}},
 		{"posts_by_month", []string{"month=hour(created_at)"}, []map[string]any{
 			{"user_id": "ann", "month": "2024-01-15T10", "id": id, "title": "hello"}}},
+		{"posts_by_month", []string{"month=minute(created_at)"}, []map[string]any{
+			{"user_id": "ann", "month": "2024-01-15T10:04", "id": id, "title": "hello"}}},
 		{"by_start", []string{"start=month(created_at)", "d=day(created_at)", "y=year(created_at)", "yb=year(created_at)"}, []map[string]any{
 			{"user_id": "ann", "start": time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), "d": time.Date(2024, 1, 15, 0, 0, 0, 0, time.UTC),
 				"y": 2024, "yb": int64(2024), "id": id}}},

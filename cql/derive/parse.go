@@ -13,17 +13,18 @@ type Func int
 
 // The expressions of a rule.
 const (
-	Copy  Func = iota // COL: the value as it is
-	Year              // year(COL): the year bucket of a time
-	Month             // month(COL): the month bucket
-	Week              // week(COL): the ISO week bucket
-	Day               // day(COL): the day bucket
-	Hour              // hour(COL): the hour bucket
-	Shard             // shard(COL, N): bucket.Shard of the value, 0 to N-1
-	Each              // each(COL): one target row per element of a set or list
+	Copy   Func = iota // COL: the value as it is
+	Year               // year(COL): the year bucket of a time
+	Month              // month(COL): the month bucket
+	Week               // week(COL): the ISO week bucket
+	Day                // day(COL): the day bucket
+	Hour               // hour(COL): the hour bucket
+	Shard              // shard(COL, N): bucket.Shard of the value, 0 to N-1
+	Each               // each(COL): one target row per element of a set or list
+	Minute             // minute(COL): the minute bucket (short-lived data, and tests that cross a boundary)
 )
 
-var funcNames = [...]string{Copy: "copy", Year: "year", Month: "month", Week: "week", Day: "day", Hour: "hour", Shard: "shard", Each: "each"}
+var funcNames = [...]string{Copy: "copy", Year: "year", Month: "month", Week: "week", Day: "day", Hour: "hour", Shard: "shard", Each: "each", Minute: "minute"}
 
 func (f Func) String() string {
 	if f < 0 || int(f) >= len(funcNames) {
@@ -79,7 +80,7 @@ func (e *Error) Error() string {
 }
 
 // ParseRule reads TARGET=EXPR, where EXPR is COL, year(COL), month(COL), week(COL),
-// day(COL), hour(COL), shard(COL, N) or each(COL). Names follow CQL: folded to lower case
+// day(COL), hour(COL), minute(COL), shard(COL, N) or each(COL). Names follow CQL: folded to lower case
 // unless double-quoted. A malformed rule is an *Error.
 func ParseRule(text string) (Rule, error) {
 	p := &parser{s: text}
@@ -153,7 +154,7 @@ func (p *parser) expr() (Expr, error) {
 		}
 	}
 	if f == Copy {
-		return Expr{}, p.fail(start, "unknown function %s (want year, month, week, day, hour, shard or each)", name)
+		return Expr{}, p.fail(start, "unknown function %s (want year, month, week, day, hour, minute, shard or each)", name)
 	}
 	p.space()
 	colAt := p.i

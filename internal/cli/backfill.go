@@ -47,10 +47,11 @@ name; --derive fills the others:
 
   COL=SRC            the value of another column
   COL=year(SRC)      the bucket of a timestamp, date or timeuuid: its label in a text column
-  COL=month(SRC)     (2024, 2024-01, 2024-W03, 2024-01-15, 2024-01-15T10), its start in a
+  COL=month(SRC)     (2024, 2024-01, 2024-W03, 2024-01-15, 2024-01-15T10, 2024-01-15T10:04), its start in a
   COL=week(SRC)      timestamp or date column, the year number in an int or bigint; UTC
   COL=day(SRC)
   COL=hour(SRC)
+  COL=minute(SRC)
   COL=shard(SRC, N)  the write shard 0..N-1 (FNV-1a of the value, as bucket.Shard)
   COL=each(SRC)      one target row per element of a set or list
 

@@ -72,6 +72,13 @@ var commandRights = []CommandRights{
 		{Permission: "SELECT", Resource: "TABLE {ks}.cqlsize_backfill_lease", Why: "claim a range (a lightweight transaction reads it)"},
 		{Permission: "MODIFY", Resource: "TABLE {ks}.cqlsize_backfill_lease", Why: "claim, renew and release a range"},
 	}},
+	{Command: "tier show", Rights: []Right{
+		{Permission: "SELECT", Resource: "TABLE {ks}.{table}_tiers", Why: "read the key's tiers"},
+	}},
+	{Command: "tier promote", Rights: []Right{
+		{Permission: "SELECT", Resource: "TABLE {ks}.{table}_tiers", Why: "read the key's tiers (and the lightweight transaction reads its row)"},
+		{Permission: "MODIFY", Resource: "TABLE {ks}.{table}_tiers", Why: "write the change of tier"},
+	}},
 	{Command: "evolve plan --live", Also: "nothing beyond logging in: it reads system_schema, system.local, system.peers_v2 and system.size_estimates, which every role may read"},
 	{Command: "profile", Rights: []Right{
 		{Permission: "SELECT", Resource: "TABLE {ks}.{table}", Why: "sample the rows (or SELECT ON KEYSPACE {ks} for every table)"},

@@ -109,6 +109,7 @@ Exit status, the same for every command:
 		newExplainCmd(env),
 		newMigrateCmd(env),
 		newProfileCmd(env),
+		newTierCmd(env),
 		newVersionCmd(env),
 	)
 	return root

@@ -132,6 +132,25 @@ var commandScenarios = map[string]commandScenario{
 		formats:    []string{"json"},
 		passed:     func(code int, out, _ string) bool { return code == ExitOK && strings.Contains(out, "50") },
 	},
+	"tier show": {
+		formats: []string{"json"},
+		folder:  tierRightsFiles,
+		prepare: createEventsTiers,
+		args: func(ks, dir string) []string {
+			return []string{"tier", "show", "-k", ks, "--plan", dir + "/writeplan.yaml", "--schema", dir + "/schema.cql", "--table", "events_by_tag", "--key", "go"}
+		},
+		passed: func(code int, out, _ string) bool {
+			return code == ExitOK && strings.Contains(out, "Rows written now go to default")
+		},
+	},
+	"tier promote": {
+		folder:  tierRightsFiles,
+		prepare: createEventsTiers,
+		args: func(ks, dir string) []string {
+			return []string{"tier", "promote", "-k", ks, "--plan", dir + "/writeplan.yaml", "--schema", dir + "/schema.cql", "--table", "events_by_tag", "--key", "go", "--tier", "hot"}
+		},
+		passed: func(code int, out, _ string) bool { return code == ExitOK && strings.Contains(out, "Promoted") },
+	},
 	"evolve plan --live": {
 		args: func(ks, dir string) []string {
 			return []string{"evolve", "plan", "--live", "--from", ks + ".events", "--to", dir + "/events_by_seq.cql"}
@@ -156,6 +175,24 @@ var commandScenarios = map[string]commandScenario{
 			return code == ExitOK && strings.Contains(out, `"max_partition_bytes"`)
 		},
 	},
+}
+
+// tierRightsFiles are a schema and a write plan that put events_by_tag on tiers, whose tier
+// table, events_tiers, is the only one of them the tier commands touch on the cluster.
+var tierRightsFiles = map[string]string{
+	"schema.cql": "CREATE TABLE events (id int PRIMARY KEY, at timestamp, tags frozen<set<text>>);\n" +
+		"CREATE TABLE events_by_tag (tag text, bucket text, at timestamp, id int, PRIMARY KEY ((tag, bucket), at, id));\n" +
+		"CREATE TABLE events_tiers (tag text, since timestamp, tier text, bucket text, shards int, PRIMARY KEY ((tag), since)) WITH CLUSTERING ORDER BY (since DESC);\n",
+	"writeplan.yaml": "version: 1\nentities:\n  events:\n    - table: events_by_tag\n      derive: [tag=each(tags), bucket=month(at)]\n" +
+		"      tiers: {table: events_tiers, hot: {bucket: hour}}\n",
+}
+
+// createEventsTiers creates the tier table of tierRightsFiles.
+func createEventsTiers(t *testing.T, admin *gocql.Session, ks string) {
+	t.Helper()
+	if err := admin.Query("CREATE TABLE " + ks + ".events_tiers (tag text, since timestamp, tier text, bucket text, shards int, PRIMARY KEY ((tag), since)) WITH CLUSTERING ORDER BY (since DESC)").Exec(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // changedFirst is rightsFiles with 0001 changed after it was applied (a comment added).
