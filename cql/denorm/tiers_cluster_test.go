@@ -18,6 +18,7 @@ import (
 // tiersCQL is a hashtag table on tiers, with the entity it is written from, in keyspace KS.
 const tiersCQL = `
 CREATE TABLE KS.posts (post_id text PRIMARY KEY, created_at timestamp, tags frozen<set<text>>, writer int);
+CREATE TABLE KS.posts_by_post_id (post_id text PRIMARY KEY, created_at timestamp, tags frozen<set<text>>, writer int);
 CREATE TABLE KS.posts_by_tag (tag text, bucket text, shard int, created_at timestamp, post_id text, writer int,
   PRIMARY KEY ((tag, bucket, shard), created_at, post_id)) WITH CLUSTERING ORDER BY (created_at DESC, post_id DESC);
 CREATE TABLE KS.posts_by_tag_tiers (tag text, since timestamp, tier text, bucket text, shards int,
@@ -35,6 +36,10 @@ entities:
         - bucket=minute(created_at)
         - shard=shard(post_id, 1)
       tiers: {table: KS.posts_by_tag_tiers, default: {bucket: minute}, hot: {bucket: 15s, shards: 3}, promote_over: 10/s}
+    - table: KS.posts_by_post_id
+      source: true
+      derive:
+        - post_id=post_id
 `
 
 // tiersLead is the tests' promotion lead: short, so the change comes within the test, and

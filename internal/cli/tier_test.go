@@ -17,6 +17,7 @@ func tierFiles(t *testing.T, ks string) (schema, plan string) {
 	schema = writeIn(t, dir, "schema.cql", strings.ReplaceAll(`
 CREATE KEYSPACE IF NOT EXISTS KS WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
 CREATE TABLE KS.posts (post_id text PRIMARY KEY, created_at timestamp, tags frozen<set<text>>);
+CREATE TABLE KS.posts_by_post_id (post_id text PRIMARY KEY, created_at timestamp, tags frozen<set<text>>);
 CREATE TABLE KS.posts_by_tag (tag text, bucket text, shard int, created_at timestamp, post_id text,
   PRIMARY KEY ((tag, bucket, shard), created_at, post_id)) WITH CLUSTERING ORDER BY (created_at DESC, post_id DESC);
 CREATE TABLE KS.posts_by_tag_tiers (tag text, since timestamp, tier text, bucket text, shards int,
@@ -31,6 +32,10 @@ entities:
         - bucket=month(created_at)
         - shard=shard(post_id, 1)
       tiers: {table: KS.posts_by_tag_tiers, default: {bucket: month}, hot: {bucket: hour, shards: 2}, promote_over: 200/day}
+    - table: KS.posts_by_post_id
+      source: true
+      derive:
+        - post_id=post_id
 `, "KS", ks))
 	return schema, plan
 }
