@@ -48,6 +48,11 @@ func (d *Design) Migration(schema *cql.Schema) string {
 			b.WriteString("-- cqlsize:nolint BK101 " + t.NoLint + "\n")
 		}
 		b.WriteString(t.Table.CreateStatement(true) + ";\n")
+		if tt := t.Tiers; tt != nil {
+			fmt.Fprintf(&b, "\n-- %s holds each key's tier of %s, newest first: from when (since) its rows are cut by\n", tt.Table, t.Table.Name)
+			fmt.Fprintf(&b, "-- which bucket width and over how many shards. A key with no row is on the default tier (%s).\n", tt.Default)
+			b.WriteString(tt.CreateTable + ";\n")
+		}
 	}
 	return b.String()
 }

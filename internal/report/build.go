@@ -39,7 +39,13 @@ type Options struct {
 // NamedQuery is a SELECT with the name a queries file gives it.
 type NamedQuery struct {
 	Name string
-	Stmt *cql.Select
+	// Rate, P99 and Range are what the query's header declares (rate=1000/s p99=20ms
+	// range=7d), zero when it does not: the read cost's partition reads a second and the
+	// width a range read covers.
+	Rate  float64
+	P99   time.Duration
+	Range time.Duration
+	Stmt  *cql.Select
 }
 
 // InputError is a workload value the tombstone analysis cannot use, at its place in the
