@@ -185,15 +185,15 @@ func settleTiers(t *Table, g *group, name string, sh *shape, tt *tiered, single 
 	t.BucketColumn, t.ShardColumn = bcol, shardCol
 	tname, create := tierTable(c.table, bcol, shardCol)
 	t.Tiers = &Tiers{Table: tname, CreateTable: create, Default: Tier{Bucket: tt.def.width}, Hot: Tier{Bucket: tt.hot.width, Shards: tt.hot.shards},
-		Threshold: tt.threshold, HotKeys: tt.hotKeys, Keys: f.keys}
+		Threshold: tt.threshold, HotKeys: tt.hotKeys, Keys: f.keys, HotLargest: tt.hot.est.Largest, EdgeRead: tt.edge}
 	t.reads = tt.reads
 	hot := tt.hot.est.Largest
 	t.Reasons = append(t.Reasons, fmt.Sprintf("tiers: no single scheme holds the busiest key and serves the typical read in %d partitions or fewer (%s), so the keys go on two tiers: "+
 		"the default %s for every key that receives up to %s (%s rows a second, the rate at which its %s partition reaches the limits: %s keys of %s are over it), "+
-		"and the hot %s for the keys over it (its busiest partition %s rows, %s values, %s); %s",
+		"and the hot %s for the keys over it (its busiest partition %s rows, %s values, %s; a key just over the threshold reads %s there); %s",
 		fewPartitions, readText(worst(single.reads)), Tier{Bucket: tt.def.width}, perKey(tt.threshold), trimFloat(tt.threshold), tt.def.width,
 		sizing.FormatCount(tt.hotKeys), sizing.FormatCount(f.keys), Tier{Bucket: tt.hot.width, Shards: tt.hot.shards},
-		sizing.FormatCount(hot.Rows), sizing.FormatCount(hot.StoredValues), sizing.FormatBytes(hot.Bytes), readText(worst(tt.reads))))
+		sizing.FormatCount(hot.Rows), sizing.FormatCount(hot.StoredValues), sizing.FormatBytes(hot.Bytes), partitionsText(tt.edge.Partitions), readText(worst(tt.reads))))
 	t.Notes = append(t.Notes, fmt.Sprintf("a key's tier is a row of %s (none: the default tier); writers cache it, and a key is promoted when its rate passes %s, from the next bucket boundary of both schemes, so every bucket of a key has one scheme and a read walks each period with the scheme it had",
 		tname, perKey(tt.threshold)))
 	return nil

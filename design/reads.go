@@ -99,6 +99,10 @@ type Tiers struct {
 	Threshold float64
 	HotKeys   float64 // how many keys are over it at the estimate's skew
 	Keys      float64 // how many keys there are
+	// HotLargest is the busiest key's partition on the hot tier (the table's Estimate is
+	// the default tier's); EdgeRead the hot tier's read of a key just over the threshold.
+	HotLargest sizing.Partition
+	EdgeRead   readcost.Key
 }
 
 // Tier is one scheme: a bucket width (the bucket package's name) and write shards.
@@ -122,6 +126,9 @@ type tiered struct {
 	threshold float64 // rows a second
 	hotKeys   float64
 	reads     []readcost.Cost // each pattern's cost, each key on its own tier
+	// edge is the hot tier's read for a key just over the threshold, of the pattern whose
+	// typical read is costliest: the dearest read the tiers leave.
+	edge readcost.Key
 }
 
 // tierFor works out the tiers of a table no single scheme serves: def holds every key up to
@@ -166,6 +173,9 @@ func tierFor(def, hot *candidate, g *group, f facts, try func(string, int, workl
 		rc := readcost.Cost{Typical: at(workload.Rank(f.keys, 0.5)), P99: at(workload.Rank(f.keys, 0.99)), Busiest: at(1)}
 		rc.PartitionReads = a.q.Rate * rc.Typical.Partitions
 		tt.reads = append(tt.reads, rc)
+		if e := hp.ForRate(0, th); e.Partitions > tt.edge.Partitions {
+			tt.edge = e
+		}
 	}
 	return tt, nil
 }

@@ -66,6 +66,16 @@ type jsonTiers struct {
 	PromoteOverPerSecond float64 `json:"promote_over_per_second"`
 	HotKeys              float64 `json:"hot_keys"`
 	Keys                 float64 `json:"keys"`
+	// HotPartition is the busiest key's partition on the hot tier.
+	HotPartition jsonLargest `json:"hot_partition"`
+	// EdgePartitionsPerRead is what a read of a key just over the threshold visits.
+	EdgePartitionsPerRead float64 `json:"edge_partitions_per_read"`
+}
+
+type jsonLargest struct {
+	Rows   float64 `json:"largest_rows"`
+	Values float64 `json:"largest_values"`
+	Bytes  float64 `json:"largest_bytes"`
 }
 
 type jsonTier struct {
@@ -140,7 +150,9 @@ func (d *Design) WriteJSON(w io.Writer, files *Files) error {
 		if tt := t.Tiers; tt != nil {
 			jt.Tiers = &jsonTiers{Table: tt.Table, CreateTable: tt.CreateTable, Default: jsonTier{tt.Default.Bucket, max(1, tt.Default.Shards)},
 				Hot: jsonTier{tt.Hot.Bucket, max(1, tt.Hot.Shards)}, PromoteOver: perKey(tt.Threshold).String(),
-				PromoteOverPerSecond: round4(tt.Threshold), HotKeys: tt.HotKeys, Keys: tt.Keys}
+				PromoteOverPerSecond: round4(tt.Threshold), HotKeys: tt.HotKeys, Keys: tt.Keys,
+				HotPartition:          jsonLargest{math.Round(tt.HotLargest.Rows*10) / 10, math.Round(tt.HotLargest.StoredValues*10) / 10, math.Round(tt.HotLargest.Bytes)},
+				EdgePartitionsPerRead: math.Round(tt.EdgeRead.Partitions*10) / 10}
 		}
 		r.Tables = append(r.Tables, jt)
 	}
