@@ -67,7 +67,7 @@ func TestHashtagsReadsAndLimits(t *testing.T) {
 		h += math.Pow(float64(i), -s)
 	}
 	median := rate * math.Pow(n/2, -s) / h // rank 500,000
-	top := rate / h                         // rank 1
+	top := rate / h                        // rank 1
 	widths := map[string]float64{"year": 365.2425 * 86400, "month": 365.2425 / 12 * 86400, "iso-week": 7 * 86400, "day": 86400, "hour": 3600}
 	def, ok := widths[tb.Tiers.Default.Bucket]
 	if !ok {

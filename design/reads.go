@@ -12,11 +12,9 @@ import (
 	"github.com/cqlsize/cqlsize/workload"
 )
 
-// fewPartitions is how many partitions a typical read may visit before its cost is the
-// design's problem: a LIMIT read that merges a bucket's shards or steps back a bucket or
-// two is normal; beyond that each read is a scatter of partition reads, each with its own
-// latency and its own sstables, and the slowest of them sets the read's.
-const fewPartitions = 4
+// fewPartitions is how many partitions a typical read may visit before the design looks
+// for tiers: the read-cost finding's threshold.
+const fewPartitions = readcost.FewPartitions
 
 // patternOf is the read-cost model's view of one access pattern on a table cut by width
 // into buckets and spread over shards.

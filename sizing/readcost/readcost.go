@@ -46,6 +46,7 @@ type Key struct {
 	Rank       float64 // the key's rank by rate (1 = busiest)
 	Rate       float64 // rows a second the key receives
 	Partitions float64 // partitions one read visits (buckets walked × shards)
+	Buckets    float64 // buckets it walks, one after another (the shards of a bucket in parallel)
 	Rows       float64 // rows the read passes
 	Empty      float64 // of Partitions, how many hold no row
 }
@@ -111,7 +112,7 @@ func (p Pattern) ForRate(rank, rate float64) Key {
 	}
 	k.Rows = want
 	if p.Bucket <= 0 {
-		k.Partitions = shards
+		k.Partitions, k.Buckets = shards, 1
 		k.Empty = shards * math.Exp(-rate*life/shards)
 		return k
 	}
@@ -130,7 +131,7 @@ func (p Pattern) ForRate(rank, rate float64) Key {
 		buckets = math.Min(buckets, need)
 	}
 	buckets = math.Max(1, buckets)
-	k.Partitions = buckets * shards
+	k.Partitions, k.Buckets = buckets*shards, buckets
 	k.Empty = k.Partitions * math.Exp(-rate*w/shards)
 	return k
 }
