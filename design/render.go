@@ -238,6 +238,13 @@ func (d *Design) WritePlanFile() string {
 			for _, dv := range t.Derive[:min(keys, len(t.Derive))] {
 				fmt.Fprintf(&b, "        - %s=%s\n", cql.QuoteName(dv.Column), dv.Expr)
 			}
+			if tt := t.Tiers; tt != nil {
+				// cql/denorm's tiers: each key's rows cut by its tier (a row of the tier
+				// table), the default tier the rules above; promote_over the estimate's
+				// threshold.
+				fmt.Fprintf(&b, "      tiers: {table: %s, default: {bucket: %s}, hot: {bucket: %s, shards: %d}, promote_over: %s}\n",
+					tt.Table, tt.Default.Bucket, tt.Hot.Bucket, max(1, tt.Hot.Shards), perKey(tt.Threshold))
+			}
 		}
 	}
 	return b.String()
