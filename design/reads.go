@@ -24,7 +24,11 @@ func patternOf(f facts, a *access, t *cql.Table, width string, shards int, moved
 	if width != "" {
 		p.Bucket = spanOf(width).Avg
 	}
-	p.Limit = tombstone.ReadOf(t, a.q.Stmt, tombstone.Read{}).Limit
+	rd := tombstone.ReadOf(t, a.q.Stmt, tombstone.Read{})
+	p.Limit = rd.Limit
+	if rd.Slice == tombstone.Point {
+		p.Limit = 1 // one row by its primary key
+	}
 	if movedBucket && p.Range == 0 && p.Bucket > 0 {
 		// The query names its bucket (= ?): one bucket a call.
 		p.Range = p.Bucket

@@ -281,8 +281,12 @@ func (t *Table) addReads(tbl *cql.Table, est *sizing.Estimate, tw *workload.Tabl
 		if q.Stmt == nil || !sameTable(tbl, q.Stmt.Table) {
 			continue
 		}
+		rd := tombstone.ReadOf(tbl, q.Stmt, opt.Read)
 		p := readcost.Pattern{Keys: est.Keys, Rate: tw.WriteRate.PerSecond() * est.Keys, Skew: tw.Skew, Retention: life,
-			Bucket: est.Bucket.Avg, Shards: tw.Shards, Limit: tombstone.ReadOf(tbl, q.Stmt, opt.Read).Limit, Range: q.Range, ReadRate: q.Rate}
+			Bucket: est.Bucket.Avg, Shards: tw.Shards, Limit: rd.Limit, Range: q.Range, ReadRate: q.Rate}
+		if rd.Slice == tombstone.Point {
+			p.Limit = 1 // one row by its primary key
+		}
 		if tw.Partitions < 1 {
 			p.Skew = workload.Skew{MaxRate: tw.Skew.MaxRate}
 		}
