@@ -163,8 +163,8 @@ func Run(in Input) (*Design, error) {
 // for it, the reasons and notes, and why the bucket lint waits ("" when it has nothing to
 // say). It is check's suggestion with volumes (check.Options.Size). The design must make
 // one table for the query, or it is an error.
-func (v *Volumes) Size(schema *cql.Schema, name string, rate float64, p99 time.Duration, stmt *cql.Select) (table *cql.Table, query string, notes []string, nolint string, err error) {
-	d, err := Run(Input{Schema: schema, Queries: []Query{{Name: name, Rate: rate, P99: p99, Stmt: stmt}}, Volumes: v})
+func (v *Volumes) Size(schema *cql.Schema, name string, rate float64, p99, rng time.Duration, stmt *cql.Select) (table *cql.Table, query string, notes []string, nolint string, err error) {
+	d, err := Run(Input{Schema: schema, Queries: []Query{{Name: name, Rate: rate, P99: p99, Range: rng, Stmt: stmt}}, Volumes: v})
 	if err != nil {
 		return nil, "", nil, "", err
 	}
@@ -172,7 +172,11 @@ func (v *Volumes) Size(schema *cql.Schema, name string, rate float64, p99 time.D
 		return nil, "", nil, "", fmt.Errorf("query %s: the design has %d tables for it, not one", name, len(d.Tables))
 	}
 	dt := d.Tables[0]
-	return dt.Table, d.Queries[0].Text, append(append([]string{}, dt.Reasons...), dt.Notes...), dt.NoLint, nil
+	notes = append(append([]string{}, dt.Reasons...), dt.Notes...)
+	if sv := d.Queries[0]; sv.Cost != nil {
+		notes = append(notes, "read cost: "+costText(sv))
+	}
+	return dt.Table, d.Queries[0].Text, notes, dt.NoLint, nil
 }
 
 // tableName is keylayout's name for the table (orders_by_customer_id), numbered when the
