@@ -5,7 +5,6 @@ import (
 	"math"
 	"sort"
 
-	"github.com/cqlsize/cqlsize/sizing"
 	"github.com/cqlsize/cqlsize/workload"
 )
 
@@ -173,7 +172,7 @@ type zipfFit struct {
 // fit finds the capped Zipf that matches d's busiest and median keys over n keys.
 func (d keyDist) fit(n, total float64) zipfFit {
 	// The cap as the file will state it (four digits), so the estimate reads what was fitted.
-	top, med := perKey(d.at(1)).PerSecond(), d.at(sizing.PercentileRank(n, 0.5))
+	top, med := perKey(d.at(1)).PerSecond(), d.at(workload.Rank(n, 0.5))
 	mean := total / n
 	if n < 2 || med >= mean*(1-1e-9) || top <= mean*(1+1e-9) {
 		return zipfFit{avg: mean} // every key alike
@@ -184,7 +183,7 @@ func (d keyDist) fit(n, total float64) zipfFit {
 	medFor := func(s float64) (float64, workload.Skew, float64) {
 		sk := workload.Skew{Kind: workload.Zipf, S: s}
 		a := avgFor(sk)
-		return math.Min(top, a*sk.Activity(n, sizing.PercentileRank(n, 0.5))), sk, a
+		return math.Min(top, a*sk.Activity(n, workload.Rank(n, 0.5))), sk, a
 	}
 	// The median falls as s rises (more of the rate goes to the head).
 	lo, hi := 0.0, 10.0

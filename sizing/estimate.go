@@ -217,8 +217,8 @@ func EstimateTable(tbl *cql.Table, w *workload.TableWorkload, opt Options) (*Est
 		return pt
 	}
 	est.Largest = at(1, life)
-	est.P99 = at(PercentileRank(est.Keys, 0.99), life)
-	est.Typical = at(PercentileRank(est.Keys, 0.5), life)
+	est.P99 = at(workload.Rank(est.Keys, 0.99), life)
+	est.Typical = at(workload.Rank(est.Keys, 0.5), life)
 	est.Mean = p.partitionAt(sh, skew.CappedMean(est.Keys, p.rateCap(skew))/p.shards(), p.life(0), p.life(0))
 	if skew.Kind != workload.Zipf {
 		est.P99.Rank, est.Typical.Rank, est.Largest.Rank = 0, 0, 0
@@ -438,7 +438,7 @@ func (p *plan) shards() float64 {
 func (p *plan) growth(sh *shape, skew workload.Skew, keys float64, life time.Duration, points int) []GrowthPoint {
 	out := make([]GrowthPoint, points)
 	floor := p.oneRow(keys, life)
-	typ, top := math.Max(floor, p.activity(skew, keys, PercentileRank(keys, 0.5))), math.Max(floor, p.activity(skew, keys, 1))
+	typ, top := math.Max(floor, p.activity(skew, keys, workload.Rank(keys, 0.5))), math.Max(floor, p.activity(skew, keys, 1))
 	for i := range out {
 		age := time.Duration(float64(life) * float64(i) / float64(points-1))
 		t, l := p.partitionAt(sh, typ, age, life), p.partitionAt(sh, top, age, life)
@@ -454,7 +454,7 @@ const century = 100 * workload.Year
 // crossings finds when an unbucketed partition crosses each limit, by bisection on its age
 // (a partition only grows, or levels off under a TTL).
 func (p *plan) crossings(sh *shape, skew workload.Skew, keys float64, target Target) []Crossing {
-	typ, top := p.activity(skew, keys, PercentileRank(keys, 0.5)), p.activity(skew, keys, 1)
+	typ, top := p.activity(skew, keys, workload.Rank(keys, 0.5)), p.activity(skew, keys, 1)
 	when := func(activity float64, l Limit) (time.Duration, bool) {
 		m := func(age time.Duration) float64 { return p.partitionAt(sh, activity, age, century).measure(l.Measure) }
 		if m(century) < l.Value {

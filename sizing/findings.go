@@ -143,7 +143,7 @@ func recommendations(est *Estimate, p *plan, sh *shape, skew workload.Skew) []Fi
 	}
 	w := p.w
 	limits := softLimits(est.Target)
-	p99rank := PercentileRank(est.Keys, 0.99)
+	p99rank := workload.Rank(est.Keys, 0.99)
 
 	// SZ101: the coarsest bucket that keeps the p99 partition under the limits.
 	if !w.WriteRate.IsZero() {

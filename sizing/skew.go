@@ -6,17 +6,6 @@ import (
 	"github.com/cqlsize/cqlsize/workload"
 )
 
-// PercentileRank is the rank of the key at quantile q of partition size among n keys (0.99
-// for p99): the one with a fraction 1-q of keys busier, rank ⌈n(1-q)⌉. The design fits its
-// key distributions at the ranks the estimate reads them at.
-func PercentileRank(n, q float64) float64 {
-	if n < 1 {
-		return 1
-	}
-	// Round away the float error of 1-q (1e5 × 0.01 is 1000.0000000000009).
-	return math.Max(1, math.Ceil(n*(1-q)-1e-6))
-}
-
 // occupied is the fraction of key slots (a bucket of one shard of one key) that receive at
 // least one row, when the average key receives mean rows in a slot: the key of rank k
 // receives mean·Capped(n, k, limit) (limit as in Capped), a Poisson count, so its slot is

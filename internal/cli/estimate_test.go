@@ -110,6 +110,7 @@ func TestEstimateBadInput(t *testing.T) {
 	negative := write("negative.yaml", "version: 1\ntables:\n  posts_by_user:\n    rows_per_partition: -5\n")
 	elementNoCollection := write("element.yaml", "version: 1\ntables:\n  audit:\n    write_rate: 10/day\n    deletes:\n      - kind: element\n        column: detail\n        rate: 1/day\n")
 	badQueries := write("queries.cql", "SELECT * FROM app.jobs WHERE queue = ? LIMIT 10;\nINSERT INTO app.jobs (queue, job_id) VALUES (?, ?);\n")
+	badRange := write("range.cql", "\n-- query: next_jobs rate=10/s range=lots\nSELECT * FROM app.jobs WHERE queue = ? LIMIT 10;\n")
 
 	base := []string{"estimate", "--schema", estSchema}
 	tests := []struct {
@@ -138,6 +139,8 @@ func TestEstimateBadInput(t *testing.T) {
 		{"missing workload file", append(base, "--workload", filepath.Join(dir, "nope.yaml")), []string{"nope.yaml"}},
 		{"table not in the workload", append(base, "--workload", estWorkload, "--table", "users"), []string{"--table users", "posts_by_user"}},
 		{"queries file with an INSERT", append(base, "--workload", estWorkload, "--queries", badQueries), []string{badQueries + ":2:1", "SELECT"}},
+		// The header is read by check's parser, which names the statement and the setting.
+		{"query header with a bad range", append(base, "--workload", estWorkload, "--queries", badRange), []string{badRange + ":3:1", "next_jobs", "range=lots", "7d"}},
 		{"bad host", append(base, "--workload", estWorkload, "--hosts", "127.0.0.1:99999"), []string{"99999"}},
 	}
 	for _, tc := range tests {

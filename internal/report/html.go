@@ -177,6 +177,7 @@ footer { color: var(--muted); font-size: 12px; padding: 0 32px 30px; }
 <div><b>classic formula (largest)</b>{{bytes .Largest.ClassicBytes}}</div>
 <div><b>whole table, one replica</b>{{bytes .TotalBytes}}</div>{{if .DiskBytes}}<div><b>on disk, compressed</b>{{bytes .DiskBytes}}</div>{{end}}
 <div><b>tombstones a read</b>{{count .Tombstones.PerRead}} ({{.Tombstones.Read}}{{if .Tombstones.Query}}, query {{.Tombstones.Query}}{{end}})</div>
+{{range .Reads}}<div><b>read cost, query {{.Query}}</b>{{count .PartitionsPerRead.P50}} / {{count .PartitionsPerRead.P99}} / {{count .PartitionsPerRead.Max}} partitions a read (p50 / p99 / busiest key) · {{count .RowsPerRead.P50}} rows · {{count .PartitionReadsPerSecond}} partition reads a second</div>{{end}}
 {{with .Live}}<div><b>cluster reports</b>{{liveSizes .}} · tombstones a read max {{count .TombstonesPerReadMax}}</div>{{end}}
 </div>
 <div class="charts">{{.BytesChart}}{{.ValuesChart}}{{.TombChart}}</div>
