@@ -50,6 +50,7 @@ type reader struct {
 	parallel int
 	sharded  bool
 	oldest   time.Time
+	floor    int            // this page reads the buckets of left above floor: its budget
 	base     string         // the query as given
 	after    []resumeClause // the query with the resume bounds, in the order they are read
 	sem      chan struct{}
@@ -118,6 +119,9 @@ func (r *reader) page(ctx context.Context, streams []*stream, limit int, fp []by
 	}
 	if more {
 		page.Next = r.tl.encodeToken(fp, t)
+		// Short of its rows with buckets left to read: only the budget stopped it (every
+		// shard's rows were returned down to the page's floor).
+		page.StoppedEarly = len(page.Rows) < limit
 	}
 	return page, nil
 }
@@ -127,7 +131,7 @@ func (r *reader) page(ctx context.Context, streams []*stream, limit int, fp []by
 func (r *reader) fillEmpty(ctx context.Context, streams []*stream, need int) error {
 	var todo []*stream
 	for _, s := range streams {
-		if len(s.buf) == 0 && s.cur.left > 0 {
+		if len(s.buf) == 0 && s.cur.left > r.floor {
 			todo = append(todo, s)
 		}
 	}
@@ -147,18 +151,18 @@ func (r *reader) fillEmpty(ctx context.Context, streams []*stream, need int) err
 	return errors.Join(errs...)
 }
 
-// fill reads shard s until it has rows or reaches its end: its current bucket first,
-// then older buckets, width at a time, the width doubling (up to Parallel) each time a
-// wave of buckets comes back short. A bucket that returns need rows ends the wave; the
-// read-ahead past it is thrown away.
+// fill reads shard s until it has rows or reaches its end or the page's floor: its
+// current bucket first, then older buckets, width at a time, the width doubling (up to
+// Parallel) each time a wave of buckets comes back short. A bucket that returns need rows
+// ends the wave; the read-ahead past it is thrown away.
 func (r *reader) fill(ctx context.Context, s *stream, need int) error {
-	for len(s.buf) == 0 && s.cur.left > 0 {
+	for len(s.buf) == 0 && s.cur.left > r.floor {
 		if s.began {
 			s.width = min(2*s.width, r.parallel)
 		}
 		s.began = true
 		wave := []position{s.cur}
-		for p := s.cur; len(wave) < min(s.width, s.cur.left); {
+		for p := s.cur; len(wave) < min(s.width, s.cur.left-r.floor); {
 			if p = r.older(p.bucket, p.left); p.left == 0 {
 				break
 			}

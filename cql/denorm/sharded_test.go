@@ -148,7 +148,7 @@ func TestShardedTimeline(t *testing.T) {
 	// A sparse tag: most of its partitions (month, shard) are empty.
 	sparse := hashtagPosts(t, s, "sparse", shards, 5, time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), newest, 2)
 	tl := &Timeline{Session: s, Query: "SELECT post_id FROM tag_posts WHERE hashtag = ? AND month = ? AND shard = ?",
-		Scheme: months, Shards: shards, Secret: []byte("k")}
+		Scheme: months, Shards: shards, Retention: newest.Sub(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)), Secret: []byte("k")}
 	for tag, want := range map[string][]gocql.UUID{"hot": hot, "sparse": sparse} {
 		for _, limit := range []int{1, 3, 10, 64, 1000} {
 			got, pages, visits := scroll(t, tl, PageRequest{Key: []any{tag}, Newest: newest, Limit: limit})
@@ -243,7 +243,7 @@ func TestShardedTimelineUnderWrites(t *testing.T) {
 			}
 		}()
 	}
-	tl := &Timeline{Session: s, Query: "SELECT post_id FROM tag_posts WHERE hashtag = ? AND month = ? AND shard = ?", Scheme: months, Shards: shards}
+	tl := &Timeline{Session: s, Query: "SELECT post_id FROM tag_posts WHERE hashtag = ? AND month = ? AND shard = ?", Scheme: months, Shards: shards, Retention: newest.Sub(from)}
 	seen := map[gocql.UUID]bool{}
 	var last gocql.UUID
 	req := PageRequest{Key: []any{"hot"}, Newest: newest, Limit: 6}
