@@ -131,6 +131,10 @@ func scroll(t *testing.T, tl *Timeline, req PageRequest) (got []gocql.UUID, page
 			t.Fatalf("%d rows for a limit of %d", len(p.Rows), req.Limit)
 		}
 		got, pages, visits = append(got, ids(p.Rows)...), pages+1, visits+p.Visited
+		if p.StoppedEarly != (p.Next != "" && len(p.Rows) < req.Limit) {
+			t.Errorf("page %d: %d rows for a limit of %d, token %q, stopped early %v: a short page with a token, and only one, stopped early",
+				pages, len(p.Rows), req.Limit, p.Next, p.StoppedEarly)
+		}
 		if req.Token = p.Next; req.Token == "" {
 			return
 		}
