@@ -173,18 +173,19 @@ func emittedCodes(t *testing.T) map[string]string {
 	reach := func(args ...string) {
 		runCLI(t, got, append([]string{"estimate", "--schema", "testdata/reach/migrations", "-k", "reach", "--format", "json"}, args...)...)
 	}
-	reach("--table", "jobs", "--partitions", "10", "--rate", "20000/day", "--avg", "payload=200", "--delete", "row:19900/day", "--deletes-at", "head")                        // TS004, TS002
-	reach("--table", "readings", "--partitions", "1000", "--rate", "1/min", "--read-order", "newest-first")                                                                   // SZ104, TS007, TS009
-	reach("--table", "readings", "--partitions", "10", "--rate", "1/day", "--ttl", "15y")                                                                                     // SZ006
-	reach("--table", "window_events", "--partitions", "100", "--rate", "100/day", "--avg", "source=10", "--avg", "body=100", "--delete", "row:10/day")                        // TS008
-	reach("--table", "jobs", "--partitions", "10", "--rate", "1000/day", "--nulls", "payload=0.9", "--nulls-as", "null")                                                      // TS005
-	reach("--table", "ordered_log", "--partitions", "100", "--rate", "100/day", "--read-order", "newest-first")                                                               // TS009
-	reach("--table", "blobs", "--partitions", "10", "--rows", "1", "--avg", "name=70000", "--avg", "data=20000000")                                                           // SZ004, SZ005
-	reach("--table", "blobs", "--partitions", "10", "--rows", "1", "--avg", "name=100", "--avg", "data=12000000", "--target", "scylladb")                                     // SZ011, SZ012
-	reach("--table", "docs_by_author", "--partitions", "1000", "--rate", "10/day", "--batch", "docs_by_id,docs_by_author", "--avg", "body=60000")                             // SZ021
-	reach("--table", "docs_by_author", "--partitions", "1000", "--rate", "10/day", "--batch", "docs_by_id,docs_by_author", "--avg", "body=10000")                             // SZ020
-	runCLI(t, got, "check", "--schema", "testdata/reach/migrations", "-k", "reach", "--queries", "testdata/reach/queries.cql", "--format", "json", "--fail-on", "never")      // QF010
-	runCLI(t, got, "migrate", "validate", "--dir", "testdata/reach/migrations", "-k", "reach", "--workload", "testdata/reach/workload.yaml", "--offline", "--format", "json") // WL1xx
+	reach("--table", "jobs", "--partitions", "10", "--rate", "20000/day", "--avg", "payload=200", "--delete", "row:19900/day", "--deletes-at", "head")                               // TS004, TS002
+	reach("--table", "readings", "--partitions", "1000", "--rate", "1/min", "--read-order", "newest-first")                                                                          // SZ104, TS007, TS009
+	reach("--table", "readings", "--partitions", "10", "--rate", "1/day", "--ttl", "15y")                                                                                            // SZ006
+	reach("--table", "window_events", "--partitions", "100", "--rate", "100/day", "--avg", "source=10", "--avg", "body=100", "--delete", "row:10/day")                               // TS008
+	reach("--table", "jobs", "--partitions", "10", "--rate", "1000/day", "--nulls", "payload=0.9", "--nulls-as", "null")                                                             // TS005
+	reach("--table", "ordered_log", "--partitions", "100", "--rate", "100/day", "--read-order", "newest-first")                                                                      // TS009
+	reach("--table", "blobs", "--partitions", "10", "--rows", "1", "--avg", "name=70000", "--avg", "data=20000000")                                                                  // SZ004, SZ005
+	reach("--table", "blobs", "--partitions", "10", "--rows", "1", "--avg", "name=100", "--avg", "data=12000000", "--target", "scylladb")                                            // SZ011, SZ012
+	reach("--table", "docs_by_author", "--partitions", "1000", "--rate", "10/day", "--batch", "docs_by_id,docs_by_author", "--avg", "body=60000")                                    // SZ021
+	reach("--table", "docs_by_author", "--partitions", "1000", "--rate", "10/day", "--batch", "docs_by_id,docs_by_author", "--avg", "body=10000")                                    // SZ020
+	runCLI(t, got, "estimate", "--schema", "testdata/reads/schema.cql", "--workload", "testdata/reads/workload.yaml", "--queries", "testdata/reads/queries.cql", "--format", "json") // RC001-RC003
+	runCLI(t, got, "check", "--schema", "testdata/reach/migrations", "-k", "reach", "--queries", "testdata/reach/queries.cql", "--format", "json", "--fail-on", "never")             // QF010
+	runCLI(t, got, "migrate", "validate", "--dir", "testdata/reach/migrations", "-k", "reach", "--workload", "testdata/reach/workload.yaml", "--offline", "--format", "json")        // WL1xx
 
 	// The checker's node-verified corpus and its CLI inputs.
 	for _, d := range []string{"cql/check/testdata/corpus", "cql/check/testdata/cli"} {

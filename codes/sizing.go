@@ -5,6 +5,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/finding"
 	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/sizing/readcost"
 )
 
 // limitNames are the stable names of the sizing limits' codes.
@@ -124,6 +125,24 @@ func sizingDocs() []finding.Doc {
 			What: "a time series with a TTL on a compaction strategy other than TimeWindowCompactionStrategy, with the window to use",
 			Why:  "TWCS groups rows written together into one sstable per window, so once they expire the whole sstable is dropped without compacting tombstones",
 			Fix:  "ALTER TABLE ... WITH compaction = {'class': 'TimeWindowCompactionStrategy', 'compaction_window_unit': ..., 'compaction_window_size': ...} as recommended",
+		},
+		finding.Doc{
+			Code: readcost.CodeScatter, Name: "read-scatter", Severities: []finding.Level{finding.Warn}, Commands: []string{cmdEstimate},
+			What: fmt.Sprintf("a query's typical read (its median key's) visits more than %d partitions: buckets walked back times shards", readcost.FewPartitions),
+			Why:  "each partition is a read of its own, with its own latency and sstables; a bucket fine enough for the busiest key makes the median key's LIMIT read walk back through many buckets, and the query's rate times those partitions is what the cluster serves",
+			Fix:  "a coarser bucket or fewer shards for the typical key; where the busiest key needs them, tiers: hot keys on the fine scheme, the rest on a coarse one (`cqlsize design` works them out)",
+		},
+		finding.Doc{
+			Code: readcost.CodeEmpty, Name: "empty-buckets", Severities: []finding.Level{finding.Warn}, Commands: []string{cmdEstimate},
+			What: "at least half the partitions a query's typical read visits hold no row: its key gets fewer rows than one a bucket",
+			Why:  "an empty partition still costs a read (bloom filters, a replica round trip) and returns nothing; the walk goes on until the LIMIT is met or the retention reached",
+			Fix:  "a bucket wide enough that the typical key has rows in most of them, or tiers",
+		},
+		finding.Doc{
+			Code: readcost.CodeP99, Name: "read-p99", Severities: []finding.Level{finding.Warn}, Commands: []string{cmdEstimate},
+			What: fmt.Sprintf("the p99 key's read walks more buckets than its declared p99 (`-- query: NAME p99=20ms`) allows at %v a partition read", readcost.PartitionReadTime),
+			Why:  "a walk reads its buckets one after another (it needs the next only when the last was short), and each is at least a round trip to the replicas",
+			Fix:  "fewer buckets for the p99 key: a coarser bucket, or tiers that give the busy keys their own scheme",
 		},
 		finding.Doc{
 			Code: sizing.CodeUnset, Name: "unset-instead-of-null", Severities: info, Commands: est,

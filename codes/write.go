@@ -16,6 +16,7 @@ var families = []struct {
 	prefixes     []string
 }{
 	{"Partition sizes (SZ), `cqlsize estimate`", "SZ0xx are verdicts against the target's limits; SZ1xx are sizing recommendations.", []string{"SZ"}},
+	{"Read cost (RC), `cqlsize estimate --queries`", "What one read of a named query costs on its table: the partitions it visits for the typical, p99 and busiest key (`sizing/readcost`; `design` and `check --workload` print the same figures).", []string{"RC"}},
 	{"Tombstones (TS), `cqlsize estimate`", "TS0xx are about a table's pattern under the workload; TS1xx about the statements the application runs (`--statements`).", []string{"TS"}},
 	{"Queries (QF), `cqlsize check`", checkIntro, []string{"QF"}},
 	{"Migration lints, `cqlsize migrate validate`, `plan` and `up`", "DS destructive, IF idempotence, BK time buckets, TT time to live, AF allow filtering, IX indexes, MV materialized views, CS compact storage, UD user-defined functions, WL workload (with --workload), NL nolint directives. A `fail` lint stops `migrate up` unless silenced (`-- cqlsize:nolint CODE` on the statement) or allowed (`--allow-lint CODE`).", nil},
@@ -27,7 +28,7 @@ const Scale = "Severities, one scale for every command: info (worth knowing), wa
 
 func inFamily(d finding.Doc, prefixes []string) bool {
 	if prefixes == nil {
-		return !strings.HasPrefix(d.Code, "SZ") && !strings.HasPrefix(d.Code, "TS") && !strings.HasPrefix(d.Code, "QF")
+		return !strings.HasPrefix(d.Code, "SZ") && !strings.HasPrefix(d.Code, "TS") && !strings.HasPrefix(d.Code, "QF") && !strings.HasPrefix(d.Code, "RC")
 	}
 	for _, p := range prefixes {
 		if strings.HasPrefix(d.Code, p) {

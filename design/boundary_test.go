@@ -83,10 +83,12 @@ func TestBucketBoundaries(t *testing.T) {
 		// 14,000 a week (2,000 a day, 60,900 a month): a month.
 		{"60,900 a month: a month", readingsEntity, readingsQuery,
 			&design.Entity{Name: "readings", Rows: rate("2000/day"), TTL: 365 * workload.Day, Columns: map[string]design.ColumnVolume{"sensor_id": {Distinct: 1}}}, "month", false},
-		// A Zipf head no bucket down to an hour holds: write shards.
-		{"a Zipf head: shards", postsEntity, postsQuery,
+		// A Zipf head no bucket down to an hour holds: write shards under an hour for the hot
+		// keys, and (the median hashtag would read back through hundreds of hours) a year
+		// for the rest; the table's bucket is the default tier's (TestZipfHeadTiers).
+		{"a Zipf head: tiers", postsEntity, postsQuery,
 			&design.Entity{Name: "posts", Rows: rate("10M/day"), Retention: 2 * workload.Year, Avg: map[string]float64{"content": 280},
-				Items: map[string]workload.Items{"hashtags": {Count: 2, Size: 12}}, Columns: map[string]design.ColumnVolume{"hashtags": {Distinct: 1e6, Skew: workload.Skew{Kind: workload.Zipf, S: 1.2}}}}, "hour", true},
+				Items: map[string]workload.Items{"hashtags": {Count: 2, Size: 12}}, Columns: map[string]design.ColumnVolume{"hashtags": {Distinct: 1e6, Skew: workload.Skew{Kind: workload.Zipf, S: 1.2}}}}, "year", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tb := one(t, tc.entity, tc.query, tc.ev)
@@ -101,11 +103,12 @@ func TestBucketBoundaries(t *testing.T) {
 	}
 }
 
-// TestShardedDesignAgreesWithEstimate reads the sharded design back as a user would, the
-// migration and the workload file, and sizes it with sizing alone: no warning with the
-// shards, and a warning when the same table is sized without them (the shards are what
-// holds the head, not a lenient reading of the workload).
-func TestShardedDesignAgreesWithEstimate(t *testing.T) {
+// TestTieredDesignAgreesWithEstimate reads the tiered design back as a user would, the
+// migration and the workload file, and sizes it with sizing alone: the default tier (every
+// key capped at the promotion threshold) under the limits, and over them when the same
+// table is sized without the cap (the hot tier is what holds the head, not a lenient
+// reading of the workload). The migration creates the tier table in the shared layout.
+func TestTieredDesignAgreesWithEstimate(t *testing.T) {
 	schema, err := parseSchema("entities.cql", postsEntity, "app")
 	if err != nil {
 		t.Fatal(err)
@@ -122,6 +125,13 @@ func TestShardedDesignAgreesWithEstimate(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, d.Migration(schema))
 	}
+	tiers, _ := tables.FindTable("posts_by_hashtag_tiers")
+	if tiers == nil {
+		t.Fatalf("the migration creates no tier table:\n%s", d.Migration(schema))
+	}
+	if got := keyShape(tiers); got != "((hashtag text), since timestamp desc) tier text, bucket text, shards int" {
+		t.Errorf("tier table %s, want the shared layout", got)
+	}
 	w, err := workload.Parse("workload.yaml", []byte(d.WorkloadFile()))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, d.WorkloadFile())
@@ -130,17 +140,35 @@ func TestShardedDesignAgreesWithEstimate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ests) != 1 || ests[0].Verdict >= sizing.Warn || w.Tables[0].Shards < 2 {
-		t.Fatalf("sharded table: %d estimates, verdict %v, shards %d", len(ests), ests[0].Verdict, w.Tables[0].Shards)
+	if len(ests) != 1 || ests[0].Verdict >= sizing.Warn || w.Tables[0].Skew.MaxRate.IsZero() {
+		t.Fatalf("tiered table: %d estimates, verdict %v, max_rate %v\n%s", len(ests), ests[0].Verdict, w.Tables[0].Skew.MaxRate, d.WorkloadFile())
 	}
-	w.Tables[0].Shards = 0
-	unsharded, err := sizing.EstimateAll(tables, w, sizing.Options{})
+	w.Tables[0].Skew.MaxRate = workload.Rate{}
+	uncapped, err := sizing.EstimateAll(tables, w, sizing.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if unsharded[0].Verdict < sizing.Warn {
-		t.Errorf("without its shards the head fits: the shards prove nothing (largest %v values)", unsharded[0].Largest.StoredValues)
+	if uncapped[0].Verdict < sizing.Warn {
+		t.Errorf("without the cap the head fits the default tier: the tiers prove nothing (largest %v values)", uncapped[0].Largest.StoredValues)
 	}
+}
+
+// keyShape is "((k type), c type desc) regular type, ...": a table's layout, for comparing
+// with the one written down.
+func keyShape(t *cql.Table) string {
+	var pk, ck, rest []string
+	for _, c := range t.PartitionKey {
+		pk = append(pk, c.Name+" "+c.Type.String())
+	}
+	for _, c := range t.Clustering {
+		ck = append(ck, c.Name+" "+c.Type.String()+" "+c.Order.String())
+	}
+	for _, c := range t.Columns {
+		if c.Kind == cql.Regular {
+			rest = append(rest, c.Name+" "+c.Type.String())
+		}
+	}
+	return "((" + strings.Join(pk, ", ") + "), " + strings.Join(ck, ", ") + ") " + strings.Join(rest, ", ")
 }
 
 // TestMigrationCreatesTheEntitiesKeyspace: when the entities create their keyspace, the

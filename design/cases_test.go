@@ -25,7 +25,7 @@ func load(t testing.TB, dir, keyspace string) design.Input {
 	}
 	in := design.Input{Schema: schema}
 	for _, q := range qs {
-		in.Queries = append(in.Queries, design.Query{Name: q.Name, Rate: q.Rate, P99: q.P99, Stmt: q.Statement()})
+		in.Queries = append(in.Queries, design.Query{Name: q.Name, Rate: q.Rate, P99: q.P99, Range: q.Range, Stmt: q.Statement()})
 	}
 	if _, err := os.Stat(filepath.Join(dir, "workload.yaml")); err == nil {
 		w, err := workload.Load(filepath.Join(dir, "workload.yaml"))

@@ -11,6 +11,7 @@ import (
 	"github.com/cqlsize/cqlsize/cql/bound"
 	"github.com/cqlsize/cqlsize/cql/keylayout"
 	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/sizing/readcost"
 	"github.com/cqlsize/cqlsize/workload"
 )
 
@@ -50,6 +51,11 @@ type Table struct {
 	// NoLint is the reason a time series with no bucket is bounded after all (BK101), or
 	// why its bucket is left open; empty when the lint has nothing to say.
 	NoLint string
+	// Tiers puts the keys on two schemes when no single one both holds the busiest key and
+	// serves the typical read in a few partitions; nil for one scheme.
+	Tiers *Tiers
+
+	reads []readcost.Cost // each served pattern's read cost, in Queries' order (sized only)
 }
 
 // Served is one access pattern as the design serves it.
@@ -65,6 +71,9 @@ type Served struct {
 	Pos          cql.Pos
 	// Reads says how a reader gets more than one bucket or shard, when it must.
 	Reads string
+	// Cost is what one read costs: the partitions it visits and the rows it passes, for
+	// the typical, the p99 and the busiest key (nil when the design is not sized).
+	Cost *readcost.Cost
 }
 
 // group is the access patterns one table serves.
@@ -129,8 +138,13 @@ func Run(in Input) (*Design, error) {
 			continue
 		}
 		d.Tables = append(d.Tables, t)
-		for _, a := range g.acc {
-			d.Queries = append(d.Queries, serve(a, t))
+		for i, a := range g.acc {
+			sv := serve(a, t)
+			if i < len(t.reads) {
+				rc := t.reads[i]
+				sv.Cost = &rc
+			}
+			d.Queries = append(d.Queries, sv)
 		}
 	}
 	if len(errs) > 0 {
@@ -149,8 +163,8 @@ func Run(in Input) (*Design, error) {
 // for it, the reasons and notes, and why the bucket lint waits ("" when it has nothing to
 // say). It is check's suggestion with volumes (check.Options.Size). The design must make
 // one table for the query, or it is an error.
-func (v *Volumes) Size(schema *cql.Schema, name string, rate float64, p99 time.Duration, stmt *cql.Select) (table *cql.Table, query string, notes []string, nolint string, err error) {
-	d, err := Run(Input{Schema: schema, Queries: []Query{{Name: name, Rate: rate, P99: p99, Stmt: stmt}}, Volumes: v})
+func (v *Volumes) Size(schema *cql.Schema, name string, rate float64, p99, rng time.Duration, stmt *cql.Select) (table *cql.Table, query string, notes []string, nolint string, err error) {
+	d, err := Run(Input{Schema: schema, Queries: []Query{{Name: name, Rate: rate, P99: p99, Range: rng, Stmt: stmt}}, Volumes: v})
 	if err != nil {
 		return nil, "", nil, "", err
 	}
@@ -158,7 +172,11 @@ func (v *Volumes) Size(schema *cql.Schema, name string, rate float64, p99 time.D
 		return nil, "", nil, "", fmt.Errorf("query %s: the design has %d tables for it, not one", name, len(d.Tables))
 	}
 	dt := d.Tables[0]
-	return dt.Table, d.Queries[0].Text, append(append([]string{}, dt.Reasons...), dt.Notes...), dt.NoLint, nil
+	notes = append(append([]string{}, dt.Reasons...), dt.Notes...)
+	if sv := d.Queries[0]; sv.Cost != nil {
+		notes = append(notes, "read cost: "+costText(sv))
+	}
+	return dt.Table, d.Queries[0].Text, notes, dt.NoLint, nil
 }
 
 // tableName is keylayout's name for the table (orders_by_customer_id), numbered when the

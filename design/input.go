@@ -13,7 +13,10 @@ type Query struct {
 	Name string
 	Rate float64       // requests per second, 0 when not given
 	P99  time.Duration // latency target, 0 when not given
-	Stmt *cql.Select
+	// Range is the width of the time range the pattern usually reads (range=7d on its
+	// header), 0 when not given: the read cost of a range read.
+	Range time.Duration
+	Stmt  *cql.Select
 }
 
 // Volumes are how much each entity holds: the workload file's entity entries.

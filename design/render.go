@@ -48,6 +48,12 @@ func (d *Design) Migration(schema *cql.Schema) string {
 			b.WriteString("-- cqlsize:nolint BK101 " + t.NoLint + "\n")
 		}
 		b.WriteString(t.Table.CreateStatement(true) + ";\n")
+		if tt := t.Tiers; tt != nil {
+			fmt.Fprintf(&b, "\n-- %s holds each key's tier of %s, newest first: from when (since) its rows are cut by\n", tt.Table, t.Table.Name)
+			fmt.Fprintf(&b, "-- which bucket width and over how many shards. A key with no row is on the default tier (%s).\n", tt.Default)
+			b.WriteString("-- cqlsize:nolint BK101 a row a tier change: a key is promoted a few times in its life, so its partition holds a handful of rows\n")
+			b.WriteString(tt.CreateTable + ";\n")
+		}
 	}
 	return b.String()
 }
@@ -231,6 +237,13 @@ func (d *Design) WritePlanFile() string {
 			keys := len(t.Table.PartitionKey) + len(t.Table.Clustering)
 			for _, dv := range t.Derive[:min(keys, len(t.Derive))] {
 				fmt.Fprintf(&b, "        - %s=%s\n", cql.QuoteName(dv.Column), dv.Expr)
+			}
+			if tt := t.Tiers; tt != nil {
+				// cql/denorm's tiers: each key's rows cut by its tier (a row of the tier
+				// table), the default tier the rules above; promote_over the estimate's
+				// threshold.
+				fmt.Fprintf(&b, "      tiers: {table: %s, default: {bucket: %s}, hot: {bucket: %s, shards: %d}, promote_over: %s}\n",
+					tt.Table, tt.Default.Bucket, tt.Hot.Bucket, max(1, tt.Hot.Shards), perKey(tt.Threshold))
 			}
 		}
 	}

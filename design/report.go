@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/sizing"
 )
 
 // JSONVersion is the version of the JSON report (docs/design-json.md): it changes only when
@@ -51,6 +52,42 @@ type jsonTable struct {
 	CreateTable  string       `json:"create_table"`
 	Verdict      string       `json:"verdict,omitempty"`
 	Findings     []jsonFinder `json:"findings,omitempty"`
+	Tiers        *jsonTiers   `json:"tiers,omitempty"`
+}
+
+type jsonTiers struct {
+	Table       string   `json:"table"`
+	CreateTable string   `json:"create_table"`
+	Default     jsonTier `json:"default"`
+	Hot         jsonTier `json:"hot"`
+	// PromoteOver is the rate of one key above which it needs the hot tier, as a workload
+	// rate ("5.69/hour") and in rows a second.
+	PromoteOver          string  `json:"promote_over"`
+	PromoteOverPerSecond float64 `json:"promote_over_per_second"`
+	HotKeys              float64 `json:"hot_keys"`
+	Keys                 float64 `json:"keys"`
+	// HotPartition is the busiest key's partition on the hot tier.
+	HotPartition jsonLargest `json:"hot_partition"`
+	// EdgePartitionsPerRead is what a read of a key just over the threshold visits.
+	EdgePartitionsPerRead float64 `json:"edge_partitions_per_read"`
+}
+
+type jsonLargest struct {
+	Rows   float64 `json:"largest_rows"`
+	Values float64 `json:"largest_values"`
+	Bytes  float64 `json:"largest_bytes"`
+}
+
+type jsonTier struct {
+	Bucket string `json:"bucket"`
+	Shards int    `json:"shards"`
+}
+
+// jsonRead is one read's partitions (or rows) for the typical, the p99 and the busiest key.
+type jsonRead struct {
+	P50 float64 `json:"p50"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
 }
 
 type jsonSizes struct {
@@ -76,6 +113,12 @@ type jsonQuery struct {
 	Shards       int      `json:"shards"`
 	Query        string   `json:"query"`
 	Reads        string   `json:"reads,omitempty"`
+	// The read cost (sized designs only): partitions and rows one read visits, and the
+	// partition reads a second the query's rate asks (rate × the p50 read's partitions).
+	PartitionsPerRead       *jsonRead `json:"partitions_per_read,omitempty"`
+	RowsPerRead             *jsonRead `json:"rows_per_read,omitempty"`
+	EmptyPartitionsPerRead  *jsonRead `json:"empty_partitions_per_read,omitempty"`
+	PartitionReadsPerSecond *float64  `json:"partition_reads_per_second,omitempty"`
 }
 
 // WriteJSON writes the design as the versioned JSON report.
@@ -104,10 +147,26 @@ func (d *Design) WriteJSON(w io.Writer, files *Files) error {
 				jt.Findings = append(jt.Findings, jsonFinder{f.Code, f.Severity.String(), f.Message})
 			}
 		}
+		if tt := t.Tiers; tt != nil {
+			jt.Tiers = &jsonTiers{Table: tt.Table, CreateTable: tt.CreateTable, Default: jsonTier{tt.Default.Bucket, max(1, tt.Default.Shards)},
+				Hot: jsonTier{tt.Hot.Bucket, max(1, tt.Hot.Shards)}, PromoteOver: perKey(tt.Threshold).String(),
+				PromoteOverPerSecond: round4(tt.Threshold), HotKeys: tt.HotKeys, Keys: tt.Keys,
+				HotPartition:          jsonLargest{math.Round(tt.HotLargest.Rows*10) / 10, math.Round(tt.HotLargest.StoredValues*10) / 10, math.Round(tt.HotLargest.Bytes)},
+				EdgePartitionsPerRead: math.Round(tt.EdgeRead.Partitions*10) / 10}
+		}
 		r.Tables = append(r.Tables, jt)
 	}
 	for _, q := range d.Queries {
-		r.Queries = append(r.Queries, jsonQuery{q.Name, q.Table, q.PartitionKey, q.Bucket, q.Shards, q.Text, q.Reads})
+		jq := jsonQuery{Name: q.Name, Table: q.Table, PartitionKey: q.PartitionKey, Bucket: q.Bucket, Shards: q.Shards, Query: q.Text, Reads: q.Reads}
+		if c := q.Cost; c != nil {
+			r1 := func(v float64) float64 { return math.Round(v*10) / 10 }
+			jq.PartitionsPerRead = &jsonRead{r1(c.Typical.Partitions), r1(c.P99.Partitions), r1(c.Busiest.Partitions)}
+			jq.RowsPerRead = &jsonRead{r1(c.Typical.Rows), r1(c.P99.Rows), r1(c.Busiest.Rows)}
+			jq.EmptyPartitionsPerRead = &jsonRead{r1(c.Typical.Empty), r1(c.P99.Empty), r1(c.Busiest.Empty)}
+			pr := r1(c.PartitionReads)
+			jq.PartitionReadsPerSecond = &pr
+		}
+		r.Queries = append(r.Queries, jq)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -152,6 +211,9 @@ func (d *Design) WriteText(w io.Writer, files *Files) error {
 		if q.Reads != "" {
 			ew.printf("    reads %s\n", q.Reads)
 		}
+		if q.Cost != nil {
+			ew.printf("    cost: %s\n", costText(q))
+		}
 	}
 	if files != nil {
 		ew.printf("\nWrote %s, %s, %s and %s.\n", files.Migration, files.Queries, files.Workload, files.WritePlan)
@@ -172,14 +234,32 @@ func (d *Design) WriteMarkdown(w io.Writer, files *Files) error {
 			ew.printf("- Cost: %s\n", n)
 		}
 	}
-	ew.printf("\n## Queries\n\n| query | table | rewritten |\n|---|---|---|\n")
+	ew.printf("\n## Queries\n\n| query | table | rewritten | partitions a read (p50 / p99 / busiest) | partition reads/s |\n|---|---|---|---|---|\n")
 	for _, q := range d.Queries {
-		ew.printf("| %s | `%s` | `%s` |\n", q.Name, q.Table, strings.ReplaceAll(q.Text, "|", `\|`))
+		parts, reads := "", ""
+		if c := q.Cost; c != nil {
+			parts = fmt.Sprintf("%s / %s / %s", sizing.FormatCount(c.Typical.Partitions), sizing.FormatCount(c.P99.Partitions), sizing.FormatCount(c.Busiest.Partitions))
+			if q.Rate > 0 {
+				reads = sizing.FormatCount(c.PartitionReads)
+			}
+		}
+		ew.printf("| %s | `%s` | `%s` | %s | %s |\n", q.Name, q.Table, strings.ReplaceAll(q.Text, "|", `\|`), parts, reads)
 	}
 	if files != nil {
 		ew.printf("\nWrote `%s`, `%s`, `%s` and `%s`.\n", files.Migration, files.Queries, files.Workload, files.WritePlan)
 	}
 	return ew.err
+}
+
+// costText is what one read of q costs: "a typical read visits 3 partitions (p99 1,
+// busiest 1), 50 rows; 3000 partition reads a second at 1000/s".
+func costText(q *Served) string {
+	c := q.Cost
+	s := readText(*c) + ", " + rowsText(c.Typical.Rows)
+	if q.Rate > 0 {
+		s += fmt.Sprintf("; %s partition reads a second at %s/s", sizing.FormatCount(c.PartitionReads), trimFloat(q.Rate))
+	}
+	return s
 }
 
 // keyText is PRIMARY KEY's contents: ((customer_id), created_at DESC, order_id).

@@ -49,7 +49,11 @@ func serve(a *access, t *Table) *Served {
 			reads = append(reads, fmt.Sprintf("newest %s bucket first, walking back until the rows are enough (bucket.Scheme.Newest)", t.Bucket))
 		}
 	}
-	if t.ShardColumn != "" {
+	if t.ShardColumn != "" && t.Tiers != nil {
+		where = append(where, cql.QuoteName(t.ShardColumn)+" = ?")
+		reads = []string{fmt.Sprintf("by the key's tier (%s, cached): each period with the bucket width and shards it had, the default tier %s, the hot tier %s; newest bucket first, every shard of each bucket, walking back until the rows are enough",
+			t.Tiers.Table, t.Tiers.Default, t.Tiers.Hot)}
+	} else if t.ShardColumn != "" {
 		where = append(where, cql.QuoteName(t.ShardColumn)+" = ?")
 		if t.BucketColumn != "" {
 			reads = append(reads, fmt.Sprintf("every shard 0 to %d of each bucket, merged in clustering order (bucket.Scheme.Partitions)", t.Shards-1))

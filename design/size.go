@@ -9,6 +9,7 @@ import (
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/severity"
 	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/sizing/readcost"
 	"github.com/cqlsize/cqlsize/workload"
 )
 
@@ -180,6 +181,8 @@ type candidate struct {
 	derive []Derive
 	work   *workload.TableWorkload
 	est    *sizing.Estimate
+	reads  []readcost.Cost // the read cost of each pattern the table serves
+	tiered bool            // the table of a tiered design, sized as its default tier
 }
 
 func (c *candidate) fits() bool { return c.est.Verdict < severity.Warn }
@@ -201,9 +204,14 @@ func (c *candidate) describe() string {
 		w, sizing.FormatCount(e.P99.Rows), sizing.FormatCount(e.P99.StoredValues), sizing.FormatBytes(e.P99.Bytes),
 		sizing.FormatCount(e.Largest.Rows), sizing.FormatCount(e.Largest.StoredValues), sizing.FormatBytes(e.Largest.Bytes))
 	if c.fits() {
-		return s + ": under " + sizing.LimitsText(e.Target, "and")
+		s += ": under " + sizing.LimitsText(e.Target, "and")
+	} else {
+		s += ": over the limits"
 	}
-	return s + ": over the limits"
+	if len(c.reads) > 0 {
+		s += "; " + readText(worst(c.reads))
+	}
+	return s
 }
 
 func setAvg(tw *workload.TableWorkload, col string, v float64) {

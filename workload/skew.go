@@ -98,3 +98,14 @@ func (s Skew) CappedMean(n, limit float64) float64 {
 	}
 	return (k*limit + n*(h-harmonic(k, s.S))/h) / n
 }
+
+// Rank is the rank of the key at quantile q of activity (0.5 for the median, 0.99 for the
+// p99): the key with a fraction 1-q of the keys busier, ⌈n(1-q)⌉. The sizing estimate's
+// typical and p99 partitions and the read cost's typical and p99 keys are these ranks.
+func Rank(n, q float64) float64 {
+	if n < 1 {
+		return 1
+	}
+	// Round away the float error of 1-q (1e5 × 0.01 is 1000.0000000000009).
+	return math.Max(1, math.Ceil(n*(1-q)-1e-6))
+}

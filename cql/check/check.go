@@ -159,10 +159,10 @@ type Options struct {
 	Limits string
 }
 
-// Sizer designs the table that serves one query (its name, rate and p99 target as the
-// queries file gives them), sized by volumes: the table, the query rewritten for it (its
+// Sizer designs the table that serves one query (its name, rate, p99 target and usual
+// range width as the queries file gives them), sized by volumes: the table, the query rewritten for it (its
 // name qualified), the notes written as comment lines above its CREATE TABLE (the reasons
 // for its key, what it asks of the writers) and why the bucket lint (BK101) waits, or "".
 // The design engine is one (design.Volumes.Size; it sits above check, so the command passes
 // it in). An error means it cannot serve the query: the suggestion is the unsized table.
-type Sizer func(schema *cql.Schema, name string, rate float64, p99 time.Duration, stmt *cql.Select) (table *cql.Table, query string, notes []string, nolint string, err error)
+type Sizer func(schema *cql.Schema, name string, rate float64, p99, rng time.Duration, stmt *cql.Select) (table *cql.Table, query string, notes []string, nolint string, err error)

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -9,18 +10,22 @@ import (
 	"time"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // Query is one named query of a queries file: a SELECT with the name, rate and latency
 // target its `-- query:` header gives it.
 type Query struct {
-	Name        string        // from the header, or q<N> for the N-th statement without one
-	Rate        float64       // requests per second (rate=500/s), 0 when not given
-	P99         time.Duration // latency target (p99=20ms), 0 when not given
-	Description string        // the comment lines after the header, joined with newlines
-	Text        string        // the statement as written, without the trailing ';'
-	Pos         cql.Pos       // where the statement starts (its SELECT keyword)
-	HeaderPos   cql.Pos       // where the `-- query:` header is; invalid when there is none
+	Name string        // from the header, or q<N> for the N-th statement without one
+	Rate float64       // requests per second (rate=500/s), 0 when not given
+	P99  time.Duration // latency target (p99=20ms), 0 when not given
+	// Range is the width of the time range the query usually asks for (range=7d), 0 when
+	// not given: a range read's cost is the buckets that width covers, not a LIMIT's walk.
+	Range       time.Duration
+	Description string  // the comment lines after the header, joined with newlines
+	Text        string  // the statement as written, without the trailing ';'
+	Pos         cql.Pos // where the statement starts (its SELECT keyword)
+	HeaderPos   cql.Pos // where the `-- query:` header is; invalid when there is none
 	// NoLint lists the finding codes a `-- cqlsize:nolint CODE[,CODE]` line above the
 	// query silences ("all" silences every code).
 	NoLint []string
@@ -48,7 +53,8 @@ func LoadQueries(path string) ([]Query, error) {
 
 // ParseQueries reads the named queries of a queries file: CQL statements separated by ';',
 // each preceded by an optional comment line that names it and may give a rate and a
-// latency target, followed by free-text description lines:
+// latency target and the width of the range it usually reads (range=7d, for a query that
+// slices a time range), followed by free-text description lines:
 //
 //	-- query: user_timeline  rate=500/s  p99=20ms
 //	-- the 20 newest posts of a user in one month
@@ -192,6 +198,21 @@ func parseHeader(lines *lineIndex, base int, region string, q *Query) error {
 	return nil
 }
 
+// Header reads the `-- query:` header of a statement's leading comment (cql.Select.Doc, as
+// a file parsed by cql.ParseFile gives it): the name, rate, p99 and range, and ok false when
+// the comment holds no header. It is the queries file's own parser, for a reader (estimate
+// --queries) that keeps the file's writes too.
+func Header(doc string, at cql.Pos) (q Query, ok bool, err error) {
+	if err := parseHeader(&lineIndex{file: at.File, starts: []int{0}}, 0, doc, &q); err != nil {
+		var ce *cql.Error
+		if errors.As(err, &ce) {
+			return q, false, cql.Errorf(at, "%s", ce.Msg)
+		}
+		return q, false, err
+	}
+	return q, q.HeaderPos.IsValid(), nil
+}
+
 func parseHeaderFields(at cql.Pos, rest string, q *Query) error {
 	fields := strings.Fields(rest)
 	if len(fields) == 0 {
@@ -205,7 +226,7 @@ func parseHeaderFields(at cql.Pos, rest string, q *Query) error {
 	for _, f := range fields[1:] {
 		k, v, ok := strings.Cut(f, "=")
 		if !ok {
-			return cql.Errorf(at, "query %s: expected key=value (rate=500/s, p99=20ms), found %q", name, f)
+			return cql.Errorf(at, "query %s: expected key=value (rate=500/s, p99=20ms, range=7d), found %q", name, f)
 		}
 		switch strings.ToLower(k) {
 		case "rate":
@@ -220,8 +241,14 @@ func parseHeaderFields(at cql.Pos, rest string, q *Query) error {
 				return cql.Errorf(at, "query %s: p99=%s: expected a positive duration such as 20ms", name, v)
 			}
 			q.P99 = d
+		case "range":
+			d, err := workload.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return cql.Errorf(at, "query %s: range=%s: expected a positive span of time such as 7d or 12h", name, v)
+			}
+			q.Range = d
 		default:
-			return cql.Errorf(at, "query %s: unknown setting %q: expected rate=N/s or p99=DURATION", name, k)
+			return cql.Errorf(at, "query %s: unknown setting %q: expected rate=N/s, p99=DURATION or range=SPAN", name, k)
 		}
 	}
 	return nil

@@ -23,7 +23,7 @@ SELECT * FROM posts WHERE user_id = ?; -- query: not_a_header (trails the statem
 // cqlsize:nolint QF002, qf003
 SELECT count(*) FROM posts;
 
--- query: rare  rate=36/h
+-- query: rare  rate=36/h range=7d
 -- cqlsize:nolint all
 SELECT * FROM posts
   WHERE user_id = ?;
@@ -61,6 +61,9 @@ SELECT * FROM posts
 			t.Errorf("query %s: not parsed", q.Name)
 		}
 	}
+	if qs[3].Range != 7*24*time.Hour || qs[0].Range != 0 {
+		t.Errorf("ranges %v and %v, want 168h (range=7d) and none", qs[3].Range, qs[0].Range)
+	}
 	if got := qs[3].Text; got != "SELECT * FROM posts\n  WHERE user_id = ?" {
 		t.Errorf("text = %q", got)
 	}
@@ -75,8 +78,10 @@ func TestParseQueriesErrors(t *testing.T) {
 		{"bad rate", "-- query: a rate=fast\nSELECT * FROM t;", "q.cql:1:1: query a: rate=fast: expected a number of requests such as 500/s"},
 		{"bad rate unit", "-- query: a rate=5/day\nSELECT * FROM t;", `q.cql:1:1: query a: rate=5/day: unknown unit "day": expected /s, /min or /h`},
 		{"bad p99", "-- query: a p99=soon\nSELECT * FROM t;", "q.cql:1:1: query a: p99=soon: expected a positive duration such as 20ms"},
-		{"unknown setting", "-- query: a p95=3ms\nSELECT * FROM t;", `q.cql:1:1: query a: unknown setting "p95": expected rate=N/s or p99=DURATION`},
-		{"not key=value", "-- query: a fast\nSELECT * FROM t;", `q.cql:1:1: query a: expected key=value (rate=500/s, p99=20ms), found "fast"`},
+		{"unknown setting", "-- query: a p95=3ms\nSELECT * FROM t;", `q.cql:1:1: query a: unknown setting "p95": expected rate=N/s, p99=DURATION or range=SPAN`},
+		{"bad range", "-- query: a range=lots\nSELECT * FROM t;", "q.cql:1:1: query a: range=lots: expected a positive span of time such as 7d or 12h"},
+		{"zero range", "-- query: a range=0d\nSELECT * FROM t;", "q.cql:1:1: query a: range=0d: expected a positive span of time such as 7d or 12h"},
+		{"not key=value", "-- query: a fast\nSELECT * FROM t;", `q.cql:1:1: query a: expected key=value (rate=500/s, p99=20ms, range=7d), found "fast"`},
 		{"no name", "-- query:\nSELECT * FROM t;", `q.cql:1:1: expected a query name after "query:", found end of line`},
 		{"bad name", "-- query: a/b\nSELECT * FROM t;", `q.cql:1:1: expected a query name (letters, digits, _ . -), found "a/b"`},
 		{"two headers", "-- query: a\n-- query: b\nSELECT * FROM t;", `q.cql:2:1: expected a SELECT statement after the header of query "a", found another header`},

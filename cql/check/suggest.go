@@ -102,7 +102,7 @@ func suggest(schema *cql.Schema, t *cql.Table, q *selectQuery, stmt *cql.Select,
 // FILTERING), and gives up (ok false) when the engine cannot serve the query or the volumes
 // do not cover its table; the caller then suggests the unsized table.
 func sized(schema *cql.Schema, t *cql.Table, stmt *cql.Select, q Query, size Sizer) (table, text string, ok bool) {
-	dt, query, notes, nolint, err := size(schema, q.Name, q.Rate, q.P99, stmt)
+	dt, query, notes, nolint, err := size(schema, q.Name, q.Rate, q.P99, q.Range, stmt)
 	if err != nil || dt == nil {
 		return "", "", false
 	}

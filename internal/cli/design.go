@@ -119,7 +119,7 @@ func runDesign(env *Env, f *designFlags) error {
 	}
 	in := design.Input{Schema: schema, Volumes: vols, Target: target}
 	for _, q := range qs {
-		in.Queries = append(in.Queries, design.Query{Name: q.Name, Rate: q.Rate, P99: q.P99, Stmt: q.Statement()})
+		in.Queries = append(in.Queries, design.Query{Name: q.Name, Rate: q.Rate, P99: q.P99, Range: q.Range, Stmt: q.Statement()})
 	}
 	d, err := design.Run(in)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/cql/check"
 	"github.com/cqlsize/cqlsize/internal/report"
 	"github.com/cqlsize/cqlsize/internal/version"
 	"github.com/cqlsize/cqlsize/internal/workloadflag"
@@ -411,7 +412,11 @@ func loadQueriesAndWrites(path string) ([]report.NamedQuery, []cql.Statement, er
 	for _, st := range stmts {
 		switch s := st.(type) {
 		case *cql.Select:
-			reads = append(reads, report.NamedQuery{Name: queryName(s.Doc, len(reads)), Stmt: s})
+			q, err := namedQuery(s, len(reads))
+			if err != nil {
+				return nil, nil, fmt.Errorf("read queries: %w", err)
+			}
+			reads = append(reads, q)
 		case *cql.Insert, *cql.Update, *cql.Delete, *cql.Batch:
 			writes = append(writes, st)
 		default:
@@ -421,15 +426,15 @@ func loadQueriesAndWrites(path string) ([]report.NamedQuery, []cql.Statement, er
 	return reads, writes, nil
 }
 
-// queryName is the name a "-- query: NAME ..." comment gives, or q<N>.
-func queryName(doc string, i int) string {
-	for _, line := range strings.Split(doc, "\n") {
-		line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "--"))
-		if rest, ok := strings.CutPrefix(line, "query:"); ok {
-			if fields := strings.Fields(rest); len(fields) > 0 {
-				return fields[0]
-			}
-		}
+// namedQuery is a SELECT of a queries file with what its "-- query:" header declares (read
+// by check's one header parser), named q<N> by its position when it has none.
+func namedQuery(s *cql.Select, i int) (report.NamedQuery, error) {
+	h, ok, err := check.Header(s.Doc, s.Pos)
+	if err != nil {
+		return report.NamedQuery{}, err
 	}
-	return fmt.Sprintf("q%d", i+1)
+	if !ok {
+		h.Name = fmt.Sprintf("q%d", i+1)
+	}
+	return report.NamedQuery{Name: h.Name, Rate: h.Rate, P99: h.P99, Range: h.Range, Stmt: s}, nil
 }

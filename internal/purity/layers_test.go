@@ -33,8 +33,9 @@ var floors = [][]string{
 	// 2: rules over the model, the workload file, the live schema reader; the schema changes
 	// cqlsize makes for itself.
 	{"finding", "internal/ddl", "cql/bound", "cql/nodesettings", "cql/derive", "workload", "sizing/disk", "cql/liveschema"},
-	// 3: the key layout that serves an access pattern (check's and design's one answer).
-	{"cql/keylayout"},
+	// 3: the key layout that serves an access pattern (check's and design's one answer); the
+	// read cost of an access pattern (design's, check's and estimate's one model).
+	{"cql/keylayout", "sizing/readcost"},
 	// 4: the engines: checks, lints, sizes, tombstones; writes and reads; migrations.
 	{"cql/check", "cql/lint", "sizing", "tombstone", "cql/denorm", "migrations", "internal/workloadflag"},
 	// 5: what composes engines: the code registry, design, evolve and the backfill that

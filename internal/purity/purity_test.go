@@ -8,7 +8,7 @@ import (
 
 // pure lists the packages docs/layout.md says import no driver.
 var pure = []string{
-	"bucket", "sizing", "sizing/disk", "internal/lz4block", "workload", "tombstone", "severity", "finding", "codes",
+	"bucket", "sizing", "sizing/disk", "sizing/readcost", "internal/lz4block", "workload", "tombstone", "severity", "finding", "codes",
 	"cql", "cql/options", "cql/bound", "cql/keylayout", "cql/check", "cql/lint", "cql/nodesettings", "cql/derive", "design", "evolve",
 }
 

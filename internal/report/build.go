@@ -9,6 +9,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/sizing"
+	"github.com/cqlsize/cqlsize/sizing/readcost"
 	"github.com/cqlsize/cqlsize/tombstone"
 	"github.com/cqlsize/cqlsize/workload"
 )
@@ -39,7 +40,13 @@ type Options struct {
 // NamedQuery is a SELECT with the name a queries file gives it.
 type NamedQuery struct {
 	Name string
-	Stmt *cql.Select
+	// Rate, P99 and Range are what the query's header declares (rate=1000/s p99=20ms
+	// range=7d), zero when it does not: the read cost's partition reads a second and the
+	// width a range read covers.
+	Rate  float64
+	P99   time.Duration
+	Range time.Duration
+	Stmt  *cql.Select
 }
 
 // InputError is a workload value the tombstone analysis cannot use, at its place in the
@@ -250,7 +257,63 @@ func buildTable(tbl *cql.Table, est *sizing.Estimate, tw *workload.TableWorkload
 	}
 	t.addTombstones(tr)
 	t.addFindings(est, tr)
+	if err := t.addReads(tbl, est, tw, opt); err != nil {
+		return Table{}, err
+	}
 	return t, nil
+}
+
+// addReads adds the read cost of each named query on the table, and its findings. A
+// workload without a write rate (rows_per_partition) says nothing of how the rows spread
+// over time, so it has none.
+func (t *Table) addReads(tbl *cql.Table, est *sizing.Estimate, tw *workload.TableWorkload, opt Options) error {
+	if tw.WriteRate.IsZero() {
+		return nil
+	}
+	life := tw.Horizon
+	if est.TTL > 0 {
+		life = est.TTL
+	}
+	if life <= 0 {
+		life = est.Life
+	}
+	for _, q := range opt.Queries {
+		if q.Stmt == nil || !sameTable(tbl, q.Stmt.Table) {
+			continue
+		}
+		rd := tombstone.ReadOf(tbl, q.Stmt, opt.Read)
+		p := readcost.Pattern{Keys: est.Keys, Rate: tw.WriteRate.PerSecond() * est.Keys, Skew: tw.Skew, Retention: life,
+			Bucket: est.Bucket.Avg, Shards: tw.Shards, Limit: rd.Limit, Range: q.Range, ReadRate: q.Rate}
+		if rd.Slice == tombstone.Point {
+			p.Limit = 1 // one row by its primary key
+		}
+		if tw.Partitions < 1 {
+			p.Skew = workload.Skew{MaxRate: tw.Skew.MaxRate}
+		}
+		if p.Range == 0 && p.Limit == 0 && p.Bucket > 0 && namesBucket(tbl, q.Stmt) {
+			// The query names its bucket (day = ?) and reads all of it: one bucket a read.
+			// With a LIMIT it is the first step of a walk back until the rows are enough.
+			p.Range = p.Bucket
+		}
+		c, err := readcost.Of(p)
+		if err != nil {
+			return &InputError{Pos: tw.Pos, Table: tw.Name, Err: fmt.Errorf("query %s: %w", q.Name, err)}
+		}
+		keys := func(f func(readcost.Key) float64) ReadKeys {
+			return ReadKeys{Num(f(c.Typical)), Num(f(c.P99)), Num(f(c.Busiest))}
+		}
+		r := Read{Query: q.Name, Position: q.Stmt.Pos.String(),
+			PartitionsPerRead:       keys(func(k readcost.Key) float64 { return k.Partitions }),
+			RowsPerRead:             keys(func(k readcost.Key) float64 { return k.Rows }),
+			EmptyPartitionsPerRead:  keys(func(k readcost.Key) float64 { return k.Empty }),
+			PartitionReadsPerSecond: Num(c.PartitionReads)}
+		t.Reads = append(t.Reads, r)
+		for _, f := range c.Findings(est.Table, q.Name, q.P99) {
+			f.Pos = q.Stmt.Pos
+			t.Findings = append(t.Findings, fromFinding(f))
+		}
+	}
+	return nil
 }
 
 // addGrowth adds the growth timeline and the limit crossings, with the classic formula's
@@ -381,6 +444,21 @@ func (t *Table) addFindings(est *sizing.Estimate, tr tombReads) {
 		}
 		t.Findings = append(t.Findings, g)
 	}
+}
+
+// namesBucket reports whether q restricts the table's bucket column by equality (WHERE
+// sensor_id = ? AND day = ?): it reads one bucket, not a walk back through them.
+func namesBucket(tbl *cql.Table, q *cql.Select) bool {
+	_, col, ok := sizing.TableBucket(tbl)
+	if !ok || col == "" {
+		return false
+	}
+	for _, r := range q.Where {
+		if r.Kind == cql.RelColumn && r.Column().Name == col && r.Op == cql.OpEq {
+			return true
+		}
+	}
+	return false
 }
 
 func workloadError(tw *workload.TableWorkload, err error) error {

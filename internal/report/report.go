@@ -50,28 +50,50 @@ type Summary struct {
 
 // Table is the estimate of one table.
 type Table struct {
-	Name         string    `json:"name"`
-	Position     string    `json:"position,omitempty"` // file:line:col of its CREATE TABLE
-	Partitions   Num       `json:"partitions"`         // partitions the table holds (keys x buckets retained)
-	Bucket       string    `json:"bucket,omitempty"`   // the time bucket bounding a partition
-	LifeSeconds  Num       `json:"life_seconds"`       // how long a partition receives writes
-	TTLSeconds   Num       `json:"ttl_seconds"`
-	GCGrace      Num       `json:"gc_grace_seconds"`
-	Compaction   string    `json:"compaction"`
-	TotalBytes   Num       `json:"total_bytes"`          // all partitions on one replica
-	DiskBytes    Num       `json:"disk_bytes,omitempty"` // TotalBytes compressed, by the workload's compression_ratio (from cqlsize profile)
-	Typical      Size      `json:"typical"`
-	P99          Size      `json:"p99"`
-	Largest      Size      `json:"largest"`
-	Growth       []Point   `json:"growth"`
-	Crossings    []Cross   `json:"crossings"`
-	Tombstones   Tombs     `json:"tombstones"`
-	Verdict      string    `json:"verdict"`
-	Findings     []Finding `json:"findings"`
-	Assumptions  []string  `json:"assumptions"`
-	Live         *Live     `json:"live,omitempty"`
+	Name        string    `json:"name"`
+	Position    string    `json:"position,omitempty"` // file:line:col of its CREATE TABLE
+	Partitions  Num       `json:"partitions"`         // partitions the table holds (keys x buckets retained)
+	Bucket      string    `json:"bucket,omitempty"`   // the time bucket bounding a partition
+	LifeSeconds Num       `json:"life_seconds"`       // how long a partition receives writes
+	TTLSeconds  Num       `json:"ttl_seconds"`
+	GCGrace     Num       `json:"gc_grace_seconds"`
+	Compaction  string    `json:"compaction"`
+	TotalBytes  Num       `json:"total_bytes"`          // all partitions on one replica
+	DiskBytes   Num       `json:"disk_bytes,omitempty"` // TotalBytes compressed, by the workload's compression_ratio (from cqlsize profile)
+	Typical     Size      `json:"typical"`
+	P99         Size      `json:"p99"`
+	Largest     Size      `json:"largest"`
+	Growth      []Point   `json:"growth"`
+	Crossings   []Cross   `json:"crossings"`
+	Tombstones  Tombs     `json:"tombstones"`
+	Verdict     string    `json:"verdict"`
+	Findings    []Finding `json:"findings"`
+	Assumptions []string  `json:"assumptions"`
+	Live        *Live     `json:"live,omitempty"`
+	// Reads is the read cost of each named query that reads the table (--queries), when
+	// the workload gives a write rate to spread over the buckets.
+	Reads        []Read `json:"reads,omitempty"`
 	valuesPerRow float64
 	staticValues float64
+}
+
+// Read is what one read of a named query costs on the table (sizing/readcost): the
+// partitions it visits, the rows it passes and the empty partitions among them, for the
+// typical (p50), the p99 and the busiest (max) key.
+type Read struct {
+	Query                   string   `json:"query"`
+	Position                string   `json:"position,omitempty"`
+	PartitionsPerRead       ReadKeys `json:"partitions_per_read"`
+	RowsPerRead             ReadKeys `json:"rows_per_read"`
+	EmptyPartitionsPerRead  ReadKeys `json:"empty_partitions_per_read"`
+	PartitionReadsPerSecond Num      `json:"partition_reads_per_second"` // the query's rate × the p50 read's partitions
+}
+
+// ReadKeys is one figure for the typical, the p99 and the busiest key.
+type ReadKeys struct {
+	P50 Num `json:"p50"`
+	P99 Num `json:"p99"`
+	Max Num `json:"max"`
 }
 
 // Size is one partition at the end of its life.

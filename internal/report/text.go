@@ -85,6 +85,14 @@ func WriteText(w io.Writer, r *Report) error {
 			fmt.Fprintf(&b, "  cluster: %s; tombstones a read max %s, p99 %s over %d reads\n",
 				liveSizes(t.Live), Count(t.Live.TombstonesPerReadMax), Count(t.Live.TombstonesPerReadP99), t.Live.TombstonesReads)
 		}
+		for _, rd := range t.Reads {
+			fmt.Fprintf(&b, "  reads: query %s visits %s partitions a read (p50 / p99 / busiest key), passing %s rows; %s of them empty at p50",
+				rd.Query, readKeys(rd.PartitionsPerRead), readKeys(rd.RowsPerRead), Count(rd.EmptyPartitionsPerRead.P50))
+			if rd.PartitionReadsPerSecond > 0 {
+				fmt.Fprintf(&b, "; %s partition reads a second", Count(rd.PartitionReadsPerSecond))
+			}
+			b.WriteString("\n")
+		}
 		for _, f := range t.Findings {
 			writeTextFinding(&b, f, "  ")
 		}
@@ -203,6 +211,16 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 			sizing.FormatBytes(float64(t.Typical.Bytes)), sizing.FormatBytes(float64(t.P99.Bytes)), sizing.FormatBytes(float64(t.Largest.Bytes)), sizing.FormatBytes(float64(t.Largest.ClassicBytes)),
 			tombstoneCell(t), Count(t.Typical.TombstonesOnDisk)+" / "+Count(t.Largest.TombstonesOnDisk), mdVerdict(t.Verdict))
 	}
+	var reads []string
+	for _, t := range r.Tables {
+		for _, rd := range t.Reads {
+			reads = append(reads, fmt.Sprintf("| `%s` | %s | %s | %s | %s |\n", t.Name, rd.Query, readKeys(rd.PartitionsPerRead), readKeys(rd.RowsPerRead), Count(rd.PartitionReadsPerSecond)))
+		}
+	}
+	if len(reads) > 0 {
+		b.WriteString("\n| Table | Query | Partitions a read p50 / p99 / max | Rows a read p50 / p99 / max | Partition reads/s |\n|---|---|--:|--:|--:|\n")
+		b.WriteString(strings.Join(reads, ""))
+	}
 	var all []Finding
 	for _, t := range r.Tables {
 		all = append(all, t.Findings...)
@@ -320,4 +338,9 @@ func shownAsFinding(fs []Finding, assumption string) bool {
 		}
 	}
 	return false
+}
+
+// readKeys is "3 / 1 / 1": a read-cost figure for the typical, the p99 and the busiest key.
+func readKeys(k ReadKeys) string {
+	return Count(k.P50) + " / " + Count(k.P99) + " / " + Count(k.Max)
 }
