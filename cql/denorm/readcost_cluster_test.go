@@ -13,6 +13,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/bucket"
 	"github.com/cqlsize/cqlsize/cassandratest"
+	"github.com/cqlsize/cqlsize/sizing/readcost"
 	"github.com/cqlsize/cqlsize/workload"
 )
 
@@ -125,6 +126,13 @@ func TestReadCostOnNode(t *testing.T) {
 	}
 	t.Cleanup(s.Close)
 
+	// Read-ahead adds at most Parallel − 1 buckets a shard where a walk ends.
+	slackOf := func(parallel int) float64 {
+		if parallel == 1 {
+			return 0
+		}
+		return float64(shards * (max(4, shards) - 1))
+	}
 	typical := keys / 2
 	for _, parallel := range []int{1, 0} {
 		tl := &Timeline{Session: s, Query: "SELECT id FROM events WHERE k = ? AND day = ? AND shard = ?", Scheme: days,
@@ -137,6 +145,9 @@ func TestReadCostOnNode(t *testing.T) {
 			rate := ratePerDay(tc.rank) // rows a day: w is one day
 			buckets := math.Min(math.Ceil(limit/rate), math.Ceil(float64(retention)/float64(day)))
 			want := shards * buckets
+			// The read-cost model (sizing/readcost), which design, check and estimate report.
+			model := readcost.Pattern{Keys: keys, Rate: perDay / day.Seconds(), Skew: workload.Skew{Kind: workload.Zipf, S: skew},
+				Retention: retention, Bucket: day, Shards: shards, Limit: limit}.At(float64(tc.rank)).Partitions
 			before := counter.n.Load()
 			got, visited, pages := 0, 0, 0
 			req := PageRequest{Key: []any{tc.rank}, Newest: end.Add(-time.Second), Limit: limit}
@@ -154,8 +165,11 @@ func TestReadCostOnNode(t *testing.T) {
 			sentReads := int(counter.n.Load() - before)
 			wantRows := min(limit, int(math.Floor(rate*float64(retention)/float64(day)+0.5)))
 			off := (float64(sentReads) - want) / want
-			t.Logf("Parallel %d, %s key (rank %d, %.3g rows a day): %d rows in %d pages, %d partitions read (Visited %d); the arithmetic: %d × %.0f = %.0f (%+.1f%%)",
-				parallel, tc.name, tc.rank, rate, got, pages, sentReads, visited, shards, buckets, want, 100*off)
+			t.Logf("Parallel %d, %s key (rank %d, %.3g rows a day): %d rows in %d pages, %d partitions read (Visited %d); the arithmetic: %d × %.0f = %.0f (%+.1f%%); readcost: %.0f",
+				parallel, tc.name, tc.rank, rate, got, pages, sentReads, visited, shards, buckets, want, 100*off, model)
+			if math.Abs(float64(sentReads)-model) > 0.1*model+slackOf(parallel) {
+				t.Errorf("Parallel %d, %s key: %d partitions read, the read-cost model says %.0f", parallel, tc.name, sentReads, model)
+			}
 			if sentReads != visited {
 				t.Errorf("%s: the session sent %d reads, the pages counted %d", tc.name, sentReads, visited)
 			}
@@ -164,10 +178,7 @@ func TestReadCostOnNode(t *testing.T) {
 			}
 			// The walk itself (no read-ahead) within 10% of the arithmetic; read-ahead
 			// adds at most Parallel − 1 buckets a shard at the walk's end.
-			slack := 0.1 * want
-			if parallel != 1 {
-				slack += float64(shards * (max(4, shards) - 1))
-			}
+			slack := 0.1*want + slackOf(parallel)
 			if float64(sentReads) < 0.9*want || float64(sentReads) > want+slack {
 				t.Errorf("Parallel %d, %s key: %d partitions read, the arithmetic says %.0f (allowed %.0f to %.0f)", parallel, tc.name, sentReads, want, 0.9*want, want+slack)
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/bucket"
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/sizing/readcost"
 	"github.com/cqlsize/cqlsize/workload"
 )
 
@@ -127,31 +128,37 @@ type Page struct {
 }
 
 // fallbackBuckets is the default page budget of a timeline whose KeyRate is not known:
-// twice the 4 partitions a typical read of a table designed for its reads visits, so a
-// key that reads as the design expects fills its page, and one that does not costs a
-// bounded number of reads before its page says it stopped early.
-const fallbackBuckets = 8
+// twice the partitions a typical read of a table designed for its reads visits
+// (readcost.FewPartitions, past which design, check and estimate flag a read), so a key
+// that reads as the design expects fills its page, and one that does not costs a bounded
+// number of reads before its page says it stopped early.
+const fallbackBuckets = 2 * readcost.FewPartitions
 
 // maxWalkBuckets bounds the buckets from a walk's newest to its end: a retention of
 // millions of buckets (three years of minutes) is a design to change, not a walk.
 const maxWalkBuckets = 1 << 20
 
 // Budget returns the most buckets a page of limit rows reads per shard: MaxBuckets when
-// set; else, with KeyRate, twice the buckets the typical key needs for limit rows,
-// ceil(limit / (KeyRate × bucket width)), so that a key at half the typical rate still
-// fills its page; else 8 (fallbackBuckets). The width of a calendar bucket is its
-// average (a month is 30.44 days).
+// set; else, with KeyRate, twice the buckets the typical key walks for limit rows in the
+// read-cost model (sizing/readcost: ceil(limit / (KeyRate × bucket width)), at most the
+// retention's), so that a key at half the typical rate still fills its page; else 8
+// (fallbackBuckets). The width of a calendar bucket is its average (a month is 30.44
+// days).
 func (tl *Timeline) Budget(limit int) int {
 	if tl.MaxBuckets > 0 {
 		return tl.MaxBuckets
 	}
 	span, err := workload.ParseSpan(tl.Scheme.Width().String())
-	perBucket := tl.KeyRate.Over(span.Avg)
-	if err != nil || perBucket <= 0 || math.IsInf(perBucket, 0) || math.IsNaN(perBucket) {
+	rate := tl.KeyRate.PerSecond()
+	if err != nil || !(rate > 0) || math.IsInf(rate, 0) {
 		return fallbackBuckets
 	}
-	need := math.Ceil(float64(max(limit, 1)) / perBucket)
-	return int(min(2*need, maxWalkBuckets))
+	kept := tl.Retention
+	if kept <= 0 { // an Oldest bound ends the walk: the model is given no cap
+		kept = time.Duration(math.MaxInt64)
+	}
+	typical := readcost.Pattern{Retention: kept, Bucket: span.Avg, Limit: max(limit, 1)}.ForRate(0, rate)
+	return int(min(2*typical.Buckets, maxWalkBuckets))
 }
 
 func (tl *Timeline) settings() (parallel, shards int, cons gocql.Consistency, err error) {

@@ -473,6 +473,35 @@ func TestTimelineOldestBound(t *testing.T) {
 	}
 }
 
+// A page's default budget is twice the buckets the typical key walks for it, figured here
+// by hand: limit ÷ (rate × width), rounded up, at most the retention's buckets.
+func TestTimelineBudget(t *testing.T) {
+	day := 24 * time.Hour
+	for _, tc := range []struct {
+		width     bucket.Width
+		rate      workload.Rate
+		retention time.Duration
+		max       int
+		limit     int
+		want      int
+		why       string
+	}{
+		{bucket.Month(), workload.Rate{Count: 20, Per: day}, 365 * day, 0, 50, 2, "609 rows a month: 1 month, twice"},
+		{bucket.Hour(), workload.Rate{Count: 2, Per: time.Hour}, 90 * day, 0, 50, 50, "50 / 2 = 25 hours, twice"},
+		{bucket.Hour(), workload.Rate{Count: 0.7, Per: day}, 3 * 365 * day, 0, 50, 3430, "50 / (0.7 / 24) = 1714.3: 1715 hours, twice"},
+		{bucket.Hour(), workload.Rate{Count: 0.01, Per: day}, 30 * day, 0, 50, 1440, "120,000 hours needed, 720 kept, twice"},
+		{bucket.Hour(), workload.Rate{Count: 0.01, Per: day}, 0, 0, 50, 240000, "no retention (an Oldest bound ends the walk): 120,000 hours, twice"},
+		{bucket.Every(6 * time.Hour), workload.Rate{Count: 1, Per: time.Hour}, 30 * day, 0, 20, 8, "6 rows a bucket: 20 / 6 = 3.3, 4 buckets, twice"},
+		{bucket.Day(), workload.Rate{}, 30 * day, 0, 20, 8, "no rate: twice 4 partitions"},
+		{bucket.Day(), workload.Rate{Count: 1, Per: day}, 30 * day, 5, 20, 5, "MaxBuckets set"},
+	} {
+		tl := &Timeline{Scheme: mustScheme(tc.width), KeyRate: tc.rate, Retention: tc.retention, MaxBuckets: tc.max}
+		if got := tl.Budget(tc.limit); got != tc.want {
+			t.Errorf("%s at %s, limit %d: budget %d, want %d (%s)", tc.width, tc.rate, tc.limit, got, tc.want, tc.why)
+		}
+	}
+}
+
 func TestParseTimelineQuery(t *testing.T) {
 	for _, tc := range []struct {
 		q, ks, table, text, err string
