@@ -11,6 +11,7 @@ import (
 	"github.com/cqlsize/cqlsize/bucket"
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/denorm"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 const schemaCQL = `
@@ -111,17 +112,19 @@ func ExampleModel_Insert() {
 	}
 }
 
-// Timeline pages through a hashtag's posts, newest month first. (Needs a cluster:
-// compiled, not run.)
+// Timeline pages through a hashtag's posts, newest month first, back to the year the
+// posts are kept. A short page that stopped early is not the end: only an empty Next is.
+// (Needs a cluster: compiled, not run.)
 func ExampleTimeline() {
 	var session *gocql.Session // connected to the cluster
 	months, _ := bucket.New(bucket.Month())
 	tl := &denorm.Timeline{
-		Session:    session,
-		Query:      "SELECT post_id, content FROM app.posts_by_hashtag WHERE hashtag = ? AND month = ?",
-		Scheme:     months,
-		MaxBuckets: 12,
-		Secret:     []byte("from the service's configuration"),
+		Session:   session,
+		Query:     "SELECT post_id, content FROM app.posts_by_hashtag WHERE hashtag = ? AND month = ?",
+		Scheme:    months,
+		Retention: 365 * 24 * time.Hour,                        // the walk's end: nothing older is kept
+		KeyRate:   workload.Rate{Count: 20, Per: workload.Day}, // the typical hashtag: a page reads 2 months at most
+		Secret:    []byte("from the service's configuration"),
 	}
 	token := ""
 	for {
@@ -132,8 +135,30 @@ func ExampleTimeline() {
 		for _, row := range page.Rows {
 			fmt.Println(row["post_id"], row["content"])
 		}
+		if page.StoppedEarly {
+			fmt.Println("older posts may exist: the next page goes on") // or offer "load more"
+		}
 		if token = page.Next; token == "" {
-			break
+			break // the retention's end: no more posts
 		}
 	}
+}
+
+// Budget is how many buckets a page reads, per shard, before it stops early: twice what
+// the typical key needs for the page, from its rate and the bucket's width.
+func ExampleTimeline_Budget() {
+	hours, _ := bucket.New(bucket.Hour())
+	tl := &denorm.Timeline{Scheme: hours, Retention: 3 * 365 * 24 * time.Hour}
+	for _, rate := range []workload.Rate{
+		{Count: 2, Per: time.Hour},      // the p99 hashtag: 50 rows in 25 hours
+		{Count: 0.7, Per: workload.Day}, // the median hashtag: 50 rows in 72 days, 1,715 hours
+		{},                              // not known: the fallback
+	} {
+		tl.KeyRate = rate
+		fmt.Printf("%s: %d hour buckets a page of 50\n", rate, tl.Budget(50))
+	}
+	// Output:
+	// 2/hour: 50 hour buckets a page of 50
+	// 0.7/day: 3430 hour buckets a page of 50
+	// 0: 8 hour buckets a page of 50
 }

@@ -50,6 +50,7 @@ type reader struct {
 	parallel int
 	sharded  bool
 	oldest   time.Time
+	floor    int            // this page reads the buckets of left above floor: its budget
 	base     string         // the query as given
 	after    []resumeClause // the query with the resume bounds, in the order they are read
 	sem      chan struct{}
@@ -118,96 +119,121 @@ func (r *reader) page(ctx context.Context, streams []*stream, limit int, fp []by
 	}
 	if more {
 		page.Next = r.tl.encodeToken(fp, t)
+		// Short of its rows with buckets left to read: only the budget stopped it (every
+		// shard's rows were returned down to the page's floor).
+		page.StoppedEarly = len(page.Rows) < limit
 	}
 	return page, nil
 }
 
-// fillEmpty reads, in parallel, every shard whose rows have all been returned and that
-// has more to read.
+// fillEmpty reads the shards whose rows have all been returned until the newest row
+// buffered can be returned: a shard needs reading only while it may still hold a newer
+// one, that is while its next bucket is not older than that row's. Shards are read in
+// parallel, a wave of buckets each at a time, so a shard whose rows are sparse is not
+// walked past the bucket where the page ends.
 func (r *reader) fillEmpty(ctx context.Context, streams []*stream, need int) error {
-	var todo []*stream
-	for _, s := range streams {
-		if len(s.buf) == 0 && s.cur.left > 0 {
-			todo = append(todo, s)
-		}
-	}
-	if len(todo) == 1 {
-		return r.fill(ctx, todo[0], need)
-	}
-	errs := make([]error, len(todo))
-	var wg sync.WaitGroup
-	for i, s := range todo {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = r.fill(ctx, s, need)
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
-}
-
-// fill reads shard s until it has rows or reaches its end: its current bucket first,
-// then older buckets, width at a time, the width doubling (up to Parallel) each time a
-// wave of buckets comes back short. A bucket that returns need rows ends the wave; the
-// read-ahead past it is thrown away.
-func (r *reader) fill(ctx context.Context, s *stream, need int) error {
-	for len(s.buf) == 0 && s.cur.left > 0 {
-		if s.began {
-			s.width = min(2*s.width, r.parallel)
-		}
-		s.began = true
-		wave := []position{s.cur}
-		for p := s.cur; len(wave) < min(s.width, s.cur.left); {
-			if p = r.older(p.bucket, p.left); p.left == 0 {
-				break
+	for {
+		stop := 0 // the newest buffered row's bucket, as left; 0: no row buffered
+		for _, s := range streams {
+			if len(s.buf) > 0 {
+				stop = max(stop, s.buf[0].at.left)
 			}
-			wave = append(wave, p)
 		}
-		reads := make([]bucketRead, len(wave))
+		var todo []*stream
+		for _, s := range streams {
+			if len(s.buf) == 0 && s.cur.left > r.floor && s.cur.left >= stop {
+				todo = append(todo, s)
+			}
+		}
+		if len(todo) == 0 {
+			return nil
+		}
+		if len(todo) == 1 {
+			if err := r.fill(ctx, todo[0], need, stop); err != nil {
+				return err
+			}
+			continue
+		}
+		errs := make([]error, len(todo))
 		var wg sync.WaitGroup
-		for i, p := range wave {
+		for i, s := range todo {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				reads[i] = r.read(ctx, s.shard, p, need)
+				errs[i] = r.fill(ctx, s, need, stop)
 			}()
 		}
 		wg.Wait()
-		for i, p := range wave {
-			rd := reads[i]
-			if rd.err != nil {
-				return fmt.Errorf("timeline: read bucket %s%s: %w", p.bucket, r.shardName(s.shard), rd.err)
-			}
-			end := r.older(p.bucket, p.left) // where the shard goes once this bucket is done
-			exhausted, added := rd.exhausted, 0
-			for j, row := range rd.rows {
-				if r.tooOld(row) {
-					if r.cols[0].desc { // every later row is older still: the shard ends here
-						exhausted, end = true, position{}
-						break
-					}
-					continue // ascending: later rows may be inside the bound
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+	}
+}
+
+// fill reads one wave of shard s: its current bucket and, after a wave that came back
+// short, older ones too, width at a time, the width doubling (up to Parallel) each wave;
+// never past the page's floor or a bucket older than stop (a left value; 0: no such
+// bound). A bucket that returns need rows ends the wave; the read-ahead past it is thrown
+// away.
+func (r *reader) fill(ctx context.Context, s *stream, need, stop int) error {
+	oldest := max(r.floor+1, stop) // the oldest bucket, as left, this wave may read
+	if len(s.buf) > 0 || s.cur.left < oldest {
+		return nil
+	}
+	if s.began {
+		s.width = min(2*s.width, r.parallel)
+	}
+	s.began = true
+	wave := []position{s.cur}
+	for p := s.cur; len(wave) < min(s.width, s.cur.left-oldest+1); {
+		if p = r.older(p.bucket, p.left); p.left == 0 {
+			break
+		}
+		wave = append(wave, p)
+	}
+	reads := make([]bucketRead, len(wave))
+	var wg sync.WaitGroup
+	for i, p := range wave {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			reads[i] = r.read(ctx, s.shard, p, need)
+		}()
+	}
+	wg.Wait()
+	for i, p := range wave {
+		rd := reads[i]
+		if rd.err != nil {
+			return fmt.Errorf("timeline: read bucket %s%s: %w", p.bucket, r.shardName(s.shard), rd.err)
+		}
+		end := r.older(p.bucket, p.left) // where the shard goes once this bucket is done
+		exhausted, added := rd.exhausted, 0
+		for j, row := range rd.rows {
+			if r.tooOld(row) {
+				if r.cols[0].desc { // every later row is older still: the shard ends here
+					exhausted, end = true, position{}
+					break
 				}
-				at := position{left: p.left, bucket: p.bucket, after: rd.keys[j]}
-				s.buf = append(s.buf, item{row: row, key: rd.keys[j], at: at, next: at})
-				added++
+				continue // ascending: later rows may be inside the bound
 			}
-			if n := len(s.buf); exhausted && n > 0 {
-				// The bucket's last row resumes in the next bucket; so does a row of an
-				// earlier bucket when this one, which it resumed at, had none to return.
-				if last := &s.buf[n-1]; added > 0 || last.next.left == p.left && last.next.after == nil {
-					last.next = end
-				}
+			at := position{left: p.left, bucket: p.bucket, after: rd.keys[j]}
+			s.buf = append(s.buf, item{row: row, key: rd.keys[j], at: at, next: at})
+			added++
+		}
+		if n := len(s.buf); exhausted && n > 0 {
+			// The bucket's last row resumes in the next bucket; so does a row of an
+			// earlier bucket when this one, which it resumed at, had none to return.
+			if last := &s.buf[n-1]; added > 0 || last.next.left == p.left && last.next.after == nil {
+				last.next = end
 			}
-			if !exhausted { // a full read: resume after its last row, returned or not
-				s.cur = position{left: p.left, bucket: p.bucket, after: rd.keys[len(rd.keys)-1]}
-				break
-			}
-			s.cur = end
-			if len(s.buf) == 0 {
-				s.pos = end // no row is skipped: the next page need not read this bucket again
-			}
+		}
+		if !exhausted { // a full read: resume after its last row, returned or not
+			s.cur = position{left: p.left, bucket: p.bucket, after: rd.keys[len(rd.keys)-1]}
+			break
+		}
+		s.cur = end
+		if len(s.buf) == 0 {
+			s.pos = end // no row is skipped: the next page need not read this bucket again
 		}
 	}
 	return nil

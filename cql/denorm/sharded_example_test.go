@@ -26,7 +26,7 @@ func ExampleTimeline_sharded() {
 	_ = session.Query("INSERT INTO app.posts_by_hashtag (hashtag, day, shard, post_id, content) VALUES (?, ?, ?, ?, ?)",
 		"cassandra", days.For(at).String(), shard, id, "hello").Exec()
 
-	// Reading: the last 24 hours, 20 posts a page.
+	// Reading: the last 24 hours (the walk's end), 20 posts a page.
 	tl := &denorm.Timeline{
 		Session: session,
 		Query:   "SELECT post_id, content FROM app.posts_by_hashtag WHERE hashtag = ? AND day = ? AND shard = ?",

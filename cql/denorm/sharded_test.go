@@ -131,6 +131,10 @@ func scroll(t *testing.T, tl *Timeline, req PageRequest) (got []gocql.UUID, page
 			t.Fatalf("%d rows for a limit of %d", len(p.Rows), req.Limit)
 		}
 		got, pages, visits = append(got, ids(p.Rows)...), pages+1, visits+p.Visited
+		if p.StoppedEarly != (p.Next != "" && len(p.Rows) < req.Limit) {
+			t.Errorf("page %d: %d rows for a limit of %d, token %q, stopped early %v: a short page with a token, and only one, stopped early",
+				pages, len(p.Rows), req.Limit, p.Next, p.StoppedEarly)
+		}
 		if req.Token = p.Next; req.Token == "" {
 			return
 		}
@@ -148,7 +152,7 @@ func TestShardedTimeline(t *testing.T) {
 	// A sparse tag: most of its partitions (month, shard) are empty.
 	sparse := hashtagPosts(t, s, "sparse", shards, 5, time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), newest, 2)
 	tl := &Timeline{Session: s, Query: "SELECT post_id FROM tag_posts WHERE hashtag = ? AND month = ? AND shard = ?",
-		Scheme: months, Shards: shards, Secret: []byte("k")}
+		Scheme: months, Shards: shards, Retention: newest.Sub(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)), Secret: []byte("k")}
 	for tag, want := range map[string][]gocql.UUID{"hot": hot, "sparse": sparse} {
 		for _, limit := range []int{1, 3, 10, 64, 1000} {
 			got, pages, visits := scroll(t, tl, PageRequest{Key: []any{tag}, Newest: newest, Limit: limit})
@@ -243,7 +247,7 @@ func TestShardedTimelineUnderWrites(t *testing.T) {
 			}
 		}()
 	}
-	tl := &Timeline{Session: s, Query: "SELECT post_id FROM tag_posts WHERE hashtag = ? AND month = ? AND shard = ?", Scheme: months, Shards: shards}
+	tl := &Timeline{Session: s, Query: "SELECT post_id FROM tag_posts WHERE hashtag = ? AND month = ? AND shard = ?", Scheme: months, Shards: shards, Retention: newest.Sub(from)}
 	seen := map[gocql.UUID]bool{}
 	var last gocql.UUID
 	req := PageRequest{Key: []any{"hot"}, Newest: newest, Limit: 6}

@@ -56,7 +56,7 @@ func TestTimelineSpeculativeReads(t *testing.T) {
 		extra bool // every read speculates: more attempts than reads
 	}{{0, false}, {time.Microsecond, true}, {20 * time.Millisecond, false}} {
 		tl := &Timeline{Session: s, Query: "SELECT post_id, content FROM posts_by_user WHERE user_id = ? AND month = ?",
-			Scheme: months, MaxBuckets: 10, SpeculativeReadAfter: tc.delay}
+			Scheme: months, Retention: fixtureRetention, SpeculativeReadAfter: tc.delay}
 		before := c.n.Load()
 		got, pages, visits := scroll(t, tl, PageRequest{Key: []any{user}, Newest: newest, Limit: 5})
 		if !slices.Equal(got, want) {

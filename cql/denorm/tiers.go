@@ -496,6 +496,7 @@ func (tt *TieredTimeline) Page(ctx context.Context, req PageRequest) (*Page, err
 		page.Visited += got.Visited
 		if got.Next != "" {
 			page.Next = tt.encodeToken(fp, p.From, got.Next, oldest)
+			page.StoppedEarly = got.StoppedEarly
 			return page, nil
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -11,6 +12,8 @@ import (
 
 	"github.com/cqlsize/cqlsize/bucket"
 	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/sizing/readcost"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // Timeline reads the newest rows for one key across its time buckets: posts_by_user
@@ -28,7 +31,14 @@ import (
 // rather than read. The clustering columns and their order come from the node's schema
 // (the driver's metadata); the query must select them. When they sort in different
 // directions, (liked_at DESC, user_id ASC), a resumed bucket takes one query per column.
-// A Timeline is safe for concurrent use.
+//
+// A walk never stops silently. It ends at the key's Retention (or the request's Oldest
+// bound): a page that gets there has read every row there is, and its Next is empty. A
+// page also stops after its budget of buckets (MaxBuckets, by default what the typical
+// key's page needs: Budget); if it has fewer than Limit rows then, it says so
+// (Page.StoppedEarly) and its Next continues the walk from that bucket, so a client can
+// tell "no more rows" from "not found within this page's reads", and chooses whether to
+// read on. A Timeline is safe for concurrent use.
 type Timeline struct {
 	Session *gocql.Session
 	// Query selects one partition of the key, ending with its WHERE clause (the timeline
@@ -50,9 +60,22 @@ type Timeline struct {
 	// shard 0: on a table whose keys are on tiers (TieredTimeline), every key's partitions
 	// have a shard column, whatever its tier's shard count.
 	ShardColumn bool
-	// MaxBuckets bounds how far back a timeline goes, counted from its newest bucket over
-	// all its pages (default 12), per shard. A user who posted once three years ago costs
-	// at most MaxBuckets reads, not one per month since.
+	// Retention is how long a key's rows are kept (the table's default TTL, or how long the
+	// entity is kept). No row is older than Retention before the walk's Newest, so the walk
+	// ends with the bucket that holds that instant: a page that reaches it has read every
+	// row there is, and its Next is empty. A walk needs an end, or a client that follows
+	// Next through a key's empty buckets would never stop: Retention, or
+	// PageRequest.Oldest on the first page (the later of the two ends the walk).
+	Retention time.Duration
+	// KeyRate is how many rows the typical key of the table receives (the p50 key's rate
+	// from `cqlsize estimate`, or the design's): it sets the default MaxBuckets to what a
+	// page of that key needs (see Budget).
+	KeyRate workload.Rate
+	// MaxBuckets bounds the buckets one page reads, per shard. A page that reaches it
+	// before it has its Limit rows and before the walk's end stops there and says so
+	// (Page.StoppedEarly), with a token that continues the walk: a key that posted once
+	// three years ago costs a client pages of at most MaxBuckets reads each, and the client
+	// decides whether to go on. Default: Budget(limit).
 	MaxBuckets int
 	// Parallel bounds the partitions read at once (default 4, or Shards if more) and how
 	// far a reader reads ahead. A page first reads one bucket per shard and widens the
@@ -85,8 +108,9 @@ type PageRequest struct {
 	// Oldest bounds the timeline: no bucket that ends at or before it is read, and when
 	// the first clustering column is a timestamp or a timeuuid, no row older than it is
 	// returned. A conversation that started last Tuesday reads back to Tuesday and
-	// stops, instead of reading MaxBuckets empty buckets. Zero: no bound. Ignored with a
-	// Token, which carries the first page's bound.
+	// stops, instead of reading empty buckets back to the retention; a walk that reaches it
+	// says there are no more rows. Zero: no bound (Retention then ends the walk). Ignored
+	// with a Token, which carries the first page's bound.
 	Oldest time.Time
 	Limit  int    // rows per page
 	Token  string // Page.Next of the previous page; empty for the first page
@@ -95,17 +119,54 @@ type PageRequest struct {
 // Page is one page of a timeline.
 type Page struct {
 	Rows []Values
-	Next string // token for the next page; empty when the timeline has no more buckets to read
+	// Next is the token that continues the walk after this page. It is empty only when
+	// the walk has reached its end (Retention or Oldest): there are no more rows.
+	Next string
+	// StoppedEarly says the page holds fewer than Limit rows because it read its
+	// MaxBuckets buckets before the walk's end: older rows may exist, and Next continues
+	// the walk where this page stopped. A page that holds Limit rows never stopped early.
+	StoppedEarly bool
 	// Visited counts the partition reads this page made (queries of one bucket of one
 	// shard), read-ahead included.
 	Visited int
 }
 
-func (tl *Timeline) settings() (maxBuckets, parallel, shards int, cons gocql.Consistency, err error) {
-	maxBuckets, parallel, shards, cons = tl.MaxBuckets, tl.Parallel, max(tl.Shards, 1), tl.Consistency
-	if maxBuckets == 0 {
-		maxBuckets = 12
+// fallbackBuckets is the default page budget of a timeline whose KeyRate is not known:
+// twice the partitions a typical read of a table designed for its reads visits
+// (readcost.FewPartitions, past which design, check and estimate flag a read), so a key
+// that reads as the design expects fills its page, and one that does not costs a bounded
+// number of reads before its page says it stopped early.
+const fallbackBuckets = 2 * readcost.FewPartitions
+
+// maxWalkBuckets bounds the buckets from a walk's newest to its end: a retention of
+// millions of buckets (three years of minutes) is a design to change, not a walk.
+const maxWalkBuckets = 1 << 20
+
+// Budget returns the most buckets a page of limit rows reads per shard: MaxBuckets when
+// set; else, with KeyRate, twice the buckets the typical key walks for limit rows in the
+// read-cost model (sizing/readcost: ceil(limit / (KeyRate × bucket width)), at most the
+// retention's), so that a key at half the typical rate still fills its page; else 8
+// (fallbackBuckets). The width of a calendar bucket is its average (a month is 30.44
+// days).
+func (tl *Timeline) Budget(limit int) int {
+	if tl.MaxBuckets > 0 {
+		return tl.MaxBuckets
 	}
+	span, err := workload.ParseSpan(tl.Scheme.Width().String())
+	rate := tl.KeyRate.PerSecond()
+	if err != nil || !(rate > 0) || math.IsInf(rate, 0) {
+		return fallbackBuckets
+	}
+	kept := tl.Retention
+	if kept <= 0 { // an Oldest bound ends the walk: the model is given no cap
+		kept = time.Duration(math.MaxInt64)
+	}
+	typical := readcost.Pattern{Retention: kept, Bucket: span.Avg, Limit: max(limit, 1)}.ForRate(0, rate)
+	return int(min(2*typical.Buckets, maxWalkBuckets))
+}
+
+func (tl *Timeline) settings() (parallel, shards int, cons gocql.Consistency, err error) {
+	parallel, shards, cons = tl.Parallel, max(tl.Shards, 1), tl.Consistency
 	if parallel == 0 {
 		parallel = max(4, shards)
 	}
@@ -119,16 +180,43 @@ func (tl *Timeline) settings() (maxBuckets, parallel, shards int, cons gocql.Con
 		err = errors.New("timeline: no query")
 	case tl.SpeculativeReadAfter < 0:
 		err = fmt.Errorf("timeline: SpeculativeReadAfter %s: must not be negative", tl.SpeculativeReadAfter)
-	case maxBuckets < 0 || parallel < 0 || tl.Shards < 0:
+	case tl.Retention < 0:
+		err = fmt.Errorf("timeline: Retention %s: must not be negative", tl.Retention)
+	case tl.KeyRate.Count < 0 || tl.KeyRate.Per < 0:
+		err = fmt.Errorf("timeline: KeyRate %s: must not be negative", tl.KeyRate)
+	case tl.MaxBuckets < 0 || parallel < 0 || tl.Shards < 0:
 		err = fmt.Errorf("timeline: MaxBuckets %d, Parallel %d and Shards %d must not be negative", tl.MaxBuckets, tl.Parallel, tl.Shards)
-	case maxBuckets > 1<<20:
-		err = fmt.Errorf("timeline: MaxBuckets %d: at most %d", maxBuckets, 1<<20)
+	case tl.MaxBuckets > maxWalkBuckets:
+		err = fmt.Errorf("timeline: MaxBuckets %d: at most %d", tl.MaxBuckets, maxWalkBuckets)
 	case shards > MaxShards:
 		err = fmt.Errorf("timeline: Shards %d: at most %d", shards, MaxShards)
 	case tl.Scheme.For(time.Unix(0, 0)) == bucket.Bucket{}:
 		err = fmt.Errorf("timeline: %w: the zero bucket.Scheme (make one with bucket.New)", bucket.ErrInvalidWidth)
 	}
 	return
+}
+
+// walk returns how many buckets a walk that starts in first reads before its end, first
+// included: back to the bucket holding Retention before newest, or the one holding
+// oldest, whichever is newer. A walk with neither has no end and is refused.
+func (tl *Timeline) walk(first bucket.Bucket, newest, oldest time.Time) (int, error) {
+	var end time.Time
+	if tl.Retention > 0 {
+		end = newest.Add(-tl.Retention)
+	}
+	if oldest.After(end) {
+		end = oldest
+	}
+	if end.IsZero() {
+		return 0, errors.New("timeline: no end to walk to: set Timeline.Retention (how long a key's rows are kept) or PageRequest.Oldest, so that a walk can tell \"no more rows\" from \"not found yet\"")
+	}
+	n := 1
+	for b := first; b.Start().After(end); b = b.Prev() {
+		if n++; n > maxWalkBuckets {
+			return 0, fmt.Errorf("timeline: from %s back to %s is more than %d %s buckets: shorten Retention or use a wider bucket", first, end.Format(time.RFC3339), maxWalkBuckets, tl.Scheme.Width())
+		}
+	}
+	return n, nil
 }
 
 // parsedQuery is what the timeline needs to know about its query: the table it reads,
@@ -332,10 +420,11 @@ func afterClauses(cols []keyColumn) []resumeClause {
 }
 
 // Page reads one page: up to req.Limit rows, newest first, across as many buckets (and
-// shards) as it takes, within MaxBuckets and the oldest bound. A token that does not
-// verify is ErrBadToken, with nothing read.
+// shards) as it takes, within the page's budget (Budget) and the walk's end (Retention,
+// Oldest). A page that spends its budget first stops early and says so; its token goes on
+// from there. A token that does not verify is ErrBadToken, with nothing read.
 func (tl *Timeline) Page(ctx context.Context, req PageRequest) (*Page, error) {
-	maxBuckets, parallel, shards, cons, err := tl.settings()
+	parallel, shards, cons, err := tl.settings()
 	if err != nil {
 		return nil, err
 	}
@@ -356,7 +445,18 @@ func (tl *Timeline) Page(ctx context.Context, req PageRequest) (*Page, error) {
 	}
 	fp := tl.fingerprint(req.Key)
 	var tok token
-	if req.Token != "" {
+	var first bucket.Bucket // the first page's newest bucket, and its walk's length
+	var left int
+	if req.Token == "" {
+		newest := req.Newest
+		if newest.IsZero() {
+			newest = time.Now()
+		}
+		first = tl.Scheme.For(newest)
+		if left, err = tl.walk(first, newest, req.Oldest); err != nil {
+			return nil, err
+		}
+	} else {
 		if tok, err = tl.decodeToken(req.Token, fp); err != nil {
 			return nil, err
 		}
@@ -381,34 +481,37 @@ func (tl *Timeline) Page(ctx context.Context, req PageRequest) (*Page, error) {
 	streams := make([]*stream, shards)
 	if req.Token == "" {
 		r.oldest = req.Oldest
-		newest := req.Newest
-		if newest.IsZero() {
-			newest = time.Now()
-		}
-		first := tl.Scheme.For(newest)
 		for i := range streams {
-			streams[i] = &stream{shard: i, pos: r.bounded(position{left: maxBuckets, bucket: first}), width: 1}
+			streams[i] = &stream{shard: i, pos: r.bounded(position{left: left, bucket: first}), width: 1}
 		}
 	} else {
 		r.oldest = tok.oldest
 		for i, s := range tok.shards {
-			pos, err := tl.resume(s, maxBuckets, len(cols))
+			pos, err := tl.resume(s, len(cols))
 			if err != nil {
 				return nil, err
 			}
 			streams[i] = &stream{shard: i, pos: pos, width: 1}
 		}
 	}
+	// The page reads the budget's buckets down from the newest place any shard resumes
+	// at, the same buckets in every shard: every row it returns is then newer than every
+	// row it leaves unread, and the merge stays in order.
+	top := 0
+	for _, s := range streams {
+		top = max(top, s.pos.left)
+	}
+	r.floor = max(0, top-tl.Budget(req.Limit))
 	return r.page(ctx, streams, req.Limit, fp)
 }
 
 // resume checks one shard's position from a token against this timeline.
-func (tl *Timeline) resume(s shardPos, maxBuckets, keyColumns int) (position, error) {
+func (tl *Timeline) resume(s shardPos, keyColumns int) (position, error) {
 	if s.left == 0 {
 		return position{}, nil
 	}
-	if s.left > maxBuckets {
-		return position{}, fmt.Errorf("timeline: %w: bucket budget %d out of range", ErrBadToken, s.left)
+	if s.left > maxWalkBuckets {
+		return position{}, fmt.Errorf("timeline: %w: %d buckets to the walk's end, out of range", ErrBadToken, s.left)
 	}
 	b, err := tl.Scheme.Parse(s.bucket)
 	if err != nil {

@@ -54,7 +54,7 @@ func TestRingTimelineSpeculativeReadsUnderPause(t *testing.T) {
 		var wg sync.WaitGroup
 		errs := make(chan error, 2*workers)
 		for _, d := range []time.Duration{0, delay} {
-			tl := &Timeline{Session: s, Query: query, Scheme: months, MaxBuckets: 4, SpeculativeReadAfter: d}
+			tl := &Timeline{Session: s, Query: query, Scheme: months, Retention: 100 * 24 * time.Hour, SpeculativeReadAfter: d}
 			for w := range workers {
 				wg.Add(1)
 				go func() {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/bucket"
 	"github.com/cqlsize/cqlsize/cassandratest"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // timelineFixture writes one user's posts over several months (some empty) and returns
@@ -46,6 +47,10 @@ func timelineFixture(t *testing.T) (*gocql.Session, gocql.UUID, time.Time, []goc
 	return s, user, newest, ids
 }
 
+// fixtureRetention keeps timelineFixture's eight months: from its newest instant,
+// 2024-08-20T12:00, back to 2024-01-13, so a walk ends with 2024-01, its oldest month.
+const fixtureRetention = 220 * 24 * time.Hour
+
 func ids(rows []Values) []gocql.UUID {
 	out := make([]gocql.UUID, len(rows))
 	for i, r := range rows {
@@ -59,7 +64,7 @@ func TestTimelinePagesOnCassandra(t *testing.T) {
 	ctx := context.Background()
 	for _, parallel := range []int{1, 3} {
 		tl := &Timeline{Session: s, Query: "SELECT post_id, content FROM posts_by_user WHERE user_id = ? AND month = ?",
-			Scheme: months, MaxBuckets: 10, Parallel: parallel, Secret: []byte("k")}
+			Scheme: months, Retention: fixtureRetention, MaxBuckets: 10, Parallel: parallel, Secret: []byte("k")}
 		// One big read: a page larger than the whole timeline.
 		all, err := tl.Page(ctx, PageRequest{Key: []any{user}, Newest: newest, Limit: 1000})
 		if err != nil {
@@ -68,8 +73,8 @@ func TestTimelinePagesOnCassandra(t *testing.T) {
 		if got := ids(all.Rows); !slices.Equal(got, want) {
 			t.Fatalf("parallel %d: one read gave %d rows, want the %d posts newest first", parallel, len(got), len(want))
 		}
-		if all.Next != "" {
-			t.Errorf("parallel %d: a read of every bucket left a token", parallel)
+		if all.Next != "" || all.StoppedEarly {
+			t.Errorf("parallel %d: a read of every bucket back to the retention left a token (stopped early: %v)", parallel, all.StoppedEarly)
 		}
 		for _, size := range []int{1, 2, 3, 5, 7, 8, 13, 27, 28} {
 			var got []gocql.UUID
@@ -99,30 +104,64 @@ func TestTimelinePagesOnCassandra(t *testing.T) {
 	}
 }
 
-func TestTimelineStopsAfterMaxBuckets(t *testing.T) {
-	s, user, newest, want := timelineFixture(t)
-	tl := &Timeline{Session: s, Query: "SELECT post_id FROM posts_by_user WHERE user_id = ? AND month = ?", Scheme: months, MaxBuckets: 3}
+// A page that spends its budget of buckets before it has its rows says so and continues
+// where it stopped; the page that reaches the retention says there is nothing more.
+func TestTimelineStopsEarlyWithToken(t *testing.T) {
+	s, user, newest, want := timelineFixture(t) // rows per month from 2024-08: 7, 0, 3, 12, 1, 0, 0, 5
+	tl := &Timeline{Session: s, Query: "SELECT post_id FROM posts_by_user WHERE user_id = ? AND month = ?", Scheme: months,
+		Retention: fixtureRetention, MaxBuckets: 3}
+	// Pages of 20: three months a page. 2024-08..06 hold 7+0+3, 2024-05..03 hold 12+1+0,
+	// and 2024-02..01 (the retention's end) hold 0+5.
+	req := PageRequest{Key: []any{user}, Newest: newest, Limit: 20}
 	var got []gocql.UUID
-	token := ""
-	for i := 0; ; i++ {
-		p, err := tl.Page(context.Background(), PageRequest{Key: []any{user}, Newest: newest, Limit: 4, Token: token})
+	for i, w := range []struct {
+		rows, visits int
+		early        bool
+	}{{10, 3, true}, {13, 3, true}, {5, 2, false}} {
+		p, err := tl.Page(context.Background(), req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		got = append(got, ids(p.Rows)...)
-		if token = p.Next; token == "" {
+		if len(p.Rows) != w.rows || p.Visited != w.visits || p.StoppedEarly != w.early || (p.Next != "") != w.early {
+			t.Errorf("page %d: %d rows in %d partition reads, stopped early %v, token %q; want %d rows in %d, stopped early %v",
+				i, len(p.Rows), p.Visited, p.StoppedEarly, p.Next, w.rows, w.visits, w.early)
+		}
+		if req.Token = p.Next; req.Token == "" {
 			break
 		}
 	}
-	if !slices.Equal(got, want[:10]) { // 2024-08 (7), 2024-07 (0), 2024-06 (3)
-		t.Errorf("3 buckets gave %d rows, want the 10 of the 3 newest months", len(got))
+	if !slices.Equal(got, want) {
+		t.Errorf("three pages gave %d rows, want the %d posts newest first, each once", len(got), len(want))
+	}
+	// Smaller pages: a full page is never "stopped early", and every row comes once.
+	req = PageRequest{Key: []any{user}, Newest: newest, Limit: 4}
+	got, early := nil, 0
+	for pages := 0; ; pages++ {
+		p, err := tl.Page(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.StoppedEarly && len(p.Rows) == req.Limit {
+			t.Errorf("page %d: a full page says it stopped early", pages)
+		}
+		if p.StoppedEarly {
+			early++
+		}
+		got = append(got, ids(p.Rows)...)
+		if req.Token = p.Next; req.Token == "" || pages > 100 {
+			break
+		}
+	}
+	if !slices.Equal(got, want) || early == 0 {
+		t.Errorf("pages of 4: %d rows (want the %d newest first), %d pages stopped early (want some: 2024-02 and 2024-01 are more than 3 months after 2024-04's one row)", len(got), len(want), early)
 	}
 }
 
 func TestTimelineRefusesBadTokens(t *testing.T) {
 	s, user, newest, _ := timelineFixture(t)
 	ctx := context.Background()
-	tl := &Timeline{Session: s, Query: "SELECT post_id FROM posts_by_user WHERE user_id = ? AND month = ?", Scheme: months, Secret: []byte("secret")}
+	tl := &Timeline{Session: s, Query: "SELECT post_id FROM posts_by_user WHERE user_id = ? AND month = ?", Scheme: months, Retention: fixtureRetention, Secret: []byte("secret")}
 	p, err := tl.Page(ctx, PageRequest{Key: []any{user}, Newest: newest, Limit: 3})
 	if err != nil || p.Next == "" {
 		t.Fatalf("first page: %v", err)
@@ -156,13 +195,21 @@ func TestTimelineRefusesBadTokens(t *testing.T) {
 
 func TestTimelineBadSettings(t *testing.T) {
 	s := cassandratest.Session(t)
-	good := Timeline{Session: s, Query: "SELECT * FROM t WHERE k = ? AND b = ?", Scheme: months}
+	good := Timeline{Session: s, Query: "SELECT * FROM t WHERE k = ? AND b = ?", Scheme: months, Retention: 365 * 24 * time.Hour}
 	zeroWidth := good
 	zeroWidth.Scheme = bucket.Scheme{}
 	noQuery := good
 	noQuery.Query = ""
 	negativeSpeculation := good
 	negativeSpeculation.SpeculativeReadAfter = -time.Millisecond
+	noEnd := good
+	noEnd.Retention = 0
+	negativeRetention := good
+	negativeRetention.Retention = -time.Hour
+	negativeRate := good
+	negativeRate.KeyRate = workload.Rate{Count: -1, Per: time.Hour}
+	tooFar := good
+	tooFar.Scheme, tooFar.Retention = mustScheme(bucket.Every(time.Second)), 30*24*time.Hour // 2.6M buckets
 	for name, tc := range map[string]struct {
 		tl  Timeline
 		req PageRequest
@@ -170,6 +217,8 @@ func TestTimelineBadSettings(t *testing.T) {
 		"zero bucket width":          {zeroWidth, PageRequest{Key: []any{1}, Limit: 1}},
 		"no query":                   {noQuery, PageRequest{Key: []any{1}, Limit: 1}},
 		"negative speculation delay": {negativeSpeculation, PageRequest{Key: []any{1}, Limit: 1}},
+		"negative retention":         {negativeRetention, PageRequest{Key: []any{1}, Limit: 1}},
+		"negative key rate":          {negativeRate, PageRequest{Key: []any{1}, Limit: 1}},
 		"zero limit":                 {good, PageRequest{Key: []any{1}}},
 		"huge limit":                 {good, PageRequest{Key: []any{1}, Limit: MaxPageRows + 1}},
 		"key too short":              {good, PageRequest{Limit: 1}},
@@ -181,6 +230,23 @@ func TestTimelineBadSettings(t *testing.T) {
 	}
 	if _, err := zeroWidth.Page(context.Background(), PageRequest{Key: []any{1}, Limit: 1}); !errors.Is(err, bucket.ErrInvalidWidth) {
 		t.Errorf("zero width: %v, want bucket.ErrInvalidWidth", err)
+	}
+	// These are refused before the schema is read (table t does not exist).
+	for name, tc := range map[string]struct {
+		tl   Timeline
+		req  PageRequest
+		want string
+	}{
+		"no end":           {noEnd, PageRequest{Key: []any{1}, Limit: 1}, "set Timeline.Retention"},
+		"too many buckets": {tooFar, PageRequest{Key: []any{1}, Limit: 1}, "is more than 1048576 1s buckets"},
+	} {
+		if _, err := tc.tl.Page(context.Background(), tc.req); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error saying %q", name, err, tc.want)
+		}
+	}
+	// With an oldest bound a timeline needs no retention: the error is then the missing table.
+	if _, err := noEnd.Page(context.Background(), PageRequest{Key: []any{1}, Limit: 1, Oldest: time.Now().Add(-time.Hour)}); err == nil || strings.Contains(err.Error(), "no end") {
+		t.Errorf("oldest bound without retention: %v, want the missing table's error", err)
 	}
 }
 
@@ -283,7 +349,7 @@ func TestTimelineNeverSkipsOrRepeatsUnderWrites(t *testing.T) {
 		}()
 	}
 
-	tl := &Timeline{Session: s, Query: "SELECT post_id FROM posts_by_user WHERE user_id = ? AND month = ?", Scheme: months, Secret: []byte("k")}
+	tl := &Timeline{Session: s, Query: "SELECT post_id FROM posts_by_user WHERE user_id = ? AND month = ?", Scheme: months, Retention: newest.Sub(from), Secret: []byte("k")}
 	seen := map[gocql.UUID]bool{}
 	var last gocql.UUID
 	req := PageRequest{Key: []any{user}, Newest: newest, Limit: 7}
@@ -330,7 +396,7 @@ func TestTimelineNeverSkipsOrRepeatsUnderWrites(t *testing.T) {
 // a bucket came back short.
 func TestTimelineVisits(t *testing.T) {
 	s, user, newest, _ := timelineFixture(t) // rows per month, newest first: 7, 0, 3, 12, 1, 0, 0, 5
-	tl := &Timeline{Session: s, Query: "SELECT post_id FROM posts_by_user WHERE user_id = ? AND month = ?", Scheme: months, Parallel: 4}
+	tl := &Timeline{Session: s, Query: "SELECT post_id FROM posts_by_user WHERE user_id = ? AND month = ?", Scheme: months, Retention: fixtureRetention, Parallel: 4}
 	for _, tc := range []struct {
 		limit, rows, visits int
 		why                 string
@@ -340,7 +406,7 @@ func TestTimelineVisits(t *testing.T) {
 		{8, 8, 3, "2024-08 comes back short (7), then 2024-07 and 2024-06 at once"},
 		{10, 10, 3, "as for 8: 2024-06 holds the other 3"},
 		{11, 11, 7, "2024-07 and 2024-06 come back short too (3 of 4), then 2024-05 to 2024-02 at once (4 = Parallel), and 2024-05 fills the page"},
-		{100, 28, 12, "every bucket down to MaxBuckets (12): 1, 2, 4, 4 and 1 at a time"},
+		{100, 28, 8, "every bucket down to the retention's end, 2024-01: 1, 2, 4 and 1 at a time"},
 	} {
 		p, err := tl.Page(context.Background(), PageRequest{Key: []any{user}, Newest: newest, Limit: tc.limit})
 		if err != nil {
@@ -386,14 +452,53 @@ func TestTimelineOldestBound(t *testing.T) {
 		}
 		t.Logf("oldest bound, limit %d: %d rows, %d pages, %d partition reads", limit, len(got), pages+1, visits)
 	}
-	// Without the bound, the last page reads on to MaxBuckets.
+	// Without the bound, a two-year retention: the walk goes on to 2022-08, 25 months,
+	// and the first page stops early after its 24 (MaxBuckets), with a token for the last.
+	tl.Retention = 2 * 365 * 24 * time.Hour
 	p, err := tl.Page(context.Background(), PageRequest{Key: []any{user}, Newest: newest, Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("no bound, limit 100: %d rows, %d partition reads", len(p.Rows), p.Visited)
-	if p.Visited != 24 {
-		t.Errorf("without a bound a read of everything visited %d buckets, want MaxBuckets (24)", p.Visited)
+	if p.Visited != 24 || len(p.Rows) != len(want) || !p.StoppedEarly || p.Next == "" {
+		t.Errorf("without a bound a read of everything: %d rows, %d buckets, stopped early %v; want all %d rows, MaxBuckets (24) buckets and a token for the 25th",
+			len(p.Rows), p.Visited, p.StoppedEarly, len(want))
+	}
+	last, err := tl.Page(context.Background(), PageRequest{Key: []any{user}, Limit: 100, Token: p.Next})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last.Visited != 1 || len(last.Rows) != 0 || last.StoppedEarly || last.Next != "" {
+		t.Errorf("the page after: %d rows in %d reads, stopped early %v, token %q; want 2022-08 read, nothing found, the end", len(last.Rows), last.Visited, last.StoppedEarly, last.Next)
+	}
+}
+
+// A page's default budget is twice the buckets the typical key walks for it, figured here
+// by hand: limit ÷ (rate × width), rounded up, at most the retention's buckets.
+func TestTimelineBudget(t *testing.T) {
+	day := 24 * time.Hour
+	for _, tc := range []struct {
+		width     bucket.Width
+		rate      workload.Rate
+		retention time.Duration
+		max       int
+		limit     int
+		want      int
+		why       string
+	}{
+		{bucket.Month(), workload.Rate{Count: 20, Per: day}, 365 * day, 0, 50, 2, "609 rows a month: 1 month, twice"},
+		{bucket.Hour(), workload.Rate{Count: 2, Per: time.Hour}, 90 * day, 0, 50, 50, "50 / 2 = 25 hours, twice"},
+		{bucket.Hour(), workload.Rate{Count: 0.7, Per: day}, 3 * 365 * day, 0, 50, 3430, "50 / (0.7 / 24) = 1714.3: 1715 hours, twice"},
+		{bucket.Hour(), workload.Rate{Count: 0.01, Per: day}, 30 * day, 0, 50, 1440, "120,000 hours needed, 720 kept, twice"},
+		{bucket.Hour(), workload.Rate{Count: 0.01, Per: day}, 0, 0, 50, 240000, "no retention (an Oldest bound ends the walk): 120,000 hours, twice"},
+		{bucket.Every(6 * time.Hour), workload.Rate{Count: 1, Per: time.Hour}, 30 * day, 0, 20, 8, "6 rows a bucket: 20 / 6 = 3.3, 4 buckets, twice"},
+		{bucket.Day(), workload.Rate{}, 30 * day, 0, 20, 8, "no rate: twice 4 partitions"},
+		{bucket.Day(), workload.Rate{Count: 1, Per: day}, 30 * day, 5, 20, 5, "MaxBuckets set"},
+	} {
+		tl := &Timeline{Scheme: mustScheme(tc.width), KeyRate: tc.rate, Retention: tc.retention, MaxBuckets: tc.max}
+		if got := tl.Budget(tc.limit); got != tc.want {
+			t.Errorf("%s at %s, limit %d: budget %d, want %d (%s)", tc.width, tc.rate, tc.limit, got, tc.want, tc.why)
+		}
 	}
 }
 
@@ -472,7 +577,7 @@ func TestTimelineMixedOrder(t *testing.T) {
 			}
 		}
 	}
-	tl := &Timeline{Session: s, Query: "SELECT liked_at, user_id FROM likes WHERE item = ? AND month = ?", Scheme: months, MaxBuckets: 3}
+	tl := &Timeline{Session: s, Query: "SELECT liked_at, user_id FROM likes WHERE item = ? AND month = ?", Scheme: months, Retention: 60 * 24 * time.Hour}
 	for _, limit := range []int{1, 2, 3, 4, 7, 100} {
 		var got []int
 		req := PageRequest{Key: []any{1}, Newest: jan.AddDate(0, 2, 0), Limit: limit}
@@ -527,7 +632,7 @@ func TestTimelineRefusesTables(t *testing.T) {
 		{Timeline{Query: "SELECT post_id FROM nosuch WHERE user_id = ? AND month = ?"}, "no table nosuch"},
 		{Timeline{Query: "SELECT post_id FROM posts_by_user WHERE user_id = ? AND month = ?", Shards: 2}, "want the 1 key values, the bucket, then the shard"},
 	} {
-		tc.tl.Session, tc.tl.Scheme = s, months
+		tc.tl.Session, tc.tl.Scheme, tc.tl.Retention = s, months, 365*24*time.Hour
 		user := any(gocql.TimeUUID())
 		if strings.Contains(tc.tl.Query, " k = ") {
 			user = 1

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/gocql/gocql"
 )
@@ -58,7 +59,7 @@ func TestTransitionOnCassandra(t *testing.T) {
 		}
 		return ids, iter.Close()
 	}
-	timeline := &Timeline{Session: s, Query: "SELECT post_id FROM posts_by_user WHERE user_id = ? AND month = ?", Scheme: months}
+	timeline := &Timeline{Session: s, Query: "SELECT post_id FROM posts_by_user WHERE user_id = ? AND month = ?", Scheme: months, Retention: 365 * 24 * time.Hour}
 	newReader := func(ctx context.Context, user gocql.UUID) ([]gocql.UUID, error) {
 		p, err := timeline.Page(ctx, PageRequest{Key: []any{user}, Limit: 100})
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/cqlsize/cqlsize/bucket"
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/denorm"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // Migrations holds the schema as numbered .cql files, so a service carries it in its binary.
@@ -95,11 +96,12 @@ func NewStore(session *gocql.Session, keyspace string, secret []byte) (*Store, e
 	return &Store{
 		Model: m,
 		Likers: &denorm.Timeline{
-			Session:    session,
-			Query:      "SELECT user_id, user_name, liked_at FROM " + ks + ".users_by_item WHERE item_id = ? AND month = ?",
-			Scheme:     Months(),
-			MaxBuckets: 12, // a year of likers at most
-			Secret:     secret,
+			Session:   session,
+			Query:     "SELECT user_id, user_name, liked_at FROM " + ks + ".users_by_item WHERE item_id = ? AND month = ?",
+			Scheme:    Months(),
+			Retention: 365 * 24 * time.Hour,                        // a year of likers at most: older likes are not listed
+			KeyRate:   workload.Rate{Count: 10, Per: workload.Day}, // workload.yaml's users_by_item
+			Secret:    secret,
 		},
 		session:  session,
 		keyspace: ks,

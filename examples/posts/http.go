@@ -21,6 +21,9 @@ import (
 //	GET    /users/{id}/posts?limit=20&page=TOKEN     -> {"posts": [...], "next": TOKEN}
 //	GET    /hashtags/{tag}/posts?limit=20&page=TOKEN -> {"posts": [...], "next": TOKEN}
 //
+// A timeline page without "next" is the end: there are no more posts. A short page with
+// "stopped_early": true read its share of months first; "next" goes on from there.
+//
 // Bad input is a 400 with {"error": "..."} saying what to change, a missing post a 404,
 // a cluster that cannot answer a 503, and so does a timeline not served yet (ErrNotServed).
 func Handler(st *Store, log *slog.Logger) http.Handler {

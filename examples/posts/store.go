@@ -17,6 +17,7 @@ import (
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/denorm"
 	"github.com/cqlsize/cqlsize/migrations"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // Migrations holds the schema as numbered .cql files, so a service carries it in its binary.
@@ -159,14 +160,17 @@ func NewStore(session *gocql.Session, keyspace string, opts denorm.Options, secr
 		return nil, err
 	}
 	months := Months()
-	timeline := func(q string) *denorm.Timeline {
-		return &denorm.Timeline{Session: session, Query: q, Scheme: months, MaxBuckets: 24, Parallel: 3, Secret: secret}
+	// Timelines show two years of posts; the key rates are workload.yaml's (2 posts a day
+	// per user, 20 per hashtag), so a page reads at most two months.
+	timeline := func(q string, rate workload.Rate) *denorm.Timeline {
+		return &denorm.Timeline{Session: session, Query: q, Scheme: months, Retention: 2 * 365 * 24 * time.Hour,
+			KeyRate: rate, Parallel: 3, Secret: secret}
 	}
 	ks := cql.QuoteName(keyspace)
 	return &Store{
 		Model:     m,
-		ByUser:    timeline("SELECT post_id, user_id, content, hashtags FROM " + ks + ".posts_by_user WHERE user_id = ? AND month = ?"),
-		ByHashtag: timeline("SELECT post_id, user_id, content FROM " + ks + ".posts_by_hashtag WHERE hashtag = ? AND month = ?"),
+		ByUser:    timeline("SELECT post_id, user_id, content, hashtags FROM "+ks+".posts_by_user WHERE user_id = ? AND month = ?", workload.Rate{Count: 2, Per: workload.Day}),
+		ByHashtag: timeline("SELECT post_id, user_id, content FROM "+ks+".posts_by_hashtag WHERE hashtag = ? AND month = ?", workload.Rate{Count: 20, Per: workload.Day}),
 		months:    months,
 	}, nil
 }
@@ -230,7 +234,10 @@ func (st *Store) Delete(ctx context.Context, id gocql.UUID) error {
 // Page is one page of a timeline.
 type Page struct {
 	Posts []Post `json:"posts"`
-	Next  string `json:"next,omitempty"` // pass as ?page= for the next page
+	Next  string `json:"next,omitempty"` // pass as ?page= for the next page; none: no more posts
+	// StoppedEarly says the page is short because it read its share of months, not because
+	// there are no more posts: Next goes on.
+	StoppedEarly bool `json:"stopped_early,omitempty"`
 }
 
 // UserTimeline reads a user's newest posts, limit per page.
@@ -261,7 +268,7 @@ func (st *Store) page(ctx context.Context, tl *denorm.Timeline, key any, limit i
 	if err != nil {
 		return nil, err
 	}
-	out := &Page{Posts: make([]Post, 0, len(p.Rows)), Next: p.Next}
+	out := &Page{Posts: make([]Post, 0, len(p.Rows)), Next: p.Next, StoppedEarly: p.StoppedEarly}
 	for _, r := range p.Rows {
 		post, err := scanPost(r)
 		if err != nil {

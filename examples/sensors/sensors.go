@@ -11,6 +11,7 @@ import (
 	"github.com/cqlsize/cqlsize/bucket"
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/denorm"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // Migrations holds the schema as numbered .cql files, so a service carries it in its binary.
@@ -92,7 +93,8 @@ func NewStore(session *gocql.Session, keyspace string, secret []byte) (*Store, e
 			Query:       "SELECT reading_time, temperature, humidity FROM " + ks + ".readings_by_sensor_day WHERE sensor_id = ? AND day = ?",
 			Scheme:      Days(),
 			BucketValue: func(b bucket.Bucket) any { return b.Start() }, // day is a date, not a label
-			MaxBuckets:  7,
+			Retention:   90 * 24 * time.Hour,                            // the table's default TTL (7776000 s)
+			KeyRate:     workload.Rate{Count: 1, Per: time.Minute},      // workload.yaml: a reading a minute, 1,440 a day
 			Secret:      secret,
 		},
 		session:  session,

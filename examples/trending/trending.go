@@ -3,12 +3,14 @@ package trending
 import (
 	"embed"
 	"fmt"
+	"time"
 
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/bucket"
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/denorm"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // Migrations holds the schema as numbered .cql files.
@@ -69,15 +71,23 @@ func NewModel(session *gocql.Session, keyspace string) (*denorm.Model[Post], err
 		}))
 }
 
+// TypicalRate is the median hashtag's rate in workload.yaml: 100k hashtags at 20 posts a
+// day on average, Zipf 1.0, give the hashtag of rank 50,000 a share 1 / (50,000 × H) of the
+// 2M posts a day, H = 12.09 (the harmonic number of 100k): 3.3 posts a day. A page of 10
+// then needs 4 days, and the timeline reads at most 8 a page (denorm.Timeline.Budget).
+var TypicalRate = workload.Rate{Count: 3.3, Per: workload.Day}
+
 // NewTimeline reads a hashtag's posts newest first across its days and shards, 30 days
-// back at most. secret signs its page tokens.
+// back at most; a page reads at most twice the days the median hashtag needs, and says
+// when it stopped early. secret signs its page tokens.
 func NewTimeline(session *gocql.Session, keyspace string, secret []byte) *denorm.Timeline {
 	return &denorm.Timeline{
-		Session:    session,
-		Query:      "SELECT post_id, user_id, content FROM " + cql.QuoteName(keyspace) + ".posts_by_hashtag WHERE hashtag = ? AND day = ? AND shard = ?",
-		Scheme:     Days(),
-		Shards:     Shards,
-		MaxBuckets: 30,
-		Secret:     secret,
+		Session:   session,
+		Query:     "SELECT post_id, user_id, content FROM " + cql.QuoteName(keyspace) + ".posts_by_hashtag WHERE hashtag = ? AND day = ? AND shard = ?",
+		Scheme:    Days(),
+		Shards:    Shards,
+		Retention: 30 * 24 * time.Hour,
+		KeyRate:   TypicalRate,
+		Secret:    secret,
 	}
 }

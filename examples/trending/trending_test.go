@@ -113,7 +113,11 @@ func TestTrending(t *testing.T) {
 	if !slices.Equal(got, want) || p.Next != "" || p.Visited != 2*Shards {
 		t.Errorf("the last 24 hours: %d posts in %d partition reads (next %q), want %d in %d and the end", len(got), p.Visited, p.Next, len(want), 2*Shards)
 	}
-	// The quiet hashtag costs MaxBuckets days of shards without a bound, 3 days with one.
+	// The quiet hashtag (3 posts, the last 3 days) without a bound: a page of 10 reads at
+	// most 8 days (twice the 4 days, ceil(10 / 3.3), the median hashtag needs), finds the
+	// 3 posts, and says it stopped early; the walk then goes on, page by page, to the
+	// retention's end, the day holding 30 days before now: 31 days of shards in all. With
+	// the last 72 hours as its bound, one page reads 4 days and ends.
 	unbounded, err := tl.Page(ctx, denorm.PageRequest{Key: []any{"quiet"}, Newest: now, Limit: 10})
 	if err != nil {
 		t.Fatal(err)
@@ -122,9 +126,28 @@ func TestTrending(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(unbounded.Rows) != 3 || len(bounded.Rows) != 3 || bounded.Visited != 4*Shards || unbounded.Visited != tl.MaxBuckets*Shards {
-		t.Errorf("quiet hashtag: %d rows in %d reads unbounded, %d in %d bounded; want 3 in %d and 3 in %d",
-			len(unbounded.Rows), unbounded.Visited, len(bounded.Rows), bounded.Visited, tl.MaxBuckets*Shards, 4*Shards)
+	if len(unbounded.Rows) != 3 || unbounded.Visited != 8*Shards || !unbounded.StoppedEarly || unbounded.Next == "" {
+		t.Errorf("quiet hashtag, no bound: %d rows in %d reads, stopped early %v; want 3 in %d, stopped early with a token",
+			len(unbounded.Rows), unbounded.Visited, unbounded.StoppedEarly, 8*Shards)
 	}
-	t.Logf("quiet hashtag, 3 posts: %d partition reads with no bound, %d with the last 72 hours", unbounded.Visited, bounded.Visited)
+	if len(bounded.Rows) != 3 || bounded.Visited != 4*Shards || bounded.StoppedEarly || bounded.Next != "" {
+		t.Errorf("quiet hashtag, last 72 hours: %d rows in %d reads, stopped early %v, token %q; want 3 in %d and the end",
+			len(bounded.Rows), bounded.Visited, bounded.StoppedEarly, bounded.Next, 4*Shards)
+	}
+	visits, pages, req := unbounded.Visited, 1, denorm.PageRequest{Key: []any{"quiet"}, Limit: 10, Token: unbounded.Next}
+	for ; req.Token != ""; pages++ {
+		p, err := tl.Page(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Rows) != 0 || p.StoppedEarly != (p.Next != "") {
+			t.Errorf("quiet hashtag, page %d after its posts: %d rows, stopped early %v, token %q", pages, len(p.Rows), p.StoppedEarly, p.Next)
+		}
+		visits, req.Token = visits+p.Visited, p.Next
+	}
+	if visits != 31*Shards {
+		t.Errorf("quiet hashtag to the retention's end: %d partition reads in %d pages, want 31 days × %d shards", visits, pages, Shards)
+	}
+	t.Logf("quiet hashtag, 3 posts: %d partition reads in its first page with no bound (%d to the retention's end, %d pages), %d with the last 72 hours",
+		unbounded.Visited, visits, pages, bounded.Visited)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/cqlsize/cqlsize/bucket"
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/denorm"
+	"github.com/cqlsize/cqlsize/workload"
 )
 
 // Migrations holds the schema as numbered .cql files, so a service carries it in its binary.
@@ -88,11 +89,12 @@ func NewStore(session *gocql.Session, keyspace string, secret []byte) (*Store, e
 	return &Store{
 		Model: m,
 		History: &denorm.Timeline{
-			Session:    session,
-			Query:      "SELECT watched_at, show_id, position, completed FROM " + ks + ".viewing_history WHERE user_id = ? AND month = ?",
-			Scheme:     Months(),
-			MaxBuckets: 25, // the two years of Retention, whichever day of the month they start on
-			Secret:     secret,
+			Session:   session,
+			Query:     "SELECT watched_at, show_id, position, completed FROM " + ks + ".viewing_history WHERE user_id = ? AND month = ?",
+			Scheme:    Months(),
+			Retention: Retention,                                   // the walk ends where the tables' TTL does
+			KeyRate:   workload.Rate{Count: 20, Per: workload.Day}, // workload.yaml: a month bucket holds ~600 plays, so a page reads 1-2 months
+			Secret:    secret,
 		},
 		session:  session,
 		keyspace: ks,

@@ -214,7 +214,8 @@ func Estimate(t testing.TB, schema *cql.Schema, dir string) []*sizing.Estimate {
 }
 
 // Timeline pages through tl from req to its end and returns column col of every row, in
-// the order the pages gave them: what a client scrolling the whole timeline sees.
+// the order the pages gave them: what a client scrolling the whole timeline sees. A page
+// that is short and still has a token must say it stopped early, and only such a page.
 func Timeline[T any](t testing.TB, ctx context.Context, tl *denorm.Timeline, req denorm.PageRequest, col string) []T {
 	t.Helper()
 	var got []T
@@ -229,6 +230,13 @@ func Timeline[T any](t testing.TB, ctx context.Context, tl *denorm.Timeline, req
 				t.Fatalf("timeline column %s is %T, want %T", col, r[col], *new(T))
 			}
 			got = append(got, v)
+		}
+		// A short page with more to read must say why: it stopped early.
+		if p.Next != "" && len(p.Rows) < req.Limit && !p.StoppedEarly {
+			t.Errorf("a page of %d rows for a limit of %d has a token but does not say it stopped early", len(p.Rows), req.Limit)
+		}
+		if p.StoppedEarly && (p.Next == "" || len(p.Rows) == req.Limit) {
+			t.Errorf("a page of %d rows for a limit of %d says it stopped early (token %q)", len(p.Rows), req.Limit, p.Next)
 		}
 		if req.Token = p.Next; req.Token == "" {
 			return got
