@@ -210,6 +210,9 @@ func SchemaOn(migs []*Migration, keyspace string, rel options.Release) (*cql.Sch
 	sch.Release = rel
 	var r Refusals
 	for _, m := range migs {
+		// Each file starts in the target keyspace: a USE holds to the end of its file, as
+		// the runner sends it (Statement.Keyspace).
+		sch.Current = keyspace
 		for _, st := range m.Parsed {
 			r.Apply(sch, st)
 		}
@@ -405,18 +408,24 @@ func parseMigration(file string, version int64, name string, src []byte) (*Migra
 	if len(parsed) != len(raw) {
 		return nil, fmt.Errorf("%s: the parser found %d statements where the splitter found %d; please report this file", file, len(parsed), len(raw))
 	}
-	for _, st := range parsed {
-		if u, ok := st.(*cql.Use); ok {
-			return nil, cql.Errorf(u.Pos, "USE cannot run in a migration: the driver refuses it, and it would change the keyspace of every later statement; qualify names (%s.table) or set the target keyspace (Options.Keyspace)", u.Keyspace)
-		}
-	}
 	m := &Migration{Version: version, Name: name, File: file, Checksum: sha256hex(src), Source: src, Parsed: parsed}
-	for _, r := range raw {
-		m.Statements = append(m.Statements, Statement{
+	// A USE switches the keyspace of the file's following statements, as it would in
+	// cqlsh; histories written for other runners say `USE app;` at the top. The driver
+	// refuses USE, so it is never sent: the statements after it are sent with their names
+	// qualified (statementText), and the next file starts again in the target keyspace.
+	use := ""
+	for i, r := range raw {
+		st := Statement{
 			Text: r.Text, Pos: r.Pos, End: r.End, Doc: r.Doc,
 			Checksum: sha256hex([]byte(r.Text)),
 			Schema:   isSchemaChange(r.Text),
-		})
+			Keyspace: use,
+		}
+		if u, ok := parsed[i].(*cql.Use); ok {
+			st.Use, st.Keyspace = true, ""
+			use = u.Keyspace.Name
+		}
+		m.Statements = append(m.Statements, st)
 	}
 	return m, nil
 }

@@ -166,7 +166,16 @@ func runMigratePlan(ctx context.Context, env *Env, cmd *cobra.Command, mf *migra
 			}
 			fmt.Fprintf(env.Stdout, "\n-- %s: version %d%s\n", cur.File, cur.Version, note)
 		}
-		fmt.Fprintf(env.Stdout, "-- %s (statement %d/%d)\n%s;\n", s.Statement.Pos, s.Index, len(cur.Statements), s.Statement.Text)
+		text, sent, err := cur.SentText(s.Index)
+		if err != nil {
+			return err
+		}
+		if !sent {
+			fmt.Fprintf(env.Stdout, "-- %s (statement %d/%d, not sent: the driver refuses USE; the file's later statements are sent with their names qualified)\n-- %s;\n",
+				s.Statement.Pos, s.Index, len(cur.Statements), text)
+			continue
+		}
+		fmt.Fprintf(env.Stdout, "-- %s (statement %d/%d)\n%s;\n", s.Statement.Pos, s.Index, len(cur.Statements), text)
 	}
 	fmt.Fprintf(env.Stdout, "\n-- %s in %s\n", plural(len(steps), "statement", "statements"), plural(files, "file", "files"))
 	return lintErr
