@@ -152,7 +152,7 @@ func resolveTable(schema *cql.Schema, s *cql.Select, opts Options) (*cql.Table, 
 		if t := lookup(schema, ks, name); t != nil {
 			return t, nil
 		}
-		if schema.Keyspaces[ks] == nil {
+		if schema.Keyspaces[ks] == nil && !cql.IsSystemKeyspace(ks) {
 			return nil, reject(CodeUnknownName, s.Table.Pos(), "keyspace %s does not exist", cql.QuoteName(ks))
 		}
 		return nil, reject(CodeUnknownName, s.Table.Pos(), "table %s.%s does not exist", cql.QuoteName(ks), s.Table.Name)
@@ -180,7 +180,9 @@ func resolveTable(schema *cql.Schema, s *cql.Select, opts Options) (*cql.Table, 
 func lookup(schema *cql.Schema, ks, name string) *cql.Table {
 	k := schema.Keyspaces[ks]
 	if k == nil {
-		return nil
+		// The system keyspaces every node ships (system.local, system_schema.tables):
+		// queries read them too, and no schema file creates them.
+		return cql.SystemTable(ks, name)
 	}
 	if t := k.Tables[name]; t != nil {
 		return t
