@@ -20,10 +20,10 @@ func checkDocs() []finding.Doc {
 			Fix:  "read from a table keyed for the query (check suggests one), or index the column",
 		},
 		{
-			Code: check.CodeScan, Name: "scan", Severities: fail, Commands: c,
-			What: "only a scan serves the query: no partition key, part of it, a range on it, or a token range",
-			Why:  "every partition (of the range) is read, on every node: the latency grows with the table",
-			Fix:  "query by the full partition key; for a deliberate full-table job (token ranges), silence it with -- cqlsize:nolint QF002",
+			Code: check.CodeScan, Name: "scan", Severities: []finding.Level{finding.Info, finding.Warn, finding.Fail}, Commands: c,
+			What: "only a scan serves the query: no partition key, part of it, a range on it, or a token range; fail when the workload says the table holds more than 5,000 rows, info when it says fewer or --small names the table, warn (asking for the size) when nothing says",
+			Why:  "every partition (of the range) is read, on every node: the latency grows with the table, which is fine only for a table that stays small",
+			Fix:  "query by the full partition key; for a small table, say so with --small TABLE (or its volume in --workload); for a deliberate full-table job (token ranges), silence it with -- cqlsize:nolint QF002",
 		},
 		{
 			Code: check.CodeFanOut, Name: "fan-out", Severities: warn, Commands: c,
@@ -63,7 +63,7 @@ func checkDocs() []finding.Doc {
 		},
 		{
 			Code: check.CodeFilters, Name: "filters", Severities: []finding.Level{finding.Info, finding.Warn, finding.Fail}, Commands: c,
-			What: "the query runs only because it says ALLOW FILTERING: fail on a scan, warn in wide partitions, info in one-row partitions",
+			What: "the query runs only because it says ALLOW FILTERING: on a scan as severe as QF002 (by the table's size), warn in wide partitions, info in one-row partitions",
 			Why:  "Cassandra reads rows and discards those that do not match; the cost is the rows read, not the rows returned",
 			Fix:  "use the suggested table",
 		},

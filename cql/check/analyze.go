@@ -83,7 +83,7 @@ func CheckQuery(schema *cql.Schema, q Query, opts Options) (Result, error) {
 	// How the rows are found matters for queries that run, or would with ALLOW FILTERING;
 	// for one Cassandra rejects otherwise, the rejection is the finding.
 	if res.Verdict != Invalid {
-		res.Findings = append(res.Findings, accessFindings(t, sq, access, run, res, plan)...)
+		res.Findings = append(res.Findings, accessFindings(t, sq, access, run, res, plan, opts)...)
 	}
 	if res.Filters && plan != nil {
 		// Served by an index that answers part of the restrictions: Cassandra reads the
@@ -100,14 +100,19 @@ func CheckQuery(schema *cql.Schema, q Query, opts Options) (Result, error) {
 	} else if res.Filters {
 		sev := Warn
 		where := "within the partitions it reads"
+		size := ""
 		switch {
 		case res.Access == Scan:
-			sev, where = Fail, "across the whole table"
+			sev, size = scanSeverity(t, opts)
+			where = "across the whole table"
+			if sev == Warn {
+				size = "" // QF002 beside it asks for the size
+			}
 		case len(t.Clustering) == 0:
 			sev, where = Info, "of the one-row partitions it reads"
 		}
 		res.Findings = append(res.Findings, Finding{Code: CodeFilters, Severity: sev, Pos: sq.pos,
-			Message: "runs only thanks to ALLOW FILTERING: Cassandra reads rows " + where + " and discards those that do not match"})
+			Message: "runs only thanks to ALLOW FILTERING: Cassandra reads rows " + where + " and discards those that do not match" + size})
 	}
 	if sq.allowFiltering && res.Verdict == OK && res.WithFilteringToggled == OK {
 		res.Findings = append(res.Findings, Finding{Code: CodeNeedlessFilter, Severity: Info, Pos: sq.pos,
@@ -264,7 +269,7 @@ func accessOf(t *cql.Table, q *selectQuery) accessInfo {
 }
 
 // accessFindings report scans and fan-outs.
-func accessFindings(t *cql.Table, q *selectQuery, a accessInfo, run *prepared, res Result, plan *indexPlan) []Finding {
+func accessFindings(t *cql.Table, q *selectQuery, a accessInfo, run *prepared, res Result, plan *indexPlan, opts Options) []Finding {
 	var out []Finding
 	switch a.access {
 	case FanOut:
@@ -299,9 +304,33 @@ func accessFindings(t *cql.Table, q *selectQuery, a accessInfo, run *prepared, r
 		default:
 			why = fmt.Sprintf("it restricts only part of the partition key (missing %s): every partition is read", strings.Join(a.missing, ", "))
 		}
-		out = append(out, Finding{Code: CodeScan, Severity: Fail, Pos: q.pos, Message: "only a scan serves this query: " + why})
+		sev, size := scanSeverity(t, opts)
+		out = append(out, Finding{Code: CodeScan, Severity: sev, Pos: q.pos, Message: "only a scan serves this query: " + why + size})
 	}
 	return out
+}
+
+// scanSeverity judges a scan of t by the table's size: reading all of a configuration
+// table of forty rows is fine, reading all of a table of orders is not, and the query alone
+// cannot tell the two apart. Without a size it is a warning that asks for one, rather than
+// a failure that is false for every small table. size is the words that say why.
+func scanSeverity(t *cql.Table, opts Options) (sev Severity, size string) {
+	for _, name := range opts.Small {
+		if name == t.Name || name == t.QualifiedName() || (t.Keyspace != "" && name == t.Keyspace+"."+t.Name) {
+			return Info, "; the table is marked small (--small " + name + "), so reading all of it is fine"
+		}
+	}
+	if opts.TableRows != nil {
+		if rows, said, known := opts.TableRows(t); known {
+			if rows > SmallTableRows {
+				return Fail, "; " + said + ", more than a scan should read (" + fmt.Sprint(SmallTableRows) + " rows, one page)"
+			}
+			return Info, "; " + said + ", within one page (" + fmt.Sprint(SmallTableRows) + " rows), so reading all of it is fine"
+		}
+	}
+	name := t.QualifiedName()
+	return Warn, "; fine for a small table (configuration, lookups), a failure for one that grows: " +
+		"how big is it? Give its volume in a workload (--workload) or mark it small (--small " + name + ")"
 }
 
 // rejectionFinding turns Cassandra's refusal into a finding, with what toggling ALLOW
