@@ -23,9 +23,9 @@ var ErrDuplicateVersion = errors.New("two migration files have the same version"
 var ErrBadName = errors.New("migration file name does not start with a version number")
 
 // ErrNoStatement: a migration file holds no statement and is not a deliberate no-op: an
-// unfilled `migrate new` template, or a file with nothing in it at all. Applied, it would be
-// recorded as done with nothing run, and once filled in refused as changed; `cqlsize
-// migrate up` refuses it instead (Empty). A file of comments only is a no-op version.
+// unfilled `migrate new` template. Applied, it would be recorded as done with nothing run,
+// and once filled in refused as changed; `cqlsize migrate up` refuses it instead (Empty). A
+// file of comments only, or with nothing in it, is a no-op version.
 var ErrNoStatement = errors.New("has no statement")
 
 // TemplateMarker is a line of the file `cqlsize migrate new` writes: a file that still
@@ -134,9 +134,10 @@ func (s *Set) Notes() []string {
 
 // Empty returns an error naming every migration with no statement that is not a
 // deliberate no-op (ErrNoStatement), or nil. A file of comments only ("intentionally
-// blank", kept so the version numbers stay contiguous) is a no-op version: it is recorded
-// as applied and nothing is sent (NoOp). An unfilled `migrate new` template and a file with
-// nothing in it are refused, and so is a history in which no file has a statement. The
+// blank", kept so the version numbers stay contiguous) or with nothing in it at all (Flyway
+// accepts both, and histories written for it have them) is a no-op version: it is recorded
+// as applied and nothing is sent (NoOp), and Notes says so of an empty one. An unfilled
+// `migrate new` template is refused, and so is a history in which no file has a statement. The
 // loader accepts all of them (`migrate new` adds its template beside an unfilled one);
 // whatever applies or validates the set calls Empty.
 func Empty(migs []*Migration) error {
@@ -148,8 +149,6 @@ func Empty(migs []*Migration) error {
 		case len(m.Statements) > 0:
 		case strings.Contains(string(m.Source), TemplateMarker):
 			errs = append(errs, fmt.Errorf("%s %w: it is the `migrate new` template, unfilled: fill it in or delete it", m.File, ErrNoStatement))
-		case len(strings.TrimSpace(string(m.Source))) == 0:
-			errs = append(errs, fmt.Errorf("%s %w: it is empty (a file of comments only is a no-op version): fill it in or delete it", m.File, ErrNoStatement))
 		}
 	}
 	if len(errs) == 0 && len(migs) > 0 && statements == 0 {
@@ -161,6 +160,15 @@ func Empty(migs []*Migration) error {
 // NoOp reports whether m is a no-op version: a file of comments only, recorded as applied
 // with nothing sent.
 func (m *Migration) NoOp() bool { return len(m.Statements) == 0 }
+
+// NoOpKind says what kind of no-op version m is, for its note: "an empty file" or "no
+// statement (comments only)".
+func (m *Migration) NoOpKind() string {
+	if len(strings.TrimSpace(string(m.Source))) == 0 {
+		return "an empty file"
+	}
+	return "no statement (comments only)"
+}
 
 // numbered matches a .sql file name that starts with a version number: with .cql it
 // would be a migration.

@@ -204,7 +204,7 @@ func (f *migrateFlags) loadRunnable(env *Env) ([]*migrations.Migration, error) {
 	}
 	for _, m := range migs {
 		if m.NoOp() {
-			fmt.Fprintf(env.Stderr, "%s: no statement (comments only): a no-op version, recorded as applied with nothing sent\n", m.File)
+			fmt.Fprintf(env.Stderr, "%s: %s: a no-op version, recorded as applied with nothing sent\n", m.File, m.NoOpKind())
 		}
 	}
 	return migs, nil
