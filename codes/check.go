@@ -103,5 +103,11 @@ func checkDocs() []finding.Doc {
 			Why:  "not a scan: Cassandra reads the rows the index returns and drops those that fail the other restrictions, so the cost is the index's selectivity (cheap when few rows match the indexed value, a near-scan when many do)",
 			Fix:  "index the other restricted columns too (SAI intersects indexes), or read from a table keyed for the query when the indexed value matches many rows",
 		},
+		{
+			Code: check.CodeDuplicateName, Name: "duplicate-query-name", Severities: fail, Commands: c,
+			What: "a query is named (-- query: NAME) as another query of the same file already is",
+			Why:  "reports, JSON consumers and CI name queries by it, so two of one name cannot be told apart; the query itself is still checked, and the others are unaffected",
+			Fix:  "rename one of the two",
+		},
 	}
 }

@@ -33,3 +33,20 @@ func TestNodeRefusalsOffline(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingSemicolonIsNamed: two statements with no ';' between them are one error
+// placed where the ';' belongs, naming it and the statement that follows.
+func TestMissingSemicolonIsNamed(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"CREATE TABLE t (k int PRIMARY KEY)\nCREATE TABLE u (k int PRIMARY KEY);", "m.cql:1:35: missing ';' at the end of the statement: the next statement (CREATE at 2:1)"},
+		{"SELECT * FROM t WHERE k = ? SELECT * FROM u", "m.cql:1:28: missing ';' at the end of the statement: the next statement (SELECT at 1:29)"},
+		{"INSERT INTO t (k) VALUES (1)\n  update t SET v = 1 WHERE k = 1;", "m.cql:1:29: missing ';' at the end of the statement: the next statement (UPDATE at 2:3)"},
+		// Not a statement's first word: the parser's own words stay.
+		{"CREATE TABLE t (k int PRIMARY KEY) nonsense", "m.cql:1:36: expected end of statement"},
+	} {
+		_, err := cql.ParseFile("m.cql", []byte(tc.src))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: got %v, want %q", tc.src, err, tc.want)
+		}
+	}
+}

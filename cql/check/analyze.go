@@ -47,6 +47,7 @@ func CheckQuery(schema *cql.Schema, q Query, opts Options) (Result, error) {
 	if rej != nil {
 		res.Verdict, res.WithFilteringToggled = Invalid, Invalid
 		res.Findings = []Finding{rejectionFinding(rej, Invalid, "", false, nil)}
+		res.duplicateName()
 		res.applyNoLint()
 		return res, nil
 	}
@@ -127,9 +128,24 @@ func CheckQuery(schema *cql.Schema, q Query, opts Options) (Result, error) {
 			res.SuggestedTable, res.SuggestedQuery = table, query
 		}
 	}
+	res.duplicateName()
 	sortFindings(res.Findings)
 	res.applyNoLint()
 	return res, nil
+}
+
+// duplicateName reports a query named as an earlier one of its file.
+func (r *Result) duplicateName() {
+	q := r.Query
+	if !q.dupOf.IsValid() {
+		return
+	}
+	at := q.HeaderPos
+	if !at.IsValid() {
+		at = q.Pos
+	}
+	r.Findings = append(r.Findings, Finding{Code: CodeDuplicateName, Severity: Fail, Pos: at,
+		Message: fmt.Sprintf("query %q is already defined at %s: rename one of the two (reports and CI tell queries apart by name)", q.Name, q.dupOf)})
 }
 
 func verdictOf(p *prepared) Verdict {

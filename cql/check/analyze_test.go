@@ -174,7 +174,7 @@ func TestSeverity(t *testing.T) {
 // TestCodesListed keeps Codes() complete and the codes unique and in order.
 func TestCodesListed(t *testing.T) {
 	all := []string{CodeNeedsFiltering, CodeScan, CodeFanOut, CodeClustering, CodeOrderBy, CodeGroupBy, CodeDistinct,
-		CodeIndexScan, CodeFilters, CodeNeedlessFilter, CodeUnknownName, CodeUnsupported, CodeOrderByIn, CodeInvalid, CodeIndexFilters}
+		CodeIndexScan, CodeFilters, CodeNeedlessFilter, CodeUnknownName, CodeUnsupported, CodeOrderByIn, CodeInvalid, CodeIndexFilters, CodeDuplicateName}
 	list := Codes()
 	if len(list) != len(all) {
 		t.Fatalf("Codes() has %d entries, want %d", len(list), len(all))

@@ -26,6 +26,7 @@ const (
 	CodeOrderByIn      = "QF013" // ORDER BY with IN on the partition key cannot be paged
 	CodeInvalid        = "QF014" // another reason Cassandra rejects it (conflicting restrictions, LIMIT 0, ...)
 	CodeIndexFilters   = "QF015" // an index serves part of it; ALLOW FILTERING filters the index's hits on the rest
+	CodeDuplicateName  = "QF016" // another query of the file already has its name
 )
 
 // CodeInfo is a finding code and what it means.
@@ -50,6 +51,7 @@ func Codes() []CodeInfo {
 		{CodeOrderByIn, "ORDER BY with IN on the partition key: rejected when the driver pages"},
 		{CodeInvalid, "rejected by Cassandra for another reason"},
 		{CodeIndexFilters, "served by an index, ALLOW FILTERING filtering its hits: costs what the index returns"},
+		{CodeDuplicateName, "another query of the file already has this name"},
 	}
 }
 
