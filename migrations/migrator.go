@@ -67,6 +67,9 @@ func New(s *gocql.Session, migs []*Migration, opt Options) (*Migrator, error) {
 		m.migs = append(m.migs, mg)
 	}
 	sort.Slice(m.migs, func(i, j int) bool { return m.migs[i].Version < m.migs[j].Version })
+	if err := CheckBookkeeping(m.migs, opt.BookkeepingKeyspace); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
