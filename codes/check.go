@@ -20,10 +20,10 @@ func checkDocs() []finding.Doc {
 			Fix:  "read from a table keyed for the query (check suggests one), or index the column",
 		},
 		{
-			Code: check.CodeScan, Name: "scan", Severities: fail, Commands: c,
-			What: "only a scan serves the query: no partition key, part of it, a range on it, or a token range",
-			Why:  "every partition (of the range) is read, on every node: the latency grows with the table",
-			Fix:  "query by the full partition key; for a deliberate full-table job (token ranges), silence it with -- cqlsize:nolint QF002",
+			Code: check.CodeScan, Name: "scan", Severities: []finding.Level{finding.Info, finding.Warn, finding.Fail}, Commands: c,
+			What: "only a scan serves the query: no partition key, part of it, a range on it, or a token range; fail when the workload says the table holds more than 5,000 rows, info when it says fewer or --small names the table, warn (asking for the size) when nothing says",
+			Why:  "every partition (of the range) is read, on every node: the latency grows with the table, which is fine only for a table that stays small",
+			Fix:  "query by the full partition key; for a small table, say so with --small TABLE (or its volume in --workload); for a deliberate full-table job (token ranges), silence it with -- cqlsize:nolint QF002",
 		},
 		{
 			Code: check.CodeFanOut, Name: "fan-out", Severities: warn, Commands: c,
@@ -63,7 +63,7 @@ func checkDocs() []finding.Doc {
 		},
 		{
 			Code: check.CodeFilters, Name: "filters", Severities: []finding.Level{finding.Info, finding.Warn, finding.Fail}, Commands: c,
-			What: "the query runs only because it says ALLOW FILTERING: fail on a scan, warn in wide partitions, info in one-row partitions",
+			What: "the query runs only because it says ALLOW FILTERING: on a scan as severe as QF002 (by the table's size), warn in wide partitions, info in one-row partitions",
 			Why:  "Cassandra reads rows and discards those that do not match; the cost is the rows read, not the rows returned",
 			Fix:  "use the suggested table",
 		},
@@ -102,6 +102,12 @@ func checkDocs() []finding.Doc {
 			What: "a secondary index (2i or SAI) serves part of the restrictions and ALLOW FILTERING filters the index's hits on the rest (within the partition, or on every node without the partition key)",
 			Why:  "not a scan: Cassandra reads the rows the index returns and drops those that fail the other restrictions, so the cost is the index's selectivity (cheap when few rows match the indexed value, a near-scan when many do)",
 			Fix:  "index the other restricted columns too (SAI intersects indexes), or read from a table keyed for the query when the indexed value matches many rows",
+		},
+		{
+			Code: check.CodeDuplicateName, Name: "duplicate-query-name", Severities: fail, Commands: c,
+			What: "a query is named (-- query: NAME) as another query of the same file already is",
+			Why:  "reports, JSON consumers and CI name queries by it, so two of one name cannot be told apart; the query itself is still checked, and the others are unaffected",
+			Fix:  "rename one of the two",
 		},
 	}
 }

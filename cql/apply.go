@@ -22,6 +22,9 @@ func (s *Schema) Apply(stmt Statement) error {
 	if err := s.checkRelease(stmt); err != nil {
 		return err
 	}
+	if err := s.systemChange(stmt); err != nil {
+		return err
+	}
 	switch st := stmt.(type) {
 	case *Use:
 		return s.use(st)
@@ -82,7 +85,7 @@ func (s *Schema) Apply(stmt Statement) error {
 
 // use makes an existing keyspace the current one.
 func (s *Schema) use(st *Use) error {
-	if s.Keyspaces[st.Keyspace.Name] == nil {
+	if s.Keyspaces[st.Keyspace.Name] == nil && !IsSystemKeyspace(st.Keyspace.Name) {
 		return Errorf(st.Keyspace.Pos, "keyspace %s does not exist", st.Keyspace)
 	}
 	s.Current = st.Keyspace.Name
@@ -280,6 +283,9 @@ func (s *Schema) keyspaceIfExists(q QualifiedName, ifExists bool) (*Keyspace, er
 		return nil, err
 	}
 	ks := s.Keyspaces[name]
+	if ks == nil {
+		ks = systemKeyspace(name) // read-only: systemChange refuses changes to it
+	}
 	if ks == nil {
 		if ifExists {
 			return nil, nil

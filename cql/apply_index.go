@@ -13,6 +13,11 @@ func (s *Schema) createIndex(st *CreateIndex) error {
 		}
 		return err
 	}
+	if isCounterTable(t) {
+		// The node refuses this before it looks at the target (even an index on a key
+		// column): "Secondary indexes on counter tables aren't supported", SAI included.
+		return Errorf(st.Table.Name.Pos, "secondary indexes on counter tables aren't supported (table %s has counter columns)", st.Table)
+	}
 	if len(st.Targets) == 0 {
 		return Errorf(st.Table.Name.Pos, "an index needs a column to index")
 	}

@@ -72,9 +72,25 @@ func parseSpan(src string, toks []Token, sp span) (st Statement, err error) {
 	}()
 	st = p.statement()
 	if t := p.peek(); t.Kind != TokEOF {
+		if startsStatement(t) {
+			// Two statements with no ';' between them: the parser only sees a word
+			// that does not belong, so name what is missing, where it goes.
+			end := p.prevEnd()
+			p.fail(end, "missing ';' at the end of the statement: the next statement (%s at %d:%d) starts without one", strings.ToUpper(t.Text), t.Pos.Line, t.Pos.Col)
+		}
 		p.failExpected("end of statement")
 	}
 	return st, nil
+}
+
+// startsStatement reports whether t is a keyword a statement begins with.
+func startsStatement(t Token) bool {
+	for _, kw := range []string{"select", "insert", "update", "delete", "create", "alter", "drop", "truncate", "use", "grant", "revoke", "list", "describe", "desc"} {
+		if t.Is(kw) {
+			return true
+		}
+	}
+	return t.Is("begin")
 }
 
 // bailout carries a syntax error up the parser's call stack to parseSpan, which recovers

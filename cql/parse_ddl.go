@@ -12,7 +12,9 @@ func (p *parser) createStmt() Statement {
 	switch {
 	case orReplace && !(p.is("function") || p.is("aggregate")):
 		p.failExpected("FUNCTION or AGGREGATE")
-	case p.accept("keyspace") || p.accept("schema"):
+	case p.is("schema"):
+		p.schemaSynonym("CREATE")
+	case p.accept("keyspace"):
 		s := &CreateKeyspace{IfNotExists: p.ifNotExists()}
 		s.Name = p.ident("a keyspace name")
 		p.expect("with")
@@ -438,7 +440,9 @@ func (p *parser) createAggregate(orReplace bool) *CreateAggregate {
 func (p *parser) alterStmt() Statement {
 	p.expect("alter")
 	switch {
-	case p.accept("keyspace") || p.accept("schema"):
+	case p.is("schema"):
+		p.schemaSynonym("ALTER")
+	case p.accept("keyspace"):
 		s := &AlterKeyspace{IfExists: p.ifExists()}
 		s.Name = p.ident("a keyspace name")
 		p.expect("with")
@@ -573,7 +577,9 @@ func (p *parser) alterType() *AlterUserType {
 func (p *parser) dropStmt() Statement {
 	p.expect("drop")
 	switch {
-	case p.accept("keyspace") || p.accept("schema"):
+	case p.is("schema"):
+		p.schemaSynonym("DROP")
+	case p.accept("keyspace"):
 		s := &DropKeyspace{IfExists: p.ifExists()}
 		s.Name = p.ident("a keyspace name")
 		return s
@@ -673,4 +679,12 @@ func (p *parser) nameOrList(what string) []Ident {
 	}
 	p.expectPunct(")")
 	return names
+}
+
+// schemaSynonym refuses SCHEMA where KEYSPACE belongs. Early CQL 3 took it as a synonym and
+// some published histories still say CREATE SCHEMA, but Cassandra 5.0's grammar has no such
+// rule: the node answers "no viable alternative at input 'SCHEMA'" and nothing runs. Passing
+// it offline would let a history fail at that statement on the node.
+func (p *parser) schemaSynonym(verb string) {
+	p.fail(p.peek().Pos, "%s SCHEMA is not CQL in Cassandra 5.0 (the node refuses it: no viable alternative at input 'SCHEMA'): write %s KEYSPACE", verb, verb)
 }

@@ -191,11 +191,14 @@ type Schema struct {
 func NewSchema() *Schema { return &Schema{Keyspaces: map[string]*Keyspace{}} }
 
 // Table returns keyspace.name, or nil.
+//
+// The system keyspaces a 5.0 node ships (system.local, system_schema.tables, ...) are
+// found too, unless the schema defines a keyspace of that name itself.
 func (s *Schema) Table(keyspace, name string) *Table {
 	if ks := s.Keyspaces[keyspace]; ks != nil {
 		return ks.Tables[name]
 	}
-	return nil
+	return SystemTable(keyspace, name)
 }
 
 // Tables returns every table, sorted by keyspace then name, so reports are stable.

@@ -47,7 +47,7 @@ func (e Event) String() string {
 	case MigrationStart:
 		switch {
 		case e.Total == 0:
-			return fmt.Sprintf("%s: no statement (comments only): a no-op version, recorded as applied", e.Migration)
+			return fmt.Sprintf("%s: %s: a no-op version, recorded as applied", e.Migration, e.Migration.NoOpKind())
 		case e.Bootstrap && e.Total == 2:
 			return fmt.Sprintf("%s: %s; applying statement 2", e.Migration, e.Message)
 		case e.Bootstrap && e.Total > 2:

@@ -413,12 +413,12 @@ func namedKeyspaces(stmt cql.Statement, ks string) []string {
 }
 
 // readLive reads the live schema a statement is judged against.
-func (m *Migrator) readLive(ctx context.Context, stmt cql.Statement) (*cql.Schema, error) {
-	live, err := liveschema.Read(ctx, m.s, namedKeyspaces(stmt, m.opt.Keyspace)...)
+func (m *Migrator) readLive(ctx context.Context, stmt cql.Statement, ks string) (*cql.Schema, error) {
+	live, err := liveschema.Read(ctx, m.s, namedKeyspaces(stmt, ks)...)
 	if err != nil {
 		return nil, fmt.Errorf("read the live schema to judge a statement a previous run was sending: %w", err)
 	}
-	live.Current = m.opt.Keyspace
+	live.Current = ks
 	return live, nil
 }
 
@@ -436,11 +436,11 @@ func (m *Migrator) inDoubtAfter(l *lease, f *fileRecorder, i int, cause error) e
 	parsed := mg.Parsed[i-1]
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	live, err := m.readLive(ctx, parsed)
+	live, err := m.readLive(ctx, parsed, stmtKeyspace(f.mg, i, m.opt.Keyspace))
 	if err != nil {
 		return nil
 	}
-	verdict, reason, check := judgeInFlight(parsed, m.opt.Keyspace, live)
+	verdict, reason, check := judgeInFlight(parsed, stmtKeyspace(f.mg, i, m.opt.Keyspace), live)
 	if verdict != rerunInDoubt {
 		return nil
 	}

@@ -43,6 +43,13 @@ type Statement struct {
 	Doc      string  // the comment block right above it (nolint directives live here)
 	Checksum string  // hex sha256 of Text: lets a half-applied file be fixed after the statements that ran
 	Schema   bool    // a schema change (CREATE/ALTER/DROP ...): the runner waits for agreement after it
+	// Keyspace is the keyspace a USE earlier in the same file switched to ("" when none):
+	// the statement's unqualified names resolve there, and the runner sends it with them
+	// qualified, since the driver refuses USE.
+	Keyspace string
+	// Use marks a USE statement: it is not sent (the driver refuses it); its effect is the
+	// Keyspace of the file's statements after it.
+	Use bool
 }
 
 // String is the file name, which says both version and name.

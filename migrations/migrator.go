@@ -67,6 +67,9 @@ func New(s *gocql.Session, migs []*Migration, opt Options) (*Migrator, error) {
 		m.migs = append(m.migs, mg)
 	}
 	sort.Slice(m.migs, func(i, j int) bool { return m.migs[i].Version < m.migs[j].Version })
+	if err := CheckBookkeeping(m.migs, opt.BookkeepingKeyspace); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -568,11 +571,17 @@ func (m *Migrator) applyGroup(l *lease, f *fileRecorder, a, b int, inFlight bool
 		if err := l.check(); err != nil {
 			return m.stop(f, i, i, err)
 		}
+		t0 := time.Now()
+		if stmt.Use {
+			// Nothing to send: the switch is in the Keyspace of the statements after it.
+			f.ran(i)
+			m.emit(Event{Kind: StatementDone, Migration: mg, Statement: i, Total: len(mg.Statements), Duration: time.Since(t0)})
+			continue
+		}
 		text, err := m.statementText(mg, i)
 		if err != nil {
 			return m.stop(f, i, 0, err)
 		}
-		t0 := time.Now()
 		err = m.s.Query(text).WithContext(ctx).Idempotent(false).Exec()
 		if m.lostAnswer != nil {
 			err = m.lostAnswer(i, err)
@@ -646,11 +655,11 @@ func (m *Migrator) recoverInFlight(l *lease, mg *Migration, r *Record, i int) (s
 	}
 	var live *cql.Schema
 	if parsed != nil {
-		if live, err = m.readLive(l.ctx, parsed); err != nil {
+		if live, err = m.readLive(l.ctx, parsed, stmtKeyspace(mg, i, m.opt.Keyspace)); err != nil {
 			return false, err
 		}
 	}
-	verdict, reason, check := judgeInFlight(parsed, m.opt.Keyspace, live)
+	verdict, reason, check := judgeInFlight(parsed, stmtKeyspace(mg, i, m.opt.Keyspace), live)
 	switch verdict {
 	case rerunDone:
 		if err := l.check(); err != nil {

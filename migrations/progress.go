@@ -51,7 +51,7 @@ func groupable(mg *Migration, i int, ks string) bool {
 	default:
 		return false
 	}
-	v, _, _ := judgeDML(parsed, ks, nil)
+	v, _, _ := judgeDML(parsed, stmtKeyspace(mg, i, ks), nil)
 	return v == rerunSend
 }
 
@@ -59,7 +59,7 @@ func groupable(mg *Migration, i int, ks string) bool {
 // stop in doubt (judgeInFlight with no live schema says so): its done record is written as
 // soon as it ran.
 func recordAtOnce(mg *Migration, i int, ks string) bool {
-	v, _, _ := judgeInFlight(parsedStatement(mg, i), ks, nil)
+	v, _, _ := judgeInFlight(parsedStatement(mg, i), stmtKeyspace(mg, i, ks), nil)
 	return v == rerunInDoubt
 }
 

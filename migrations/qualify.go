@@ -26,15 +26,28 @@ func sessionKeyspace(s *gocql.Session) string {
 // index, function or aggregate name is qualified with the target keyspace, at the
 // positions the parser recorded. A name this misses is not sent somewhere else: the node
 // refuses it ("No keyspace has been specified"), so nothing lands outside the target.
+//
+// A statement after a USE in its file is qualified with the USE's keyspace whether or not
+// the session is bound: the driver refuses USE, so the switch is made here, by name.
 func (m *Migrator) statementText(mg *Migration, i int) (string, error) {
 	stmt := mg.Statements[i-1]
-	if !m.unbound {
+	ks := stmtKeyspace(mg, i, m.opt.Keyspace)
+	if !m.unbound && stmt.Keyspace == "" {
 		return stmt.Text, nil
 	}
 	if i-1 >= len(mg.Parsed) || mg.Parsed[i-1] == nil {
-		return "", fmt.Errorf("%s: the session has no keyspace and the statement could not be parsed to qualify its names with %s; bind the session to %s", stmt.Pos, m.opt.Keyspace, m.opt.Keyspace)
+		return "", fmt.Errorf("%s: the statement could not be parsed to qualify its names with %s", stmt.Pos, ks)
 	}
-	return qualify(mg.Parsed[i-1], m.opt.Keyspace)
+	return qualify(mg.Parsed[i-1], ks)
+}
+
+// stmtKeyspace is the keyspace statement i (1-based) of mg resolves its unqualified names
+// in: the one a USE earlier in its file switched to, else target.
+func stmtKeyspace(mg *Migration, i int, target string) string {
+	if i >= 1 && i <= len(mg.Statements) && mg.Statements[i-1].Keyspace != "" {
+		return mg.Statements[i-1].Keyspace
+	}
+	return target
 }
 
 // qualify returns the statement's text with keyspace inserted before every unqualified
@@ -120,7 +133,28 @@ func unqualifiedNames(stmt cql.Statement, add func(cql.QualifiedName)) error {
 	case *cql.DropTrigger:
 		add(s.Table)
 	case *cql.Use:
-		return fmt.Errorf("USE cannot run through the driver; qualify the names instead")
+		return fmt.Errorf("USE is not sent through the driver (it refuses USE); the statements after it are qualified instead")
 	}
 	return nil
+}
+
+// SentText is the text the runner sends for statement i (1-based) of mg on a session bound
+// to the target keyspace, as `migrate plan` shows it: the statement as written, or, after a
+// USE in its file, with its names qualified with that USE's keyspace. sent is false for
+// the USE itself, which is never sent.
+func (mg *Migration) SentText(i int) (text string, sent bool, err error) {
+	if i < 1 || i > len(mg.Statements) {
+		return "", false, fmt.Errorf("%s has no statement %d", mg.File, i)
+	}
+	stmt := mg.Statements[i-1]
+	switch {
+	case stmt.Use:
+		return stmt.Text, false, nil
+	case stmt.Keyspace == "":
+		return stmt.Text, true, nil
+	case i-1 >= len(mg.Parsed) || mg.Parsed[i-1] == nil:
+		return "", true, fmt.Errorf("%s: the statement could not be parsed to qualify its names with %s", stmt.Pos, stmt.Keyspace)
+	}
+	text, err = qualify(mg.Parsed[i-1], stmt.Keyspace)
+	return text, true, err
 }

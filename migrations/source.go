@@ -23,9 +23,9 @@ var ErrDuplicateVersion = errors.New("two migration files have the same version"
 var ErrBadName = errors.New("migration file name does not start with a version number")
 
 // ErrNoStatement: a migration file holds no statement and is not a deliberate no-op: an
-// unfilled `migrate new` template, or a file with nothing in it at all. Applied, it would be
-// recorded as done with nothing run, and once filled in refused as changed; `cqlsize
-// migrate up` refuses it instead (Empty). A file of comments only is a no-op version.
+// unfilled `migrate new` template. Applied, it would be recorded as done with nothing run,
+// and once filled in refused as changed; `cqlsize migrate up` refuses it instead (Empty). A
+// file of comments only, or with nothing in it, is a no-op version.
 var ErrNoStatement = errors.New("has no statement")
 
 // TemplateMarker is a line of the file `cqlsize migrate new` writes: a file that still
@@ -151,9 +151,10 @@ func (s *Set) Notes() []string {
 
 // Empty returns an error naming every migration with no statement that is not a
 // deliberate no-op (ErrNoStatement), or nil. A file of comments only ("intentionally
-// blank", kept so the version numbers stay contiguous) is a no-op version: it is recorded
-// as applied and nothing is sent (NoOp). An unfilled `migrate new` template and a file with
-// nothing in it are refused, and so is a history in which no file has a statement. The
+// blank", kept so the version numbers stay contiguous) or with nothing in it at all (Flyway
+// accepts both, and histories written for it have them) is a no-op version: it is recorded
+// as applied and nothing is sent (NoOp), and Notes says so of an empty one. An unfilled
+// `migrate new` template is refused, and so is a history in which no file has a statement. The
 // loader accepts all of them (`migrate new` adds its template beside an unfilled one);
 // whatever applies or validates the set calls Empty.
 func Empty(migs []*Migration) error {
@@ -165,8 +166,6 @@ func Empty(migs []*Migration) error {
 		case len(m.Statements) > 0 || len(m.Calls) > 0:
 		case strings.Contains(string(m.Source), TemplateMarker):
 			errs = append(errs, fmt.Errorf("%s %w: it is the `migrate new` template, unfilled: fill it in or delete it", m.File, ErrNoStatement))
-		case len(strings.TrimSpace(string(m.Source))) == 0:
-			errs = append(errs, fmt.Errorf("%s %w: it is empty (a file of comments only is a no-op version): fill it in or delete it", m.File, ErrNoStatement))
 		}
 	}
 	if len(errs) == 0 && len(migs) > 0 && statements == 0 {
@@ -178,6 +177,15 @@ func Empty(migs []*Migration) error {
 // NoOp reports whether m is a no-op version: a file of comments only, recorded as applied
 // with nothing sent.
 func (m *Migration) NoOp() bool { return len(m.Statements) == 0 && len(m.Calls) == 0 }
+
+// NoOpKind says what kind of no-op version m is, for its note: "an empty file" or "no
+// statement (comments only)".
+func (m *Migration) NoOpKind() string {
+	if len(strings.TrimSpace(string(m.Source))) == 0 {
+		return "an empty file"
+	}
+	return "no statement (comments only)"
+}
 
 // numbered matches a .sql file name that starts with a version number: with .cql it
 // would be a migration.
@@ -227,6 +235,9 @@ func SchemaOn(migs []*Migration, keyspace string, rel options.Release) (*cql.Sch
 	sch.Release = rel
 	var r Refusals
 	for _, m := range migs {
+		// Each file starts in the target keyspace: a USE holds to the end of its file, as
+		// the runner sends it (Statement.Keyspace).
+		sch.Current = keyspace
 		for _, st := range m.Parsed {
 			r.Apply(sch, st)
 		}
@@ -473,18 +484,24 @@ func parseMigration(file string, version int64, name string, src []byte) (*Migra
 	if len(parsed) != len(raw) {
 		return nil, fmt.Errorf("%s: the parser found %d statements where the splitter found %d; please report this file", file, len(parsed), len(raw))
 	}
-	for _, st := range parsed {
-		if u, ok := st.(*cql.Use); ok {
-			return nil, cql.Errorf(u.Pos, "USE cannot run in a migration: the driver refuses it, and it would change the keyspace of every later statement; qualify names (%s.table) or set the target keyspace (Options.Keyspace)", u.Keyspace)
-		}
-	}
 	m := &Migration{Version: version, Name: name, File: file, Checksum: sha256hex(src), Source: src, Parsed: parsed}
-	for _, r := range raw {
-		m.Statements = append(m.Statements, Statement{
+	// A USE switches the keyspace of the file's following statements, as it would in
+	// cqlsh; histories written for other runners say `USE app;` at the top. The driver
+	// refuses USE, so it is never sent: the statements after it are sent with their names
+	// qualified (statementText), and the next file starts again in the target keyspace.
+	use := ""
+	for i, r := range raw {
+		st := Statement{
 			Text: r.Text, Pos: r.Pos, End: r.End, Doc: r.Doc,
 			Checksum: sha256hex([]byte(r.Text)),
 			Schema:   isSchemaChange(r.Text),
-		})
+			Keyspace: use,
+		}
+		if u, ok := parsed[i].(*cql.Use); ok {
+			st.Use, st.Keyspace = true, ""
+			use = u.Keyspace.Name
+		}
+		m.Statements = append(m.Statements, st)
 	}
 	return m, nil
 }

@@ -87,8 +87,8 @@ func versionsOf(migs []*migrations.Migration) []int64 {
 }
 
 // A file with no statement loads (migrate new adds a template beside an unfilled one).
-// Empty names an unfilled template and a file with nothing in it, each once; a file of
-// comments only is a no-op version; a history with no statement at all is refused.
+// Empty names an unfilled template; a file of comments only and a 0-byte file (Flyway
+// accepts both) are no-op versions; a history with no statement at all is refused.
 func TestEmptyNamesFilesWithNoStatement(t *testing.T) {
 	migs, err := migrations.Load(fstest.MapFS{
 		"db/0001_a.cql":    {Data: []byte("CREATE TABLE IF NOT EXISTS a (k int PRIMARY KEY);")},
@@ -103,13 +103,14 @@ func TestEmptyNamesFilesWithNoStatement(t *testing.T) {
 	if !errors.Is(err, migrations.ErrNoStatement) {
 		t.Fatalf("Empty: %v", err)
 	}
-	for _, f := range []string{"db/0002_x.cql has no statement: it is the `migrate new` template, unfilled", "db/0003_y.cql has no statement: it is empty"} {
-		if !strings.Contains(err.Error(), f) {
-			t.Errorf("Empty: %q does not hold %q", err, f)
-		}
+	if f := "db/0002_x.cql has no statement: it is the `migrate new` template, unfilled"; !strings.Contains(err.Error(), f) {
+		t.Errorf("Empty: %q does not hold %q", err, f)
 	}
-	if strings.Contains(err.Error(), "0001_a") || strings.Contains(err.Error(), "0004_note") {
-		t.Errorf("Empty names a file with a statement or a comment-only no-op: %v", err)
+	if strings.Contains(err.Error(), "0001_a") || strings.Contains(err.Error(), "0004_note") || strings.Contains(err.Error(), "0003_y") {
+		t.Errorf("Empty names a file with a statement or a no-op (comments only, or 0 bytes): %v", err)
+	}
+	if !migs[2].NoOp() {
+		t.Errorf("a 0-byte file is not a no-op version")
 	}
 	if err := migrations.Empty([]*migrations.Migration{migs[0], migs[3]}); err != nil {
 		t.Errorf("Empty of a filled file and a no-op: %v", err)
@@ -119,5 +120,25 @@ func TestEmptyNamesFilesWithNoStatement(t *testing.T) {
 	}
 	if err := migrations.Empty(migs[3:]); err == nil || !strings.Contains(err.Error(), "not one statement") {
 		t.Errorf("a history of comments only: %v", err)
+	}
+}
+
+// TestEmptyFileIsANoOpWithANote: a 0-byte file is a no-op version, and its note says it is empty.
+func TestEmptyFileIsANoOpWithANote(t *testing.T) {
+	set, err := migrations.LoadSet(fstest.MapFS{
+		"db/0001_a.cql": {Data: []byte("CREATE TABLE IF NOT EXISTS a (k int PRIMARY KEY);")},
+		"db/0002_b.cql": {Data: []byte("")},
+	}, "db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := migrations.Empty(set.Migrations); err != nil {
+		t.Errorf("Empty refuses a 0-byte file: %v", err)
+	}
+	if k := set.Migrations[1].NoOpKind(); k != "an empty file" {
+		t.Errorf("the note of a 0-byte file says %q", k)
+	}
+	if k := set.Migrations[0].NoOpKind(); k != "no statement (comments only)" {
+		t.Errorf("the note of a file with a statement says %q", k)
 	}
 }

@@ -47,6 +47,7 @@ func CheckQuery(schema *cql.Schema, q Query, opts Options) (Result, error) {
 	if rej != nil {
 		res.Verdict, res.WithFilteringToggled = Invalid, Invalid
 		res.Findings = []Finding{rejectionFinding(rej, Invalid, "", false, nil)}
+		res.duplicateName()
 		res.applyNoLint()
 		return res, nil
 	}
@@ -83,7 +84,7 @@ func CheckQuery(schema *cql.Schema, q Query, opts Options) (Result, error) {
 	// How the rows are found matters for queries that run, or would with ALLOW FILTERING;
 	// for one Cassandra rejects otherwise, the rejection is the finding.
 	if res.Verdict != Invalid {
-		res.Findings = append(res.Findings, accessFindings(t, sq, access, run, res, plan)...)
+		res.Findings = append(res.Findings, accessFindings(t, sq, access, run, res, plan, opts)...)
 	}
 	if res.Filters && plan != nil {
 		// Served by an index that answers part of the restrictions: Cassandra reads the
@@ -100,14 +101,19 @@ func CheckQuery(schema *cql.Schema, q Query, opts Options) (Result, error) {
 	} else if res.Filters {
 		sev := Warn
 		where := "within the partitions it reads"
+		size := ""
 		switch {
 		case res.Access == Scan:
-			sev, where = Fail, "across the whole table"
+			sev, size = scanSeverity(t, opts)
+			where = "across the whole table"
+			if sev == Warn {
+				size = "" // QF002 beside it asks for the size
+			}
 		case len(t.Clustering) == 0:
 			sev, where = Info, "of the one-row partitions it reads"
 		}
 		res.Findings = append(res.Findings, Finding{Code: CodeFilters, Severity: sev, Pos: sq.pos,
-			Message: "runs only thanks to ALLOW FILTERING: Cassandra reads rows " + where + " and discards those that do not match"})
+			Message: "runs only thanks to ALLOW FILTERING: Cassandra reads rows " + where + " and discards those that do not match" + size})
 	}
 	if sq.allowFiltering && res.Verdict == OK && res.WithFilteringToggled == OK {
 		res.Findings = append(res.Findings, Finding{Code: CodeNeedlessFilter, Severity: Info, Pos: sq.pos,
@@ -122,9 +128,24 @@ func CheckQuery(schema *cql.Schema, q Query, opts Options) (Result, error) {
 			res.SuggestedTable, res.SuggestedQuery = table, query
 		}
 	}
+	res.duplicateName()
 	sortFindings(res.Findings)
 	res.applyNoLint()
 	return res, nil
+}
+
+// duplicateName reports a query named as an earlier one of its file.
+func (r *Result) duplicateName() {
+	q := r.Query
+	if !q.dupOf.IsValid() {
+		return
+	}
+	at := q.HeaderPos
+	if !at.IsValid() {
+		at = q.Pos
+	}
+	r.Findings = append(r.Findings, Finding{Code: CodeDuplicateName, Severity: Fail, Pos: at,
+		Message: fmt.Sprintf("query %q is already defined at %s: rename one of the two (reports and CI tell queries apart by name)", q.Name, q.dupOf)})
 }
 
 func verdictOf(p *prepared) Verdict {
@@ -152,7 +173,7 @@ func resolveTable(schema *cql.Schema, s *cql.Select, opts Options) (*cql.Table, 
 		if t := lookup(schema, ks, name); t != nil {
 			return t, nil
 		}
-		if schema.Keyspaces[ks] == nil {
+		if schema.Keyspaces[ks] == nil && !cql.IsSystemKeyspace(ks) {
 			return nil, reject(CodeUnknownName, s.Table.Pos(), "keyspace %s does not exist", cql.QuoteName(ks))
 		}
 		return nil, reject(CodeUnknownName, s.Table.Pos(), "table %s.%s does not exist", cql.QuoteName(ks), s.Table.Name)
@@ -180,7 +201,9 @@ func resolveTable(schema *cql.Schema, s *cql.Select, opts Options) (*cql.Table, 
 func lookup(schema *cql.Schema, ks, name string) *cql.Table {
 	k := schema.Keyspaces[ks]
 	if k == nil {
-		return nil
+		// The system keyspaces every node ships (system.local, system_schema.tables):
+		// queries read them too, and no schema file creates them.
+		return cql.SystemTable(ks, name)
 	}
 	if t := k.Tables[name]; t != nil {
 		return t
@@ -262,7 +285,7 @@ func accessOf(t *cql.Table, q *selectQuery) accessInfo {
 }
 
 // accessFindings report scans and fan-outs.
-func accessFindings(t *cql.Table, q *selectQuery, a accessInfo, run *prepared, res Result, plan *indexPlan) []Finding {
+func accessFindings(t *cql.Table, q *selectQuery, a accessInfo, run *prepared, res Result, plan *indexPlan, opts Options) []Finding {
 	var out []Finding
 	switch a.access {
 	case FanOut:
@@ -297,9 +320,33 @@ func accessFindings(t *cql.Table, q *selectQuery, a accessInfo, run *prepared, r
 		default:
 			why = fmt.Sprintf("it restricts only part of the partition key (missing %s): every partition is read", strings.Join(a.missing, ", "))
 		}
-		out = append(out, Finding{Code: CodeScan, Severity: Fail, Pos: q.pos, Message: "only a scan serves this query: " + why})
+		sev, size := scanSeverity(t, opts)
+		out = append(out, Finding{Code: CodeScan, Severity: sev, Pos: q.pos, Message: "only a scan serves this query: " + why + size})
 	}
 	return out
+}
+
+// scanSeverity judges a scan of t by the table's size: reading all of a configuration
+// table of forty rows is fine, reading all of a table of orders is not, and the query alone
+// cannot tell the two apart. Without a size it is a warning that asks for one, rather than
+// a failure that is false for every small table. size is the words that say why.
+func scanSeverity(t *cql.Table, opts Options) (sev Severity, size string) {
+	for _, name := range opts.Small {
+		if name == t.Name || name == t.QualifiedName() || (t.Keyspace != "" && name == t.Keyspace+"."+t.Name) {
+			return Info, "; the table is marked small (--small " + name + "), so reading all of it is fine"
+		}
+	}
+	if opts.TableRows != nil {
+		if rows, said, known := opts.TableRows(t); known {
+			if rows > SmallTableRows {
+				return Fail, "; " + said + ", more than a scan should read (" + fmt.Sprint(SmallTableRows) + " rows, one page)"
+			}
+			return Info, "; " + said + ", within one page (" + fmt.Sprint(SmallTableRows) + " rows), so reading all of it is fine"
+		}
+	}
+	name := t.QualifiedName()
+	return Warn, "; fine for a small table (configuration, lookups), a failure for one that grows: " +
+		"how big is it? Give its volume in a workload (--workload) or mark it small (--small " + name + ")"
 }
 
 // rejectionFinding turns Cassandra's refusal into a finding, with what toggling ALLOW

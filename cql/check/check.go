@@ -26,6 +26,7 @@ const (
 	CodeOrderByIn      = "QF013" // ORDER BY with IN on the partition key cannot be paged
 	CodeInvalid        = "QF014" // another reason Cassandra rejects it (conflicting restrictions, LIMIT 0, ...)
 	CodeIndexFilters   = "QF015" // an index serves part of it; ALLOW FILTERING filters the index's hits on the rest
+	CodeDuplicateName  = "QF016" // another query of the file already has its name
 )
 
 // CodeInfo is a finding code and what it means.
@@ -50,6 +51,7 @@ func Codes() []CodeInfo {
 		{CodeOrderByIn, "ORDER BY with IN on the partition key: rejected when the driver pages"},
 		{CodeInvalid, "rejected by Cassandra for another reason"},
 		{CodeIndexFilters, "served by an index, ALLOW FILTERING filtering its hits: costs what the index returns"},
+		{CodeDuplicateName, "another query of the file already has this name"},
 	}
 }
 
@@ -157,7 +159,20 @@ type Options struct {
 	// Limits words the partition limits an unsized suggestion names (sizing.LimitsText of
 	// the target); empty: "the partition limits".
 	Limits string
+	// TableRows says how many rows a table holds, and in words where that figure comes
+	// from ("the workload says about 2M rows"); known is false when nothing says. A scan
+	// of a table known to hold more than SmallTableRows rows fails; of one known to hold
+	// fewer it is fine; of one whose size nothing gives, it is a warning that asks.
+	TableRows func(t *cql.Table) (rows float64, said string, known bool)
+	// Small lists the tables the user says are small (configuration, lookups): a scan of
+	// them is fine. Qualified (app.settings) or bare (settings).
+	Small []string
 }
+
+// SmallTableRows is the most rows a table may hold for a scan of it to be fine: one page
+// at the drivers' default page size (5,000 rows in gocql and the Java driver), so reading
+// all of it is one request per token range, not a read that grows with the table.
+const SmallTableRows = 5000
 
 // Sizer designs the table that serves one query (its name, rate, p99 target and usual
 // range width as the queries file gives them), sized by volumes: the table, the query rewritten for it (its

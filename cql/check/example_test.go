@@ -47,7 +47,7 @@ SELECT user_id, name FROM app.users WHERE email = ?;
 	// profile: single-partition, ok
 	// login: scan, needs_filtering
 	//   fail QF001
-	//   fail QF002
+	//   warn QF002
 	// -- email is a key column here: changing it means deleting the row and inserting it again
 	// CREATE TABLE IF NOT EXISTS app.users_by_email (
 	//     email text,

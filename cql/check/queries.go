@@ -30,7 +30,8 @@ type Query struct {
 	// query silences ("all" silences every code).
 	NoLint []string
 
-	stmt *cql.Select // the parsed statement, when the query comes from ParseQueries
+	stmt  *cql.Select // the parsed statement, when the query comes from ParseQueries
+	dupOf cql.Pos     // where a query of the same name was defined first; invalid when none
 }
 
 func (q *Query) nolinted(code string) bool {
@@ -126,13 +127,12 @@ func parseQueries(file string, src []byte, skip func(Query, cql.Statement) bool)
 			q.Name = "q" + strconv.Itoa(len(out)+1)
 		}
 		if p, dup := seen[q.Name]; dup {
-			at := q.HeaderPos
-			if !at.IsValid() {
-				at = q.Pos
-			}
-			return nil, cql.Errorf(at, "query %q is already defined at %s", q.Name, p)
+			// An error for this query only (QF016, at check): the file's other queries
+			// are still judged, as a typo in one name should not hide them all.
+			q.dupOf = p
+		} else {
+			seen[q.Name] = q.Pos
 		}
-		seen[q.Name] = q.Pos
 		out = append(out, q)
 		prevEnd = info.End.Offset
 	}

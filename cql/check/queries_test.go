@@ -73,8 +73,6 @@ func TestParseQueriesErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, src, want string
 	}{
-		{"duplicate", "-- query: a\nSELECT * FROM t;\n-- query: a\nSELECT * FROM t;", `q.cql:3:1: query "a" is already defined at q.cql:2:1`},
-		{"unnamed clash", "SELECT * FROM t;\n-- query: q1\nSELECT * FROM t;", `q.cql:2:1: query "q1" is already defined at q.cql:1:1`},
 		{"bad rate", "-- query: a rate=fast\nSELECT * FROM t;", "q.cql:1:1: query a: rate=fast: expected a number of requests such as 500/s"},
 		{"bad rate unit", "-- query: a rate=5/day\nSELECT * FROM t;", `q.cql:1:1: query a: rate=5/day: unknown unit "day": expected /s, /min or /h`},
 		{"bad p99", "-- query: a p99=soon\nSELECT * FROM t;", "q.cql:1:1: query a: p99=soon: expected a positive duration such as 20ms"},
@@ -111,5 +109,45 @@ func TestParseQueriesEmpty(t *testing.T) {
 	qs, err := ParseQueries("q.cql", []byte("-- nothing here\n\n"))
 	if err != nil || len(qs) != 0 {
 		t.Fatalf("got %v, %v; want no queries and no error", qs, err)
+	}
+}
+
+// TestDuplicateNameIsThatQuerysError: a name used twice is a failure of the second query
+// (QF016, at its header), and every query of the file is still checked.
+func TestDuplicateNameIsThatQuerysError(t *testing.T) {
+	schema, err := cql.LoadSchemaIn("testdata/cli/schema.cql", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ src, at, first string }{
+		{"-- query: a\nSELECT * FROM app.users WHERE user_id = ?;\n-- query: a\nSELECT name FROM app.users WHERE user_id = ?;\n-- query: b\nSELECT * FROM app.users WHERE user_id = ?;", "q.cql:3:1", "q.cql:2:1"},
+		{"SELECT * FROM app.users WHERE user_id = ?;\n-- query: q1\nSELECT * FROM app.users WHERE user_id = ?;", "q.cql:2:1", "q.cql:1:1"},
+	} {
+		qs, err := ParseQueries("q.cql", []byte(tc.src))
+		if err != nil {
+			t.Fatalf("%q: the file is refused whole: %v", tc.src, err)
+		}
+		res, err := Check(schema, qs, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dups := 0
+		for i, r := range res {
+			for _, f := range r.Findings {
+				if f.Code != CodeDuplicateName {
+					continue
+				}
+				dups++
+				if i != 1 || f.Severity != Fail || f.Pos.String() != tc.at || !strings.Contains(f.Message, "already defined at "+tc.first) {
+					t.Errorf("query %d: %s %s at %s: %s", i+1, f.Code, f.Severity, f.Pos, f.Message)
+				}
+			}
+			if r.Table != "app.users" {
+				t.Errorf("query %d was not checked: table %q", i+1, r.Table)
+			}
+		}
+		if dups != 1 {
+			t.Errorf("%q: %d QF016 findings, want 1", tc.src, dups)
+		}
 	}
 }

@@ -6,9 +6,11 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/check"
 	"github.com/cqlsize/cqlsize/design"
 	"github.com/cqlsize/cqlsize/finding"
@@ -26,6 +28,7 @@ type checkFlags struct {
 	unpaged   bool
 	listCodes bool
 	workload  string
+	small     []string
 }
 
 func newCheckCmd(env *Env) *cobra.Command {
@@ -50,6 +53,11 @@ comment line above it, which may also give its rate and latency target:
 
 A "-- cqlsize:nolint QF002" line above a query silences that code for it.
 
+A query only a scan serves (QF002) is judged by the table's size: a failure when the
+workload (--workload) says the table holds more than 5,000 rows (one page at the drivers'
+default page size), fine when it says fewer or when --small names the table
+(configuration and lookup tables), and a warning that asks for the size otherwise.
+
 Exit status: 0 when no finding reaches --fail-on, 1 when one does, 2 when the schema or
 the queries cannot be read (nothing is printed on stdout then).`,
 		Example: `  cqlsize check --schema schema.cql --queries queries.cql
@@ -68,6 +76,7 @@ the queries cannot be read (nothing is printed on stdout then).`,
 	fl.StringVar(&f.format, "format", "text", "output format: text, json or markdown")
 	fl.StringVar(&f.failOn, "fail-on", "fail", "exit 1 when a finding is at least this severe: warn, fail or never")
 	fl.StringVar(&f.workload, "workload", "", "the tables' volumes (a workload file's entity entries: rows:, retention:, columns:): suggested tables are then sized and bucketed as cqlsize design does")
+	fl.StringSliceVar(&f.small, "small", nil, "a table that stays small (configuration, lookups: at most 5,000 rows), so a scan of it is fine; repeat or comma-separate (app.settings,countries)")
 	fl.BoolVar(&f.unpaged, "unpaged", false, "the service turns paging off (allows ORDER BY with IN on the partition key)")
 	fl.BoolVar(&f.listCodes, "list-codes", false, "list the finding codes (as `cqlsize explain --list-codes QF` does) and exit")
 	return cmd
@@ -121,7 +130,12 @@ func runCheck(env *Env, f *checkFlags) error {
 	if len(queries) == 0 {
 		return InputErr(fmt.Errorf("queries %s: no query in it (an empty file, or only comments): nothing to check; is the path right?", f.queries))
 	}
-	opts := check.Options{Keyspace: f.keyspace, Unpaged: f.unpaged, Limits: sizing.LimitsText(sizing.Cassandra50, "and")}
+	opts := check.Options{Keyspace: f.keyspace, Unpaged: f.unpaged, Limits: sizing.LimitsText(sizing.Cassandra50, "and"), Small: f.small}
+	for _, name := range f.small {
+		if _, ok := schema.FindTable(name); !ok {
+			return Usagef("--small %s: no such table in the schema (name it as keyspace.table or table)", name)
+		}
+	}
 	if f.workload != "" {
 		w, err := workload.Load(f.workload)
 		if err != nil {
@@ -132,6 +146,7 @@ func runCheck(env *Env, f *checkFlags) error {
 			return InputErr(err)
 		}
 		opts.Size = vols.Size
+		opts.TableRows = func(t *cql.Table) (float64, string, bool) { return workloadRows(vols, t) }
 	}
 	results, err := check.Check(schema, queries, opts)
 	if err != nil {
@@ -181,4 +196,24 @@ func readQueries(env *Env, path string) ([]check.Query, error) {
 		fmt.Fprintf(env.Stderr, "cqlsize: note: %s\n", n)
 	}
 	return qs, err
+}
+
+// workloadRows is how many rows the workload's entry for t says the table holds: rows
+// inserted per span of time, kept for the TTL or the retention; kept forever, a year of
+// them (the horizon the estimate projects to by default), which already makes any table a
+// scan should not read.
+func workloadRows(vols *design.Volumes, t *cql.Table) (float64, string, bool) {
+	e := vols.Entity(t.Keyspace, t.Name)
+	if e == nil || e.Rows.IsZero() {
+		return 0, "", false
+	}
+	life, kept := e.TTL, "its TTL"
+	if life <= 0 {
+		life, kept = e.Retention, "its retention"
+	}
+	if life <= 0 {
+		life, kept = 365*24*time.Hour, "a year, with no TTL or retention"
+	}
+	rows := e.Rows.Over(life)
+	return rows, fmt.Sprintf("the workload says %s rows (%s kept %s, %s)", sizing.FormatCount(rows), e.Rows, workload.FormatDuration(life), kept), true
 }

@@ -20,7 +20,7 @@ func TestExplain(t *testing.T) {
 		{"code", []string{"explain", "SZ001"}, ExitOK, []string{"SZ001 values-per-partition (warn or fail)", "reported by: cqlsize estimate", "what:", "why:", "fix:"}, ""},
 		{"lower case", []string{"explain", "ds102"}, ExitOK, []string{"DS102 drop-table (fail)", "cqlsize migrate validate", "-- cqlsize:nolint DS102"}, ""},
 		{"lint name", []string{"explain", "drop-table"}, ExitOK, []string{"DS102 drop-table"}, ""},
-		{"spaces", []string{"explain", " qf002 "}, ExitOK, []string{"QF002 scan (fail)", "reported by: cqlsize check"}, ""},
+		{"spaces", []string{"explain", " qf002 "}, ExitOK, []string{"QF002 scan (info, warn or fail)", "reported by: cqlsize check"}, ""},
 		{"unknown", []string{"explain", "QF15"}, ExitBadInput, nil, `unknown finding code "QF15"; nearest: QF`},
 		{"unknown family", []string{"explain", "ZZ999"}, ExitBadInput, nil, "nearest: "},
 		{"no code", []string{"explain"}, ExitBadInput, nil, "explain needs a code"},

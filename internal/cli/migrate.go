@@ -215,9 +215,22 @@ func (f *migrateFlags) loadRunnable(env *Env) ([]*migrations.Migration, error) {
 	if err := migrations.Empty(migs); err != nil {
 		return nil, InputErr(err)
 	}
+	bk := f.bookkeepingKeyspace
+	if bk == "" {
+		bk = f.conn.keyspace
+	}
+	if err := migrations.CheckBookkeeping(migs, bk); err != nil {
+		return nil, InputErr(err)
+	}
+	if bk == "" {
+		for ks, pos := range migrations.DroppedKeyspaces(migs) {
+			fmt.Fprintf(env.Stderr, "cqlsize: warning: %s: the history drops keyspace %s: run it with its bookkeeping elsewhere (--bookkeeping-keyspace), never in %s (-k %s alone would lose the run's record and lock at this statement)\n",
+				pos, ks, ks, ks)
+		}
+	}
 	for _, m := range migs {
 		if m.NoOp() {
-			fmt.Fprintf(env.Stderr, "%s: no statement (comments only): a no-op version, recorded as applied with nothing sent\n", m.File)
+			fmt.Fprintf(env.Stderr, "%s: %s: a no-op version, recorded as applied with nothing sent\n", m.File, m.NoOpKind())
 		}
 		for _, c := range m.Calls {
 			if f.skipCalls {

@@ -160,14 +160,37 @@ func runMigratePlan(ctx context.Context, env *Env, cmd *cobra.Command, mf *migra
 		if s.Migration != cur {
 			cur = s.Migration
 			files++
-			note := ""
-			if s.Resume {
-				note = fmt.Sprintf(" (partly applied: continues at statement %d)", s.Index)
-			}
-			fmt.Fprintf(env.Stdout, "\n-- %s: version %s%s\n", cur.File, cur.VersionLabel(), note)
+			printPlanFile(env, s)
 		}
-		fmt.Fprintf(env.Stdout, "-- %s (statement %d/%d)\n%s;\n", s.Statement.Pos, s.Index, len(cur.Statements), s.Statement.Text)
+		if err := printPlanStep(env, cur, s); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(env.Stdout, "\n-- %s in %s\n", plural(len(steps), "statement", "statements"), plural(files, "file", "files"))
 	return lintErr
+}
+
+// printPlanStep prints one statement as up sends it: after a USE with its names qualified,
+// and the USE itself as a comment, since it is never sent.
+func printPlanStep(env *Env, cur *migrations.Migration, s migrations.Step) error {
+	text, sent, err := cur.SentText(s.Index)
+	if err != nil {
+		return err
+	}
+	if !sent {
+		fmt.Fprintf(env.Stdout, "-- %s (statement %d/%d, not sent: the driver refuses USE; the file's later statements are sent with their names qualified)\n-- %s;\n",
+			s.Statement.Pos, s.Index, len(cur.Statements), text)
+		return nil
+	}
+	fmt.Fprintf(env.Stdout, "-- %s (statement %d/%d)\n%s;\n", s.Statement.Pos, s.Index, len(cur.Statements), text)
+	return nil
+}
+
+// printPlanFile prints the header of a file's statements.
+func printPlanFile(env *Env, s migrations.Step) {
+	note := ""
+	if s.Resume {
+		note = fmt.Sprintf(" (partly applied: continues at statement %d)", s.Index)
+	}
+	fmt.Fprintf(env.Stdout, "\n-- %s: version %s%s\n", s.Migration.File, s.Migration.VersionLabel(), note)
 }

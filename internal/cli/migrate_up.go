@@ -127,9 +127,21 @@ func migrateUp(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFla
 	if err != nil {
 		return Usagef("%v", err)
 	}
+	// upErr classifies a failure of the run; a quorum the replication makes impossible is
+	// bad input, not cluster trouble a retry gets past.
+	upErr := func(err error) error {
+		bk := mf.bookkeepingKeyspace
+		if bk == "" {
+			bk = mf.conn.keyspace
+		}
+		if e := impossibleQuorum(ctx, sess.s, err, mf.conn.keyspace, bk); e != nil {
+			return &ExitError{Code: ExitBadInput, Err: e}
+		}
+		return migrateErr(err)
+	}
 	steps, err := m.Plan(ctx, to)
 	if err != nil {
-		return migrateErr(err)
+		return upErr(err)
 	}
 	prog.total = len(steps)
 	if len(steps) > 0 {
@@ -161,7 +173,7 @@ func migrateUp(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFla
 	res, err := m.UpTo(ctx, to)
 	prog.finish()
 	if err != nil {
-		return migrateErr(err)
+		return upErr(err)
 	}
 	st, err := m.Status(ctx)
 	if err != nil {

@@ -28,6 +28,7 @@ var cliWords = func() func(string) string {
 		"Options.RequireAllNodes", "--require-all-nodes",
 		"Options.AllowOutOfOrder", "--allow-out-of-order",
 		"Options.Replication", "--replication",
+		"Options.BookkeepingKeyspace", "--bookkeeping-keyspace",
 		"Options.Keyspace", "--keyspace",
 		"in Options.Tables", "with --table",
 		"with Options.Restart", "with --restart",
