@@ -236,20 +236,27 @@ func groupDCs(nodes []nodeView, live map[string]liveness) []DCHealth {
 // nil when the keyspace does not exist or uses another strategy (SimpleStrategy places
 // replicas without regard to DCs, so no per-DC count can be made).
 func networkReplication(ctx context.Context, s *gocql.Session, keyspace string) (map[string]int, error) {
-	var repl map[string]string
-	err := s.Query(`SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = ?`, keyspace).
-		WithContext(ctx).Consistency(gocql.One).Scan(&repl)
+	class, rf, _, err := readReplication(ctx, s, keyspace)
+	if err != nil || !strings.HasSuffix(class, "NetworkTopologyStrategy") {
+		return nil, err
+	}
+	return rf, nil
+}
+
+// readReplication reads a keyspace's replication: its strategy class, the replication
+// factor of each DC (or "replication_factor" for SimpleStrategy), and the map as the node
+// keeps it; no class when the keyspace does not exist.
+func readReplication(ctx context.Context, s *gocql.Session, keyspace string) (class string, rf map[string]int, raw map[string]string, err error) {
+	err = s.Query(`SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = ?`, keyspace).
+		WithContext(ctx).Consistency(gocql.One).Scan(&raw)
 	if errors.Is(err, gocql.ErrNotFound) {
-		return nil, nil
+		return "", nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read the replication of keyspace %s: %w", keyspace, err)
+		return "", nil, nil, fmt.Errorf("read the replication of keyspace %s: %w", keyspace, err)
 	}
-	if !strings.HasSuffix(repl["class"], "NetworkTopologyStrategy") {
-		return nil, nil
-	}
-	out := map[string]int{}
-	for k, v := range repl {
+	rf = map[string]int{}
+	for k, v := range raw {
 		if k == "class" {
 			continue
 		}
@@ -257,11 +264,88 @@ func networkReplication(ctx context.Context, s *gocql.Session, keyspace string) 
 		full, _, _ := strings.Cut(v, "/")
 		n, err := strconv.Atoi(full)
 		if err != nil {
-			return nil, fmt.Errorf("keyspace %s: replication %s=%q: not a number", keyspace, k, v)
+			return "", nil, nil, fmt.Errorf("keyspace %s: replication %s=%q: not a number", keyspace, k, v)
 		}
-		out[k] = n
+		rf[k] = n
 	}
-	return out, nil
+	return raw["class"], rf, raw, nil
+}
+
+// ImpossibleQuorum turns "Cannot achieve consistency level QUORUM" into an error that says
+// no retry can cure it, when a keyspace the run uses asks for more replicas than the
+// cluster has nodes (replication factor 3 on a one-node cluster): a quorum cannot form even
+// with every node up. The node names neither the keyspace nor the fix; this does. It
+// returns nil when err is not such a failure, or the replication leaves a quorum possible
+// (a node is down: a retry may cure it). Preflight counts the replicas that are up before
+// a run; this counts the nodes there are, after a refusal, by the same quorum rule.
+func ImpossibleQuorum(ctx context.Context, s *gocql.Session, err error, keyspaces ...string) error {
+	var un *gocql.RequestErrUnavailable
+	if !errors.As(err, &un) {
+		return nil
+	}
+	nodes := map[string]int{} // per data center
+	total := 0
+	for _, q := range []string{"SELECT data_center FROM system.local", "SELECT data_center FROM system.peers"} {
+		it := s.Query(q).WithContext(ctx).Consistency(gocql.One).Iter()
+		var dc string
+		for it.Scan(&dc) {
+			nodes[dc]++
+			total++
+		}
+		if it.Close() != nil {
+			return nil
+		}
+	}
+	seen := map[string]bool{}
+	for _, ks := range keyspaces {
+		if ks == "" || seen[ks] {
+			continue
+		}
+		seen[ks] = true
+		class, rf, raw, rerr := readReplication(ctx, s, ks)
+		if rerr != nil || class == "" {
+			continue
+		}
+		var short []string
+		for k, n := range rf {
+			have, where := nodes[k], "data center "+k
+			switch {
+			case strings.HasSuffix(class, "SimpleStrategy") && k == "replication_factor":
+				have, where = total, "the cluster"
+			case k == "replication_factor":
+				continue
+			}
+			if quorum(n) > have {
+				short = append(short, fmt.Sprintf("%s has %d node(s) for replication factor %d (a quorum is %d)", where, have, n, quorum(n)))
+			}
+		}
+		if len(short) == 0 {
+			continue
+		}
+		sort.Strings(short)
+		return fmt.Errorf("%v: no retry can fix this: keyspace %s has replication %s and %s; "+
+			"lower its replication (ALTER KEYSPACE %s WITH replication = {...}, and in the file that creates it) or add nodes, then run again",
+			err, ks, rawReplicationText(raw), strings.Join(short, ", "), ks)
+	}
+	return nil
+}
+
+// rawReplicationText writes a replication map as CQL does, keys sorted.
+func rawReplicationText(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		v := m[k]
+		if k == "class" {
+			v = v[strings.LastIndexByte(v, '.')+1:]
+		}
+		parts[i] = fmt.Sprintf("'%s': '%s'", k, v)
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }
 
 // Preflight checks, before anything is sent, that each DC has enough replicas up for the

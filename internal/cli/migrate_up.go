@@ -134,7 +134,7 @@ func migrateUp(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFla
 		if bk == "" {
 			bk = mf.conn.keyspace
 		}
-		if e := impossibleQuorum(ctx, sess.s, err, mf.conn.keyspace, bk); e != nil {
+		if e := migrations.ImpossibleQuorum(ctx, sess.s, err, mf.conn.keyspace, bk); e != nil {
 			return &ExitError{Code: ExitBadInput, Err: e}
 		}
 		return migrateErr(err)
