@@ -29,7 +29,7 @@ func TestImpossibleQuorumNamesTheReplication(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { _ = s.Query("DROP KEYSPACE IF EXISTS " + wide).Exec() })
-	err := s.Query("SELECT k FROM "+wide+".t WHERE k = 1").Consistency(gocql.Quorum).Exec()
+	err := s.Query("SELECT k FROM " + wide + ".t WHERE k = 1").Consistency(gocql.Quorum).Exec()
 	if err == nil {
 		t.Fatal("QUORUM over replication factor 3 on one node succeeded")
 	}
