@@ -184,7 +184,7 @@ func emittedCodes(t *testing.T) map[string]string {
 	reach("--table", "docs_by_author", "--partitions", "1000", "--rate", "10/day", "--batch", "docs_by_id,docs_by_author", "--avg", "body=60000")                                    // SZ021
 	reach("--table", "docs_by_author", "--partitions", "1000", "--rate", "10/day", "--batch", "docs_by_id,docs_by_author", "--avg", "body=10000")                                    // SZ020
 	runCLI(t, got, "estimate", "--schema", "testdata/reads/schema.cql", "--workload", "testdata/reads/workload.yaml", "--queries", "testdata/reads/queries.cql", "--format", "json") // RC001-RC003
-	runCLI(t, got, "check", "--schema", "testdata/reach/migrations", "-k", "reach", "--queries", "testdata/reach/queries.cql", "--format", "json", "--fail-on", "never")             // QF010
+	runCLI(t, got, "check", "--schema", "testdata/reach/migrations", "-k", "reach", "--queries", "testdata/reach/queries.cql", "--format", "json", "--fail-on", "never")             // QF010, QF016
 	runCLI(t, got, "migrate", "validate", "--dir", "testdata/reach/migrations", "-k", "reach", "--workload", "testdata/reach/workload.yaml", "--offline", "--format", "json")        // WL1xx
 
 	// The checker's node-verified corpus and its CLI inputs.
