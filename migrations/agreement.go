@@ -200,12 +200,6 @@ type agreement struct {
 	track      *tracker         // nil: a fresh one per wait
 }
 
-// awaitAgreement waits until the nodes that are up report the same schema version, or the
-// timeout passes; the failure names the nodes that disagree.
-func awaitAgreement(ctx context.Context, s *gocql.Session, timeout time.Duration, what string) error {
-	return agreement{timeout: timeout}.wait(ctx, s, what)
-}
-
 // agree is the wait the options ask for: strict with RequireAllNodes, else a Warning event
 // naming each down node once per Migrator.
 func (st *store) agree(ctx context.Context, what string) error {

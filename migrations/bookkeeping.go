@@ -56,12 +56,11 @@ type Record struct {
 func (r *Record) Complete() bool { return r.State == Applied || r.State == Baseline }
 
 type store struct {
-	s       *gocql.Session
-	opt     Options
-	table   string // qualified bookkeeping table
-	lock    string // qualified lock table
-	ksQ, tQ string
-	live    *tracker // which nodes are down, across the agreement waits of this store (agreement.go)
+	s     *gocql.Session
+	opt   Options
+	table string   // qualified bookkeeping table
+	lock  string   // qualified lock table
+	live  *tracker // which nodes are down, across the agreement waits of this store (agreement.go)
 }
 
 func newStore(s *gocql.Session, opt Options) *store {

@@ -3,7 +3,6 @@ package migrations
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"strings"
 
 	"github.com/cqlsize/cqlsize/cql"
@@ -131,8 +130,4 @@ func statementKind(text string) string {
 		}
 	}
 	return w[0]
-}
-
-func (s Statement) describe() string {
-	return fmt.Sprintf("%s (%s)", s.Pos, statementKind(s.Text))
 }

@@ -244,15 +244,6 @@ func recommendations(est *Estimate, p *plan, sh *shape, skew workload.Skew) []Fi
 	return out
 }
 
-func anyMissing(cols []*colPlan) bool {
-	for _, c := range cols {
-		if c.missing > 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // isTimeSeries reports whether a table looks like a time series: bucketed by time, or
 // clustered first by a time-typed column.
 func isTimeSeries(p *plan) bool {

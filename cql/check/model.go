@@ -81,16 +81,15 @@ type limitVal struct {
 
 // selectQuery is a SELECT as the checker sees it.
 type selectQuery struct {
-	keyspace, table   string
-	tablePos          cql.Pos
-	distinct, json    bool
-	star              bool
-	sel               []selector
-	where             []relation
-	groupBy           []groupTerm
-	orderBy           []ordering
-	limit, ppl        *limitVal // LIMIT, PER PARTITION LIMIT; nil when absent
-	allowFiltering    bool
-	allowFilteringPos cql.Pos
-	pos               cql.Pos
+	keyspace, table string
+	tablePos        cql.Pos
+	distinct, json  bool
+	star            bool
+	sel             []selector
+	where           []relation
+	groupBy         []groupTerm
+	orderBy         []ordering
+	limit, ppl      *limitVal // LIMIT, PER PARTITION LIMIT; nil when absent
+	allowFiltering  bool
+	pos             cql.Pos
 }

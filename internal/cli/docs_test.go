@@ -32,9 +32,6 @@ var repoRoot = func() string {
 	return abs
 }()
 
-// exitLine is how a block shows a non-zero exit status: the last line of the command's output.
-var exitLine = regexp.MustCompile(`^\[exit (\d+)\]$`)
-
 // consoleCmd is one `$ ` line of a block (continuation lines joined) and the output the page
 // shows for it: lines [from, to) of the file, without the block's indentation.
 type consoleCmd struct {

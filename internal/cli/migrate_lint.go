@@ -105,12 +105,6 @@ func (g *lintGate) runAs(env *Env, keyspace string, all, pending []*migrations.M
 	return nil
 }
 
-// lintMigrations lints the statements of lintFiles; the files of all that come before the
-// first of them give the schema the lints start from.
-func lintMigrations(keyspace string, all, lintFiles []*migrations.Migration, wl workloadArgs, allow []string) (*lint.Report, error) {
-	return lintMigrationsOn(keyspace, all, lintFiles, wl, allow, nil)
-}
-
 // lintMigrationsOn is lintMigrations starting from existing (what the cluster has) when it
 // is not nil.
 func lintMigrationsOn(keyspace string, all, lintFiles []*migrations.Migration, wl workloadArgs, allow []string, existing *cql.Schema) (*lint.Report, error) {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"time"
 
 	"github.com/cqlsize/cqlsize/sizing"
 )
@@ -53,8 +52,6 @@ func Duration(secs Num) string {
 	}
 	return trim3(s) + "s"
 }
-
-func durationOf(secs Num) time.Duration { return time.Duration(float64(secs) * float64(time.Second)) }
 
 // severityWord is how text and Markdown name a severity.
 func severityWord(sev string) string { return strings.ToUpper(sev) }

@@ -17,7 +17,6 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/cassandratest"
-	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/internal/report"
 	"github.com/cqlsize/cqlsize/profile"
 )
@@ -217,19 +216,6 @@ func typeMatches(typ string, v any) bool {
 		return ok
 	}
 	return false
-}
-
-func schemaTable(t *testing.T, ddl string) *cql.Table {
-	t.Helper()
-	s := cql.NewSchema()
-	if err := s.ApplyFile("s.cql", []byte("CREATE KEYSPACE app WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; "+ddl)); err != nil {
-		t.Fatal(err)
-	}
-	for _, tb := range s.Tables() {
-		return tb
-	}
-	t.Fatal("no table")
-	return nil
 }
 
 // profileFixtures are the results the pure test renders, together carrying every field the

@@ -102,10 +102,9 @@ type Prediction struct {
 	Components   Components      // every component of the sample's sstable
 	Compression  Compression
 
-	indexPerPartition   float64 // Index.db bytes per partition in the sample
-	summaryPerPartition float64
-	keyBytes            float64 // average partition key bytes, for the summary
-	fpChance            float64
+	indexPerPartition float64 // Index.db bytes per partition in the sample
+	keyBytes          float64 // average partition key bytes, for the summary
+	fpChance          float64
 }
 
 // Estimate is the on-disk size of a whole table predicted from a sample.
