@@ -226,9 +226,10 @@ func (r *Report) example(format string, a ...any) {
 
 // Compare checks found against expected row by row and cell by cell. A cell must have the
 // source cell's value and write time; a cell with a TTL must keep one that expires when the
-// source cell does, or later by at most slack (the time between the copy reading the TTL
-// and writing it, bounded by the copy's elapsed time), plus 3 s for the seconds TTL() is
-// counted in and the pages' read times.
+// source cell does, give or take slack (the copy's elapsed time, which bounds both the time
+// between the copy reading a TTL and writing it and how long its page took to come back)
+// and a second for the whole seconds TTL() is counted in; the checker's own pages count by
+// when each was asked for and answered (ReadWindow).
 func Compare(table string, expected map[string]Expected, found map[string]Row, slack time.Duration) Report {
 	rep := Report{Table: table, Expected: len(expected), Found: len(found), TTLSlack: slack}
 	keys := make([]string, 0, len(expected))
@@ -300,18 +301,22 @@ func (rep *Report) compareTTL(col string, want, got Cell, slack time.Duration) s
 	}
 	rep.TTLCells++
 	// Each expiry is known to lie in an interval: the node computed the remaining TTL
-	// (whole seconds, rounded down) at some moment between the page's request and its
-	// answer. The copy keeps the source's expiry or, written later, a later one by at most
-	// slack plus the second the rounding can add; it fails only if no moment in the two
-	// intervals allows that, so a slow page cannot make a good copy look short.
+	// (whole seconds) at some moment between the page's request and its answer. The copy
+	// keeps the source's expiry or, written later, a later one by at most slack plus the
+	// second the rounding can add; it fails only if no moment in the two intervals allows
+	// that, so a slow page cannot make a good copy look short.
 	wantLo, wantHi := want.Read.expiry(want.TTL)
 	gotLo, gotHi := got.Read.expiry(got.TTL)
 	gap := gotLo.Add(gotHi.Sub(gotLo) / 2).Sub(wantLo.Add(wantHi.Sub(wantLo) / 2))
 	if gap.Abs() > rep.maxTTLGap {
 		rep.maxTTLGap = gap.Abs().Round(time.Millisecond)
 	}
-	if early := wantLo.Sub(gotHi); early > 0 {
-		return fmt.Sprintf("ttl(%s) expires at least %s before the source's", col, early.Round(time.Millisecond))
+	// The backfill counts a TTL down from the moment it asked for the source's page, since
+	// it cannot know when the node counted it: its copy never outlives the source, and
+	// expires early by as much as that page took to come back, plus a second of rounding.
+	// A page takes at most the copy's run time (slack), the same allowance as the late side.
+	if early := wantLo.Sub(gotHi); early > slack+time.Second {
+		return fmt.Sprintf("ttl(%s) expires at least %s before the source's (allowed %s)", col, early.Round(time.Millisecond), slack+time.Second)
 	}
 	if late := gotLo.Sub(wantHi); late > slack+time.Second {
 		return fmt.Sprintf("ttl(%s) expires at least %s after the source's (allowed %s)", col, late.Round(time.Millisecond), slack+time.Second)

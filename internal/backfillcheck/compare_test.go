@@ -10,7 +10,8 @@ import (
 
 // The TTL check judges the moments a page could have been computed at, not the moment it
 // was asked for: a target page answered seconds late shows a TTL that many seconds
-// shorter, and that is not a short copy.
+// shorter, and that is not a short copy. Nor is a copy a few seconds short: the backfill
+// counts TTLs down from when it asked for its page. Minutes off either way is a wrong TTL.
 func TestCompareTTLUsesTheReadWindow(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	quick := backfillcheck.ReadWindow{Asked: t0, Answered: t0.Add(20 * time.Millisecond)}
@@ -26,7 +27,8 @@ func TestCompareTTLUsesTheReadWindow(t *testing.T) {
 		{"target page answered 4 s after it was asked", backfillcheck.Cell{TTL: 996, Read: at(0, 4*time.Second)}, ""},
 		{"target read 30 s later", backfillcheck.Cell{TTL: 970, Read: at(30*time.Second, 10*time.Millisecond)}, ""},
 		{"target written 50 s after the source read", backfillcheck.Cell{TTL: 1050, Read: quick}, ""},
-		{"target expires 5 s early", backfillcheck.Cell{TTL: 995, Read: quick}, "before the source's"},
+		{"target 3 s early: the backfill's page came back 2 s after it asked", backfillcheck.Cell{TTL: 997, Read: quick}, ""},
+		{"target expires 5 min early", backfillcheck.Cell{TTL: 700, Read: quick}, "before the source's"},
 		{"target expires 10 min late", backfillcheck.Cell{TTL: 1600, Read: quick}, "after the source's"},
 		{"target lost its TTL", backfillcheck.Cell{Read: quick}, "none, source 1000"},
 	} {

@@ -26,10 +26,11 @@ type Cell struct {
 type ReadWindow struct{ Asked, Answered time.Time }
 
 // expiry is the earliest and latest moment a cell read in w with ttl seconds left
-// expires: the node counts whole seconds and rounds the remaining time down.
+// expires: the node answers its expiry second less the current whole second, so the cell
+// expires within the second before the moment it was read plus ttl.
 func (w ReadWindow) expiry(ttl int) (lo, hi time.Time) {
 	d := time.Duration(ttl) * time.Second
-	return w.Asked.Add(d), w.Answered.Add(d + time.Second)
+	return w.Asked.Add(d - time.Second), w.Answered.Add(d)
 }
 
 // Row is a row's regular cells by column; a set's elements are cells of their own, named
