@@ -189,6 +189,17 @@ func keyFit(t *Table) bool {
 	if fit.Note != "" {
 		fit.Note = "over keys: " + fit.Note
 	}
+	// The fit says each key writes at a steady rate in every bucket. Keys that live in a
+	// few buckets only (a sensor replaced each day, one batch a day per id) fill far fewer
+	// partitions than such a rate would, each far fuller: their table is sized by its
+	// partitions as read, not by a rate over keys.
+	sk := workload.Skew{Kind: workload.Uniform}
+	if fit.Kind == "zipf" {
+		sk = workload.Skew{Kind: workload.Zipf, S: fit.S}
+	}
+	if steady := steadyPartitions(kf.Keys, kf.Buckets, kf.RowsPerKeyBucket, sk); t.Partitions < steady/3 {
+		return false
+	}
 	t.Skew = fit
 	t.MeanRows, t.MeanRowsSource = t.RowsPerPartition.Mean, fmt.Sprintf("mean of %d partitions read whole", t.PartitionsSeen)
 	kf.Head = kf.RowsPerKeyBucket * workload.Skew{Kind: workload.Zipf, S: fit.S}.Activity(kf.Keys, 1)
@@ -220,4 +231,17 @@ func unmeasurableRate(spanSeconds float64, buckets int, bucket workload.Span) st
 		return fmt.Sprintf("unknown: every row read was written within %s (a bulk load or a backfill), so the write times do not tell the rate the application writes at", span)
 	}
 	return ""
+}
+
+// steadyPartitions is how many of keys × buckets partitions hold a row when each key writes
+// at a steady rate, the key of rank k mean·Activity(k) rows a bucket on average (Poisson):
+// a bucket of it is empty with probability exp(-that).
+func steadyPartitions(keys, buckets, mean float64, sk workload.Skew) float64 {
+	n := math.Min(keys, 1e6) // past a million keys the ranks are summed in steps
+	step := math.Max(1, keys/n)
+	var sum float64
+	for k := 1.0; k <= keys; k += step {
+		sum += step * -math.Expm1(-mean*sk.Activity(keys, k))
+	}
+	return sum * buckets
 }
