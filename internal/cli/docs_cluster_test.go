@@ -187,6 +187,8 @@ var varies = []struct {
 	{regexp.MustCompile(`\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`), "UUID"},
 	// durations as Go prints them (2.786s, 450ms, 1m12.5s) and in seconds with one decimal
 	{regexp.MustCompile(`\b(\d+h)?(\d+m)?\d+(\.\d+)?(ns|µs|us|ms|s)\b`), "DURATION"},
+	// how many connection attempts a refusal took: a loaded node answers the first one late
+	{regexp.MustCompile(` \(\d+ attempts in DURATION\)`), ""},
 	{regexp.MustCompile(`\(\d+(\.\d+)? rows/s\)`), "(RATE rows/s)"},
 	{regexp.MustCompile(`"(elapsed_seconds|rows_per_second)": [0-9.e+-]+`), `"$1": N`},
 	// the client's own port of a connection the driver reports

@@ -182,9 +182,11 @@ var commandScenarios = map[string]commandScenario{
 var tierRightsFiles = map[string]string{
 	"schema.cql": "CREATE TABLE events (id int PRIMARY KEY, at timestamp, tags frozen<set<text>>);\n" +
 		"CREATE TABLE events_by_tag (tag text, bucket text, at timestamp, id int, PRIMARY KEY ((tag, bucket), at, id));\n" +
-		"CREATE TABLE events_tiers (tag text, since timestamp, tier text, bucket text, shards int, PRIMARY KEY ((tag), since)) WITH CLUSTERING ORDER BY (since DESC);\n",
+		"CREATE TABLE events_tiers (tag text, since timestamp, tier text, bucket text, shards int, PRIMARY KEY ((tag), since)) WITH CLUSTERING ORDER BY (since DESC);\n" +
+		"CREATE TABLE events_by_id (id int PRIMARY KEY, at timestamp, tags frozen<set<text>>);\n",
 	"writeplan.yaml": "version: 1\nentities:\n  events:\n    - table: events_by_tag\n      derive: [tag=each(tags), bucket=month(at)]\n" +
-		"      tiers: {table: events_tiers, hot: {bucket: hour}}\n",
+		"      tiers: {table: events_tiers, hot: {bucket: hour}}\n" +
+		"    - table: events_by_id\n      source: true\n      derive: [id=id]\n",
 }
 
 // createEventsTiers creates the tier table of tierRightsFiles.
