@@ -118,20 +118,63 @@ type PartialError struct {
 	// stopped before the write that records them): the next run judges them as in flight.
 	Unrecorded int
 	Err        error
+	// Text is the failed statement as written; LastRan is where the last statement that
+	// ran before it starts (zero when none ran). Both come from the runner, which says
+	// with them what to fix.
+	Text    string
+	LastRan cql.Pos
+	// Refused: the node refused the statement as invalid (syntax, an unknown column, a
+	// permission...), so it did not run, and running it again as written fails the same
+	// way: the statement has to change. Otherwise (a timeout, a node that went away) the
+	// same file goes through on a later run.
+	Refused bool
 }
 
 func (e *PartialError) Error() string {
+	var msg string
 	if e.Unrecorded > 0 {
 		from := e.Applied - e.Unrecorded + 1
 		which, them := fmt.Sprintf("statement %d is", from), "it"
 		if e.Unrecorded > 1 {
 			which, them = fmt.Sprintf("statements %d-%d are", from, e.Applied), "them"
 		}
-		return fmt.Sprintf("%s: statement %d of %d failed (%d applied; %s recorded only as being sent: the next run judges %s as in flight, then continues from statement %d): %v",
+		msg = fmt.Sprintf("%s: statement %d of %d failed (%d applied; %s recorded only as being sent: the next run judges %s as in flight, then continues from statement %d): %v",
 			e.Pos, e.Statement, e.Total, e.Applied, which, them, e.Applied+1, e.Err)
+	} else {
+		msg = fmt.Sprintf("%s: statement %d of %d failed (%d applied, recorded; the next run continues from statement %d): %v",
+			e.Pos, e.Statement, e.Total, e.Applied, e.Applied+1, e.Err)
 	}
-	return fmt.Sprintf("%s: statement %d of %d failed (%d applied, recorded; the next run continues from statement %d): %v",
-		e.Pos, e.Statement, e.Total, e.Applied, e.Applied+1, e.Err)
+	if e.Text == "" {
+		return msg
+	}
+	file := e.File
+	if file == "" {
+		file = e.Pos.File
+	}
+	msg += fmt.Sprintf("\n  the statement (%d:%d): %s", e.Pos.Line, e.Pos.Col, shortText(e.Text))
+	switch {
+	case e.Applied == 1:
+		msg += fmt.Sprintf("\n  applied before it: statement 1 (%d:%d); the next run skips it. Leave it as it is: a change to a statement that ran is refused as a changed checksum", e.LastRan.Line, e.LastRan.Col)
+	case e.Applied > 1:
+		msg += fmt.Sprintf("\n  applied before it: statements 1-%d (the last at %d:%d); the next run skips them. Leave them as they are: a change to a statement that ran is refused as a changed checksum", e.Applied, e.LastRan.Line, e.LastRan.Col)
+	default:
+		msg += "\n  applied before it: none of the file's statements"
+	}
+	if e.Refused {
+		msg += fmt.Sprintf("\n  to do: the node refused it, so it did not run and will fail again as written: fix statement %d in %s, then run up again; it continues from statement %d", e.Statement, file, e.Statement)
+	} else {
+		msg += fmt.Sprintf("\n  to do: run up again once the cause above is gone, with the file as it is; it continues from statement %d", e.Applied+1)
+	}
+	return msg
+}
+
+// shortText is a statement on one line, cut after 200 characters.
+func shortText(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 200 {
+		return string(r[:200]) + "..."
+	}
+	return s
 }
 
 func (e *PartialError) Unwrap() error { return e.Err }

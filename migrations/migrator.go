@@ -639,8 +639,13 @@ func (m *Migrator) stop(f *fileRecorder, i, running int, err error) error {
 		_ = f.fail(fctx, err, running) // best effort: the error returned says it all
 	}
 	mg := f.mg
-	return &PartialError{File: mg.File, Version: mg.Version, Statement: i, Total: len(mg.Statements), Pos: mg.Statements[i-1].Pos,
-		Applied: f.applied, Unrecorded: f.applied - f.recorded, Err: err}
+	pe := &PartialError{File: mg.File, Version: mg.Version, Statement: i, Total: len(mg.Statements), Pos: mg.Statements[i-1].Pos,
+		Applied: f.applied, Unrecorded: f.applied - f.recorded, Err: err,
+		Text: mg.Statements[i-1].Text, Refused: running == 0 && refusedStatement(err)}
+	if f.applied >= 1 && f.applied <= len(mg.Statements) {
+		pe.LastRan = mg.Statements[f.applied-1].Pos
+	}
+	return pe
 }
 
 // recoverInFlight decides about statement i, which a previous run recorded as being sent

@@ -106,6 +106,15 @@ type Input struct {
 	// is also what exists before the run: the destructive lints (DS101-DS103, DS105) report
 	// only drops and truncates of what it holds, never of what the statements created.
 	Schema *cql.Schema
+	// RunCreated names what Schema holds that an earlier run of the same statements'
+	// history created and that cannot hold data from before that history ran: "ks.table"
+	// for a table (or view), "ks.table.column" for a column added to an older table. For
+	// `migrate up` it is what the run this one finishes created (the run that stopped
+	// partway: the files it applied and the statements of the file it stopped in), minus
+	// what existed before it (migrations.CreatedByUnfinishedRun). The destructive lints
+	// treat these as the statements' own: a rerun after an interruption is judged as the
+	// run it finishes was.
+	RunCreated map[string]bool
 	// Keyspace resolves unqualified names until a USE statement changes it.
 	Keyspace string
 	// Workload, when given, turns on the analyzers that need one.

@@ -331,11 +331,23 @@ func (p *pass) existedTable(q cql.QualifiedName, ks string) bool {
 		return false
 	}
 	k, n := qualify(q, ks)
+	var t *cql.Table
 	if k == "" {
-		_, ok := s.FindTable(n)
-		return ok
+		t, _ = s.FindTable(n)
+	} else {
+		t = s.Table(k, n)
 	}
-	return s.Table(k, n) != nil
+	return t != nil && !p.runCreated(t.Keyspace, t.Name)
+}
+
+// runCreated reports whether Input.RunCreated names the table ks.name, or its column when
+// one is given: an earlier run of the same history created it (see Input.RunCreated).
+func (p *pass) runCreated(ks, name string, column ...string) bool {
+	key := ks + "." + name
+	if p.in.RunCreated[key] {
+		return true
+	}
+	return len(column) > 0 && p.in.RunCreated[key+"."+column[0]]
 }
 
 // existedColumn reports whether the column was in the table as Input.Schema has it.
@@ -351,7 +363,7 @@ func (p *pass) existedColumn(q cql.QualifiedName, ks, column string) bool {
 	} else {
 		t = s.Table(k, n)
 	}
-	return t != nil && t.Column(column) != nil
+	return t != nil && t.Column(column) != nil && !p.runCreated(t.Keyspace, t.Name, column)
 }
 
 // existedKeyspaceData reports whether the keyspace held a table or a view in Input.Schema:
@@ -362,7 +374,20 @@ func (p *pass) existedKeyspaceData(name string) bool {
 		return false
 	}
 	ks := p.in.Schema.Keyspaces[name]
-	return ks != nil && (len(ks.Tables) > 0 || len(ks.Views) > 0)
+	if ks == nil {
+		return false
+	}
+	for t := range ks.Tables {
+		if !p.runCreated(name, t) {
+			return true
+		}
+	}
+	for v := range ks.Views {
+		if !p.runCreated(name, v) {
+			return true
+		}
+	}
+	return false
 }
 
 func cloneTable(t *cql.Table) *cql.Table {

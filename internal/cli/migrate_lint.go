@@ -69,18 +69,20 @@ func (g *lintGate) check() error {
 // run lints the pending files on top of live, the schema the cluster has now (nil: the
 // schema the applied files produce), and prints what it finds on stderr. Live is also what
 // the destructive lints judge against: a drop of what exists there reports, a drop of what
-// the pending files create does not. Error-level findings stop the run with exit 1.
-func (g *lintGate) run(env *Env, keyspace string, all, pending []*migrations.Migration, live *cql.Schema) error {
-	return g.runAs(env, keyspace, all, pending, live, false)
+// the pending files create does not, nor one of what created names (what the run this one
+// finishes created: migrations.CreatedByUnfinishedRun). Error-level findings stop the run
+// with exit 1.
+func (g *lintGate) run(env *Env, keyspace string, all, pending []*migrations.Migration, live *cql.Schema, created map[string]bool) error {
+	return g.runAs(env, keyspace, all, pending, live, created, false)
 }
 
 // runAs is run; dry says the caller is plan, which applies nothing either way and says what
 // up would do. A nil live lints from the schema the files before pending produce.
-func (g *lintGate) runAs(env *Env, keyspace string, all, pending []*migrations.Migration, live *cql.Schema, dry bool) error {
+func (g *lintGate) runAs(env *Env, keyspace string, all, pending []*migrations.Migration, live *cql.Schema, created map[string]bool, dry bool) error {
 	if g.noLint || len(pending) == 0 {
 		return nil
 	}
-	rep, err := lintMigrationsOn(keyspace, all, pending, g.workloadArgs, g.allow, live)
+	rep, err := lintMigrationsOn(keyspace, all, pending, g.workloadArgs, g.allow, live, created)
 	if err != nil {
 		return err
 	}
@@ -106,9 +108,9 @@ func (g *lintGate) runAs(env *Env, keyspace string, all, pending []*migrations.M
 }
 
 // lintMigrationsOn is lintMigrations starting from existing (what the cluster has) when it
-// is not nil.
-func lintMigrationsOn(keyspace string, all, lintFiles []*migrations.Migration, wl workloadArgs, allow []string, existing *cql.Schema) (*lint.Report, error) {
-	in := lint.Input{Keyspace: keyspace}
+// is not nil; created is lint.Input.RunCreated.
+func lintMigrationsOn(keyspace string, all, lintFiles []*migrations.Migration, wl workloadArgs, allow []string, existing *cql.Schema, created map[string]bool) (*lint.Report, error) {
+	in := lint.Input{Keyspace: keyspace, RunCreated: created}
 	linted := map[*migrations.Migration]bool{}
 	for _, m := range lintFiles {
 		linted[m] = true

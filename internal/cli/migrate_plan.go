@@ -76,6 +76,7 @@ func runMigratePlan(ctx context.Context, env *Env, cmd *cobra.Command, mf *migra
 	if err != nil {
 		return err
 	}
+	var created map[string]bool // what the run up would finish created (lint.Input.RunCreated)
 	if f.offline || !hosts {
 		known := false
 		for _, m := range migs {
@@ -124,6 +125,11 @@ func runMigratePlan(ctx context.Context, env *Env, cmd *cobra.Command, mf *migra
 			if base, err = liveschema.Read(ctx, sess.s); err != nil {
 				return migrateErr(err)
 			}
+			st, err := m.Status(ctx)
+			if err != nil {
+				return migrateErr(err)
+			}
+			created = migrations.CreatedByUnfinishedRun(st, mf.conn.keyspace)
 			base.Current = mf.conn.keyspace
 			if err := checkNodeSettings(ctx, env, sess, base, steps); err != nil {
 				return err
@@ -143,7 +149,7 @@ func runMigratePlan(ctx context.Context, env *Env, cmd *cobra.Command, mf *migra
 		var lintOut bytes.Buffer
 		lintEnv := *env
 		lintEnv.Stderr = &lintOut
-		lintErr = f.lint.runAs(&lintEnv, mf.conn.keyspace, migs, pendingOf(steps), base, true)
+		lintErr = f.lint.runAs(&lintEnv, mf.conn.keyspace, migs, pendingOf(steps), base, created, true)
 		if lintErr != nil && exitCode(lintErr) != ExitFindings {
 			return lintErr
 		}

@@ -164,8 +164,13 @@ func migrateUp(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFla
 			}
 		}
 		// The lints judge the pending files against what the cluster has now: a drop of a
-		// table on the node reports, a drop of one the pending files create does not.
-		if err := f.lint.run(env, mf.conn.keyspace, migs, pendingOf(steps), live); err != nil {
+		// table on the node reports, a drop of one the pending files create does not, nor
+		// of one the run this one finishes created (a rerun is judged as that run was).
+		st, err := m.Status(ctx)
+		if err != nil {
+			return upErr(err)
+		}
+		if err := f.lint.run(env, mf.conn.keyspace, migs, pendingOf(steps), live, migrations.CreatedByUnfinishedRun(st, mf.conn.keyspace)); err != nil {
 			return err
 		}
 	}
@@ -236,7 +241,8 @@ func precheckNewKeyspace(ctx context.Context, env *Env, cmd *cobra.Command, mf *
 			return err
 		}
 	}
-	return f.lint.run(env, mf.conn.keyspace, migs, pendingOf(steps), live)
+	// The keyspace is missing: nothing of the history ran here yet.
+	return f.lint.run(env, mf.conn.keyspace, migs, pendingOf(steps), live, nil)
 }
 
 // checkAgainstLive applies the statements about to run to a model of the schema the

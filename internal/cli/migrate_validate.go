@@ -169,7 +169,7 @@ func runMigrateValidate(ctx context.Context, env *Env, cmd *cobra.Command, mf *m
 			start = cql.NewSchemaIn(mf.conn.keyspace)
 			start.Release = rel
 		}
-		if rep, err = lintMigrationsOn(mf.conn.keyspace, migs, migs, f.workloadArgs, f.allow, start); err != nil {
+		if rep, err = lintMigrationsOn(mf.conn.keyspace, migs, migs, f.workloadArgs, f.allow, start, nil); err != nil {
 			return err
 		}
 	}
@@ -235,7 +235,11 @@ func validateAgainstLive(ctx context.Context, env *Env, sess *session, mf *migra
 	if err := applySteps(live.Clone(), steps); err != nil {
 		return nil, 0, err
 	}
-	rep, err := lintMigrationsOn(mf.conn.keyspace, migs, pending, f.workloadArgs, f.allow, live)
+	st, err := m.Status(ctx)
+	if err != nil {
+		return nil, 0, migrateErr(err)
+	}
+	rep, err := lintMigrationsOn(mf.conn.keyspace, migs, pending, f.workloadArgs, f.allow, live, migrations.CreatedByUnfinishedRun(st, mf.conn.keyspace))
 	if err != nil {
 		return nil, 0, err
 	}
