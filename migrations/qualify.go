@@ -158,3 +158,62 @@ func (mg *Migration) SentText(i int) (text string, sent bool, err error) {
 	text, err = qualify(mg.Parsed[i-1], stmt.Keyspace)
 	return text, true, err
 }
+
+// ImpliedKeyspaces is the keyspaces a history that qualifies every name uses and never
+// creates, in the order they are first named: such a history runs with its keyspace made
+// outside the files (`migrate up -k NAME` with --replication, or by hand), and reads as if
+// each of them existed, empty, before its first statement, as -k makes one. Nil when a
+// statement names a table, type or function without a keyspace outside a USE (that history
+// needs -k to say where it runs), or when every keyspace it names is created by its files
+// or is one of the node's own.
+func ImpliedKeyspaces(migs []*Migration) []string {
+	created := map[string]bool{}
+	var named []string
+	seen := map[string]bool{}
+	name := func(ks string) {
+		if !seen[ks] {
+			seen[ks] = true
+			named = append(named, ks)
+		}
+	}
+	for _, m := range migs {
+		use := ""
+		for _, st := range m.Parsed {
+			switch s := st.(type) {
+			case nil:
+				continue
+			case *cql.Use:
+				use = s.Keyspace.Name
+				name(use)
+				continue
+			case *cql.CreateKeyspace:
+				created[s.Name.Name] = true
+				continue
+			case *cql.AlterKeyspace:
+				name(s.Name.Name)
+				continue
+			}
+			unqualified := false
+			_ = unqualifiedNames(st, func(q cql.QualifiedName) {
+				switch {
+				case !q.Keyspace.IsZero():
+					name(q.Keyspace.Name)
+				case use != "":
+					name(use)
+				case q.Name.Pos.IsValid():
+					unqualified = true
+				}
+			})
+			if unqualified {
+				return nil
+			}
+		}
+	}
+	var out []string
+	for _, ks := range named {
+		if !created[ks] && !cql.IsSystemKeyspace(ks) {
+			out = append(out, ks)
+		}
+	}
+	return out
+}

@@ -232,6 +232,13 @@ func SchemaOn(migs []*Migration, keyspace string, rel options.Release) (*cql.Sch
 		sch = cql.NewSchema()
 		sch.Current = keyspace
 	}
+	if keyspace == "" {
+		// A history that qualifies every name reads without -k: the keyspaces it names and
+		// never creates exist, empty, before the first statement, as -k makes its one.
+		for _, ks := range ImpliedKeyspaces(migs) {
+			sch.Keyspaces[ks] = cql.NewKeyspace(ks)
+		}
+	}
 	sch.Release = rel
 	var r Refusals
 	for _, m := range migs {

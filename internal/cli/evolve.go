@@ -239,8 +239,9 @@ func (f *evolvePlanFlags) loadSchema(env *Env, keyspace string, in *evolve.Input
 		return nil, Usagef("no schema: pass --schema (a .cql file or a folder of migrations), or --hosts to read the cluster's")
 	case live == nil && f.keyspace == "":
 		// Files that create their keyspace load as they are; files of unqualified names
-		// (migrations run in a session's keyspace) load in --from's.
-		if _, err := readSchema(f.schema, "", cql.Release50); err == nil || !errors.Is(err, cql.ErrNoKeyspace) {
+		// (migrations run in a session's keyspace), or whose names are qualified with
+		// --from's keyspace and nothing creates it, load in --from's.
+		if _, err := readSchema(f.schema, "", cql.Release50); err == nil || !errors.Is(err, cql.ErrNoKeyspace) && missingKeyspaceName(err) != keyspace {
 			return loadSchema(f.schema, "")
 		}
 		return loadSchema(f.schema, ks)

@@ -25,10 +25,10 @@ func TestMigrateRerunAfterInterruptedHistory(t *testing.T) {
 		"0003_tidy.cql": "DROP TABLE scratch;\nALTER TABLE keep DROP y;\n",
 	})
 	// A finished run releases 0001: keep may hold data from here on.
-	if code, out, errOut := runEnv(t, env, "migrate", "up", "--dir", dir, "-k", ks, "--to", "1"); code != ExitOK {
+	if code, out, errOut := runEnv(t, env, "migrate", "up", "--timeout", "2m", "--dir", dir, "-k", ks, "--to", "1"); code != ExitOK {
 		t.Fatalf("up --to 1: exit %d\n%s%s", code, out, errOut)
 	}
-	code, out, errOut := runEnv(t, env, "migrate", "up", "--dir", dir, "-k", ks, "--skip-model-check")
+	code, out, errOut := runEnv(t, env, "migrate", "up", "--timeout", "2m", "--dir", dir, "-k", ks, "--skip-model-check")
 	work := filepath.Join(dir, "0002_work.cql")
 	for _, want := range []string{
 		work + ":3:1: statement 3 of 4 failed (2 applied, recorded; the next run continues from statement 3)",
@@ -48,7 +48,7 @@ func TestMigrateRerunAfterInterruptedHistory(t *testing.T) {
 	if code, out, errOut := runEnv(t, env, "migrate", "plan", "--dir", dir, "-k", ks); code != ExitOK || strings.Contains(errOut, "DS10") {
 		t.Fatalf("plan of the rerun: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
-	code, out, errOut = runEnv(t, env, "migrate", "up", "--dir", dir, "-k", ks)
+	code, out, errOut = runEnv(t, env, "migrate", "up", "--timeout", "2m", "--dir", dir, "-k", ks)
 	if code != ExitOK || strings.Contains(errOut, "DS10") || !strings.Contains(out, "now at version 3") {
 		t.Fatalf("rerun: exit %d, want 0 with no DS lint\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
@@ -60,7 +60,7 @@ func TestMigrateRerunAfterInterruptedHistory(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "0004_drop.cql"), []byte("ALTER TABLE keep DROP x;\nDROP TABLE keep;\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut = runEnv(t, env, "migrate", "up", "--dir", dir, "-k", ks)
+	code, out, errOut = runEnv(t, env, "migrate", "up", "--timeout", "2m", "--dir", dir, "-k", ks)
 	if code != ExitFindings || !strings.Contains(errOut, "0004_drop.cql:1:22: DS103") || !strings.Contains(errOut, "0004_drop.cql:2:1: DS102") {
 		t.Fatalf("drop of a released table: exit %d, want %d with DS103 and DS102\nstdout: %s\nstderr: %s", code, ExitFindings, out, errOut)
 	}
