@@ -118,13 +118,15 @@ func TestKeyspaceNeverCreatedHint(t *testing.T) {
 	files := t.TempDir()
 	schema := filepath.Join(files, "schema.cql")
 	queries := filepath.Join(files, "q.cql")
-	if err := os.WriteFile(schema, []byte("CREATE TABLE akka.messages (persistence_id text, partition_nr bigint, sequence_nr bigint, PRIMARY KEY ((persistence_id, partition_nr), sequence_nr));\n"), 0o644); err != nil {
+	// The unqualified table is what makes -k needed: a history that qualifies every name
+	// reads without it (TestQualifiedHistoryNeedsNoKeyspaceFlag).
+	if err := os.WriteFile(schema, []byte("CREATE TABLE akka.messages (persistence_id text, partition_nr bigint, sequence_nr bigint, PRIMARY KEY ((persistence_id, partition_nr), sequence_nr));\nCREATE TABLE snapshots (persistence_id text PRIMARY KEY);\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(queries, []byte("-- name: q\nSELECT * FROM akka.messages WHERE persistence_id = ? AND partition_nr = ?;\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dir := migDir(t, map[string]string{"0001_m.cql": "CREATE TABLE IF NOT EXISTS akka.messages (persistence_id text PRIMARY KEY);\n"})
+	dir := migDir(t, map[string]string{"0001_m.cql": "CREATE TABLE IF NOT EXISTS akka.messages (persistence_id text PRIMARY KEY);\n", "0002_s.cql": "CREATE TABLE snapshots (persistence_id text PRIMARY KEY);\n"})
 	for _, args := range [][]string{
 		{"check", "--schema", schema, "--queries", queries},
 		{"estimate", "--schema", schema, "--table", "akka.messages", "--rows", "100"},

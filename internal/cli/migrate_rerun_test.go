@@ -61,7 +61,7 @@ func TestMigrateRerunAfterInterruptedHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut = runEnv(t, env, "migrate", "up", "--timeout", "2m", "--dir", dir, "-k", ks)
-	if code != ExitFindings || !strings.Contains(errOut, "0004_drop.cql:1:22: DS103") || !strings.Contains(errOut, "0004_drop.cql:2:1: DS102") {
+	if code != ExitFindings || !strings.Contains(errOut, "0004_drop.cql:1:23: DS103") || !strings.Contains(errOut, "0004_drop.cql:2:1: DS102") {
 		t.Fatalf("drop of a released table: exit %d, want %d with DS103 and DS102\nstdout: %s\nstderr: %s", code, ExitFindings, out, errOut)
 	}
 }

@@ -46,7 +46,42 @@ func readSchema(path, keyspace string, rel options.Release) (*cql.Schema, error)
 		}
 		return set.SchemaOn(keyspace, rel)
 	}
-	return cql.LoadSchemaOn(path, keyspace, rel)
+	s, err := cql.LoadSchemaOn(path, keyspace, rel)
+	if err != nil && keyspace == "" && missingKeyspaceName(err) != "" {
+		if migs := qualifiedHistory(path); migs != nil {
+			// Every name is qualified: the keyspaces nothing creates exist, empty, as
+			// migrations.SchemaOn reads such a history (ImpliedKeyspaces).
+			return migrations.SchemaOn(migs, "", rel)
+		}
+	}
+	return s, err
+}
+
+// qualifiedHistory is the file or folder at path as migrations when it qualifies every name
+// and names a keyspace it never creates (migrations.ImpliedKeyspaces); nil otherwise.
+func qualifiedHistory(path string) []*migrations.Migration {
+	var migs []*migrations.Migration
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		set, err := migrations.LoadSetDir(path)
+		if err != nil {
+			return nil
+		}
+		migs = set.Migrations
+	} else {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return nil
+		}
+		stmts, err := cql.ParseFile(path, src)
+		if err != nil {
+			return nil
+		}
+		migs = []*migrations.Migration{{File: path, Parsed: stmts}}
+	}
+	if len(migrations.ImpliedKeyspaces(migs)) == 0 {
+		return nil
+	}
+	return migs
 }
 
 // golangMigrateDir reports whether a folder holds golang-migrate's .up.cql/.down.cql files.
