@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -105,6 +106,17 @@ func (g *lintGate) runAs(env *Env, keyspace string, all, pending []*migrations.M
 		return Findings()
 	}
 	return nil
+}
+
+// runCreated is what the run m's next up finishes created, read from its bookkeeping
+// (migrations.CreatedByUnfinishedRun): the destructive lints treat it as the pending
+// files' own.
+func runCreated(ctx context.Context, m *migrations.Migrator, keyspace string) (map[string]bool, error) {
+	st, err := m.Status(ctx)
+	if err != nil {
+		return nil, migrateErr(err)
+	}
+	return migrations.CreatedByUnfinishedRun(st, keyspace), nil
 }
 
 // lintMigrationsOn is lintMigrations starting from existing (what the cluster has) when it

@@ -109,31 +109,8 @@ func runMigratePlan(ctx context.Context, env *Env, cmd *cobra.Command, mf *migra
 		}
 		header = "-- offline plan: assumes no migration is applied\n"
 	} else {
-		sess, err := mf.open(ctx, env, cmd, false)
-		if err != nil {
+		if steps, base, created, err = planLive(ctx, env, cmd, mf, migs, to); err != nil {
 			return err
-		}
-		defer sess.Close()
-		m, err := migrations.New(sess.s, migs, mf.options(env, nil))
-		if err != nil {
-			return Usagef("%v", err)
-		}
-		if steps, err = m.Plan(ctx, to); err != nil {
-			return migrateErr(err)
-		}
-		if len(steps) > 0 {
-			if base, err = liveschema.Read(ctx, sess.s); err != nil {
-				return migrateErr(err)
-			}
-			st, err := m.Status(ctx)
-			if err != nil {
-				return migrateErr(err)
-			}
-			created = migrations.CreatedByUnfinishedRun(st, mf.conn.keyspace)
-			base.Current = mf.conn.keyspace
-			if err := checkNodeSettings(ctx, env, sess, base, steps); err != nil {
-				return err
-			}
 		}
 		header = fmt.Sprintf("-- plan for keyspace %s\n", mf.conn.keyspace)
 	}
@@ -199,4 +176,33 @@ func printPlanFile(env *Env, s migrations.Step) {
 		note = fmt.Sprintf(" (partly applied: continues at statement %d)", s.Index)
 	}
 	fmt.Fprintf(env.Stdout, "\n-- %s: version %s%s\n", s.Migration.File, s.Migration.VersionLabel(), note)
+}
+
+// planLive is what plan reads from the cluster: the steps up would run, the live schema they
+// start from (nil when nothing is pending) and what the run up would finish created
+// (migrations.CreatedByUnfinishedRun), after the node-settings check.
+func planLive(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFlags, migs []*migrations.Migration, to int64) (steps []migrations.Step, base *cql.Schema, created map[string]bool, err error) {
+	sess, err := mf.open(ctx, env, cmd, false)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer sess.Close()
+	m, err := migrations.New(sess.s, migs, mf.options(env, nil))
+	if err != nil {
+		return nil, nil, nil, Usagef("%v", err)
+	}
+	if steps, err = m.Plan(ctx, to); err != nil || len(steps) == 0 {
+		return steps, nil, nil, migrateErr(err)
+	}
+	if base, err = liveschema.Read(ctx, sess.s); err != nil {
+		return nil, nil, nil, migrateErr(err)
+	}
+	if created, err = runCreated(ctx, m, mf.conn.keyspace); err != nil {
+		return nil, nil, nil, err
+	}
+	base.Current = mf.conn.keyspace
+	if err := checkNodeSettings(ctx, env, sess, base, steps); err != nil {
+		return nil, nil, nil, err
+	}
+	return steps, base, created, nil
 }

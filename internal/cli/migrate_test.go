@@ -106,7 +106,7 @@ func TestMigrateBadInput(t *testing.T) {
 		{"up parses before connecting", map[string]string{"CASSANDRA_HOSTS": "127.0.0.1:1"}, []string{"migrate", "up", "--dir", broken, "--keyspace", "k"}, []string{"0002_bad.cql:2:1"}},
 		{"file name", nil, []string{"migrate", "validate", "--dir", badName}, []string{"create_users.cql", "version number"}},
 		{"duplicate versions", nil, []string{"migrate", "validate", "--dir", dup}, []string{"0001_a.cql", "1_b.cql", "same version"}},
-		{"USE of a keyspace nothing creates", nil, []string{"migrate", "validate", "--dir", use}, []string{"0001_use.cql:1:5", "keyspace other does not exist"}},
+		{"USE of a keyspace nothing creates", nil, []string{"migrate", "validate", "--dir", use, "-k", "app"}, []string{"0001_use.cql:1:5", "keyspace other does not exist"}},
 		{"missing folder", nil, []string{"migrate", "validate", "--dir", filepath.Join(good, "nope")}, []string{"nope"}},
 		{"no hosts", nil, []string{"migrate", "up", "--dir", good, "--keyspace", "k"}, []string{"no Cassandra hosts", "CASSANDRA_HOSTS"}},
 		{"no keyspace", map[string]string{"CASSANDRA_HOSTS": "127.0.0.1"}, []string{"migrate", "status", "--dir", good}, []string{"--keyspace"}},

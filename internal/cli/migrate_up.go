@@ -166,11 +166,11 @@ func migrateUp(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFla
 		// The lints judge the pending files against what the cluster has now: a drop of a
 		// table on the node reports, a drop of one the pending files create does not, nor
 		// of one the run this one finishes created (a rerun is judged as that run was).
-		st, err := m.Status(ctx)
+		created, err := runCreated(ctx, m, mf.conn.keyspace)
 		if err != nil {
-			return upErr(err)
+			return err
 		}
-		if err := f.lint.run(env, mf.conn.keyspace, migs, pendingOf(steps), live, migrations.CreatedByUnfinishedRun(st, mf.conn.keyspace)); err != nil {
+		if err := f.lint.run(env, mf.conn.keyspace, migs, pendingOf(steps), live, created); err != nil {
 			return err
 		}
 	}

@@ -235,11 +235,11 @@ func validateAgainstLive(ctx context.Context, env *Env, sess *session, mf *migra
 	if err := applySteps(live.Clone(), steps); err != nil {
 		return nil, 0, err
 	}
-	st, err := m.Status(ctx)
+	created, err := runCreated(ctx, m, mf.conn.keyspace)
 	if err != nil {
-		return nil, 0, migrateErr(err)
+		return nil, 0, err
 	}
-	rep, err := lintMigrationsOn(mf.conn.keyspace, migs, pending, f.workloadArgs, f.allow, live, migrations.CreatedByUnfinishedRun(st, mf.conn.keyspace))
+	rep, err := lintMigrationsOn(mf.conn.keyspace, migs, pending, f.workloadArgs, f.allow, live, created)
 	if err != nil {
 		return nil, 0, err
 	}
