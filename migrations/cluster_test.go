@@ -164,6 +164,11 @@ CREATE TABLE after (k int PRIMARY KEY);`,
 	if !strings.HasPrefix(err.Error(), "m/0001_hits.cql:3:1: ") {
 		t.Errorf("error does not start with file:line:col: %v", err)
 	}
+	// The node refused it: the error says to fix that statement, and what ran before it.
+	if pe.Text != "ALTER TABLE no_such_table ADD x int" || !pe.Refused || pe.LastRan.Line != 2 ||
+		!strings.Contains(err.Error(), "fix statement 3 in m/0001_hits.cql") {
+		t.Errorf("what to fix: text %q, refused %v, last ran at %s:\n%v", pe.Text, pe.Refused, pe.LastRan, err)
+	}
 	st, _ := m.Status(ctx)
 	if st[0].State != migrations.StatusPartial || st[0].Record.Applied != 2 || !strings.Contains(st[0].Record.Error, "no_such_table") {
 		t.Fatalf("status: %s %+v", st[0].State, st[0].Record)
