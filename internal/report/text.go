@@ -60,6 +60,9 @@ func WriteText(w io.Writer, r *Report) error {
 		if t.DiskBytes > 0 {
 			fmt.Fprintf(&b, "  on disk: %s compressed (the workload's compression_ratio, measured by cqlsize profile), %s uncompressed\n", sizing.FormatBytes(float64(t.DiskBytes)), sizing.FormatBytes(float64(t.TotalBytes)))
 		}
+		if t.Replicas != nil {
+			fmt.Fprintf(&b, "  replicas: %s\n", t.Replicas.Line())
+		}
 		fmt.Fprintf(&b, "  values: typical %s stored (classic %s), largest %s stored (classic %s); the limit counts stored values (cells written; a row with no cell counts its liveness)\n",
 			Count(t.Typical.StoredValues), Count(t.Typical.ClassicValues), Count(t.Largest.StoredValues), Count(t.Largest.ClassicValues))
 		fmt.Fprintf(&b, "  tombstones: %s a read (%s", Count(t.Tombstones.PerRead), t.Tombstones.Read)
@@ -210,6 +213,16 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 			t.Name, Count(t.Partitions), bucket, rowsCell(t), valuesCell(t),
 			sizing.FormatBytes(float64(t.Typical.Bytes)), sizing.FormatBytes(float64(t.P99.Bytes)), sizing.FormatBytes(float64(t.Largest.Bytes)), sizing.FormatBytes(float64(t.Largest.ClassicBytes)),
 			tombstoneCell(t), Count(t.Typical.TombstonesOnDisk)+" / "+Count(t.Largest.TombstonesOnDisk), mdVerdict(t.Verdict))
+	}
+	var repl []string
+	for _, t := range r.Tables {
+		if t.Replicas != nil {
+			repl = append(repl, fmt.Sprintf("| `%s` | %s | %s |\n", t.Name, sizing.FormatBytes(float64(t.TotalBytes)), mdEscape(t.Replicas.Line())))
+		}
+	}
+	if len(repl) > 0 {
+		b.WriteString("\n| Table | One replica | Replicas |\n|---|--:|---|\n")
+		b.WriteString(strings.Join(repl, ""))
 	}
 	var reads []string
 	for _, t := range r.Tables {
