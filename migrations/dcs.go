@@ -276,18 +276,13 @@ func ImpossibleQuorum(ctx context.Context, s *gocql.Session, err error, keyspace
 	if !errors.As(err, &un) {
 		return nil
 	}
-	nodes := map[string]int{} // per data center
+	nodes, nerr := NodesPerDC(ctx, s)
+	if nerr != nil {
+		return nil
+	}
 	total := 0
-	for _, q := range []string{"SELECT data_center FROM system.local", "SELECT data_center FROM system.peers"} {
-		it := s.Query(q).WithContext(ctx).Consistency(gocql.One).Iter()
-		var dc string
-		for it.Scan(&dc) {
-			nodes[dc]++
-			total++
-		}
-		if it.Close() != nil {
-			return nil
-		}
+	for _, n := range nodes {
+		total += n
 	}
 	seen := map[string]bool{}
 	for _, ks := range keyspaces {
@@ -379,4 +374,22 @@ func dcNames(dcs []DCHealth) string {
 		n = append(n, d.DC)
 	}
 	return strings.Join(n, ", ")
+}
+
+// NodesPerDC counts the cluster's nodes in each data center, as the answering node knows
+// them (system.local and system.peers): up or down, every node that holds a share of the
+// ring.
+func NodesPerDC(ctx context.Context, s *gocql.Session) (map[string]int, error) {
+	nodes := map[string]int{}
+	for _, q := range []string{"SELECT data_center FROM system.local", "SELECT data_center FROM system.peers"} {
+		it := s.Query(q).WithContext(ctx).Consistency(gocql.One).Iter()
+		var dc string
+		for it.Scan(&dc) {
+			nodes[dc]++
+		}
+		if err := it.Close(); err != nil {
+			return nil, fmt.Errorf("count the nodes of each data center: %w", err)
+		}
+	}
+	return nodes, nil
 }
