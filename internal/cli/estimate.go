@@ -42,7 +42,7 @@ type estimateFlags struct {
 	live            bool
 
 	replication, nodes string
-	tls             tlsFlags
+	tls                tlsFlags
 }
 
 // quickFields are the single-valued workload fields a flag can set, flag name -> field.
