@@ -376,20 +376,24 @@ func dcNames(dcs []DCHealth) string {
 	return strings.Join(n, ", ")
 }
 
-// NodesPerDC counts the cluster's nodes in each data center, as the answering node knows
-// them (system.local and system.peers): up or down, every node that holds a share of the
-// ring.
+// NodesPerDC counts the cluster's nodes in each data center: the answering node's
+// system.peers (up or down, every node that holds a share of the ring) and that node
+// itself. Both must come from one node: system.local asked in a second query may be
+// answered by another, which counts one node twice and the answerer not at all.
 func NodesPerDC(ctx context.Context, s *gocql.Session) (map[string]int, error) {
 	nodes := map[string]int{}
-	for _, q := range []string{"SELECT data_center FROM system.local", "SELECT data_center FROM system.peers"} {
-		it := s.Query(q).WithContext(ctx).Consistency(gocql.One).Iter()
-		var dc string
-		for it.Scan(&dc) {
-			nodes[dc]++
-		}
-		if err := it.Close(); err != nil {
-			return nil, fmt.Errorf("count the nodes of each data center: %w", err)
-		}
+	it := s.Query("SELECT data_center FROM system.peers").WithContext(ctx).Consistency(gocql.One).Iter()
+	var dc string
+	for it.Scan(&dc) {
+		nodes[dc]++
 	}
+	host := it.Host()
+	if err := it.Close(); err != nil {
+		return nil, fmt.Errorf("count the nodes of each data center: %w", err)
+	}
+	if host == nil || host.DataCenter() == "" {
+		return nil, errors.New("count the nodes of each data center: the driver does not say which node answered, or its data center")
+	}
+	nodes[host.DataCenter()]++
 	return nodes, nil
 }

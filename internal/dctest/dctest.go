@@ -67,6 +67,7 @@ type Node struct {
 	N    int
 	Host string
 	DC   string
+	Dir  string // the node's directory (its data under data/), as scripts/cassandra status names it
 }
 
 // Nodes lists the cluster's nodes, dc1's first, as scripts/cassandra numbers them: the
@@ -91,7 +92,11 @@ func Nodes(t testing.TB) []Node {
 		if err != nil {
 			continue
 		}
-		nodes = append(nodes, Node{N: n, Host: host, DC: dcs[host]})
+		node := Node{N: n, Host: host, DC: dcs[host]}
+		if _, dir, ok := strings.Cut(line, " dir "); ok {
+			node.Dir = strings.TrimSpace(dir)
+		}
+		nodes = append(nodes, node)
 	}
 	if len(nodes) == 0 {
 		t.Fatalf("dctest: scripts/cassandra status named no node:\n%s", out)
@@ -414,6 +419,16 @@ func seenDown(status string, down []string) bool {
 		}
 	}
 	return true
+}
+
+// Nodetool runs nodetool against node n (its number in Nodes) and returns its output.
+func Nodetool(t testing.TB, n int, args ...string) string {
+	t.Helper()
+	out, err := script(append([]string{"nodetool", "-n", strconv.Itoa(n)}, args...)...)
+	if err != nil {
+		t.Fatalf("dctest: %v\n%s", err, out)
+	}
+	return out
 }
 
 func control(t testing.TB, cmd, target string) {
