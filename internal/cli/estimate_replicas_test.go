@@ -75,3 +75,21 @@ func TestEstimateReplicationFlagErrors(t *testing.T) {
 		}
 	}
 }
+
+// design takes the same --replication and refuses a bad one before writing anything.
+func TestDesignReplicationFlag(t *testing.T) {
+	dir := "../../design/testdata/cases/sensors/"
+	out := t.TempDir()
+	args := []string{"design", "-k", "app", "--schema", dir + "entities.cql", "--queries", dir + "queries.cql", "--workload", dir + "workload.yaml", "--out", out}
+	code, stdout, errOut := run(t, append(args, "--replication", "{'class': 'NetworkTopologyStrategy', 'dc1': 3,")...)
+	if code != ExitBadInput || stdout != "" || !strings.Contains(errOut, "--replication {'class': 'NetworkTopologyStrategy', 'dc1': 3,: ") {
+		t.Errorf("bad --replication: exit %d, stderr %q", code, errOut)
+	}
+	code, stdout, errOut = run(t, append(args, "--replication", "{'class': 'NetworkTopologyStrategy', 'dc1': 3, 'dc2': 3}")...)
+	if code != ExitOK {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if !strings.Contains(stdout, "NetworkTopologyStrategy dc1 3 copies") {
+		t.Errorf("output lacks the copies per DC:\n%s", stdout)
+	}
+}
