@@ -28,7 +28,8 @@ const dcsEstimateBound = 0.04
 // {dc1: 2, dc2: 1}, flushes every node and compares estimate's bytes for each data center
 // (read from the cluster: the replication from system_schema, the node count from
 // system.peers) with the sum of the Data.db files of that DC's nodes. dc1 must hold two
-// copies and dc2 one: the figure one replica gives is right for neither.
+// copies and dc2 one: the figure one replica gives is right for neither. Then profile
+// --local-dc dc2 reads the table from dc2 alone and says so.
 func TestDCsEstimatePerDC(t *testing.T) {
 	hosts := dctest.Hosts(t)
 	dctest.Lock(t)
@@ -129,6 +130,16 @@ func TestDCsEstimatePerDC(t *testing.T) {
 	}
 	if e := (rp.ClusterBytes - total) / total; e > dcsEstimateBound || e < -dcsEstimateBound {
 		t.Errorf("whole cluster: estimate %.0f bytes, Data.db %.0f (%+.1f%%)", rp.ClusterBytes, total, 100*e)
+	}
+	// profile --local-dc dc2 reads dc2's one copy whole, and says which DC it read.
+	code, out, errOut = run(t, "profile", "--hosts", strings.Join(hosts, ","), "-k", ks, "--table", "events", "--full", "--local-dc", "dc2", "--seed", "1")
+	if code != ExitOK {
+		t.Fatalf("profile --local-dc dc2: exit %d, stderr %s", code, errOut)
+	}
+	for _, want := range []string{"# Sampled in data center dc2 only (--local-dc: every read routed there, at LOCAL_ONE)", fmt.Sprintf("partitions: %d", partitions)} {
+		if !strings.Contains(out, want) {
+			t.Errorf("profile --local-dc dc2 lacks %q:\n%s", want, out)
+		}
 	}
 	// dc1 keeps two copies on two nodes: each node holds the whole table.
 	for _, n := range nodes {
