@@ -179,17 +179,8 @@ func runEstimate(env *Env, cmd *cobra.Command, f *estimateFlags) error {
 	if opt.DeletesAt, err = tombstone.ParsePlacement(f.deletesAt); err != nil {
 		return Usagef("--deletes-at: %v", err)
 	}
-	for _, b := range f.batches {
-		var tables []string
-		for _, name := range strings.Split(b, ",") {
-			if name = strings.TrimSpace(name); name != "" {
-				tables = append(tables, name)
-			}
-		}
-		if len(tables) < 2 {
-			return Usagef("--batch %q: want two or more tables, table,table,...", b)
-		}
-		opt.FanOut = append(opt.FanOut, tables)
+	if opt.FanOut, err = parseBatches(f.batches); err != nil {
+		return err
 	}
 	if opt.Replication, opt.Nodes, err = replicationFlags(f.replication, f.nodes); err != nil {
 		return err
@@ -286,6 +277,24 @@ func runEstimate(env *Env, cmd *cobra.Command, f *estimateFlags) error {
 		return Findings()
 	}
 	return nil
+}
+
+// parseBatches reads each --batch table,table,...: the tables one entity is written to.
+func parseBatches(batches []string) ([][]string, error) {
+	var out [][]string
+	for _, b := range batches {
+		var tables []string
+		for _, name := range strings.Split(b, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				tables = append(tables, name)
+			}
+		}
+		if len(tables) < 2 {
+			return nil, Usagef("--batch %q: want two or more tables, table,table,...", b)
+		}
+		out = append(out, tables)
+	}
+	return out, nil
 }
 
 // parseFailOn reads --fail-on; "" means never.

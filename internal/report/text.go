@@ -50,19 +50,7 @@ func WriteText(w io.Writer, r *Report) error {
 			fmt.Fprintf(&b, " (%s)", t.Position)
 		}
 		fmt.Fprintf(&b, ": %s\n", severityWord(t.Verdict))
-		rows := "rows"
-		if t.Typical.Rows == 1 {
-			rows = "row"
-		}
-		fmt.Fprintf(&b, "  size: typical %s (%s %s), p99 %s, largest %s; classic formula %s; %s on one replica in %s partitions\n",
-			sizing.FormatBytes(float64(t.Typical.Bytes)), Count(t.Typical.Rows), rows, sizing.FormatBytes(float64(t.P99.Bytes)), sizing.FormatBytes(float64(t.Largest.Bytes)),
-			sizing.FormatBytes(float64(t.Largest.ClassicBytes)), sizing.FormatBytes(float64(t.TotalBytes)), Count(t.Partitions))
-		if t.DiskBytes > 0 {
-			fmt.Fprintf(&b, "  on disk: %s compressed (the workload's compression_ratio, measured by cqlsize profile), %s uncompressed\n", sizing.FormatBytes(float64(t.DiskBytes)), sizing.FormatBytes(float64(t.TotalBytes)))
-		}
-		if t.Replicas != nil {
-			fmt.Fprintf(&b, "  replicas: %s\n", t.Replicas.Line())
-		}
+		writeTextSize(&b, t)
 		fmt.Fprintf(&b, "  values: typical %s stored (classic %s), largest %s stored (classic %s); the limit counts stored values (cells written; a row with no cell counts its liveness)\n",
 			Count(t.Typical.StoredValues), Count(t.Typical.ClassicValues), Count(t.Largest.StoredValues), Count(t.Largest.ClassicValues))
 		fmt.Fprintf(&b, "  tombstones: %s a read (%s", Count(t.Tombstones.PerRead), t.Tombstones.Read)
@@ -135,6 +123,24 @@ func WriteText(w io.Writer, r *Report) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// writeTextSize writes a table's size lines: its partitions and one replica's bytes, on
+// disk when measured, and its copies when the replication is known.
+func writeTextSize(b *bytes.Buffer, t Table) {
+	rows := "rows"
+	if t.Typical.Rows == 1 {
+		rows = "row"
+	}
+	fmt.Fprintf(b, "  size: typical %s (%s %s), p99 %s, largest %s; classic formula %s; %s on one replica in %s partitions\n",
+		sizing.FormatBytes(float64(t.Typical.Bytes)), Count(t.Typical.Rows), rows, sizing.FormatBytes(float64(t.P99.Bytes)), sizing.FormatBytes(float64(t.Largest.Bytes)),
+		sizing.FormatBytes(float64(t.Largest.ClassicBytes)), sizing.FormatBytes(float64(t.TotalBytes)), Count(t.Partitions))
+	if t.DiskBytes > 0 {
+		fmt.Fprintf(b, "  on disk: %s compressed (the workload's compression_ratio, measured by cqlsize profile), %s uncompressed\n", sizing.FormatBytes(float64(t.DiskBytes)), sizing.FormatBytes(float64(t.TotalBytes)))
+	}
+	if t.Replicas != nil {
+		fmt.Fprintf(b, "  replicas: %s\n", t.Replicas.Line())
+	}
 }
 
 func checkedText(b Batch) string {
