@@ -220,19 +220,10 @@ func runEstimate(env *Env, cmd *cobra.Command, f *estimateFlags) error {
 	}
 	var conn *liveConn
 	if live != nil {
-		if conn, err = openLive(env, *live); err != nil {
+		if conn, schema, err = openEstimateLive(env, *live, schema, f.keyspace, &opt); err != nil {
 			return InputErr(err)
 		}
 		defer conn.Close()
-		if schema, err = conn.schema(env, schema, f.keyspace); err != nil {
-			return InputErr(err)
-		}
-		opt.ReplicationSource = conn.replFrom
-		if opt.Nodes == nil {
-			if opt.Nodes, err = conn.nodes(); err != nil {
-				return InputErr(err)
-			}
-		}
 	}
 
 	w, err := f.loadWorkload()

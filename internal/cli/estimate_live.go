@@ -51,6 +51,31 @@ type liveConn struct {
 	// replFrom is where the keyspaces' replication was read: "cluster" when the schema is
 	// the cluster's, or the files create no keyspace and the cluster's was taken.
 	replFrom string
+	// nodesNote says why each node's share is missing, when the node counts could not be read.
+	nodesNote string
+}
+
+// openEstimateLive opens the cluster an estimate reads and takes from it the schema (or
+// the differences from the files'), where the replication comes from, and each DC's node
+// count unless --nodes gave them: the copies per DC stand without the counts, so a failure
+// to read them only costs each node's share, which the report then says.
+func openEstimateLive(env *Env, cfg connect.Config, files *cql.Schema, keyspace string, opt *report.Options) (*liveConn, *cql.Schema, error) {
+	conn, err := openLive(env, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	schema, err := conn.schema(env, files, keyspace)
+	if err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
+	opt.ReplicationSource = conn.replFrom
+	if opt.Nodes == nil {
+		if opt.Nodes, err = conn.nodes(); err != nil {
+			conn.nodesNote = fmt.Sprintf("no copies per node: %v; pass --nodes dc1=N,dc2=N", err)
+		}
+	}
+	return conn, schema, nil
 }
 
 func openLive(env *Env, cfg connect.Config) (*liveConn, error) {
@@ -128,6 +153,9 @@ func (c *liveConn) fill(env *Env, r *report.Report) error {
 	ctx, cancel := context.WithTimeout(c.ctx, 60*time.Second)
 	defer cancel()
 	r.Live = &report.LiveInfo{Hosts: strings.Join(c.cfg.Hosts, ","), SchemaSource: c.source, SchemaDiff: c.diff}
+	if c.nodesNote != "" {
+		r.Notes = append(r.Notes, c.nodesNote)
+	}
 	if r.Live.SchemaDiff == nil {
 		r.Live.SchemaDiff = []string{}
 	}
