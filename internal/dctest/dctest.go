@@ -134,8 +134,8 @@ func HostsIn(t testing.TB, dc string) []string {
 	return out
 }
 
-// dcOf reads which DC each node is in, from system.local and system.peers_v2 of the first
-// node that answers.
+// dcOf reads which DC each node is in, from system.local, system.peers_v2 and the node
+// that answered the latter.
 func dcOf(t testing.TB, hosts []string) map[string]string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -155,6 +155,11 @@ func dcOf(t testing.TB, hosts []string) map[string]string {
 	iter := s.Query(`SELECT native_address, data_center FROM system.peers_v2`).WithContext(ctx).Iter()
 	for iter.Scan(&addr, &dc) {
 		out[addr.String()] = dc
+	}
+	// The node that answered system.peers_v2 is not among its own peers, and system.local
+	// above may have been answered by another coordinator: the driver says which one did.
+	if h := iter.Host(); h != nil && h.ConnectAddress() != nil && h.DataCenter() != "" {
+		out[h.ConnectAddress().String()] = h.DataCenter()
 	}
 	if err := iter.Close(); err != nil {
 		t.Fatalf("dctest: read system.peers_v2: %v", err)
