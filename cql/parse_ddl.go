@@ -221,27 +221,8 @@ func (p *parser) property() *Property {
 	pr := &Property{Name: name, Pos: t.Pos}
 	switch {
 	case t.IsPunct("{"):
-		p.next()
 		pr.IsMap = true
-		if !p.isPunct("}") {
-			for {
-				kpos := p.peek().Pos
-				k := p.propertyConstant("an option key")
-				p.expectPunct(":")
-				vpos := p.peek().Pos
-				v := p.propertyConstant("an option value")
-				for _, e := range pr.Map {
-					if e.Key == k {
-						p.fail(t.Pos, "multiple definition for property %s", k)
-					}
-				}
-				pr.Map = append(pr.Map, MapEntry{Key: k, Value: v, KeyPos: kpos, ValuePos: vpos})
-				if !p.acceptPunct(",") {
-					break
-				}
-			}
-		}
-		p.expectPunct("}")
+		pr.Map = p.optionMap()
 	case isConstant(t):
 		p.next()
 		pr.Value, pr.Lit = t.Val, t.Kind
@@ -257,6 +238,32 @@ func (p *parser) property() *Property {
 		p.failExpected("an option value")
 	}
 	return pr
+}
+
+// optionMap parses {constant: constant, ...}, the map of an option such as replication.
+func (p *parser) optionMap() []MapEntry {
+	open := p.expectPunct("{")
+	var out []MapEntry
+	if !p.isPunct("}") {
+		for {
+			kpos := p.peek().Pos
+			k := p.propertyConstant("an option key")
+			p.expectPunct(":")
+			vpos := p.peek().Pos
+			v := p.propertyConstant("an option value")
+			for _, e := range out {
+				if e.Key == k {
+					p.fail(open.Pos, "multiple definition for property %s", k)
+				}
+			}
+			out = append(out, MapEntry{Key: k, Value: v, KeyPos: kpos, ValuePos: vpos})
+			if !p.acceptPunct(",") {
+				break
+			}
+		}
+	}
+	p.expectPunct("}")
+	return out
 }
 
 func (p *parser) propertyConstant(what string) string {

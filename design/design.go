@@ -23,6 +23,12 @@ type Input struct {
 	// bucket is invented, and each table says which volume would decide one.
 	Volumes *Volumes
 	Target  sizing.Target
+	// Replication, when given, is how every keyspace of the design is replicated: the
+	// migration creates its keyspaces with it (NetworkTopologyStrategy with the DCs it
+	// names), over the entities' own CREATE KEYSPACE. Nodes is each DC's node count
+	// (key "" for the whole cluster), when known, for each node's share.
+	Replication *cql.Replication
+	Nodes       map[string]int
 }
 
 // Design is the result: the query tables, every query rewritten for its table, and the
@@ -31,6 +37,8 @@ type Design struct {
 	Tables  []*Table
 	Queries []*Served
 	Target  sizing.Target
+	// Replication is what Input.Replication gave: the migration's keyspaces take it.
+	Replication *cql.Replication
 }
 
 // Table is one query table and why it is the way it is.
@@ -57,6 +65,10 @@ type Table struct {
 	// Tiers puts the keys on two schemes when no single one both holds the busiest key and
 	// serves the typical read in a few partitions; nil for one scheme.
 	Tiers *Tiers
+	// Replicas is the table's bytes (Estimate.TotalBytes, one replica) on every copy its
+	// keyspace keeps, per DC and for the whole cluster; nil when not sized or when no
+	// replication is known.
+	Replicas *sizing.Replicas
 
 	reads []readcost.Cost // each served pattern's read cost, in Queries' order (sized only)
 }
@@ -138,7 +150,7 @@ func run(in Input, homes bool) (*Design, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	d := &Design{Target: in.Target}
+	d := &Design{Target: in.Target, Replication: in.Replication}
 	names := map[string]bool{}
 	if homes {
 		widenHomes(groups)
@@ -166,6 +178,9 @@ func run(in Input, homes bool) (*Design, error) {
 		if err := addHomes(d, in, names); err != nil {
 			return nil, err
 		}
+	}
+	if err := replicate(d, in); err != nil {
+		return nil, err
 	}
 	// Queries in the order given.
 	order := map[string]int{}
@@ -268,4 +283,29 @@ func keyNames(cols []*cql.Column) string {
 		out = append(out, c.Name)
 	}
 	return strings.Join(out, ", ")
+}
+
+// replicate sizes each sized table's copies by the replication its keyspace will have:
+// Input.Replication when given, else the entities' CREATE KEYSPACE (read by
+// cql.ReplicationOf, the one reader of replication maps).
+func replicate(d *Design, in Input) error {
+	for _, t := range d.Tables {
+		if t.Estimate == nil {
+			continue
+		}
+		var r cql.Replication
+		if in.Replication != nil {
+			r = *in.Replication
+		} else if k := in.Schema.Keyspaces[t.Table.Keyspace]; k != nil {
+			var err error
+			if r, err = cql.ReplicationOf(k.Replication); err != nil {
+				return fmt.Errorf("keyspace %s: %w", t.Table.Keyspace, err)
+			}
+		}
+		if r.Known() {
+			rp := sizing.Replicate(t.Estimate.TotalBytes, r, in.Nodes)
+			t.Replicas = &rp
+		}
+	}
+	return nil
 }

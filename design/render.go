@@ -2,7 +2,6 @@ package design
 
 import (
 	"fmt"
-	"maps"
 	"math"
 	"sort"
 	"strings"
@@ -21,16 +20,27 @@ func (d *Design) Migration(schema *cql.Schema) string {
 	done := map[string]bool{}
 	for _, t := range d.Tables {
 		ks := t.Table.Keyspace
-		if k := schema.Keyspaces[ks]; ks != "" && !done[ks] && k != nil && len(k.Replication) > 0 {
-			done[ks] = true
-			repl := maps.Clone(k.Replication)
-			repl["class"] = strings.TrimPrefix(repl["class"], "org.apache.cassandra.locator.")
-			durable := ""
-			if !k.DurableWrites {
-				durable = " AND durable_writes = false"
-			}
-			fmt.Fprintf(&b, "\nCREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s%s;\n", cql.QuoteName(ks), mapText(repl), durable)
+		k := schema.Keyspaces[ks]
+		if ks == "" || done[ks] || k == nil {
+			continue
 		}
+		// The replication given (--replication) over the entities' own; a keyspace with
+		// neither (entities written for migrate --keyspace) is not created here.
+		repl := mapText(k.Replication)
+		if d.Replication != nil {
+			repl = d.Replication.String()
+		} else if r, err := cql.ReplicationOf(k.Replication); err == nil && r.Known() {
+			repl = r.String()
+		}
+		if len(k.Replication) == 0 && d.Replication == nil {
+			continue
+		}
+		done[ks] = true
+		durable := ""
+		if !k.DurableWrites {
+			durable = " AND durable_writes = false"
+		}
+		fmt.Fprintf(&b, "\nCREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s%s;\n", cql.QuoteName(ks), repl, durable)
 	}
 	for _, u := range usedTypes(d.Tables, schema) {
 		fmt.Fprintf(&b, "\n-- %s is a type the tables below use (from the entities).\n%s;\n", u.Name, createType(u))
@@ -133,7 +143,11 @@ func mapText(m map[string]string) string {
 	sort.Strings(keys)
 	items := make([]string, len(keys))
 	for i, k := range keys {
-		items[i] = "'" + k + "': '" + m[k] + "'"
+		v := m[k]
+		if k == "class" {
+			v = strings.TrimPrefix(v, "org.apache.cassandra.locator.")
+		}
+		items[i] = "'" + k + "': '" + v + "'"
 	}
 	return "{" + strings.Join(items, ", ") + "}"
 }

@@ -54,6 +54,26 @@ type jsonTable struct {
 	Verdict      string       `json:"verdict,omitempty"`
 	Findings     []jsonFinder `json:"findings,omitempty"`
 	Tiers        *jsonTiers   `json:"tiers,omitempty"`
+	Replicas     *jsonReplica `json:"replicas,omitempty"`
+}
+
+// jsonReplica is a table's bytes on every copy: the fields of estimate's replicas
+// (docs/estimate-json.md), with one replica's bytes beside them.
+type jsonReplica struct {
+	Replication  string      `json:"replication"`
+	Class        string      `json:"class"`
+	TotalBytes   float64     `json:"total_bytes"`
+	DataCenters  []jsonDCRep `json:"data_centers"`
+	ClusterBytes float64     `json:"cluster_bytes"`
+	ClusterKnown bool        `json:"cluster_known"`
+}
+
+type jsonDCRep struct {
+	Name              string  `json:"name,omitempty"`
+	ReplicationFactor int     `json:"replication_factor"`
+	Bytes             float64 `json:"bytes"`
+	Nodes             int     `json:"nodes,omitempty"`
+	NodeBytes         float64 `json:"node_bytes,omitempty"`
 }
 
 type jsonTiers struct {
@@ -148,6 +168,14 @@ func (d *Design) WriteJSON(w io.Writer, files *Files) error {
 				jt.Findings = append(jt.Findings, jsonFinder{f.Code, f.Severity.String(), f.Message})
 			}
 		}
+		if rp := t.Replicas; rp != nil {
+			jr := &jsonReplica{Replication: rp.Replication.String(), Class: rp.Replication.Class, TotalBytes: math.Round(rp.OneReplica),
+				DataCenters: []jsonDCRep{}, ClusterBytes: math.Round(rp.Cluster), ClusterKnown: rp.ClusterKnown}
+			for _, dc := range rp.DCs {
+				jr.DataCenters = append(jr.DataCenters, jsonDCRep{dc.DC, dc.RF, math.Round(dc.Bytes), dc.Nodes, math.Round(dc.NodeBytes)})
+			}
+			jt.Replicas = jr
+		}
 		if tt := t.Tiers; tt != nil {
 			jt.Tiers = &jsonTiers{Table: tt.Table, CreateTable: tt.CreateTable, Default: jsonTier{tt.Default.Bucket, max(1, tt.Default.Shards)},
 				Hot: jsonTier{tt.Hot.Bucket, max(1, tt.Hot.Shards)}, PromoteOver: perKey(tt.Threshold).String(),
@@ -205,6 +233,9 @@ func (d *Design) WriteText(w io.Writer, files *Files) error {
 		for _, n := range t.Notes {
 			ew.printf("  cost: %s\n", n)
 		}
+		if t.Replicas != nil {
+			ew.printf("  replicas: %s\n", replicasText(t.Replicas))
+		}
 	}
 	ew.printf("\nQueries:\n")
 	for _, q := range d.Queries {
@@ -233,6 +264,9 @@ func (d *Design) WriteMarkdown(w io.Writer, files *Files) error {
 		}
 		for _, n := range t.Notes {
 			ew.printf("- Cost: %s\n", n)
+		}
+		if t.Replicas != nil {
+			ew.printf("- Replicas: %s\n", replicasText(t.Replicas))
 		}
 	}
 	ew.printf("\n## Queries\n\n| query | table | rewritten | partitions a read (p50 / p99 / busiest) | partition reads/s |\n|---|---|---|---|---|\n")
@@ -298,4 +332,10 @@ func Explain(err error) error {
 		return cql.Errorf(ce.Pos, "%s: a query with OR asks for two keys at once, and a table is read by one partition key: write each alternative as a query of its own (two reads, merged by the service)", ce.Msg)
 	}
 	return err
+}
+
+// replicasText is a table's copies in one line: one replica's bytes, then the class and
+// sizing's phrase for the copies.
+func replicasText(r *sizing.Replicas) string {
+	return fmt.Sprintf("%s on one replica; %s %s", sizing.FormatBytes(r.OneReplica), r.Replication.Class, r.Text())
 }

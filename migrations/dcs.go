@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/cql"
 )
 
 // Across datacenters the lock's serial consistency decides what a lost DC costs. SERIAL
@@ -236,39 +237,31 @@ func groupDCs(nodes []nodeView, live map[string]liveness) []DCHealth {
 // nil when the keyspace does not exist or uses another strategy (SimpleStrategy places
 // replicas without regard to DCs, so no per-DC count can be made).
 func networkReplication(ctx context.Context, s *gocql.Session, keyspace string) (map[string]int, error) {
-	class, rf, _, err := readReplication(ctx, s, keyspace)
-	if err != nil || !strings.HasSuffix(class, "NetworkTopologyStrategy") {
+	r, err := readReplication(ctx, s, keyspace)
+	if err != nil || r.Class != cql.NetworkTopologyStrategy {
 		return nil, err
 	}
-	return rf, nil
+	return r.DCs, nil
 }
 
-// readReplication reads a keyspace's replication: its strategy class, the replication
-// factor of each DC (or "replication_factor" for SimpleStrategy), and the map as the node
-// keeps it; no class when the keyspace does not exist.
-func readReplication(ctx context.Context, s *gocql.Session, keyspace string) (class string, rf map[string]int, raw map[string]string, err error) {
-	err = s.Query(`SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = ?`, keyspace).
+// readReplication reads a keyspace's replication from system_schema.keyspaces (through
+// cql.ReplicationOf, the one reader of replication maps); the zero Replication when the
+// keyspace does not exist.
+func readReplication(ctx context.Context, s *gocql.Session, keyspace string) (cql.Replication, error) {
+	var raw map[string]string
+	err := s.Query(`SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = ?`, keyspace).
 		WithContext(ctx).Consistency(gocql.One).Scan(&raw)
 	if errors.Is(err, gocql.ErrNotFound) {
-		return "", nil, nil, nil
+		return cql.Replication{}, nil
 	}
 	if err != nil {
-		return "", nil, nil, fmt.Errorf("read the replication of keyspace %s: %w", keyspace, err)
+		return cql.Replication{}, fmt.Errorf("read the replication of keyspace %s: %w", keyspace, err)
 	}
-	rf = map[string]int{}
-	for k, v := range raw {
-		if k == "class" {
-			continue
-		}
-		// "3" or, with transient replication, "3/1": the full replicas come first.
-		full, _, _ := strings.Cut(v, "/")
-		n, err := strconv.Atoi(full)
-		if err != nil {
-			return "", nil, nil, fmt.Errorf("keyspace %s: replication %s=%q: not a number", keyspace, k, v)
-		}
-		rf[k] = n
+	r, err := cql.ReplicationOf(raw)
+	if err != nil {
+		return cql.Replication{}, fmt.Errorf("keyspace %s: %w", keyspace, err)
 	}
-	return raw["class"], rf, raw, nil
+	return r, nil
 }
 
 // ImpossibleQuorum turns "Cannot achieve consistency level QUORUM" into an error that says
@@ -283,18 +276,13 @@ func ImpossibleQuorum(ctx context.Context, s *gocql.Session, err error, keyspace
 	if !errors.As(err, &un) {
 		return nil
 	}
-	nodes := map[string]int{} // per data center
+	nodes, nerr := NodesPerDC(ctx, s)
+	if nerr != nil {
+		return nil
+	}
 	total := 0
-	for _, q := range []string{"SELECT data_center FROM system.local", "SELECT data_center FROM system.peers"} {
-		it := s.Query(q).WithContext(ctx).Consistency(gocql.One).Iter()
-		var dc string
-		for it.Scan(&dc) {
-			nodes[dc]++
-			total++
-		}
-		if it.Close() != nil {
-			return nil
-		}
+	for _, n := range nodes {
+		total += n
 	}
 	seen := map[string]bool{}
 	for _, ks := range keyspaces {
@@ -302,21 +290,17 @@ func ImpossibleQuorum(ctx context.Context, s *gocql.Session, err error, keyspace
 			continue
 		}
 		seen[ks] = true
-		class, rf, raw, rerr := readReplication(ctx, s, ks)
-		if rerr != nil || class == "" {
+		r, rerr := readReplication(ctx, s, ks)
+		if rerr != nil || !r.Known() {
 			continue
 		}
 		var short []string
-		for k, n := range rf {
-			have, where := nodes[k], "data center "+k
-			switch {
-			case strings.HasSuffix(class, "SimpleStrategy") && k == "replication_factor":
-				have, where = total, "the cluster"
-			case k == "replication_factor":
-				continue
-			}
-			if quorum(n) > have {
-				short = append(short, fmt.Sprintf("%s has %d node(s) for replication factor %d (a quorum is %d)", where, have, n, quorum(n)))
+		if r.Class == cql.SimpleStrategy && quorum(r.Factor) > total {
+			short = append(short, fmt.Sprintf("the cluster has %d node(s) for replication factor %d (a quorum is %d)", total, r.Factor, quorum(r.Factor)))
+		}
+		for dc, n := range r.DCs {
+			if have := nodes[dc]; quorum(n) > have {
+				short = append(short, fmt.Sprintf("data center %s has %d node(s) for replication factor %d (a quorum is %d)", dc, have, n, quorum(n)))
 			}
 		}
 		if len(short) == 0 {
@@ -325,27 +309,9 @@ func ImpossibleQuorum(ctx context.Context, s *gocql.Session, err error, keyspace
 		sort.Strings(short)
 		return fmt.Errorf("%v: no retry can fix this: keyspace %s has replication %s and %s; "+
 			"lower its replication (ALTER KEYSPACE %s WITH replication = {...}, and in the file that creates it) or add nodes, then run again",
-			err, ks, rawReplicationText(raw), strings.Join(short, ", "), ks)
+			err, ks, r, strings.Join(short, ", "), ks)
 	}
 	return nil
-}
-
-// rawReplicationText writes a replication map as CQL does, keys sorted.
-func rawReplicationText(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		v := m[k]
-		if k == "class" {
-			v = v[strings.LastIndexByte(v, '.')+1:]
-		}
-		parts[i] = fmt.Sprintf("'%s': '%s'", k, v)
-	}
-	return "{" + strings.Join(parts, ", ") + "}"
 }
 
 // Preflight checks, before anything is sent, that each DC has enough replicas up for the
@@ -408,4 +374,26 @@ func dcNames(dcs []DCHealth) string {
 		n = append(n, d.DC)
 	}
 	return strings.Join(n, ", ")
+}
+
+// NodesPerDC counts the cluster's nodes in each data center: the answering node's
+// system.peers (up or down, every node that holds a share of the ring) and that node
+// itself. Both must come from one node: system.local asked in a second query may be
+// answered by another, which counts one node twice and the answerer not at all.
+func NodesPerDC(ctx context.Context, s *gocql.Session) (map[string]int, error) {
+	nodes := map[string]int{}
+	it := s.Query("SELECT data_center FROM system.peers").WithContext(ctx).Consistency(gocql.One).Iter()
+	var dc string
+	for it.Scan(&dc) {
+		nodes[dc]++
+	}
+	host := it.Host()
+	if err := it.Close(); err != nil {
+		return nil, fmt.Errorf("count the nodes of each data center: %w", err)
+	}
+	if host == nil || host.DataCenter() == "" {
+		return nil, errors.New("count the nodes of each data center: the driver does not say which node answered, or its data center")
+	}
+	nodes[host.DataCenter()]++
+	return nodes, nil
 }

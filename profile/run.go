@@ -45,7 +45,7 @@ func Run(ctx context.Context, s *gocql.Session, o Options) (*Result, error) {
 	}
 	o = o.withDefaults()
 	res := &Result{Keyspace: o.Keyspace, Started: o.Now().UTC(), Problems: []string{}, Tables: []*Table{},
-		RateSet: o.Rate, Consistency: o.Consistency.String()}
+		RateSet: o.Rate, Consistency: o.Consistency.String(), LocalDC: o.LocalDC}
 	schema, err := liveschema.Read(ctx, s, o.Keyspace)
 	if err != nil {
 		return nil, fmt.Errorf("read the schema of keyspace %s: %w", o.Keyspace, err)

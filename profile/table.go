@@ -38,6 +38,9 @@ type Options struct {
 	// NoTrace turns off tracing the first pages of a few slices (system_traces is written
 	// on the node for each traced request).
 	NoTrace bool
+	// LocalDC is the one data center the session routes reads to (connect.Config.LocalDC)
+	// at a LOCAL consistency, when the profile samples one DC; the result says so.
+	LocalDC string
 
 	typesOf *cql.Keyspace // the keyspace's user types, set by Run
 }
@@ -61,6 +64,8 @@ type Result struct {
 	RateSet      float64 `json:"rate_set,omitempty"`
 	RateAchieved float64 `json:"rate_achieved"`
 	Consistency  string  `json:"consistency"`
+	// LocalDC is the one data center sampled (--local-dc); "" when reads went to any.
+	LocalDC string `json:"local_dc,omitempty"`
 	// Skipped are the tables left out of a profile of every table: cqlsize migrate's own
 	// bookkeeping (see Bookkeeping); Problems carries the note saying so.
 	Skipped []string `json:"-"`

@@ -25,6 +25,9 @@ func (r *Result) WriteWorkload(w io.Writer) error {
 		head += fmt.Sprintf("; --rate %g", r.RateSet)
 	}
 	notes.Head = []string{fmt.Sprintf("Workload measured by `cqlsize profile` on keyspace %s, %s.", r.Keyspace, r.Started.UTC().Format(time.RFC3339)), head + ")."}
+	if r.LocalDC != "" {
+		notes.Head = append(notes.Head, LocalDCNote(r.LocalDC, r.Consistency))
+	}
 	if len(r.Problems) > 0 {
 		if r.Partial {
 			notes.Head = append(notes.Head, "PARTIAL: not everything could be read:")
@@ -431,3 +434,8 @@ func writeSpread(tw *workload.TableWorkload, tn *workload.TableNotes, t *Table) 
 }
 
 func isCounter(t *cql.Type) bool { return t != nil && t.Kind == cql.Native && t.Name == "counter" }
+
+// LocalDCNote is the one sentence every output of a profile of one data center carries.
+func LocalDCNote(dc, consistency string) string {
+	return fmt.Sprintf("Sampled in data center %s only (--local-dc: every read routed there, at %s): rows not yet there (hints or repair pending) are not counted.", dc, consistency)
+}

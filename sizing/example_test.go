@@ -73,3 +73,21 @@ func ExampleEstimateBatch() {
 	// 6258 bytes in 3 mutations
 	// warn SZ020
 }
+
+// Replicate turns one replica's bytes into what each data center and each node holds.
+func ExampleReplicate() {
+	r, err := cql.ParseReplication("", "{'class': 'NetworkTopologyStrategy', 'dc1': 3, 'dc2': 2}")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rp := sizing.Replicate(2e12, r, map[string]int{"dc1": 6, "dc2": 4})
+	for _, dc := range rp.DCs {
+		fmt.Printf("%s: %s, %s a node\n", dc.DC, sizing.FormatBytes(dc.Bytes), sizing.FormatBytes(dc.NodeBytes))
+	}
+	fmt.Println("cluster:", sizing.FormatBytes(rp.Cluster))
+	// Output:
+	// dc1: 6 TB, 1 TB a node
+	// dc2: 4 TB, 1 TB a node
+	// cluster: 10 TB
+}

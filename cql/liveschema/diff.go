@@ -183,23 +183,15 @@ func columnMap(t *cql.Table) map[string]*cql.Column {
 	return m
 }
 
-// replication renders a replication map with the strategy class shortened, so
-// {'class': 'SimpleStrategy', ...} equals what system_schema stores.
+// replication renders a replication map through cql.ReplicationOf, the one reader of
+// replication maps, so {'class': 'SimpleStrategy', 'replication_factor': 1} in a file equals
+// what system_schema stores; a map it cannot read is shown as it is.
 func replication(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+	r, err := cql.ReplicationOf(m)
+	if err != nil {
+		return fmt.Sprint(m)
 	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		v := m[k]
-		if k == "class" {
-			v = shortClass(v)
-		}
-		parts[i] = k + ": " + v
-	}
-	return "{" + strings.Join(parts, ", ") + "}"
+	return r.String()
 }
 
 func shortClass(c string) string {

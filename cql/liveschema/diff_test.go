@@ -111,7 +111,7 @@ func TestDiffFindsEachKind(t *testing.T) {
 		}, []string{"keyspace app: type addr: fields: want (street text, zip int), got (street text, zip int, city text)"}},
 		{"replication", func(s *cql.Schema) {
 			s.Keyspaces["app"].Replication = map[string]string{"class": "NetworkTopologyStrategy", "dc1": "3"}
-		}, []string{"keyspace app: replication: want {class: SimpleStrategy, replication_factor: 1}, got {class: NetworkTopologyStrategy, dc1: 3}"}},
+		}, []string{"keyspace app: replication: want {'class': 'SimpleStrategy', 'replication_factor': '1'}, got {'class': 'NetworkTopologyStrategy', 'dc1': '3'}"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := sample()

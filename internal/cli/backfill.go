@@ -284,7 +284,13 @@ func runBackfill(env *Env, f *backfillFlags) error {
 // openFor opens a session to --hosts (or $CASSANDRA_HOSTS) with the environment's
 // credentials and TLS, at the given default consistency.
 func openFor(env *Env, hosts, consistency string, timeout time.Duration, tls *tlsFlags) (connect.Config, *gocql.Session, error) {
+	return openInDC(env, hosts, consistency, "", timeout, tls)
+}
+
+// openInDC is openFor with requests routed to data center localDC first ("" for none).
+func openInDC(env *Env, hosts, consistency, localDC string, timeout time.Duration, tls *tlsFlags) (connect.Config, *gocql.Session, error) {
 	cfg := readerConfig(env, hosts, consistency, timeout, tls)
+	cfg.LocalDC = localDC
 	if len(cfg.Hosts) == 0 {
 		return cfg, nil, Usagef("no cluster: pass --hosts or set $%s", connect.EnvHosts)
 	}

@@ -19,6 +19,7 @@ import (
 
 type designFlags struct {
 	schema, queries, workload, out, format, keyspace, target string
+	replication, nodes                                       string
 }
 
 func newDesignCmd(env *Env) *cobra.Command {
@@ -53,11 +54,17 @@ folder; a migrations folder holds numbered migrations only), queries.cql
 and writeplan.yaml (for each entity, the tables a write fans out to and how each key column
 is derived; cql/denorm loads it).
 
+The keyspace is created as the entities' CREATE KEYSPACE says, or with --replication: given
+data centers ({'class': 'NetworkTopologyStrategy', 'dc1': 3, 'dc2': 3}) the migration
+creates a NetworkTopologyStrategy keyspace, and each table's bytes are given per DC (per
+node with --nodes) and for the whole cluster beside one replica's.
+
 Exit status: 0 when the design is written, 2 for bad input (a query on a column no entity
 has, a volume for a column that does not exist, distinct above the rows, a query no table
 can serve), with the file and line.`,
 		Example: `  cqlsize design --schema entities.cql --queries queries.cql --workload volumes.yaml --out db
-  cqlsize design --schema entities.cql --queries queries.cql --workload volumes.yaml --out design --format json`,
+  cqlsize design --schema entities.cql --queries queries.cql --workload volumes.yaml --out design --format json
+  cqlsize design -k app --schema entities.cql --queries queries.cql --workload volumes.yaml --out db --replication "{'class': 'NetworkTopologyStrategy', 'dc1': 3, 'dc2': 3}"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runDesign(env, f) },
 	}
@@ -69,6 +76,8 @@ can serve), with the file and line.`,
 	fl.StringVar(&f.format, "format", "text", "output format: text, json or markdown")
 	fl.StringVarP(&f.keyspace, "keyspace", "k", "", "keyspace of unqualified names in the entities and queries")
 	fl.StringVar(&f.target, "target", "", "limits to design for: cassandra-5.0 (default), cassandra-4.1 or scylladb")
+	fl.StringVar(&f.replication, "replication", "", "how the keyspace is replicated, a CQL map such as \"{'class': 'NetworkTopologyStrategy', 'dc1': 3, 'dc2': 3}\": the migration creates the keyspace with it (default: the entities' CREATE KEYSPACE)")
+	fl.StringVar(&f.nodes, "nodes", "", "nodes of each data center, dc1=6,dc2=6 (or the cluster's, 12), for each node's share of the bytes")
 	return cmd
 }
 
@@ -87,6 +96,10 @@ func runDesign(env *Env, f *designFlags) error {
 	target, err := sizing.ParseTarget(f.target)
 	if err != nil {
 		return Usagef("--target: %v", err)
+	}
+	repl, nodes, err := replicationFlags(f.replication, f.nodes)
+	if err != nil {
+		return err
 	}
 	for _, req := range []struct{ v, flag, what string }{
 		{f.schema, "--schema", "the entities, one CQL table per entity"},
@@ -117,7 +130,7 @@ func runDesign(env *Env, f *designFlags) error {
 	if err != nil {
 		return InputErr(err)
 	}
-	in := design.Input{Schema: schema, Volumes: vols, Target: target}
+	in := design.Input{Schema: schema, Volumes: vols, Target: target, Replication: repl, Nodes: nodes}
 	for _, q := range qs {
 		in.Queries = append(in.Queries, design.Query{Name: q.Name, Rate: q.Rate, P99: q.P99, Range: q.Range, Stmt: q.Statement()})
 	}

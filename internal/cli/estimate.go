@@ -40,7 +40,9 @@ type estimateFlags struct {
 
 	hosts, keyspace string
 	live            bool
-	tls             tlsFlags
+
+	replication, nodes string
+	tls                tlsFlags
 }
 
 // quickFields are the single-valued workload fields a flag can set, flag name -> field.
@@ -94,6 +96,12 @@ system_views.tombstones_per_read, system.size_estimates) is shown beside the est
 role that may read system_schema but not those tables gets the estimate without the
 cluster's figures, and a note naming the permission the node refused.
 
+Replication: every byte figure is one replica's. When the keyspace's replication is known
+(the schema's CREATE KEYSPACE, the cluster's system_schema, or --replication over both), each
+table also gets its copies: per data center (bytes × that DC's replication factor), per
+node when the node count is known (--nodes, or counted from the cluster), and for the whole
+cluster. SimpleStrategy is one figure, its replication factor's copies.
+
 Formats: text (default), json (the contract in docs/estimate-json.md), markdown (for a pull
 request comment) and html (one self-contained page with a growth chart per table).
 
@@ -112,6 +120,7 @@ nothing on stdout on 2 or 3.`,
   cqlsize estimate --schema s.cql --workload w.yaml --queries queries.cql --format markdown --fail-on warn
   cqlsize estimate --schema s.cql --workload w.yaml --format html --output estimate.html
   cqlsize estimate --schema s.cql --workload w.yaml --batch posts_by_id,posts_by_user,posts_by_hashtag
+  cqlsize estimate --schema s.cql --workload w.yaml --replication "{'class': 'NetworkTopologyStrategy', 'dc1': 3, 'dc2': 3}" --nodes dc1=6,dc2=6
   CASSANDRA_HOSTS=10.0.0.1 cqlsize estimate --live --keyspace app --workload w.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -141,6 +150,8 @@ nothing on stdout on 2 or 3.`,
 	fl.StringVar(&f.deletesAt, "deletes-at", "scattered", "where deleted rows lie in the clustering order when the workload's deletes do not say (at:): scattered, head (a queue), tail, oldest or newest")
 	fl.StringVar(&f.hosts, "hosts", "", "read the schema and live figures from this cluster, host[:port],...")
 	fl.BoolVar(&f.live, "live", false, "use the cluster in $CASSANDRA_HOSTS (as --hosts does)")
+	fl.StringVar(&f.replication, "replication", "", "the keyspace's replication, a CQL map such as \"{'class': 'NetworkTopologyStrategy', 'dc1': 3, 'dc2': 3}\" (default: the schema's CREATE KEYSPACE, or the cluster's)")
+	fl.StringVar(&f.nodes, "nodes", "", "nodes of each data center, dc1=6,dc2=6 (or the cluster's, 12), to give each node's share (default: counted from the cluster with --hosts/--live)")
 	f.tls.bind(fl)
 	fl.StringVarP(&f.keyspace, "keyspace", "k", "", "keyspace of unqualified table names in the schema files (migrations written for cqlsize migrate --keyspace), and the keyspace to read from a cluster")
 	return cmd
@@ -168,17 +179,11 @@ func runEstimate(env *Env, cmd *cobra.Command, f *estimateFlags) error {
 	if opt.DeletesAt, err = tombstone.ParsePlacement(f.deletesAt); err != nil {
 		return Usagef("--deletes-at: %v", err)
 	}
-	for _, b := range f.batches {
-		var tables []string
-		for _, name := range strings.Split(b, ",") {
-			if name = strings.TrimSpace(name); name != "" {
-				tables = append(tables, name)
-			}
-		}
-		if len(tables) < 2 {
-			return Usagef("--batch %q: want two or more tables, table,table,...", b)
-		}
-		opt.FanOut = append(opt.FanOut, tables)
+	if opt.FanOut, err = parseBatches(f.batches); err != nil {
+		return err
+	}
+	if opt.Replication, opt.Nodes, err = replicationFlags(f.replication, f.nodes); err != nil {
+		return err
 	}
 	quickSet := f.quickFlagsSet(cmd)
 	switch {
@@ -215,13 +220,10 @@ func runEstimate(env *Env, cmd *cobra.Command, f *estimateFlags) error {
 	}
 	var conn *liveConn
 	if live != nil {
-		if conn, err = openLive(env, *live); err != nil {
+		if conn, schema, err = openEstimateLive(env, *live, schema, f.keyspace, &opt); err != nil {
 			return InputErr(err)
 		}
 		defer conn.Close()
-		if schema, err = conn.schema(env, schema, f.keyspace); err != nil {
-			return InputErr(err)
-		}
 	}
 
 	w, err := f.loadWorkload()
@@ -266,6 +268,24 @@ func runEstimate(env *Env, cmd *cobra.Command, f *estimateFlags) error {
 		return Findings()
 	}
 	return nil
+}
+
+// parseBatches reads each --batch table,table,...: the tables one entity is written to.
+func parseBatches(batches []string) ([][]string, error) {
+	var out [][]string
+	for _, b := range batches {
+		var tables []string
+		for _, name := range strings.Split(b, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				tables = append(tables, name)
+			}
+		}
+		if len(tables) < 2 {
+			return nil, Usagef("--batch %q: want two or more tables, table,table,...", b)
+		}
+		out = append(out, tables)
+	}
+	return out, nil
 }
 
 // parseFailOn reads --fail-on; "" means never.
@@ -437,4 +457,62 @@ func namedQuery(s *cql.Select, i int) (report.NamedQuery, error) {
 		h.Name = fmt.Sprintf("q%d", i+1)
 	}
 	return report.NamedQuery{Name: h.Name, Rate: h.Rate, P99: h.P99, Range: h.Range, Stmt: s}, nil
+}
+
+// replicationFlags reads --replication (a CQL replication map, through cql.ParseReplication)
+// and --nodes (dc=N,dc=N, or one number for the whole cluster); nil for a flag not given.
+func replicationFlags(replication, nodes string) (*cql.Replication, map[string]int, error) {
+	var r *cql.Replication
+	if strings.TrimSpace(replication) != "" {
+		p, err := cql.ParseReplication("", replication)
+		if err != nil {
+			return nil, nil, Usagef("--replication %s: %v", replication, err)
+		}
+		r = &p
+	}
+	n, err := parseNodes(nodes)
+	if err != nil {
+		return nil, nil, Usagef("--nodes %s: %v", nodes, err)
+	}
+	return r, n, nil
+}
+
+// parseNodes reads node counts: "dc1=6,dc2=6" per data center, or "12" for the whole
+// cluster (the key ""); nil for "".
+func parseNodes(s string) (map[string]int, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	count := func(v string) (int, error) {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 1 {
+			return 0, fmt.Errorf("%q is not a node count (a whole number, 1 or more)", v)
+		}
+		return n, nil
+	}
+	if !strings.Contains(s, "=") {
+		n, err := count(s)
+		if err != nil {
+			return nil, fmt.Errorf("%w; per data center write dc1=6,dc2=6", err)
+		}
+		return map[string]int{"": n}, nil
+	}
+	out := map[string]int{}
+	for _, part := range strings.Split(s, ",") {
+		dc, v, ok := strings.Cut(part, "=")
+		dc = strings.TrimSpace(dc)
+		if !ok || dc == "" {
+			return nil, fmt.Errorf("%q: want dc=N", strings.TrimSpace(part))
+		}
+		if _, dup := out[dc]; dup {
+			return nil, fmt.Errorf("data center %s given twice", dc)
+		}
+		n, err := count(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", dc, err)
+		}
+		out[dc] = n
+	}
+	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/liveschema"
 	"github.com/cqlsize/cqlsize/internal/report"
+	"github.com/cqlsize/cqlsize/migrations"
 )
 
 // liveConfig returns the cluster to read, or nil when the estimate is offline. --hosts
@@ -46,6 +48,34 @@ type liveConn struct {
 	// diff and source are what schema() found, for the report.
 	diff   []string
 	source string
+	// replFrom is where the keyspaces' replication was read: "cluster" when the schema is
+	// the cluster's, or the files create no keyspace and the cluster's was taken.
+	replFrom string
+	// nodesNote says why each node's share is missing, when the node counts could not be read.
+	nodesNote string
+}
+
+// openEstimateLive opens the cluster an estimate reads and takes from it the schema (or
+// the differences from the files'), where the replication comes from, and each DC's node
+// count unless --nodes gave them: the copies per DC stand without the counts, so a failure
+// to read them only costs each node's share, which the report then says.
+func openEstimateLive(env *Env, cfg connect.Config, files *cql.Schema, keyspace string, opt *report.Options) (*liveConn, *cql.Schema, error) {
+	conn, err := openLive(env, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	schema, err := conn.schema(env, files, keyspace)
+	if err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
+	opt.ReplicationSource = conn.replFrom
+	if opt.Nodes == nil {
+		if opt.Nodes, err = conn.nodes(); err != nil {
+			conn.nodesNote = fmt.Sprintf("no copies per node: %v; pass --nodes dc1=N,dc2=N", err)
+		}
+	}
+	return conn, schema, nil
 }
 
 func openLive(env *Env, cfg connect.Config) (*liveConn, error) {
@@ -94,12 +124,27 @@ func (c *liveConn) schema(env *Env, files *cql.Schema, keyspace string) (*cql.Sc
 			}
 			return nil, fmt.Errorf("the cluster at %s has no keyspace of its own", strings.Join(c.cfg.Hosts, ","))
 		}
-		c.source = "cluster"
+		c.source, c.replFrom = "cluster", "cluster"
 		return got, nil
 	}
 	c.diff = liveschema.Diff(files, got)
 	c.source = "the schema files"
+	// Migrations run with --keyspace create no keyspace: the cluster's says how it is
+	// replicated.
+	for name, k := range files.Keyspaces {
+		if g := got.Keyspaces[name]; len(k.Replication) == 0 && g != nil && len(g.Replication) > 0 {
+			k.Replication = maps.Clone(g.Replication)
+			c.replFrom = "cluster"
+		}
+	}
 	return files, nil
+}
+
+// nodes counts the cluster's nodes in each data center, to spread each DC's copies over.
+func (c *liveConn) nodes() (map[string]int, error) {
+	ctx, cancel := context.WithTimeout(c.ctx, 20*time.Second)
+	defer cancel()
+	return migrations.NodesPerDC(ctx, c.s)
 }
 
 // fill adds what the cluster reports for each table to the report. Virtual tables are the
@@ -108,6 +153,9 @@ func (c *liveConn) fill(env *Env, r *report.Report) error {
 	ctx, cancel := context.WithTimeout(c.ctx, 60*time.Second)
 	defer cancel()
 	r.Live = &report.LiveInfo{Hosts: strings.Join(c.cfg.Hosts, ","), SchemaSource: c.source, SchemaDiff: c.diff}
+	if c.nodesNote != "" {
+		r.Notes = append(r.Notes, c.nodesNote)
+	}
 	if r.Live.SchemaDiff == nil {
 		r.Live.SchemaDiff = []string{}
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/connect"
 	"github.com/cqlsize/cqlsize/internal/report"
+	"github.com/cqlsize/cqlsize/migrations"
 	"github.com/cqlsize/cqlsize/profile"
 )
 
@@ -33,6 +35,7 @@ type profileFlags struct {
 	format, output  string
 	seed            uint64
 	tls             tlsFlags
+	localDC         string
 }
 
 func newProfileCmd(env *Env) *cobra.Command {
@@ -50,6 +53,10 @@ walked), key skew (a Zipf exponent fitted to rows per partition, or uniform) and
 warnings the reads met; then projects each table's typical, p99 and largest partition at the
 measured write rate: when it crosses ` + profile.LimitBytesName + ` and ` + profile.LimitValuesName + `, or its size when its bucket
 ends.
+
+--local-dc DC samples one data center: every read is routed to DC's nodes, at LOCAL_ONE
+(or --consistency LOCAL_QUORUM), and the output says so (the workload file in its comments):
+rows the other DCs hold that have not reached DC yet (hints, repair) are not counted.
 
 Every table means every table but cqlsize migrate's own bookkeeping (cqlsize_migrations
 and its _lock table), which a note names; --table profiles it when asked. The keyspace is
@@ -74,7 +81,8 @@ nothing at all could be read nothing is printed.`,
 		Example: `  cqlsize profile --hosts 10.0.0.1 --keyspace app > workload.yaml
   cqlsize profile --keyspace app --table events --sample 5000 --rate 2000/s
   cqlsize profile --table app.events --consistency QUORUM --format text
-  cqlsize profile --keyspace app --full --format html -o profile.html`,
+  cqlsize profile --keyspace app --full --format html -o profile.html
+  cqlsize profile --keyspace app --local-dc dc2 > workload.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runProfile(env, f) },
 	}
@@ -91,6 +99,7 @@ nothing at all could be read nothing is printed.`,
 	fl.StringVar(&f.format, "format", "workload", "output: workload (YAML for estimate), text, json, markdown or html")
 	fl.StringVarP(&f.output, "output", "o", "", "write to this file instead of standard output")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the random start tokens (0: from the clock), to repeat a walk")
+	fl.StringVar(&f.localDC, "local-dc", "", "sample one data center: route every read to it, at LOCAL_ONE (or --consistency LOCAL_QUORUM)")
 	f.tls.bind(fl)
 	return cmd
 }
@@ -114,6 +123,11 @@ func runProfile(env *Env, f *profileFlags) error {
 	if err != nil {
 		return err
 	}
+	if f.localDC != "" && cons != gocql.LocalOne && cons != gocql.LocalQuorum {
+		// Any other level would read replicas in the other DCs too: the sample would not be
+		// the one DC's.
+		return Usagef("--consistency %s with --local-dc %s: that level reads replicas outside %s; use LOCAL_ONE (the default) or LOCAL_QUORUM", f.consistency, f.localDC, f.localDC)
+	}
 	if f.output != "" {
 		// Before the reads, which may take minutes: the file is written after them.
 		if fi, err := os.Stat(f.output); err == nil && fi.IsDir() {
@@ -126,17 +140,22 @@ func runProfile(env *Env, f *profileFlags) error {
 	} else if render, err = report.ProfileWriterFor(f.format); err != nil {
 		return Usagef("--format: %v", err)
 	}
-	cfg, s, err := openFor(env, f.hosts, "ONE", f.timeout, &f.tls)
+	cfg, s, err := openInDC(env, f.hosts, "ONE", f.localDC, f.timeout, &f.tls)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	if f.localDC != "" {
+		if err := checkLocalDC(env, s, f.localDC, cfg.Hosts); err != nil {
+			return err
+		}
+	}
 
 	bar := newProfileBar(env)
 	res, err := profile.Run(env.Ctx, s, profile.Options{
 		Keyspace: keyspace, Tables: tables, Sample: f.sample, Rate: rate, Consistency: cons,
 		Full: f.full, PageSize: f.pageSize, Timeout: f.timeout, Progress: bar.update, Seed: f.seed,
-		PerHost: perHost(cfg),
+		PerHost: perHost(cfg), LocalDC: f.localDC,
 	})
 	bar.finish()
 	if err != nil {
@@ -185,6 +204,26 @@ func runProfile(env *Env, f *profileFlags) error {
 		return &ExitError{Code: ExitRetry, Err: fmt.Errorf("partial profile: %s", strings.Join(res.Problems, "; "))}
 	}
 	return nil
+}
+
+// checkLocalDC refuses a --local-dc the cluster does not have: the driver would route to
+// the other DCs instead, and the profile would claim a DC it never read.
+func checkLocalDC(env *Env, s *gocql.Session, dc string, hosts []string) error {
+	ctx, cancel := context.WithTimeout(env.Ctx, 20*time.Second)
+	defer cancel()
+	nodes, err := migrations.NodesPerDC(ctx, s)
+	if err != nil {
+		return InputErr(err)
+	}
+	if nodes[dc] > 0 {
+		return nil
+	}
+	names := make([]string, 0, len(nodes))
+	for n := range nodes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return Usagef("--local-dc %s: the cluster at %s has no such data center (it has %s)", dc, strings.Join(hosts, ","), strings.Join(names, ", "))
 }
 
 // orUnnamed is the role to name in a GRANT hint.

@@ -67,6 +67,7 @@ type Node struct {
 	N    int
 	Host string
 	DC   string
+	Dir  string // the node's directory (its data under data/), as scripts/cassandra status names it
 }
 
 // Nodes lists the cluster's nodes, dc1's first, as scripts/cassandra numbers them: the
@@ -91,7 +92,11 @@ func Nodes(t testing.TB) []Node {
 		if err != nil {
 			continue
 		}
-		nodes = append(nodes, Node{N: n, Host: host, DC: dcs[host]})
+		node := Node{N: n, Host: host, DC: dcs[host]}
+		if _, dir, ok := strings.Cut(line, " dir "); ok {
+			node.Dir = strings.TrimSpace(dir)
+		}
+		nodes = append(nodes, node)
 	}
 	if len(nodes) == 0 {
 		t.Fatalf("dctest: scripts/cassandra status named no node:\n%s", out)
@@ -129,8 +134,8 @@ func HostsIn(t testing.TB, dc string) []string {
 	return out
 }
 
-// dcOf reads which DC each node is in, from system.local and system.peers_v2 of the first
-// node that answers.
+// dcOf reads which DC each node is in, from system.local, system.peers_v2 and the node
+// that answered the latter.
 func dcOf(t testing.TB, hosts []string) map[string]string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -150,6 +155,11 @@ func dcOf(t testing.TB, hosts []string) map[string]string {
 	iter := s.Query(`SELECT native_address, data_center FROM system.peers_v2`).WithContext(ctx).Iter()
 	for iter.Scan(&addr, &dc) {
 		out[addr.String()] = dc
+	}
+	// The node that answered system.peers_v2 is not among its own peers, and system.local
+	// above may have been answered by another coordinator: the driver says which one did.
+	if h := iter.Host(); h != nil && h.ConnectAddress() != nil && h.DataCenter() != "" {
+		out[h.ConnectAddress().String()] = h.DataCenter()
 	}
 	if err := iter.Close(); err != nil {
 		t.Fatalf("dctest: read system.peers_v2: %v", err)
@@ -414,6 +424,16 @@ func seenDown(status string, down []string) bool {
 		}
 	}
 	return true
+}
+
+// Nodetool runs nodetool against node n (its number in Nodes) and returns its output.
+func Nodetool(t testing.TB, n int, args ...string) string {
+	t.Helper()
+	out, err := script(append([]string{"nodetool", "-n", strconv.Itoa(n)}, args...)...)
+	if err != nil {
+		t.Fatalf("dctest: %v\n%s", err, out)
+	}
+	return out
 }
 
 func control(t testing.TB, cmd, target string) {

@@ -32,6 +32,14 @@ type Options struct {
 	Statements []cql.Statement
 	// DeletesAt is where the workload's deleted rows lie relative to where reads start.
 	DeletesAt tombstone.Placement
+	// Replication, when known, is every table's replication (--replication), over what
+	// the schema's keyspaces say; ReplicationSource says where the schema's replication
+	// comes from: "schema" (the files) or "cluster" (system_schema).
+	Replication       *cql.Replication
+	ReplicationSource string
+	// Nodes is the node count of each data center (or of the whole cluster, key ""), when
+	// known or given: it spreads each DC's bytes over its nodes.
+	Nodes map[string]int
 	// FanOut lists entity writes to size as batches: each the tables one entity is written
 	// to (BEGIN BATCH blocks of Statements are sized too).
 	FanOut [][]string
@@ -91,6 +99,9 @@ func Build(schema *cql.Schema, w *workload.Workload, opt Options) (*Report, erro
 		}
 		t, err := buildTable(tbl, est, tw, opt, th)
 		if err != nil {
+			return nil, err
+		}
+		if t.Replicas, err = replicasOf(schema, tbl.Keyspace, est.TotalBytes, opt); err != nil {
 			return nil, err
 		}
 		r.Tables = append(r.Tables, t)
@@ -634,4 +645,37 @@ func tombstoneInput(tbl *cql.Table, est *sizing.Estimate, w *workload.TableWorkl
 		in.Deletes = append(in.Deletes, tombstone.Delete{Kind: kind, PerDay: perDay, Rows: d.Rows, At: where})
 	}
 	return in, nil
+}
+
+// replicasOf spreads one replica's bytes of a table in keyspace ks by the replication
+// --replication gives, else by the keyspace's own; nil when neither is known.
+func replicasOf(schema *cql.Schema, ks string, oneReplica float64, opt Options) (*Replicas, error) {
+	var r cql.Replication
+	source := "flag"
+	if opt.Replication != nil {
+		r = *opt.Replication
+	} else if k := schema.Keyspaces[ks]; k != nil && len(k.Replication) > 0 {
+		var err error
+		if r, err = cql.ReplicationOf(k.Replication); err != nil {
+			where := "keyspace " + ks
+			if k.Pos.IsValid() {
+				where = k.Pos.String() + ": " + where
+			}
+			return nil, fmt.Errorf("%s: %w (or give it with --replication)", where, err)
+		}
+		source = opt.ReplicationSource
+		if source == "" {
+			source = "schema"
+		}
+	}
+	if !r.Known() {
+		return nil, nil
+	}
+	sr := sizing.Replicate(oneReplica, r, opt.Nodes)
+	out := &Replicas{Replication: r.String(), Class: r.Class, Source: source, DataCenters: []DCReplicas{},
+		ClusterBytes: Num(sr.Cluster), ClusterKnown: sr.ClusterKnown, text: sr.Text()}
+	for _, d := range sr.DCs {
+		out.DataCenters = append(out.DataCenters, DCReplicas{Name: d.DC, ReplicationFactor: d.RF, Bytes: Num(d.Bytes), Nodes: d.Nodes, NodeBytes: Num(d.NodeBytes)})
+	}
+	return out, nil
 }

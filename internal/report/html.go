@@ -175,7 +175,7 @@ footer { color: var(--muted); font-size: 12px; padding: 0 32px 30px; }
 <div><b>p99 partition</b>{{bytes .P99.Bytes}} · {{count .P99.Rows}} rows · {{count .P99.StoredValues}} stored values · {{count .P99.TombstonesOnDisk}} tombstones on disk</div>
 <div><b>largest partition</b>{{bytes .Largest.Bytes}} · {{count .Largest.Rows}} rows · {{count .Largest.StoredValues}} stored values (classic {{count .Largest.ClassicValues}}) · {{count .Largest.TombstonesOnDisk}} tombstones on disk</div>
 <div><b>classic formula (largest)</b>{{bytes .Largest.ClassicBytes}}</div>
-<div><b>whole table, one replica</b>{{bytes .TotalBytes}}</div>{{if .DiskBytes}}<div><b>on disk, compressed</b>{{bytes .DiskBytes}}</div>{{end}}
+<div><b>whole table, one replica</b>{{bytes .TotalBytes}}</div>{{if .DiskBytes}}<div><b>on disk, compressed</b>{{bytes .DiskBytes}}</div>{{end}}{{with .Replicas}}<div><b>replicas</b>{{.Line}}</div>{{end}}
 <div><b>tombstones a read</b>{{count .Tombstones.PerRead}} ({{.Tombstones.Read}}{{if .Tombstones.Query}}, query {{.Tombstones.Query}}{{end}})</div>
 {{range .Reads}}<div><b>read cost, query {{.Query}}</b>{{count .PartitionsPerRead.P50}} / {{count .PartitionsPerRead.P99}} / {{count .PartitionsPerRead.Max}} partitions a read (p50 / p99 / busiest key) · {{count .RowsPerRead.P50}} rows · {{count .PartitionReadsPerSecond}} partition reads a second</div>{{end}}
 {{with .Live}}<div><b>cluster reports</b>{{liveSizes .}} · tombstones a read max {{count .TombstonesPerReadMax}}</div>{{end}}

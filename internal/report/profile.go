@@ -99,7 +99,11 @@ func profileHeadline(r *profile.Result) string {
 	if r.RateSet > 0 {
 		s += fmt.Sprintf(", --rate %s", Count(Num(r.RateSet)))
 	}
-	return s + ")"
+	s += ")"
+	if r.LocalDC != "" {
+		s += ". " + profile.LocalDCNote(r.LocalDC, r.Consistency)
+	}
+	return s
 }
 
 func skewText(s profile.SkewFit) string {

@@ -325,7 +325,7 @@ func profileFixtures(t *testing.T) []*profile.Result {
 	partial := &profile.Result{Keyspace: "app", Tables: []*profile.Table{inbox, readings, broken}, Partial: true,
 		Problems: []string{"app.audit: read 0 partitions (0% of the token ring); gave up after 4 slices failed in 2m0s: Operation timed out",
 			"size estimates from 127.0.1.3: connect: no route to host"},
-		Started: now, Elapsed: 75, Rows: 473200, RateSet: 10000, RateAchieved: 6309, Consistency: "LOCAL_ONE"}
+		Started: now, Elapsed: 75, Rows: 473200, RateSet: 10000, RateAchieved: 6309, Consistency: "LOCAL_ONE", LocalDC: "dc1"}
 	empty := &profile.Result{Keyspace: "empty", Tables: []*profile.Table{}, Problems: []string{}, Started: now, Consistency: "ONE"}
 	return []*profile.Result{partial, empty}
 }

@@ -70,11 +70,51 @@ type Table struct {
 	Findings    []Finding `json:"findings"`
 	Assumptions []string  `json:"assumptions"`
 	Live        *Live     `json:"live,omitempty"`
+	// Replicas is TotalBytes across the cluster by the keyspace's replication: per data
+	// center, per node when the node count is known, and for the whole cluster; absent when
+	// no replication is known (then every figure is one replica's).
+	Replicas *Replicas `json:"replicas,omitempty"`
 	// Reads is the read cost of each named query that reads the table (--queries), when
 	// the workload gives a write rate to spread over the buckets.
 	Reads        []Read `json:"reads,omitempty"`
 	valuesPerRow float64
 	staticValues float64
+}
+
+// Replicas is one table's bytes on every copy the keyspace's replication keeps.
+type Replicas struct {
+	Replication string `json:"replication"` // the map, as CQL writes it
+	Class       string `json:"class"`       // SimpleStrategy or NetworkTopologyStrategy
+	// Source is where the replication was read: "schema" (the files' CREATE KEYSPACE),
+	// "cluster" (system_schema) or "flag" (--replication).
+	Source string `json:"source"`
+	// DataCenters has one entry per DC NetworkTopologyStrategy names, or for SimpleStrategy
+	// one entry with no name: the whole cluster.
+	DataCenters []DCReplicas `json:"data_centers"`
+	// ClusterBytes is every copy in the cluster; 0 with cluster_known false when the
+	// copies depend on DCs not known (a 'replication_factor' default).
+	ClusterBytes Num  `json:"cluster_bytes"`
+	ClusterKnown bool `json:"cluster_known"`
+	text         string
+}
+
+// Line is the replicas in one line: "NetworkTopologyStrategy from the schema's CREATE
+// KEYSPACE: dc1 3 copies 5.82 TB, dc2 3 copies 5.82 TB; whole cluster 11.6 TB".
+func (r *Replicas) Line() string {
+	from := map[string]string{"schema": "the schema's CREATE KEYSPACE", "cluster": "the cluster's system_schema", "flag": "--replication"}[r.Source]
+	if from == "" {
+		from = r.Source
+	}
+	return fmt.Sprintf("%s from %s: %s", r.Class, from, r.text)
+}
+
+// DCReplicas is one data center's copies of a table.
+type DCReplicas struct {
+	Name              string `json:"name,omitempty"`
+	ReplicationFactor int    `json:"replication_factor"`
+	Bytes             Num    `json:"bytes"`                // total_bytes × replication_factor
+	Nodes             int    `json:"nodes,omitempty"`      // the DC's nodes, when known or given (--nodes)
+	NodeBytes         Num    `json:"node_bytes,omitempty"` // one node's share of bytes
 }
 
 // Read is what one read of a named query costs on the table (sizing/readcost): the

@@ -50,16 +50,7 @@ func WriteText(w io.Writer, r *Report) error {
 			fmt.Fprintf(&b, " (%s)", t.Position)
 		}
 		fmt.Fprintf(&b, ": %s\n", severityWord(t.Verdict))
-		rows := "rows"
-		if t.Typical.Rows == 1 {
-			rows = "row"
-		}
-		fmt.Fprintf(&b, "  size: typical %s (%s %s), p99 %s, largest %s; classic formula %s; %s on one replica in %s partitions\n",
-			sizing.FormatBytes(float64(t.Typical.Bytes)), Count(t.Typical.Rows), rows, sizing.FormatBytes(float64(t.P99.Bytes)), sizing.FormatBytes(float64(t.Largest.Bytes)),
-			sizing.FormatBytes(float64(t.Largest.ClassicBytes)), sizing.FormatBytes(float64(t.TotalBytes)), Count(t.Partitions))
-		if t.DiskBytes > 0 {
-			fmt.Fprintf(&b, "  on disk: %s compressed (the workload's compression_ratio, measured by cqlsize profile), %s uncompressed\n", sizing.FormatBytes(float64(t.DiskBytes)), sizing.FormatBytes(float64(t.TotalBytes)))
-		}
+		writeTextSize(&b, t)
 		fmt.Fprintf(&b, "  values: typical %s stored (classic %s), largest %s stored (classic %s); the limit counts stored values (cells written; a row with no cell counts its liveness)\n",
 			Count(t.Typical.StoredValues), Count(t.Typical.ClassicValues), Count(t.Largest.StoredValues), Count(t.Largest.ClassicValues))
 		fmt.Fprintf(&b, "  tombstones: %s a read (%s", Count(t.Tombstones.PerRead), t.Tombstones.Read)
@@ -132,6 +123,24 @@ func WriteText(w io.Writer, r *Report) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// writeTextSize writes a table's size lines: its partitions and one replica's bytes, on
+// disk when measured, and its copies when the replication is known.
+func writeTextSize(b *bytes.Buffer, t Table) {
+	rows := "rows"
+	if t.Typical.Rows == 1 {
+		rows = "row"
+	}
+	fmt.Fprintf(b, "  size: typical %s (%s %s), p99 %s, largest %s; classic formula %s; %s on one replica in %s partitions\n",
+		sizing.FormatBytes(float64(t.Typical.Bytes)), Count(t.Typical.Rows), rows, sizing.FormatBytes(float64(t.P99.Bytes)), sizing.FormatBytes(float64(t.Largest.Bytes)),
+		sizing.FormatBytes(float64(t.Largest.ClassicBytes)), sizing.FormatBytes(float64(t.TotalBytes)), Count(t.Partitions))
+	if t.DiskBytes > 0 {
+		fmt.Fprintf(b, "  on disk: %s compressed (the workload's compression_ratio, measured by cqlsize profile), %s uncompressed\n", sizing.FormatBytes(float64(t.DiskBytes)), sizing.FormatBytes(float64(t.TotalBytes)))
+	}
+	if t.Replicas != nil {
+		fmt.Fprintf(b, "  replicas: %s\n", t.Replicas.Line())
+	}
 }
 
 func checkedText(b Batch) string {
@@ -210,6 +219,16 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 			t.Name, Count(t.Partitions), bucket, rowsCell(t), valuesCell(t),
 			sizing.FormatBytes(float64(t.Typical.Bytes)), sizing.FormatBytes(float64(t.P99.Bytes)), sizing.FormatBytes(float64(t.Largest.Bytes)), sizing.FormatBytes(float64(t.Largest.ClassicBytes)),
 			tombstoneCell(t), Count(t.Typical.TombstonesOnDisk)+" / "+Count(t.Largest.TombstonesOnDisk), mdVerdict(t.Verdict))
+	}
+	var repl []string
+	for _, t := range r.Tables {
+		if t.Replicas != nil {
+			repl = append(repl, fmt.Sprintf("| `%s` | %s | %s |\n", t.Name, sizing.FormatBytes(float64(t.TotalBytes)), mdEscape(t.Replicas.Line())))
+		}
+	}
+	if len(repl) > 0 {
+		b.WriteString("\n| Table | One replica | Replicas |\n|---|--:|---|\n")
+		b.WriteString(strings.Join(repl, ""))
 	}
 	var reads []string
 	for _, t := range r.Tables {
