@@ -165,7 +165,10 @@ type Keyspace struct {
 	Views         map[string]*View
 	Functions     map[string]Pos // name -> where it was created; bodies are not modelled
 	Aggregates    map[string]Pos
-	Pos           Pos
+	// Routines are the overloads of each function ("f:name") and aggregate ("a:name")
+	// created by statements; nil in a schema read from a node, which knows names only.
+	Routines map[string][]Routine
+	Pos      Pos
 }
 
 // NewKeyspace returns an empty keyspace with every map allocated.

@@ -37,7 +37,7 @@ func fromAST(s *cql.Select, aggregates map[string]bool) *selectQuery {
 		q.groupBy = append(q.groupBy, gt)
 	}
 	for _, o := range s.OrderBy {
-		q.orderBy = append(q.orderBy, ordering{col: o.Column.Name, desc: o.Desc, pos: o.Pos})
+		q.orderBy = append(q.orderBy, ordering{col: o.Column.Name, desc: o.Desc, ann: o.ANN != nil, pos: o.Pos})
 	}
 	q.limit = limitOf(s.Limit)
 	q.ppl = limitOf(s.PerPartitionLimit)

@@ -69,6 +69,7 @@ type groupTerm struct {
 type ordering struct {
 	col  string
 	desc bool
+	ann  bool // ORDER BY col ANN OF [...]: a vector search, not a clustering order
 	pos  cql.Pos
 }
 
