@@ -166,11 +166,14 @@ func (s *Schema) dropView(st *DropView) error {
 func (s *Schema) checkDMLStatement(stmt Statement) error {
 	switch st := stmt.(type) {
 	case *Select:
-		_, t, err := s.findTableOrView(st.Table)
+		ks, t, err := s.findTableOrView(st.Table)
 		if err != nil {
 			return err
 		}
-		return checkVectorLiterals(t, st)
+		if err := checkVectorLiterals(t, st); err != nil {
+			return err
+		}
+		return checkSelectValues(ks, t, st)
 	case *Batch:
 		if err := checkUsing(&Table{}, st.Using, true); err != nil {
 			return err
@@ -180,7 +183,7 @@ func (s *Schema) checkDMLStatement(stmt Statement) error {
 				return err
 			}
 		}
-		return nil
+		return s.checkBatchForm(st)
 	}
 	ks, t, err := s.findTable(dmlTable(stmt))
 	if err != nil {

@@ -29,6 +29,14 @@ var now = time.Now
 
 // checkDML checks a write against its table (t in ks).
 func checkDML(ks *Keyspace, t *Table, stmt Statement) error {
+	if err := checkDMLValues(ks, t, stmt); err != nil {
+		return err
+	}
+	return checkWriteForm(t, stmt)
+}
+
+// checkDMLValues checks a write's columns, keys and literals.
+func checkDMLValues(ks *Keyspace, t *Table, stmt Statement) error {
 	lc := literalChecker{ks: ks}
 	switch st := stmt.(type) {
 	case *Insert:

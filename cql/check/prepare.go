@@ -779,6 +779,9 @@ func (pc *prepareContext) checkANN(q *selectQuery, o ordering) *rejection {
 	if c == nil || c.Type.Name != "vector" {
 		return reject(CodeOrderBy, o.pos, "ANN ordering is only supported on float vector indexes")
 	}
+	if o.annLen >= 0 && o.annLen != c.Type.Dim {
+		return reject(CodeInvalid, o.pos, "Invalid vector literal for %s of type %s; expected %d elements, but given %d", c.Name, c.Type, c.Type.Dim, o.annLen)
+	}
 	indexed := false
 	for _, ix := range pc.indexes {
 		indexed = indexed || (ix.kind == saiIndex && ix.col == c)

@@ -25,6 +25,7 @@ CREATE INDEX e_w ON e (w);`
 		{"SELECT id FROM e ORDER BY v ANN OF [1.0, 2.0] LIMIT 1001", "LIMIT was 1001"},
 		{"SELECT id FROM e ORDER BY w ANN OF [1.0, 2.0] LIMIT 5", "needs a storage-attached index on w"},
 		{"SELECT id FROM e ORDER BY n ANN OF [1.0, 2.0] LIMIT 5", "only supported on float vector indexes"},
+		{"SELECT id FROM e ORDER BY v ANN OF [1.0, 2.0, 3.0] LIMIT 5", "expected 2 elements, but given 3"},
 		// Not a vector search: a clustering order needs the partition key restricted.
 		{"SELECT id FROM e ORDER BY n DESC", "ORDER BY is only supported when the partition key is restricted"},
 	} {
