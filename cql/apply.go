@@ -173,7 +173,13 @@ func (s *Schema) checkDMLStatement(stmt Statement) error {
 		if err := checkVectorLiterals(t, st); err != nil {
 			return err
 		}
-		return checkSelectValues(ks, t, st)
+		if err := checkSelectValues(ks, t, st); err != nil {
+			return err
+		}
+		if s.CheckSelect != nil {
+			return s.CheckSelect(s, st)
+		}
+		return nil
 	case *Batch:
 		if err := checkUsing(&Table{}, st.Using, true); err != nil {
 			return err
@@ -427,7 +433,7 @@ func boolOption(p *Property) (bool, error) {
 
 // Clone returns a deep copy of the schema.
 func (s *Schema) Clone() *Schema {
-	n := &Schema{Keyspaces: make(map[string]*Keyspace, len(s.Keyspaces)), Current: s.Current, Release: s.Release}
+	n := &Schema{Keyspaces: make(map[string]*Keyspace, len(s.Keyspaces)), Current: s.Current, Release: s.Release, CheckSelect: s.CheckSelect}
 	for name, ks := range s.Keyspaces {
 		k := *ks
 		k.Replication = make(map[string]string, len(ks.Replication))

@@ -241,6 +241,8 @@ func checkAssignment(lc literalChecker, c *Column, a *Assignment) error {
 		if ty.Kind == List {
 			return lc.check(ty, a.Value, c.Name)
 		}
+		// v + c prepends, which only a list does; the node words it as a subtraction.
+		return Errorf(a.Column.Pos, "Invalid operation (%s = %s - %s) for non list column %s", c.Name, a.Value.Text, c.Name, c.Name)
 	case AssignElement:
 		switch ty.Kind {
 		case Map:

@@ -188,6 +188,10 @@ type Schema struct {
 	// Release is the Cassandra release whose schema rules Apply follows: Release50 (the
 	// zero value) or Release41.
 	Release options.Release
+	// CheckSelect, when set, judges a SELECT beyond the table it names: whether the node
+	// runs its restrictions and ordering (cql/check's Rejection, which this package cannot
+	// import). Apply calls it after its own checks; Clone keeps it.
+	CheckSelect func(*Schema, *Select) error
 }
 
 // NewSchema returns an empty schema.

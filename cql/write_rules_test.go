@@ -27,6 +27,7 @@ CREATE TABLE n (k int PRIMARY KEY, hits counter);`
 		{"UPDATE u SET s = 'a' WHERE k = 1 IF s = 'b'", ""},
 		{"UPDATE n SET hits = hits + 1 WHERE k = 1", ""},
 		{"UPDATE n USING TTL 5 SET hits = hits + 1 WHERE k = 1", "Cannot provide custom TTL for counter updates"},
+		{"UPDATE n SET hits = 3 + hits WHERE k = 1", "Invalid operation (hits = 3 - hits) for non list column hits"},
 		{"UPDATE n SET hits = hits + 1 WHERE k = 1 IF EXISTS", "Conditional updates are not supported on counter tables"},
 		{"DELETE FROM u WHERE k = 1 AND c = 1 IF EXISTS", ""},
 		{"DELETE FROM u WHERE k = 1 IF EXISTS", "must restrict all PRIMARY KEY columns with equality relations"},

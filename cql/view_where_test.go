@@ -1,0 +1,32 @@
+package cql_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cqlsize/cqlsize/cql"
+)
+
+// TestViewWhere: a view's key columns must each be restricted (IS NOT NULL, or a value),
+// and a column outside the base table's key takes IS NOT NULL only.
+func TestViewWhere(t *testing.T) {
+	const base = "CREATE TABLE u (id int, region text, name text, PRIMARY KEY (id, region));"
+	for _, tc := range []struct{ stmt, want string }{ // want "" when the node applies it
+		{"CREATE MATERIALIZED VIEW v AS SELECT * FROM u WHERE region = 'eu' AND id IS NOT NULL PRIMARY KEY (region, id)", ""},
+		{"CREATE MATERIALIZED VIEW v AS SELECT * FROM u WHERE region IS NOT NULL AND id IS NOT NULL AND name IS NOT NULL PRIMARY KEY (region, id)", ""},
+		{"CREATE MATERIALIZED VIEW v AS SELECT * FROM u WHERE id IS NOT NULL PRIMARY KEY (region, id)", "must be restricted with IS NOT NULL"},
+		{"CREATE MATERIALIZED VIEW v AS SELECT * FROM u WHERE name = 'x' AND region IS NOT NULL AND id IS NOT NULL PRIMARY KEY (region, id)", "Non-primary key columns can only be restricted with 'IS NOT NULL'"},
+	} {
+		s := cql.NewSchemaIn("app")
+		if err := s.ApplyFile("setup.cql", []byte(base)); err != nil {
+			t.Fatal(err)
+		}
+		err := s.ApplyFile("m.cql", []byte(tc.stmt))
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: the node applies it, the model says %v", tc.stmt, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: want a refusal saying %q, got %v", tc.stmt, tc.want, err)
+		}
+	}
+}
