@@ -54,6 +54,11 @@ func (s *Schema) createIndex(st *CreateIndex) error {
 		targetText = kind + "(" + targetText + ")"
 	}
 	ix := &Index{Keyspace: ks.Name, Table: t.Name, Target: targetText, Options: map[string]string{}, Pos: st.Pos}
+	if st.Using != "" && !isSAIClass(st.Using) && !strings.Contains(st.Using, ".") {
+		// A name without a package is one of the node's own short names, and 5.0 has only
+		// SAI's: any other is no class it can load.
+		return Errorf(st.Pos, "Unable to find custom indexer class '%s'", st.Using)
+	}
 	if st.Using != "" {
 		ix.Custom = true
 		ix.Class = st.Using

@@ -30,3 +30,26 @@ func TestViewWhere(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexShortClassNames: 5.0 knows SAI's short names only; another name without a
+// package is a class it cannot load (a dotted one may be on the node's classpath).
+func TestIndexShortClassNames(t *testing.T) {
+	for _, tc := range []struct{ stmt, want string }{
+		{"CREATE INDEX ON t (v) USING 'sai'", ""},
+		{"CREATE CUSTOM INDEX ON t (v) USING 'StorageAttachedIndex'", ""},
+		{"CREATE CUSTOM INDEX ON t (v) USING 'org.example.MyIndex'", ""},
+		{"CREATE INDEX ON t (v) USING 'btree'", "Unable to find custom indexer class 'btree'"},
+	} {
+		s := cql.NewSchemaIn("app")
+		if err := s.ApplyFile("setup.cql", []byte("CREATE TABLE t (k int PRIMARY KEY, v text)")); err != nil {
+			t.Fatal(err)
+		}
+		err := s.ApplyFile("m.cql", []byte(tc.stmt))
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: the node applies it, the model says %v", tc.stmt, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: want a refusal saying %q, got %v", tc.stmt, tc.want, err)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -62,6 +63,9 @@ type wideCase struct {
 	kind    string
 }
 
+// systemName finds a system keyspace named in a statement (system, system_schema, ...).
+var systemName = regexp.MustCompile(`\bsystem\w*(\.|\s*$|\s+WITH\b)`)
+
 // readWide reads every file of the wide corpus, by name.
 func readWide(t *testing.T) map[string][]wideCase {
 	t.Helper()
@@ -92,6 +96,12 @@ func readWide(t *testing.T) map[string][]wideCase {
 				c.verdict, c.note = wideSetup, strings.TrimSpace(last[6:])
 			default:
 				t.Fatalf("%s: the statement needs a comment \"-- ok: ...\", \"-- refused: ...\" or \"-- setup: ...\" right above it", r.Pos)
+			}
+			if c.kind != "SELECT" && systemName.MatchString(r.Text) {
+				// The corpus runs on a node other engineers share: a change to a system
+				// keyspace there (TRUNCATE system_schema.tables is accepted) is not undone
+				// by dropping the test keyspace. TestSystemVerdictsOnTheNode covers them.
+				t.Fatalf("%s: the corpus must not name a system keyspace outside a SELECT", r.Pos)
 			}
 			toks, err := cql.Lex(f, []byte(r.Text))
 			if err != nil {
@@ -316,6 +326,21 @@ func TestStatementKind(t *testing.T) {
 	} {
 		if got := statementKind(text); got != want {
 			t.Errorf("%q: got %q, want %q", text, got, want)
+		}
+	}
+}
+
+func TestSystemNameGuard(t *testing.T) {
+	for text, want := range map[string]bool{
+		"TRUNCATE system_schema.tables":                             true,
+		"DROP KEYSPACE system_auth":                                 true,
+		"ALTER KEYSPACE system WITH durable_writes = false":         true,
+		"INSERT INTO system.local (key) VALUES ('x')":               true,
+		"CREATE FUNCTION f (x int) RETURNS int AS 'System.exit(0)'": false,
+		"CREATE TABLE systems (k int PRIMARY KEY)":                  false,
+	} {
+		if got := systemName.MatchString(text); got != want {
+			t.Errorf("%q: matched %v, want %v", text, got, want)
 		}
 	}
 }
