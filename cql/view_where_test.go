@@ -53,3 +53,25 @@ func TestIndexShortClassNames(t *testing.T) {
 		}
 	}
 }
+
+// TestTypeInAPartitionKeyTakesNoNewField: a field added to a type a partition key uses
+// would change the key's bytes, and so its token: the node refuses it, naming the tables.
+func TestTypeInAPartitionKeyTakesNoNewField(t *testing.T) {
+	for _, tc := range []struct{ setup, want string }{
+		{"CREATE TABLE byaddr (a frozen<address> PRIMARY KEY, v int);", "as the type is being used in partition key by the following tables: app.byaddr"},
+		{"CREATE TABLE clustered (k int, a frozen<address>, PRIMARY KEY (k, a));", ""},
+		{"CREATE TABLE plain (k int PRIMARY KEY, a frozen<address>);", ""},
+	} {
+		s := cql.NewSchemaIn("app")
+		if err := s.ApplyFile("setup.cql", []byte("CREATE TYPE address (street text);\n"+tc.setup)); err != nil {
+			t.Fatal(err)
+		}
+		err := s.ApplyFile("m.cql", []byte("ALTER TYPE address ADD city text"))
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: the node applies it, the model says %v", tc.setup, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: want a refusal saying %q, got %v", tc.setup, tc.want, err)
+		}
+	}
+}

@@ -162,8 +162,10 @@ func statementKind(text string) string {
 		return "BATCH"
 	case "LIST":
 		return "LIST"
+	case "SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "GRANT", "REVOKE", "USE":
+		return words[0]
 	}
-	return words[0]
+	return "(not a CQL statement)"
 }
 
 // wideJudge is the offline verdict, as `migrate validate` gives it: the statement parses,
