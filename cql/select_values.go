@@ -46,6 +46,13 @@ func checkElementSelection(lc literalChecker, t *Table, sel *Selector) error {
 			return err
 		}
 	}
+	if sel.Kind == SelField && len(sel.Args) == 1 && sel.Args[0].Kind == SelColumn {
+		if c := t.Column(sel.Args[0].Column.Name); c != nil {
+			if ut := lc.userTypeOf(c.Type); ut != nil && !ut.hasField(sel.Field.Name) {
+				return Errorf(sel.Field.Pos, "%s of type %s has no field %s", c.Name, ut.Name, sel.Field.Name)
+			}
+		}
+	}
 	if sel.Kind != SelElement || len(sel.Args) == 0 || sel.Args[0].Kind != SelColumn {
 		return nil
 	}

@@ -50,3 +50,38 @@ func TestValuesTheNodeRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestCollectionAndFieldTargets: what the node cannot do to a column's parts, in its words.
+func TestCollectionAndFieldTargets(t *testing.T) {
+	const setup = `CREATE TYPE box (w int, h int);
+CREATE TABLE u (k int, c int, d int, fl frozen<list<int>>, l list<int>, s set<text>, b box, fb frozen<box>, PRIMARY KEY (k, c, d));`
+	for _, tc := range []struct{ stmt, want string }{ // want "" when the node applies it
+		{"UPDATE u SET l[0] = 1, l = l + [2] WHERE k = 1 AND c = 1 AND d = 1", ""},
+		{"UPDATE u SET fl[0] = 1 WHERE k = 1 AND c = 1 AND d = 1", "Invalid operation (fl[0] = 1) for frozen collection column fl"},
+		{"UPDATE u SET fl = fl + [1] WHERE k = 1 AND c = 1 AND d = 1", "Invalid operation (fl = fl + [1]) for frozen collection column fl"},
+		{"UPDATE u SET fl = [1] WHERE k = 1 AND c = 1 AND d = 1", ""},
+		{"UPDATE u SET s[0] = 'a' WHERE k = 1 AND c = 1 AND d = 1", "Invalid operation (s[0] = 'a') for set column s"},
+		{"UPDATE u SET b.w = 1 WHERE k = 1 AND c = 1 AND d = 1", ""},
+		{"UPDATE u SET b.depth = 1 WHERE k = 1 AND c = 1 AND d = 1", "UDT column b does not have a field named depth"},
+		{"UPDATE u SET fb.w = 1 WHERE k = 1 AND c = 1 AND d = 1", "Invalid operation (fb.w = 1) for frozen UDT column fb"},
+		{"DELETE s['a'], l[0], b.w FROM u WHERE k = 1 AND c = 1 AND d = 1", ""},
+		{"DELETE s[0] FROM u WHERE k = 1 AND c = 1 AND d = 1", `Invalid INTEGER constant (0) for "value(s)" of type text`},
+		{"DELETE b.depth FROM u WHERE k = 1 AND c = 1 AND d = 1", "UDT column b does not have a field named depth"},
+		{"DELETE FROM u WHERE k = 1 AND c = 1 AND d > 1", ""},
+		{"DELETE FROM u WHERE k = 1 AND d > 1", `PRIMARY KEY column "d" cannot be restricted as preceding column "c" is not restricted`},
+		{"SELECT b.w FROM u WHERE k = 1", ""},
+		{"SELECT b.depth FROM u WHERE k = 1", "b of type box has no field depth"},
+	} {
+		s := cql.NewSchemaIn("app")
+		if err := s.ApplyFile("setup.cql", []byte(setup)); err != nil {
+			t.Fatal(err)
+		}
+		err := s.ApplyFile("m.cql", []byte(tc.stmt))
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: the node applies it, the model says %v", tc.stmt, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: want a refusal saying %q, got %v", tc.stmt, tc.want, err)
+		}
+	}
+}
