@@ -59,11 +59,11 @@ func (s *Schema) Apply(stmt Statement) error {
 	case *CreateFunction:
 		return s.createFunction(st)
 	case *DropFunction:
-		return s.dropRoutine(st.Name, st.IfExists, "function", func(ks *Keyspace) map[string]Pos { return ks.Functions })
+		return s.dropRoutine(st.Name, st.IfExists, st.HasArgs, st.ArgTypes, false)
 	case *CreateAggregate:
 		return s.createAggregate(st)
 	case *DropAggregate:
-		return s.dropRoutine(st.Name, st.IfExists, "aggregate", func(ks *Keyspace) map[string]Pos { return ks.Aggregates })
+		return s.dropRoutine(st.Name, st.IfExists, st.HasArgs, st.ArgTypes, true)
 	case *Truncate:
 		_, _, err := s.findTable(st.Table)
 		return err
@@ -160,43 +160,26 @@ func (s *Schema) dropView(st *DropView) error {
 	return nil
 }
 
-func (s *Schema) createFunction(st *CreateFunction) error {
-	ks, err := s.keyspaceOf(st.Name)
-	if err != nil {
-		return err
-	}
-	if !strings.EqualFold(st.Language, "java") {
-		// 5.0 removed JavaScript UDFs (CASSANDRA-18252); only Java is left.
-		return Errorf(st.Pos, "function %s is written in %s: Cassandra 5.0 runs only LANGUAGE java functions", st.Name, st.Language)
-	}
-	if _, ok := ks.Functions[st.Name.Name.Name]; !ok || st.OrReplace {
-		ks.Functions[st.Name.Name.Name] = st.Pos
-	}
-	return nil
-}
-
-func (s *Schema) createAggregate(st *CreateAggregate) error {
-	ks, err := s.keyspaceOf(st.Name)
-	if err != nil {
-		return err
-	}
-	if _, ok := ks.Aggregates[st.Name.Name.Name]; !ok || st.OrReplace {
-		ks.Aggregates[st.Name.Name.Name] = st.Pos
-	}
-	return nil
-}
-
 // checkDMLStatement checks a SELECT, INSERT, UPDATE, DELETE or BATCH against the schema,
 // which it leaves unchanged: the tables must exist, and the statement must be one the
 // node accepts for them.
 func (s *Schema) checkDMLStatement(stmt Statement) error {
 	switch st := stmt.(type) {
 	case *Select:
-		_, t, err := s.findTableOrView(st.Table)
+		ks, t, err := s.findTableOrView(st.Table)
 		if err != nil {
 			return err
 		}
-		return checkVectorLiterals(t, st)
+		if err := checkVectorLiterals(t, st); err != nil {
+			return err
+		}
+		if err := checkSelectValues(ks, t, st); err != nil {
+			return err
+		}
+		if s.CheckSelect != nil {
+			return s.CheckSelect(s, st)
+		}
+		return nil
 	case *Batch:
 		if err := checkUsing(&Table{}, st.Using, true); err != nil {
 			return err
@@ -206,7 +189,7 @@ func (s *Schema) checkDMLStatement(stmt Statement) error {
 				return err
 			}
 		}
-		return nil
+		return s.checkBatchForm(st)
 	}
 	ks, t, err := s.findTable(dmlTable(stmt))
 	if err != nil {
@@ -324,21 +307,6 @@ func (s *Schema) findTableOrView(q QualifiedName) (*Keyspace, *Table, error) {
 		return ks, v.Table, nil
 	}
 	return nil, nil, Errorf(q.Name.Pos, "table %s.%s does not exist", QuoteName(ks.Name), q.Name)
-}
-
-func (s *Schema) dropRoutine(q QualifiedName, ifExists bool, what string, m func(*Keyspace) map[string]Pos) error {
-	ks, err := s.keyspaceIfExists(q, ifExists)
-	if ks == nil {
-		return err
-	}
-	if _, ok := m(ks)[q.Name.Name]; !ok {
-		if ifExists {
-			return nil
-		}
-		return Errorf(q.Name.Pos, "%s %s.%s does not exist", what, QuoteName(ks.Name), q.Name)
-	}
-	delete(m(ks), q.Name.Name)
-	return nil
 }
 
 // validName reports whether a keyspace or table name is one Cassandra accepts: letters,
@@ -465,7 +433,7 @@ func boolOption(p *Property) (bool, error) {
 
 // Clone returns a deep copy of the schema.
 func (s *Schema) Clone() *Schema {
-	n := &Schema{Keyspaces: make(map[string]*Keyspace, len(s.Keyspaces)), Current: s.Current, Release: s.Release}
+	n := &Schema{Keyspaces: make(map[string]*Keyspace, len(s.Keyspaces)), Current: s.Current, Release: s.Release, CheckSelect: s.CheckSelect}
 	for name, ks := range s.Keyspaces {
 		k := *ks
 		k.Replication = make(map[string]string, len(ks.Replication))
@@ -506,6 +474,12 @@ func (s *Schema) Clone() *Schema {
 		k.Aggregates = make(map[string]Pos, len(ks.Aggregates))
 		for a, p := range ks.Aggregates {
 			k.Aggregates[a] = p
+		}
+		if ks.Routines != nil {
+			k.Routines = make(map[string][]Routine, len(ks.Routines))
+			for a, rs := range ks.Routines {
+				k.Routines[a] = append([]Routine(nil), rs...)
+			}
 		}
 		n.Keyspaces[name] = &k
 	}

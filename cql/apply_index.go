@@ -54,6 +54,11 @@ func (s *Schema) createIndex(st *CreateIndex) error {
 		targetText = kind + "(" + targetText + ")"
 	}
 	ix := &Index{Keyspace: ks.Name, Table: t.Name, Target: targetText, Options: map[string]string{}, Pos: st.Pos}
+	if st.Using != "" && !isSAIClass(st.Using) && !strings.Contains(st.Using, ".") {
+		// A name without a package is one of the node's own short names, and 5.0 has only
+		// SAI's: any other is no class it can load.
+		return Errorf(st.Pos, "Unable to find custom indexer class '%s'", st.Using)
+	}
 	if st.Using != "" {
 		ix.Custom = true
 		ix.Class = st.Using
@@ -129,8 +134,14 @@ func (s *Schema) createView(st *CreateView) error {
 	v := &Table{Keyspace: ks.Name, Name: name.Name, Pos: st.Pos, Options: TableOptions{GCGraceSeconds: DefaultGCGraceSeconds}}
 	key := &viewKey{st: st, base: base, v: v, selected: selected, notNull: map[string]bool{}, inKey: map[string]bool{}}
 	for _, r := range st.Where {
-		if r.Op == OpIsNotNull && r.Kind == RelColumn {
-			key.notNull[r.Column().Name] = true
+		if r.Kind != RelColumn {
+			continue
+		}
+		// Any restriction keeps a key column from being null (region = 'eu' as well as
+		// IS NOT NULL); a column outside the base table's key takes IS NOT NULL only.
+		key.notNull[r.Column().Name] = true
+		if bc := base.Column(r.Column().Name); r.Op != OpIsNotNull && bc != nil && !isKey(bc) {
+			return Errorf(r.Pos, "Non-primary key columns can only be restricted with 'IS NOT NULL'")
 		}
 	}
 	if err := key.add(st.PartitionKey, PartitionKey); err != nil {

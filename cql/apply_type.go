@@ -158,6 +158,22 @@ func (s *Schema) alterType(st *AlterUserType) error {
 		if usesType(typ, ks.Name, ut.Name) {
 			return Errorf(f.TypePos, "type %s cannot refer to itself", st.Name)
 		}
+		// A new field would change how a partition key of this type serializes, and so
+		// the token of every partition already written.
+		var keyed []string
+		for name, t := range ks.Tables {
+			for _, c := range t.PartitionKey {
+				if usesType(c.Type, ks.Name, ut.Name) {
+					keyed = append(keyed, QuoteName(ks.Name)+"."+QuoteName(name))
+					break
+				}
+			}
+		}
+		sort.Strings(keyed)
+		if len(keyed) > 0 {
+			return Errorf(f.Name.Pos, "Cannot add new field %s of type %s to user type %s.%s as the type is being used in partition key by the following tables: %s",
+				f.Name, typ, QuoteName(ks.Name), QuoteName(ut.Name), strings.Join(keyed, ", "))
+		}
 		ut.Fields = append(append([]Field(nil), ut.Fields...), Field{Name: f.Name.Name, Type: typ})
 	case AlterTypeRename:
 		fields := append([]Field(nil), ut.Fields...)

@@ -29,6 +29,14 @@ var now = time.Now
 
 // checkDML checks a write against its table (t in ks).
 func checkDML(ks *Keyspace, t *Table, stmt Statement) error {
+	if err := checkDMLValues(ks, t, stmt); err != nil {
+		return err
+	}
+	return checkWriteForm(t, stmt)
+}
+
+// checkDMLValues checks a write's columns, keys and literals.
+func checkDMLValues(ks *Keyspace, t *Table, stmt Statement) error {
 	lc := literalChecker{ks: ks}
 	switch st := stmt.(type) {
 	case *Insert:
@@ -207,6 +215,9 @@ func checkUpdate(lc literalChecker, t *Table, st *Update) error {
 func checkAssignment(lc literalChecker, c *Column, a *Assignment) error {
 	ty := c.Type
 	counter := ty.Kind == Native && ty.Name == "counter"
+	if err := checkAssignmentTarget(lc, c, a); err != nil {
+		return err
+	}
 	switch a.Op {
 	case AssignSet:
 		if counter {
@@ -233,6 +244,8 @@ func checkAssignment(lc literalChecker, c *Column, a *Assignment) error {
 		if ty.Kind == List {
 			return lc.check(ty, a.Value, c.Name)
 		}
+		// v + c prepends, which only a list does; the node words it as a subtraction.
+		return Errorf(a.Column.Pos, "Invalid operation (%s = %s - %s) for non list column %s", c.Name, a.Value.Text, c.Name, c.Name)
 	case AssignElement:
 		switch ty.Kind {
 		case Map:
@@ -245,6 +258,49 @@ func checkAssignment(lc literalChecker, c *Column, a *Assignment) error {
 		}
 	}
 	return nil
+}
+
+// checkAssignmentTarget refuses what the node cannot do to a column's parts: set an
+// element or append to a frozen collection, set an element of a set by index, set a field
+// of a frozen user type or one the type does not have.
+func checkAssignmentTarget(lc literalChecker, c *Column, a *Assignment) error {
+	ty := c.Type
+	switch {
+	case a.Op == AssignElement && ty.IsCollection() && ty.Frozen:
+		return Errorf(a.Column.Pos, "Invalid operation (%s[%s] = %s) for frozen collection column %s", c.Name, a.Key.Text, a.Value.Text, c.Name)
+	case a.Op == AssignElement && ty.Kind == Set:
+		return Errorf(a.Column.Pos, "Invalid operation (%s[%s] = %s) for set column %s", c.Name, a.Key.Text, a.Value.Text, c.Name)
+	case (a.Op == AssignAdd || a.Op == AssignSub) && ty.IsCollection() && ty.Frozen:
+		sign := "+"
+		if a.Op == AssignSub {
+			sign = "-"
+		}
+		return Errorf(a.Column.Pos, "Invalid operation (%s = %s %s %s) for frozen collection column %s", c.Name, c.Name, sign, a.Value.Text, c.Name)
+	case a.Op == AssignField && ty.Kind == UDT && ty.Frozen:
+		return Errorf(a.Column.Pos, "Invalid operation (%s.%s = %s) for frozen UDT column %s", c.Name, a.Field.Name, a.Value.Text, c.Name)
+	case a.Op == AssignField && ty.Kind == UDT:
+		if ut := lc.userTypeOf(ty); ut != nil && !ut.hasField(a.Field.Name) {
+			return Errorf(a.Field.Pos, "UDT column %s does not have a field named %s", c.Name, a.Field.Name)
+		}
+	}
+	return nil
+}
+
+// userTypeOf returns the user type ty names in the checker's keyspace, nil when unknown.
+func (lc literalChecker) userTypeOf(ty Type) *UserType {
+	if lc.ks == nil || ty.Kind != UDT || (ty.Keyspace != "" && ty.Keyspace != lc.ks.Name) {
+		return nil
+	}
+	return lc.ks.Types[ty.Name]
+}
+
+func (ut *UserType) hasField(name string) bool {
+	for _, f := range ut.Fields {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // checkConditionColumns refuses IF conditions on columns the table does not have.
@@ -268,6 +324,17 @@ func checkDelete(lc literalChecker, t *Table, st *Delete) error {
 		}
 		if isKey(c) {
 			return Errorf(d.Column.Pos, "Invalid identifier %s for deletion (should not be a PRIMARY KEY part)", c.Name)
+		}
+		if d.Key != nil && c.Type.Kind == Set {
+			// An element of a set is deleted by its value, not by an index.
+			if err := lc.check(c.Type.Params[0], d.Key, "value("+c.Name+")"); err != nil {
+				return err
+			}
+		}
+		if !d.Field.IsZero() {
+			if ut := lc.userTypeOf(c.Type); ut != nil && !ut.hasField(d.Field.Name) {
+				return Errorf(d.Field.Pos, "UDT column %s does not have a field named %s", c.Name, d.Field.Name)
+			}
 		}
 		if c.Kind != Static {
 			onlyStatic = false
@@ -348,6 +415,11 @@ func checkWhere(lc literalChecker, t *Table, where []*Relation, verb string, onl
 	}
 	if onlyStatic && verb == "UPDATE" && !noneGiven(t.Clustering, restricted) {
 		return Errorf(pos, "Invalid restrictions on clustering columns since the UPDATE statement modifies only static columns")
+	}
+	for i := 1; i < len(t.Clustering); i++ {
+		if restricted[t.Clustering[i].Name] && !restricted[t.Clustering[i-1].Name] {
+			return Errorf(pos, "PRIMARY KEY column %q cannot be restricted as preceding column %q is not restricted", t.Clustering[i].Name, t.Clustering[i-1].Name)
+		}
 	}
 	if rangeOK || (onlyStatic && noneGiven(t.Clustering, restricted)) {
 		return nil

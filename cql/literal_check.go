@@ -62,8 +62,7 @@ func (lc literalChecker) check(ty Type, v *Term, name string) error {
 		return nil
 	}
 	if ty.Kind == Tuple {
-		// 5.0 takes a lone constant for a tuple's first component: left to the node.
-		return nil
+		return lc.tuple(ty, v, name)
 	}
 	switch v.Kind {
 	case TermLiteral:
@@ -71,6 +70,11 @@ func (lc literalChecker) check(ty Type, v *Term, name string) error {
 	case TermList:
 		if ty.Kind != List && ty.Kind != Vector {
 			return Errorf(v.Pos, "Unexpected receiver type '%s'; only list and vector are expected", ty)
+		}
+		for _, it := range v.Items {
+			if it.Kind == TermNull && ty.Kind == Vector {
+				return Errorf(it.Pos, "null is not supported inside vectors")
+			}
 		}
 		return lc.elements("list", ty.Params[0], v.Items, name)
 	case TermSet:
@@ -113,9 +117,38 @@ func (lc literalChecker) check(ty Type, v *Term, name string) error {
 	return nil
 }
 
-// elements checks each element of a list or set literal.
+// tuple checks a tuple literal: no more components than the type has, each of its type. A
+// lone constant (5.0 takes it for the first component) is left to the node.
+func (lc literalChecker) tuple(ty Type, v *Term, name string) error {
+	switch v.Kind {
+	case TermSet:
+		return Errorf(v.Pos, "Invalid set literal for %s of type %s", name, ty)
+	case TermList:
+		return Errorf(v.Pos, "Invalid list literal for %s of type %s", name, ty)
+	case TermTuple:
+	default:
+		return nil
+	}
+	if len(v.Items) > len(ty.Params) {
+		return Errorf(v.Pos, "Invalid tuple literal for %s: too many elements. Type %s expects %d but got %d", name, ty, len(ty.Params), len(v.Items))
+	}
+	for i, it := range v.Items {
+		if err := lc.check(ty.Params[i], it, name); err != nil {
+			if it.Kind == TermLiteral {
+				return Errorf(it.Pos, "Invalid tuple literal for %s: component %d is not of type %s", name, i, ty.Params[i])
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// elements checks each element of a list or set literal (a vector is written as a list).
 func (lc literalChecker) elements(kind string, elem Type, items []*Term, name string) error {
 	for _, it := range items {
+		if it.Kind == TermNull {
+			return Errorf(it.Pos, "null is not supported inside collections")
+		}
 		if err := lc.element(kind, "value", elem, it, name); err != nil {
 			return err
 		}
@@ -195,6 +228,18 @@ func (lc literalChecker) constant(ty Type, v *Term, name string) error {
 	case TokFloat:
 		if ty.Name == "decimal" && strings.ContainsAny(v.Value, "NI") {
 			return Errorf(v.Pos, "unable to make BigDecimal from '%s'", v.Value)
+		}
+	case TokBlob:
+		if digits := v.Text[min(2, len(v.Text)):]; len(digits)%2 != 0 {
+			return Errorf(v.Pos, "cannot parse '%s' as hex bytes", digits)
+		}
+	case TokString:
+		if ty.Name == "ascii" {
+			for i := 0; i < len(v.Value); i++ {
+				if v.Value[i] >= 0x80 {
+					return Errorf(v.Pos, "Invalid ASCII character in string literal")
+				}
+			}
 		}
 	case TokUUID:
 		if ty.Name == "timeuuid" && len(v.Value) > 14 && v.Value[14] != '1' {

@@ -165,7 +165,10 @@ type Keyspace struct {
 	Views         map[string]*View
 	Functions     map[string]Pos // name -> where it was created; bodies are not modelled
 	Aggregates    map[string]Pos
-	Pos           Pos
+	// Routines are the overloads of each function ("f:name") and aggregate ("a:name")
+	// created by statements; nil in a schema read from a node, which knows names only.
+	Routines map[string][]Routine
+	Pos      Pos
 }
 
 // NewKeyspace returns an empty keyspace with every map allocated.
@@ -185,6 +188,10 @@ type Schema struct {
 	// Release is the Cassandra release whose schema rules Apply follows: Release50 (the
 	// zero value) or Release41.
 	Release options.Release
+	// CheckSelect, when set, judges a SELECT beyond the table it names: whether the node
+	// runs its restrictions and ordering (cql/check's Rejection, which this package cannot
+	// import). Apply calls it after its own checks; Clone keeps it.
+	CheckSelect func(*Schema, *Select) error
 }
 
 // NewSchema returns an empty schema.

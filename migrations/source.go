@@ -225,6 +225,13 @@ func SchemaOf(migs []*Migration, keyspace string) (*cql.Schema, error) {
 
 // SchemaOn is SchemaOf by the schema rules of Cassandra release rel.
 func SchemaOn(migs []*Migration, keyspace string, rel options.Release) (*cql.Schema, error) {
+	return SchemaJudged(migs, keyspace, rel, nil)
+}
+
+// SchemaJudged is SchemaOn with checkSelect judging each SELECT of the history against the
+// schema the statements before it build (cql.Schema.CheckSelect): `migrate validate` passes
+// cql/check's Rejection, so a SELECT the node refuses is refused before `up` stops at it.
+func SchemaJudged(migs []*Migration, keyspace string, rel options.Release, checkSelect func(*cql.Schema, *cql.Select) error) (*cql.Schema, error) {
 	sch := cql.NewSchemaIn(keyspace)
 	if keyspace != "" && CreatesKeyspace(migs, keyspace) {
 		// The history creates its keyspace itself (as `up` lets it): it does not exist
@@ -240,6 +247,7 @@ func SchemaOn(migs []*Migration, keyspace string, rel options.Release) (*cql.Sch
 		}
 	}
 	sch.Release = rel
+	sch.CheckSelect = checkSelect
 	var r Refusals
 	for _, m := range migs {
 		// Each file starts in the target keyspace: a USE holds to the end of its file, as

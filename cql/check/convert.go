@@ -37,7 +37,11 @@ func fromAST(s *cql.Select, aggregates map[string]bool) *selectQuery {
 		q.groupBy = append(q.groupBy, gt)
 	}
 	for _, o := range s.OrderBy {
-		q.orderBy = append(q.orderBy, ordering{col: o.Column.Name, desc: o.Desc, pos: o.Pos})
+		ord := ordering{col: o.Column.Name, desc: o.Desc, ann: o.ANN != nil, annLen: -1, pos: o.Pos}
+		if o.ANN != nil && o.ANN.Kind == cql.TermList && !o.ANN.HasMarker() {
+			ord.annLen = len(o.ANN.Items)
+		}
+		q.orderBy = append(q.orderBy, ord)
 	}
 	q.limit = limitOf(s.Limit)
 	q.ppl = limitOf(s.PerPartitionLimit)

@@ -69,7 +69,11 @@ type groupTerm struct {
 type ordering struct {
 	col  string
 	desc bool
-	pos  cql.Pos
+	ann  bool // ORDER BY col ANN OF [...]: a vector search, not a clustering order
+	// annLen is the number of elements of the vector searched for, -1 when it is not a
+	// literal list.
+	annLen int
+	pos    cql.Pos
 }
 
 // limitVal is a LIMIT or PER PARTITION LIMIT: a literal or a bind marker.

@@ -765,11 +765,49 @@ func (pc *prepareContext) checkGroupBy(p *prepared, q *selectQuery) (bool, *reje
 	return false, nil
 }
 
+// maxANNLimit is the largest LIMIT 5.0 takes with ORDER BY ... ANN OF.
+const maxANNLimit = 1000
+
+// checkANN is the ordering of a vector search: one ORDER BY item, on a vector column an SAI
+// index serves, with a LIMIT of at most 1000. The partition key need not be restricted:
+// the index answers across partitions.
+func (pc *prepareContext) checkANN(q *selectQuery, o ordering) *rejection {
+	if len(q.orderBy) > 1 {
+		return reject(CodeOrderBy, q.orderBy[0].pos, "ANN ordering does not support any other ordering")
+	}
+	c := pc.table.Column(o.col)
+	if c == nil || c.Type.Name != "vector" {
+		return reject(CodeOrderBy, o.pos, "ANN ordering is only supported on float vector indexes")
+	}
+	if o.annLen >= 0 && o.annLen != c.Type.Dim {
+		return reject(CodeInvalid, o.pos, "Invalid vector literal for %s of type %s; expected %d elements, but given %d", c.Name, c.Type, c.Type.Dim, o.annLen)
+	}
+	indexed := false
+	for _, ix := range pc.indexes {
+		indexed = indexed || (ix.kind == saiIndex && ix.col == c)
+	}
+	if !indexed {
+		return reject(CodeOrderBy, o.pos, "ORDER BY %s ANN OF needs a storage-attached index on %s (CREATE INDEX ... USING 'sai')", c.Name, c.Name)
+	}
+	switch {
+	case q.limit == nil:
+		return reject(CodeOrderBy, o.pos, "Use of ANN OF in an ORDER BY clause requires a LIMIT that is not greater than %d. LIMIT was NO LIMIT", maxANNLimit)
+	case !q.limit.marker && q.limit.n > maxANNLimit:
+		return reject(CodeOrderBy, q.limit.pos, "Use of ANN OF in an ORDER BY clause requires a LIMIT that is not greater than %d. LIMIT was %d", maxANNLimit, q.limit.n)
+	}
+	return nil
+}
+
 var builtinAggregates = map[string]bool{"count": true, "min": true, "max": true, "sum": true, "avg": true}
 
 // checkOrderBy is verifyOrderingIsAllowed and isReversed.
 func (pc *prepareContext) checkOrderBy(p *prepared, q *selectQuery) *rejection {
 	t := pc.table
+	for _, o := range q.orderBy {
+		if o.ann {
+			return pc.checkANN(q, o)
+		}
+	}
 	if p.usesIndex {
 		return reject(CodeOrderBy, q.orderBy[0].pos, "ORDER BY with 2ndary indexes is not supported, except for ANN queries.")
 	}

@@ -75,3 +75,29 @@ func TestMigrateSerialFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestMigrateValidateRefusesASelectTheNodeRefuses: a SELECT in a history is judged as the
+// node prepares it (cql/check), against the schema the files before it build: one that
+// needs ALLOW FILTERING is refused, at its restriction, before up would stop at it; the
+// same read by the key passes.
+func TestMigrateValidateRefusesASelectTheNodeRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		read string
+		code int
+	}{
+		{"SELECT * FROM users WHERE id = 1;\n", ExitOK},
+		{"SELECT * FROM users WHERE name = 'x';\n", ExitBadInput},
+	} {
+		dir := migDir(t, map[string]string{
+			"0001_users.cql": "CREATE TABLE users (id int PRIMARY KEY, name text);\n",
+			"0002_read.cql":  tc.read,
+		})
+		code, out, errOut := runEnv(t, nil, "migrate", "validate", "--dir", dir, "--keyspace", "app", "--offline")
+		if code != tc.code {
+			t.Errorf("%s: exit %d, want %d\nstdout: %s\nstderr: %s", tc.read, code, tc.code, out, errOut)
+		}
+		if tc.code != ExitOK && !strings.Contains(errOut, filepath.Join(dir, "0002_read.cql:1:")) {
+			t.Errorf("%s: the refusal does not name the statement: %s", tc.read, errOut)
+		}
+	}
+}

@@ -61,22 +61,23 @@ var testHelpers = []string{"cassandratest", "connect", "internal/authtest", "int
 // and testHelpers), each with why: a test may reach higher than its package when that layer
 // is its oracle or its harness.
 var testUpward = map[string][]string{
-	"codes":                    {"internal/cli"},             // every registered code is reachable from the CLI
-	"cql/check":                {"cql/lint", "design"},       // check and lint agree on the same shapes; suggestions sized by design's volumes
-	"design":                   {"cql/check", "evolve"},      // the cases read as the command reads them; check and evolve agree with design
-	"cql/denorm":               {"sizing"},                   // a plan's writes sized by the byte model
-	"internal/workloadflag":    {"sizing"},                   // flags through an estimate
-	"profile":                  {"internal/accuracy"},        // the node's sstablepartitions sizes are the growth test's truth
-	"sizing/disk":              {"internal/accuracy"},        // CompressionInfo.db read as the accuracy tests read it: the chunks the node wrote
-	"examples/likes":           {"examples/internal/extest"}, // the examples' shared test harness
-	"examples/magazines":       {"examples/internal/extest"}, //
-	"examples/orders":          {"examples/internal/extest"}, //
-	"examples/posts":           {"examples/internal/extest"}, //
-	"examples/sensors":         {"examples/internal/extest"}, //
-	"examples/trending":        {"examples/internal/extest"}, //
-	"examples/viewing_history": {"examples/internal/extest"}, //
-	"internal/purity":          {},                           //
-	"scripts":                  {"internal/version"},         // the node's version is the one tested against
+	"codes":                    {"internal/cli"},                  // every registered code is reachable from the CLI
+	"cql":                      {"cql/nodesettings", "cql/check"}, // the wide corpus is judged as migrate validate judges: the model, the node's settings, check's verdict on a SELECT
+	"cql/check":                {"cql/lint", "design"},            // check and lint agree on the same shapes; suggestions sized by design's volumes
+	"design":                   {"cql/check", "evolve"},           // the cases read as the command reads them; check and evolve agree with design
+	"cql/denorm":               {"sizing"},                        // a plan's writes sized by the byte model
+	"internal/workloadflag":    {"sizing"},                        // flags through an estimate
+	"profile":                  {"internal/accuracy"},             // the node's sstablepartitions sizes are the growth test's truth
+	"sizing/disk":              {"internal/accuracy"},             // CompressionInfo.db read as the accuracy tests read it: the chunks the node wrote
+	"examples/likes":           {"examples/internal/extest"},      // the examples' shared test harness
+	"examples/magazines":       {"examples/internal/extest"},      //
+	"examples/orders":          {"examples/internal/extest"},      //
+	"examples/posts":           {"examples/internal/extest"},      //
+	"examples/sensors":         {"examples/internal/extest"},      //
+	"examples/trending":        {"examples/internal/extest"},      //
+	"examples/viewing_history": {"examples/internal/extest"},      //
+	"internal/purity":          {},                                //
+	"scripts":                  {"internal/version"},              // the node's version is the one tested against
 }
 
 // listed is one package as go list describes it.

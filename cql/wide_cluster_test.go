@@ -1,0 +1,161 @@
+package cql_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/cassandratest"
+)
+
+// TestWideCorpusAgainstCassandra runs the wide corpus on a real 5.0 node, the truth the
+// offline counts are taken against: each file in a fresh keyspace, statement after
+// statement, and the node must do what each statement's comment says. It first checks the
+// node's settings are those the verdicts were recorded with (wideSettings).
+//
+// The corpus creates keyspaces and roles of its own, named wide_*; they are dropped before
+// and after the run.
+func TestWideCorpusAgainstCassandra(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs a Cassandra node")
+	}
+	admin := cassandratest.Session(t)
+	iter := admin.Query("SELECT name, value FROM system_views.settings").Iter()
+	var name string
+	var value *string
+	shown := map[string]string{}
+	for iter.Scan(&name, &value) {
+		if value != nil {
+			shown[name] = *value
+		}
+	}
+	must(t, iter.Close())
+	for k, want := range wideSettings {
+		if got := shown[k]; got != want {
+			t.Fatalf("the node has %s = %q; the corpus's verdicts were recorded with %q (scripts/cassandra's dev node)", k, shown[k], want)
+		}
+	}
+	corpus := readWide(t)
+	var files []string
+	for f := range corpus {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	dropWideObjects(t, admin)
+	t.Cleanup(func() { dropWideObjects(t, admin) })
+	var mu sync.Mutex
+	total, refused := 0, 0
+	t.Cleanup(func() { t.Logf("%d statements in %d files: the node refuses %d", total, len(files), refused) })
+	for _, f := range files {
+		cases := corpus[f]
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".cql"), func(t *testing.T) {
+			// The files are independent (each in its own keyspace; the wide_* keyspaces and
+			// roles each come from one file), and a loaded node answers several at once
+			// sooner than one after the other.
+			t.Parallel()
+			s, _ := cassandratest.Keyspace(t)
+			for _, c := range cases {
+				err := execVerdict(t, s, c.raw.Text)
+				record(c, err)
+				if noVerdict(err) {
+					t.Fatalf("%s (%s): the node gave no verdict: %v", c.raw.Pos, c.note, err)
+				}
+				switch {
+				case c.verdict == wideSetup && err != nil:
+					t.Fatalf("%s (%s): the node refuses a setup statement: %v", c.raw.Pos, c.note, err)
+				case c.verdict == wideOK && err != nil:
+					t.Errorf("%s (%s): the corpus says ok, the node refuses it: %v\n%s", c.raw.Pos, c.note, err, c.raw.Text)
+				case c.verdict == wideRefused && err == nil:
+					t.Errorf("%s (%s): the corpus says refused, the node applies it\n%s", c.raw.Pos, c.note, c.raw.Text)
+				case err != nil && testing.Verbose():
+					t.Logf("%s: node: %v", c.raw.Pos, err)
+				}
+				if c.verdict != wideSetup {
+					mu.Lock()
+					total++
+					if err != nil {
+						refused++
+					}
+					mu.Unlock()
+				}
+			}
+		})
+	}
+}
+
+// execVerdict sends a statement and returns the node's verdict. A schema change can take
+// longer than the client waits on a loaded node: the statement is then sent again, and a
+// second answer saying the object already exists (or, for a DROP, no longer does) means the
+// first send applied it.
+func execVerdict(t *testing.T, s *gocql.Session, text string) error {
+	err := exec(s, text)
+	for attempt := 0; noVerdict(err) && attempt < 3; attempt++ {
+		time.Sleep(10 * time.Second)
+		again := exec(s, text)
+		if again != nil && !noVerdict(again) {
+			msg := again.Error()
+			if strings.Contains(msg, "already exist") || strings.Contains(msg, "doesn't exist") || strings.Contains(msg, "does not exist") {
+				t.Logf("%s: applied by a send the client gave up on (sent again: %v)", oneLine(text), again)
+				return nil
+			}
+		}
+		err = again
+	}
+	return err
+}
+
+// record appends the node's verdict on c to the file CQLSIZE_WIDE_RECORD names, when set:
+// "file:line<TAB>ok|refused<TAB>the node's words", the evidence an annotation is written from.
+func record(c wideCase, err error) {
+	path := os.Getenv("CQLSIZE_WIDE_RECORD")
+	if path == "" || noVerdict(err) {
+		return
+	}
+	verdict, words := "ok", ""
+	if err != nil {
+		verdict, words = "refused", oneLine(err.Error())
+	}
+	recordMu.Lock()
+	defer recordMu.Unlock()
+	f, ferr := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if ferr != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%s:%d\t%s\t%s\n", c.raw.Pos.File, c.raw.Pos.Line, verdict, words)
+}
+
+var recordMu sync.Mutex
+
+// dropWideObjects drops the keyspaces and roles the corpus creates (wide_*).
+func dropWideObjects(t *testing.T, s *gocql.Session) {
+	t.Helper()
+	for _, q := range []struct{ list, drop string }{
+		{"SELECT keyspace_name FROM system_schema.keyspaces", "DROP KEYSPACE IF EXISTS "},
+		{"SELECT role FROM system_auth.roles", "DROP ROLE IF EXISTS "},
+	} {
+		iter := s.Query(q.list).Iter()
+		var name string
+		var names []string
+		for iter.Scan(&name) {
+			if strings.HasPrefix(name, "wide_") {
+				names = append(names, name)
+			}
+		}
+		if err := iter.Close(); err != nil {
+			t.Logf("%s: %v", q.list, err)
+		}
+		for _, n := range names {
+			if err := exec(s, q.drop+n); err != nil {
+				t.Logf("%s%s: %v", q.drop, n, err)
+			}
+		}
+	}
+}
