@@ -24,7 +24,6 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlsize/cqlsize/evolve/backfill"
 	"github.com/cqlsize/cqlsize/internal/backfillcheck"
 )
 
@@ -128,8 +127,8 @@ func run(c config) error {
 	return race(ctx, c, s, ks, tb, ref, cons, wcons)
 }
 
-// race alternates the two copies c.rounds times each (the targets, and the backfill's
-// checkpoint and leases, emptied before each, so every round copies the whole table), and
+// race alternates the two copies c.rounds times each (the targets emptied before each, the
+// backfill run with --restart, so every round copies the whole table), and
 // prints every run, the median and spread of each and the ratio of the medians.
 func race(ctx context.Context, c config, s *gocql.Session, ks string, tb backfillcheck.Tables, ref string, cons, wcons gocql.Consistency) error {
 	var refRates, bfRates []float64
@@ -148,11 +147,8 @@ func race(ctx context.Context, c config, s *gocql.Session, ks string, tb backfil
 		fmt.Printf("round %d: hand-written gocql copy: %d rows in %s: %.0f rows/s, CPU %.0f µs a row\n", round, n, d.Round(time.Millisecond),
 			refRates[len(refRates)-1], float64(cpu.Microseconds())/float64(n))
 
-		for _, t := range []string{tb.Month, ks + "." + backfill.ProgressTable, ks + "." + backfill.LeaseTable} {
-			// The bookkeeping tables exist once the first round made them.
-			if err := s.Query("TRUNCATE " + t).Exec(); err != nil && (t == tb.Month || round > 1) {
-				return err
-			}
+		if err := s.Query("TRUNCATE " + tb.Month).Exec(); err != nil {
+			return err
 		}
 		r, err := runBackfill(c, ks)
 		if err != nil {
@@ -201,7 +197,8 @@ type result struct {
 // then) and reading the kernel's maxrss when it exits.
 func runBackfill(c config, ks string) (result, error) {
 	cmd := exec.Command(c.bin, "backfill", "--hosts", strings.Join(c.hosts, ","), "-k", ks, "--from", "posts", "--to", "posts_by_month",
-		"--derive", "month=month(created_at)", "--consistency", c.consistency, "--write-consistency", c.writeConsistency)
+		"--derive", "month=month(created_at)", "--consistency", c.consistency, "--write-consistency", c.writeConsistency,
+		"--restart") // every round copies the whole table, whatever the round before recorded
 	cmd.Args = append(cmd.Args, strings.Fields(c.backfillArgs)...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
