@@ -45,9 +45,10 @@ bench-writes:
 	CASSANDRA_HOSTS=$${CASSANDRA_HOSTS:-$$(scripts/cassandra hosts)} $(GO) test -run='^$$' -bench=BenchmarkPostsSideBySide -benchtime=3000x -count=3 ./examples/posts/
 
 # Rows a second of `cqlsize backfill` beside a hand-written parallel token-range copy with
-# gocql at the same consistency, alternated in one run against the test node, and the
-# backfill's peak RSS (VmHWM) copying 1M rows. ARGS="-rows 200000" for a quick run,
-# ARGS="-rounds 3" to alternate the two copies three times.
+# gocql at the same consistency, alternated 3 rounds in one run against the test node: the
+# medians, their spread and ratio, the CPU each spent a row, and the backfill's peak RSS
+# (VmHWM) copying 1M rows. ARGS="-rows 200000" for a quicker run; -keep, -keyspace and
+# -rounds 0 write a table once and race in it again (docs/backfill.md).
 bench-backfill:
 	CASSANDRA_HOSTS=$${CASSANDRA_HOSTS:-$$(scripts/cassandra hosts)} $(GO) run ./internal/backfillcheck/cmd/benchbackfill $(ARGS)
 

@@ -27,15 +27,18 @@ type Options struct {
 	WriteConsistency gocql.Consistency
 	// Rate bounds the source rows read a second, over all workers (0: no limit).
 	Rate float64
-	// Workers is how many token ranges are copied at once (default 4).
+	// Workers is how many token ranges are copied at once (default 8: as many as a
+	// hand-written parallel copy reads, so the wait for each range's first page is hidden
+	// behind the others').
 	Workers int
-	// InFlight bounds the writes each worker has in flight (default 32).
+	// InFlight bounds the writes of each range in flight (default 16); the run's writers,
+	// Workers times InFlight, bound them all.
 	InFlight int
 	// Ranges is how many equal token ranges the ring is cut into (default 256): the unit of
 	// checkpointing, leasing and of Share. It is recorded with the checkpoint; a run that
 	// continues one must use the same number.
 	Ranges int
-	// PageSize is the rows of each source page (default 500).
+	// PageSize is the rows of each source page (default 1000).
 	PageSize int
 	// Share and Shares take the Share-th of Shares equal parts of the ranges (1-based;
 	// default 1 of 1), so Shares processes with no coordinator divide one backfill.
@@ -84,10 +87,10 @@ func (o Options) withDefaults() (Options, error) {
 			*v = d
 		}
 	}
-	def(&o.Workers, 4)
-	def(&o.InFlight, 32)
+	def(&o.Workers, 8)
+	def(&o.InFlight, 16)
 	def(&o.Ranges, 256)
-	def(&o.PageSize, 500)
+	def(&o.PageSize, 1000)
 	def(&o.MaxSplits, 16)
 	if o.Shares == 0 && o.Share == 0 {
 		o.Share, o.Shares = 1, 1
@@ -302,6 +305,7 @@ type run struct {
 	policy  gocql.RetryPolicy // of the target writes
 	limiter *tokenscan.Limiter
 	started time.Time
+	writes  chan writeJob // to the writers (startWriters)
 
 	mu       sync.Mutex
 	res      *Result
@@ -359,6 +363,7 @@ func (r *run) estimate(ctx context.Context, ks, table string, mine []tokenscan.R
 // to the workers; ranges another run holds are looked at again after o.Wait.
 func (r *run) loop(ctx context.Context, mine []tokenscan.Range) error {
 	r.limiter = tokenscan.NewLimiter(r.o.Rate)
+	defer r.startWriters(r.o.Workers * r.o.InFlight)()
 	left := mine
 	for round := 0; len(left) > 0; round++ {
 		done, err := r.ck.done(ctx)

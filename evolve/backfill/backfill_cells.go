@@ -349,13 +349,13 @@ type rowWriter struct {
 	// must not name the clustering columns (the node refuses it).
 	pkWhere string
 	npk     int
-	texts   map[string]string
+	texts   map[textKey]string
 	keyIns  string // INSERT INTO t (k1, k2
 }
 
 func newRowWriter(b *rowBuilder) *rowWriter {
 	dst := b.p.TargetTable()
-	w := &rowWriter{b: b, table: cql.QuoteName(dst.Keyspace) + "." + cql.QuoteName(dst.Name), texts: map[string]string{}}
+	w := &rowWriter{b: b, table: cql.QuoteName(dst.Keyspace) + "." + cql.QuoteName(dst.Name), texts: map[textKey]string{}}
 	var where, names []string
 	for _, k := range b.keys {
 		where = append(where, b.cols[k].quoted+" = ?")
@@ -418,18 +418,50 @@ func using(s stamp) (string, []any) {
 	return "USING TTL ? AND TIMESTAMP ?", []any{s.ttl, s.ts}
 }
 
+// textKey names the text of a statement: its kind, its USING clause and the columns it
+// sets, so that a row's statements find their text without building a string a row.
+type textKey struct {
+	update, static bool
+	using          string // one of using's three clauses
+	plain, adds    colSet
+}
+
+// colSet is a set of the writer's column indexes below maxKeyedCol.
+type colSet [4]uint64
+
+const maxKeyedCol = 256
+
+func (c *colSet) add(col int) { c[col/64] |= 1 << (col % 64) }
+
+// key is the textKey of a statement setting plain and adds; false when a column is past
+// what a colSet holds (a table that wide gets its text built each time).
+func (w *rowWriter) key(update bool, using string, plain, adds []targetCell) (textKey, bool) {
+	k := textKey{update: update, using: using}
+	for _, c := range plain {
+		if c.col >= maxKeyedCol {
+			return k, false
+		}
+		k.plain.add(c.col)
+	}
+	for _, c := range adds {
+		if c.col >= maxKeyedCol {
+			return k, false
+		}
+		k.adds.add(c.col)
+	}
+	return k, true
+}
+
 func (w *rowWriter) insert(tr *targetRow, s stamp, cells []targetCell) statement {
 	u, uargs := using(s)
-	var sig strings.Builder
-	sig.WriteString("i")
-	sig.WriteString(u)
-	args := append([]any{}, tr.key...)
+	args := make([]any, 0, len(tr.key)+len(cells)+len(uargs))
+	args = append(args, tr.key...)
 	for _, c := range cells {
-		fmt.Fprintf(&sig, ",%d", c.col)
 		args = append(args, c.value)
 	}
-	text, ok := w.texts[sig.String()]
-	if !ok {
+	k, keyed := w.key(false, u, cells, nil)
+	text, ok := w.texts[k]
+	if !ok || !keyed {
 		names := w.keyIns
 		marks := strings.TrimSuffix(strings.Repeat("?, ", len(tr.key)), ", ")
 		for _, c := range cells {
@@ -437,7 +469,9 @@ func (w *rowWriter) insert(tr *targetRow, s stamp, cells []targetCell) statement
 			marks += ", ?"
 		}
 		text = "INSERT INTO " + w.table + " (" + names + ") VALUES (" + marks + ") " + u
-		w.texts[sig.String()] = text
+		if keyed {
+			w.texts[k] = text
+		}
 	}
 	ttlArg := -1
 	if len(uargs) == 2 {
@@ -448,26 +482,23 @@ func (w *rowWriter) insert(tr *targetRow, s stamp, cells []targetCell) statement
 
 func (w *rowWriter) update(tr *targetRow, s stamp, plain, adds []targetCell) statement {
 	u, uargs := using(s)
-	var sig strings.Builder
-	sig.WriteString("u")
-	sig.WriteString(u)
-	args := append([]any{}, uargs...)
+	args := make([]any, 0, len(uargs)+len(plain)+len(adds)+len(tr.key))
+	args = append(args, uargs...)
 	for _, c := range plain {
-		fmt.Fprintf(&sig, ",%d", c.col)
 		args = append(args, c.value)
 	}
 	for _, c := range adds {
-		fmt.Fprintf(&sig, ",+%d", c.col)
 		args = append(args, c.value)
 	}
+	k, keyed := w.key(true, u, plain, adds)
 	where, key := w.where, tr.key
 	if allStatic(w.b, plain, adds) {
-		sig.WriteString(",static")
+		k.static = true
 		where, key = w.pkWhere, tr.key[:w.npk]
 	}
 	args = append(args, key...)
-	text, ok := w.texts[sig.String()]
-	if !ok {
+	text, ok := w.texts[k]
+	if !ok || !keyed {
 		var set []string
 		for _, c := range plain {
 			set = append(set, w.b.cols[c.col].quoted+" = ?")
@@ -477,7 +508,9 @@ func (w *rowWriter) update(tr *targetRow, s stamp, plain, adds []targetCell) sta
 			set = append(set, q+" = "+q+" + ?")
 		}
 		text = "UPDATE " + w.table + " " + u + " SET " + strings.Join(set, ", ") + " WHERE " + where
-		w.texts[sig.String()] = text
+		if keyed {
+			w.texts[k] = text
+		}
 	}
 	ttlArg := -1
 	if len(uargs) == 2 {

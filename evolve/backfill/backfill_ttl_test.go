@@ -26,7 +26,7 @@ func TestRemainingTTL(t *testing.T) {
 
 func TestStatementArgsCountTheTTLDown(t *testing.T) {
 	read := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	w := &rowWriter{b: &rowBuilder{cols: []tcol{{quoted: "k", key: true}, {quoted: "v"}}, keys: []int{0}}, table: "ks.t", where: "k = ?", keyIns: "k", texts: map[string]string{}}
+	w := &rowWriter{b: &rowBuilder{cols: []tcol{{quoted: "k", key: true}, {quoted: "v"}}, keys: []int{0}}, table: "ks.t", where: "k = ?", keyIns: "k", texts: map[textKey]string{}}
 	tr := &targetRow{key: []any{1}, readAt: read, liveness: stamp{10, 0}, groups: map[stamp][]targetCell{
 		{10, 0}:  nil,
 		{20, 60}: {{col: 1, value: "x"}},

@@ -121,6 +121,14 @@ func scan(ctx context.Context, s *gocql.Session, query string, opts ReadOptions,
 	return errors.Join(errs...)
 }
 
+// readFailed reports a read the replica answered with a failure: a node short of memory
+// under other work fails a page now and then ("received 0 responses and 1 failures"), and
+// the same page read again succeeds. A read is idempotent, so it is asked again.
+func readFailed(err error) bool {
+	var rf *gocql.RequestErrReadFailure
+	return errors.As(err, &rf)
+}
+
 // scanRange reads one range a page at a time (PageState turns the driver's own paging off),
 // asking a page that fails with a timeout again from its start: no row is handed on twice.
 func scanRange(ctx context.Context, s *gocql.Session, query string, opts ReadOptions, r TokenRange, d []any, row func(ReadWindow) error) error {
@@ -140,7 +148,7 @@ func scanRange(ctx context.Context, s *gocql.Session, query string, opts ReadOpt
 			return rowErr
 		}
 		if err != nil {
-			if attempt++; attempt > 5 || !retryable(err) || ctx.Err() != nil {
+			if attempt++; attempt > 5 || !(retryable(err) || readFailed(err)) || ctx.Err() != nil {
 				return fmt.Errorf("read token range (%d, %d]: %w", r.Start, r.End, err)
 			}
 			time.Sleep(time.Duration(attempt) * 300 * time.Millisecond)

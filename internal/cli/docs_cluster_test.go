@@ -167,7 +167,9 @@ func (c *clusterRun) run(text string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := map[string]string{}
+	// A backfill's progress lines come every few seconds when no terminal watches: how many
+	// depends on the machine's speed, so the pages show none (they describe them in words).
+	env := map[string]string{envProgress: progressNone}
 	for k, v := range c.env {
 		env[k] = v
 	}

@@ -36,22 +36,26 @@ type config struct {
 	bin              string
 	keep             bool
 	check            bool
+	keyspace         string
+	backfillArgs     string
 }
 
 func main() {
 	var c config
 	hosts := flag.String("hosts", os.Getenv("CASSANDRA_HOSTS"), "the cluster (default $CASSANDRA_HOSTS)")
 	flag.IntVar(&c.rows, "rows", 1_000_000, "source rows")
-	flag.IntVar(&c.rounds, "rounds", 1, "copies of each kind, alternated; the best of each is compared")
+	flag.IntVar(&c.rounds, "rounds", 3, "copies of each kind, alternated; their medians are compared (0 with -keep: write the table and stop)")
 	flag.StringVar(&c.consistency, "consistency", "LOCAL_ONE", "consistency of both copies' reads")
 	flag.StringVar(&c.writeConsistency, "write-consistency", "LOCAL_QUORUM", "consistency of both copies' writes")
 	flag.StringVar(&c.bin, "bin", "", "the cqlsize binary (default: go build ./cmd/cqlsize)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the keyspace")
 	flag.BoolVar(&c.check, "check", false, "check the backfill's last copy with the checker")
+	flag.StringVar(&c.backfillArgs, "backfill-args", "", "more flags of cqlsize backfill, such as \"--workers 8\"")
+	flag.StringVar(&c.keyspace, "keyspace", "", "race in this keyspace, kept by an earlier -keep run, instead of writing a new one (-rows must match)")
 	flag.Parse()
 	c.hosts = strings.Split(*hosts, ",")
-	if *hosts == "" || c.rows < 1 || c.rounds < 1 {
-		fmt.Fprintln(os.Stderr, "benchbackfill: need -hosts (or $CASSANDRA_HOSTS), -rows >= 1 and -rounds >= 1")
+	if *hosts == "" || c.rows < 1 || c.rounds < 0 || c.rounds == 0 && !c.keep {
+		fmt.Fprintln(os.Stderr, "benchbackfill: need -hosts (or $CASSANDRA_HOSTS), -rows >= 1 and -rounds >= 1 (or 0 with -keep)")
 		os.Exit(2)
 	}
 	if err := run(c); err != nil {
@@ -84,6 +88,9 @@ func run(c config) error {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	ks := "bench_backfill_" + hex.EncodeToString(b[:])
+	if c.keyspace != "" {
+		ks = c.keyspace
+	}
 	cluster := gocql.NewCluster(c.hosts...)
 	cluster.Timeout, cluster.ConnectTimeout, cluster.Consistency = 30*time.Second, 10*time.Second, cons
 	s, err := cluster.CreateSession()
@@ -91,15 +98,18 @@ func run(c config) error {
 		return fmt.Errorf("connect to %v: %w", c.hosts, err)
 	}
 	defer s.Close()
+	ctx := context.Background()
+	tb := backfillcheck.Tables{Source: ks + ".posts", Month: ks + ".posts_by_month"}
+	ref := ks + ".posts_by_month_ref"
+	if c.keyspace != "" {
+		return race(ctx, c, s, ks, tb, ref, cons, wcons)
+	}
 	if err := s.Query("CREATE KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}").Exec(); err != nil {
 		return err
 	}
 	if !c.keep {
 		defer s.Query("DROP KEYSPACE IF EXISTS " + ks).Exec() //nolint:errcheck // best effort
 	}
-	ctx := context.Background()
-	tb := backfillcheck.Tables{Source: ks + ".posts", Month: ks + ".posts_by_month"}
-	ref := ks + ".posts_by_month_ref"
 	if err := tb.Create(ctx, s); err != nil {
 		return err
 	}
@@ -111,11 +121,15 @@ func run(c config) error {
 		return err
 	}
 	fmt.Printf("keyspace %s: %d source rows written in %s\n", ks, c.rows, time.Since(t0).Round(time.Millisecond))
+	if c.rounds == 0 {
+		return nil
+	}
 	return race(ctx, c, s, ks, tb, ref, cons, wcons)
 }
 
-// race alternates the two copies c.rounds times each (the target emptied before each), and
-// prints every run and the comparison of the best of each.
+// race alternates the two copies c.rounds times each (the targets emptied before each, the
+// backfill run with --restart, so every round copies the whole table), and
+// prints every run, the median and spread of each and the ratio of the medians.
 func race(ctx context.Context, c config, s *gocql.Session, ks string, tb backfillcheck.Tables, ref string, cons, wcons gocql.Consistency) error {
 	var refRates, bfRates []float64
 	var peakKB, maxrssKB int64
@@ -123,49 +137,69 @@ func race(ctx context.Context, c config, s *gocql.Session, ks string, tb backfil
 		if err := s.Query("TRUNCATE " + ref).Exec(); err != nil {
 			return err
 		}
-		t0 := time.Now()
+		t0, cpu0 := time.Now(), selfCPU()
 		n, err := backfillcheck.Copy(ctx, s, tb.Source, ref, "", backfillcheck.CopySpec{Consistency: cons, WriteConsistency: wcons})
 		if err != nil {
 			return err
 		}
-		d := time.Since(t0)
+		d, cpu := time.Since(t0), selfCPU()-cpu0
 		refRates = append(refRates, float64(n)/d.Seconds())
-		fmt.Printf("round %d: hand-written gocql copy: %d rows in %s: %.0f rows/s\n", round, n, d.Round(time.Millisecond), refRates[len(refRates)-1])
+		fmt.Printf("round %d: hand-written gocql copy: %d rows in %s: %.0f rows/s, CPU %.0f µs a row\n", round, n, d.Round(time.Millisecond),
+			refRates[len(refRates)-1], float64(cpu.Microseconds())/float64(n))
 
 		if err := s.Query("TRUNCATE " + tb.Month).Exec(); err != nil {
 			return err
 		}
-		r, err := backfill(c, ks)
+		r, err := runBackfill(c, ks)
 		if err != nil {
 			return err
 		}
 		bfRates = append(bfRates, float64(c.rows)/r.elapsed.Seconds())
 		peakKB, maxrssKB = max(peakKB, r.vmHWM), max(maxrssKB, r.maxrss)
-		fmt.Printf("round %d: cqlsize backfill: %d rows in %s: %.0f rows/s, VmHWM %.1f MB, maxrss %.1f MB\n", round, c.rows,
-			r.elapsed.Round(time.Millisecond), bfRates[len(bfRates)-1], float64(r.vmHWM)/1024, float64(r.maxrss)/1024)
+		fmt.Printf("round %d: cqlsize backfill: %d rows in %s: %.0f rows/s, CPU %.0f µs a row, VmHWM %.1f MB, maxrss %.1f MB\n", round, c.rows,
+			r.elapsed.Round(time.Millisecond), bfRates[len(bfRates)-1], float64(r.cpu.Microseconds())/float64(c.rows), float64(r.vmHWM)/1024, float64(r.maxrss)/1024)
 	}
-	sort.Float64s(refRates)
-	sort.Float64s(bfRates)
-	best, bestRef := bfRates[len(bfRates)-1], refRates[len(refRates)-1]
-	fmt.Printf("best of %d: cqlsize backfill %.0f rows/s, hand-written copy %.0f rows/s: ratio %.2f (goal >= 0.80)\n", c.rounds, best, bestRef, best/bestRef)
-	fmt.Printf("peak RSS of cqlsize backfill copying %d rows: VmHWM %.1f MB, maxrss %.1f MB (goal < 200 MB)\n", c.rows, float64(peakKB)/1024, float64(maxrssKB)/1024)
+	bf, rf := summarize(bfRates), summarize(refRates)
+	fmt.Printf("cqlsize backfill:   median %.0f rows/s over %d rounds (%s)\n", bf.median, c.rounds, bf)
+	fmt.Printf("hand-written copy:  median %.0f rows/s over %d rounds (%s)\n", rf.median, c.rounds, rf)
+	fmt.Printf("ratio of the medians %.2f, of the bests %.2f (goal >= 0.95)\n", bf.median/rf.median, bf.best/rf.best)
+	fmt.Printf("peak RSS of cqlsize backfill copying %d rows: VmHWM %.1f MB, maxrss %.1f MB (goal < 100 MB)\n", c.rows, float64(peakKB)/1024, float64(maxrssKB)/1024)
 	if c.check {
 		return check(ctx, s, tb, cons)
 	}
 	return nil
 }
 
+// spread is the median, least and best of a run's rates.
+type spread struct{ median, least, best float64 }
+
+func summarize(rates []float64) spread {
+	r := append([]float64(nil), rates...)
+	sort.Float64s(r)
+	m := r[len(r)/2]
+	if len(r)%2 == 0 {
+		m = (r[len(r)/2-1] + r[len(r)/2]) / 2
+	}
+	return spread{median: m, least: r[0], best: r[len(r)-1]}
+}
+
+func (s spread) String() string {
+	return fmt.Sprintf("spread %.0f-%.0f, %.0f%% of the median", s.least, s.best, 100*(s.best-s.least)/s.median)
+}
+
 type result struct {
-	elapsed       time.Duration
+	elapsed, cpu  time.Duration
 	vmHWM, maxrss int64 // kB
 }
 
-// backfill runs the cqlsize backfill of the source into posts_by_month as a process,
+// runBackfill runs the cqlsize backfill of the source into posts_by_month as a process,
 // sampling its VmHWM every 20 ms (the peak so far, so the last sample is the peak up to
 // then) and reading the kernel's maxrss when it exits.
-func backfill(c config, ks string) (result, error) {
+func runBackfill(c config, ks string) (result, error) {
 	cmd := exec.Command(c.bin, "backfill", "--hosts", strings.Join(c.hosts, ","), "-k", ks, "--from", "posts", "--to", "posts_by_month",
-		"--derive", "month=month(created_at)", "--consistency", c.consistency, "--write-consistency", c.writeConsistency)
+		"--derive", "month=month(created_at)", "--consistency", c.consistency, "--write-consistency", c.writeConsistency,
+		"--restart") // every round copies the whole table, whatever the round before recorded
+	cmd.Args = append(cmd.Args, strings.Fields(c.backfillArgs)...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	t0 := time.Now()
@@ -184,6 +218,7 @@ func backfill(c config, ks string) (result, error) {
 			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 				r.maxrss = ru.Maxrss
 			}
+			r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 			if err != nil {
 				return r, fmt.Errorf("cqlsize backfill: %v\n%s", err, out.String())
 			}
@@ -192,6 +227,16 @@ func backfill(c config, ks string) (result, error) {
 			r.vmHWM = max(r.vmHWM, backfillcheck.PeakRSS(cmd.Process.Pid))
 		}
 	}
+}
+
+// selfCPU is the CPU time this process has used, user and system: the reference copy runs
+// in it, so its share of the machine (loaded by other work) is comparable to the backfill's.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func check(ctx context.Context, s *gocql.Session, tb backfillcheck.Tables, cons gocql.Consistency) error {
