@@ -184,20 +184,9 @@ func (m *Migrator) readRecords(ctx context.Context) (map[int64]*Record, error) {
 	return recs, err
 }
 
-// records reads the history without the phantom row of a partition that holds only the
-// static lock_owner column (written by takeOver before any file was recorded): Cassandra
-// returns such a partition as one row with every clustering and regular column null.
+// records reads the history (see store.records).
 func (m *Migrator) records(ctx context.Context) (map[int64]*Record, error) {
-	recs, err := m.st.records(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for v, r := range recs {
-		if r.State == "" && r.Name == "" && r.Checksum == "" {
-			delete(recs, v)
-		}
-	}
-	return recs, nil
+	return m.st.records(ctx)
 }
 
 // lock takes the lease (see acquire), then adds the fence columns to a bookkeeping table
@@ -371,12 +360,14 @@ func (m *Migrator) UpTo(ctx context.Context, to int64) (*Result, error) {
 	if err := m.bootstrap(ctx); err != nil {
 		return nil, err
 	}
-	if err := m.st.ensure(ctx); err != nil {
-		return nil, err
-	}
-	recs, err := m.records(ctx)
+	recs, err := m.st.ensure(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if recs == nil {
+		if recs, err = m.records(ctx); err != nil {
+			return nil, err
+		}
 	}
 	steps, err := m.plan(recs, to)
 	if err != nil || len(steps) == 0 {
@@ -750,7 +741,7 @@ func (m *Migrator) Baseline(ctx context.Context, version int64) ([]*Migration, e
 	if err := m.checkVersion(version); err != nil {
 		return nil, err
 	}
-	if err := m.st.ensure(ctx); err != nil {
+	if _, err := m.st.ensure(ctx); err != nil {
 		return nil, err
 	}
 	l, err := m.lock(ctx, nil)
