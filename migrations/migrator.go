@@ -192,6 +192,22 @@ func (m *Migrator) records(ctx context.Context) (map[int64]*Record, error) {
 // lock takes the lease (see acquire), then adds the fence columns to a bookkeeping table
 // created by an earlier version and fences the bookkeeping to this run (takeOver), so that
 // the previous holder, should it still be running, can record nothing more.
+//
+// A run's lightweight transactions, and what each protects:
+//   - the lease (INSERT ... IF NOT EXISTS in the _lock table): one process at a time
+//     migrates; its TTL frees it when the holder dies; renewals (UPDATE ... IF owner) keep
+//     it; the release (DELETE ... IF owner) lets a waiter in without waiting out the TTL;
+//   - the fence (takeOver, UPDATE ... IF lock_owner != owner): orders this run after every
+//     write of a previous holder that may still be running (paused past its lease), whose
+//     later writes are refused;
+//   - each intent, done record and finish (UPDATE ... IF lock_owner = owner): nothing is
+//     sent before a record a successor will see, and nothing is recorded by a run that
+//     lost the lease.
+//
+// The lease and the fence are two rounds because Paxos orders one partition and they live
+// in two tables: the lease partition is keyed by the target alone, in the table every
+// earlier cqlsize takes it in; moving it into the history's partition would let a process
+// of an older version and one of this version hold "the" lease at once.
 func (m *Migrator) lock(ctx context.Context, needed func(context.Context) (bool, error)) (*lease, error) {
 	l, err := m.st.acquire(ctx, m.emit, needed)
 	if err != nil {
