@@ -211,7 +211,7 @@ func (m *Migrator) BaselineVersions(ctx context.Context, versions []int64) ([]*M
 		}
 		want[v] = true
 	}
-	if err := m.st.ensure(ctx); err != nil {
+	if _, err := m.st.ensure(ctx); err != nil {
 		return nil, err
 	}
 	l, err := m.lock(ctx, nil)

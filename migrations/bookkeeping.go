@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -61,6 +62,9 @@ type store struct {
 	table string   // qualified bookkeeping table
 	lock  string   // qualified lock table
 	live  *tracker // which nodes are down, across the agreement waits of this store (agreement.go)
+	// fenceReady: ensure saw (or created) the bookkeeping table with every fence column, so
+	// ensureFenceColumns has nothing to add and need not read system_schema again.
+	fenceReady bool
 }
 
 func newStore(s *gocql.Session, opt Options) *store {
@@ -158,17 +162,44 @@ func (st *store) ddlOptions() ddl.Options {
 	return ddl.Options{Budget: retryBudget(st.opt)}
 }
 
-// ensure creates the bookkeeping keyspace and tables when they are missing, and waits
-// until the nodes that are up agree on the schema. It waits even when the tables were
-// there: another process may have created them a moment ago, and a replica that has not
-// loaded them yet fails reads with INCOMPATIBLE_SCHEMA.
-func (st *store) ensure(ctx context.Context) error {
-	if err := st.ensureKeyspace(ctx, st.opt.BookkeepingKeyspace); err != nil {
-		return err
-	}
+// ensure creates the bookkeeping keyspace and tables when they are missing, with as few
+// round trips as it can, since every deploy of every service pays them:
+//
+//   - one read of system_schema.columns says which of the two tables exist and which
+//     columns the bookkeeping table has (so the lock need not read them again);
+//   - the missing tables are created at once, side by side, and the nodes that are up are
+//     awaited once, for both;
+//   - when both tables were there and hold this keyspace's history, nothing more: the
+//     run that wrote the first record had waited for agreement on them. Otherwise (tables
+//     just created, by this process or by another one a moment ago, or found empty) it
+//     waits for agreement and until the node answers queries on both: a replica that has
+//     not loaded a table another process just created fails reads with INCOMPATIBLE_SCHEMA.
+//
+// It returns the records when it read them (nil otherwise), so that the caller need not
+// read them again.
+func (st *store) ensure(ctx context.Context) (map[int64]*Record, error) {
 	ks := st.opt.BookkeepingKeyspace
-	for _, t := range []ddl.Table{
-		{Name: st.opt.Table, Columns: `target text, version bigint,
+	have, err := st.tableColumns(ctx)
+	if err != nil {
+		return nil, err
+	}
+	book, lock := have[st.opt.Table], have[st.opt.Table+"_lock"]
+	st.fenceReady = book != nil && hasFenceColumns(book)
+	if book != nil && lock != nil {
+		recs, err := st.records(ctx)
+		if err == nil && len(recs) > 0 {
+			return recs, nil
+		}
+	}
+	if book == nil && lock == nil {
+		// No table: perhaps no keyspace either.
+		if err := st.ensureKeyspace(ctx, ks); err != nil {
+			return nil, err
+		}
+	}
+	var missing []ddl.Table
+	if book == nil {
+		missing = append(missing, ddl.Table{Name: st.opt.Table, Columns: `target text, version bigint,
 			name text, checksum text, previous_checksum text, state text,
 			statements int, applied int, running int, running_to int,
 			statement_done map<int, timestamp>, statement_checksum map<int, text>,
@@ -177,26 +208,60 @@ func (st *store) ensure(ctx context.Context) error {
 			lock_owner uuid static, resolved map<int, text>, in_doubt map<int, text>,
 			PRIMARY KEY ((target), version)`,
 			Options: `CLUSTERING ORDER BY (version ASC)
-			AND comment = 'cqlsize migrate: one row per migration file and target keyspace'`},
+			AND comment = 'cqlsize migrate: one row per migration file and target keyspace'`})
+		st.fenceReady = true // created with every fence column
+	}
+	if lock == nil {
 		// Lease rows are written with a TTL and deleted at the end; a short gc_grace keeps
 		// their tombstones from piling up in the one partition every run reads.
-		{Name: st.opt.Table + "_lock", Columns: `target text PRIMARY KEY,
+		missing = append(missing, ddl.Table{Name: st.opt.Table + "_lock", Columns: `target text PRIMARY KEY,
 			owner uuid, host text, pid int, tool_version text, acquired_at timestamp`,
 			Options: `gc_grace_seconds = 3600
-			AND comment = 'cqlsize migrate: the cluster-wide migration lease (LWT + TTL)'`},
-	} {
+			AND comment = 'cqlsize migrate: the cluster-wide migration lease (LWT + TTL)'`})
+	}
+	// Side by side: the node applies schema changes one at a time, but each one's round
+	// trip, and the wait for its answer, overlap the other's.
+	errs := make([]error, len(missing))
+	var wg sync.WaitGroup
+	for i, t := range missing {
 		// The fixed id (ddl.TableID) makes every process that creates the table at the same
 		// moment create the same one: with random ids, two coordinators creating "the same"
 		// table leave the cluster with two ids for one name ("Column family ID mismatch").
 		t.Scope, t.Keyspace = "migrations", ks
-		if err := ddl.CreateTable(ctx, st.s, t, st.ddlOptions()); err != nil {
-			return fmt.Errorf("the migration bookkeeping: %w", err)
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = ddl.CreateTable(ctx, st.s, t, st.ddlOptions())
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("the migration bookkeeping: %w", err)
 	}
 	if err := st.agree(ctx, "the bookkeeping tables in "+ks); err != nil {
-		return err
+		return nil, err
 	}
-	return st.waitUsable(ctx)
+	return nil, st.waitUsable(ctx)
+}
+
+// tableColumns reads the columns of the bookkeeping and lock tables from system_schema, by
+// table; a table that does not exist is absent.
+func (st *store) tableColumns(ctx context.Context) (map[string]map[string]bool, error) {
+	const stmt = `SELECT table_name, column_name FROM system_schema.columns WHERE keyspace_name = ? AND table_name IN ?`
+	iter := withRetry(ctx, st.s.Query(stmt, st.opt.BookkeepingKeyspace, []string{st.opt.Table, st.opt.Table + "_lock"}), stmt, schemaReadBudget).
+		Consistency(gocql.One).Iter()
+	out := map[string]map[string]bool{}
+	var table, column string
+	for iter.Scan(&table, &column) {
+		if out[table] == nil {
+			out[table] = map[string]bool{}
+		}
+		out[table][column] = true
+	}
+	if err := iter.Close(); err != nil {
+		return nil, fmt.Errorf("read system_schema.columns: %w", err)
+	}
+	return out, nil
 }
 
 // waitUsable waits until both tables answer queries. A table another process is creating
@@ -246,10 +311,19 @@ func (st *store) exists(ctx context.Context) (bool, error) {
 // records reads the history of the target keyspace, by version. A table created by an
 // earlier cqlsize may lack running_to until a run adds it under the lock
 // (ensureFenceColumns); read-only commands read it without that column.
+//
+// The phantom row of a partition that holds only the static lock_owner column (written by
+// takeOver before any file was recorded) is left out: Cassandra returns such a partition as
+// one row with every clustering and regular column null.
 func (st *store) records(ctx context.Context) (map[int64]*Record, error) {
 	recs, err := st.readRecords(ctx, true)
 	if err != nil && undefinedColumn(err, "running_to") {
 		recs, err = st.readRecords(ctx, false)
+	}
+	for v, r := range recs {
+		if r.State == "" && r.Name == "" && r.Checksum == "" {
+			delete(recs, v)
+		}
 	}
 	return recs, err
 }

@@ -52,6 +52,9 @@ var fenceColumns = []struct{ name, def string }{
 // until the node answers queries on them. It runs with the lease held, so only one process
 // alters the table; a column another process added meanwhile is not an error.
 func (st *store) ensureFenceColumns(ctx context.Context) error {
+	if st.fenceReady {
+		return nil // columns are never dropped: what ensure saw is still there
+	}
 	have := map[string]bool{}
 	iter := st.s.Query(`SELECT column_name FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?`,
 		st.opt.BookkeepingKeyspace, st.opt.Table).WithContext(ctx).Consistency(gocql.One).Iter()
@@ -78,6 +81,17 @@ func (st *store) ensureFenceColumns(ctx context.Context) error {
 	}
 	// The nodes that are up must agree (a down one takes the schema when it comes back).
 	return st.agree(ctx, "ALTER TABLE "+st.table+" ADD "+strings.Join(names, ", "))
+}
+
+// hasFenceColumns reports whether a bookkeeping table with these columns has every fence
+// column.
+func hasFenceColumns(have map[string]bool) bool {
+	for _, c := range fenceColumns {
+		if !have[c.name] {
+			return false
+		}
+	}
+	return true
 }
 
 func columnExists(err error) bool {

@@ -18,7 +18,7 @@ func testStore(t *testing.T, s *gocql.Session, ks string, pid int, ttl, timeout 
 		t.Fatal(err)
 	}
 	st := newStore(s, opt)
-	if err := st.ensure(context.Background()); err != nil {
+	if _, err := st.ensure(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	return st

@@ -184,25 +184,30 @@ func (m *Migrator) readRecords(ctx context.Context) (map[int64]*Record, error) {
 	return recs, err
 }
 
-// records reads the history without the phantom row of a partition that holds only the
-// static lock_owner column (written by takeOver before any file was recorded): Cassandra
-// returns such a partition as one row with every clustering and regular column null.
+// records reads the history (see store.records).
 func (m *Migrator) records(ctx context.Context) (map[int64]*Record, error) {
-	recs, err := m.st.records(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for v, r := range recs {
-		if r.State == "" && r.Name == "" && r.Checksum == "" {
-			delete(recs, v)
-		}
-	}
-	return recs, nil
+	return m.st.records(ctx)
 }
 
 // lock takes the lease (see acquire), then adds the fence columns to a bookkeeping table
 // created by an earlier version and fences the bookkeeping to this run (takeOver), so that
 // the previous holder, should it still be running, can record nothing more.
+//
+// A run's lightweight transactions, and what each protects:
+//   - the lease (INSERT ... IF NOT EXISTS in the _lock table): one process at a time
+//     migrates; its TTL frees it when the holder dies; renewals (UPDATE ... IF owner) keep
+//     it; the release (DELETE ... IF owner) lets a waiter in without waiting out the TTL;
+//   - the fence (takeOver, UPDATE ... IF lock_owner != owner): orders this run after every
+//     write of a previous holder that may still be running (paused past its lease), whose
+//     later writes are refused;
+//   - each intent, done record and finish (UPDATE ... IF lock_owner = owner): nothing is
+//     sent before a record a successor will see, and nothing is recorded by a run that
+//     lost the lease.
+//
+// The lease and the fence are two rounds because Paxos orders one partition and they live
+// in two tables: the lease partition is keyed by the target alone, in the table every
+// earlier cqlsize takes it in; moving it into the history's partition would let a process
+// of an older version and one of this version hold "the" lease at once.
 func (m *Migrator) lock(ctx context.Context, needed func(context.Context) (bool, error)) (*lease, error) {
 	l, err := m.st.acquire(ctx, m.emit, needed)
 	if err != nil {
@@ -371,12 +376,14 @@ func (m *Migrator) UpTo(ctx context.Context, to int64) (*Result, error) {
 	if err := m.bootstrap(ctx); err != nil {
 		return nil, err
 	}
-	if err := m.st.ensure(ctx); err != nil {
-		return nil, err
-	}
-	recs, err := m.records(ctx)
+	recs, err := m.st.ensure(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if recs == nil {
+		if recs, err = m.records(ctx); err != nil {
+			return nil, err
+		}
 	}
 	steps, err := m.plan(recs, to)
 	if err != nil || len(steps) == 0 {
@@ -755,7 +762,7 @@ func (m *Migrator) Baseline(ctx context.Context, version int64) ([]*Migration, e
 	if err := m.checkVersion(version); err != nil {
 		return nil, err
 	}
-	if err := m.st.ensure(ctx); err != nil {
+	if _, err := m.st.ensure(ctx); err != nil {
 		return nil, err
 	}
 	l, err := m.lock(ctx, nil)

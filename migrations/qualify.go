@@ -3,6 +3,7 @@ package migrations
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/gocql/gocql"
 
@@ -80,6 +81,14 @@ func qualify(stmt cql.Statement, keyspace string) (string, error) {
 
 // unqualifiedNames calls add with every name of stmt that resolves in the current keyspace.
 func unqualifiedNames(stmt cql.Statement, add func(cql.QualifiedName)) error {
+	_, err := schemaNames(stmt, add)
+	return err
+}
+
+// schemaNames calls add with every table, type, view, index, function or aggregate name of
+// stmt, qualified or not; known is false for a statement of another kind (whose names, if
+// any, it does not know).
+func schemaNames(stmt cql.Statement, add func(cql.QualifiedName)) (known bool, err error) {
 	switch s := stmt.(type) {
 	case *cql.Select:
 		add(s.Table)
@@ -91,8 +100,8 @@ func unqualifiedNames(stmt cql.Statement, add func(cql.QualifiedName)) error {
 		add(s.Table)
 	case *cql.Batch:
 		for _, in := range s.Statements {
-			if err := unqualifiedNames(in, add); err != nil {
-				return err
+			if k, err := schemaNames(in, add); err != nil || !k {
+				return k, err
 			}
 		}
 	case *cql.CreateTable:
@@ -133,9 +142,59 @@ func unqualifiedNames(stmt cql.Statement, add func(cql.QualifiedName)) error {
 	case *cql.DropTrigger:
 		add(s.Table)
 	case *cql.Use:
-		return fmt.Errorf("USE is not sent through the driver (it refuses USE); the statements after it are qualified instead")
+		return true, fmt.Errorf("USE is not sent through the driver (it refuses USE); the statements after it are qualified instead")
+	default:
+		return false, nil
 	}
-	return nil
+	return true, nil
+}
+
+// Keyspaces lists the keyspaces the statements of steps can name, target first: the
+// keyspaces of their qualified names, those a USE switches to, and those a keyspace
+// statement creates, alters or drops. A check of the statements against the live schema
+// reads these from system_schema rather than every keyspace of a shared cluster. all is
+// true when a statement is of a kind whose names are not known here (a GRANT, a role): the
+// caller reads every keyspace then.
+func Keyspaces(target string, steps []Step) (names []string, all bool) {
+	seen := map[string]bool{}
+	put := func(id cql.Ident) {
+		if id.Name == "" {
+			return
+		}
+		// The parser folds an unquoted name to lower case already; this is for a name
+		// given as written.
+		for _, n := range []string{id.Name, strings.ToLower(id.Name)} {
+			if !seen[n] && (n == id.Name || !id.Quoted) {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+	}
+	put(cql.Ident{Name: target, Quoted: true})
+	for _, st := range steps {
+		if st.Index < 1 || st.Index > len(st.Migration.Parsed) || st.Migration.Parsed[st.Index-1] == nil {
+			return nil, true
+		}
+		if ks := st.Migration.Statements[st.Index-1].Keyspace; ks != "" {
+			put(cql.Ident{Name: ks, Quoted: true})
+		}
+		switch s := st.Migration.Parsed[st.Index-1].(type) {
+		case *cql.Use:
+			put(s.Keyspace)
+		case *cql.CreateKeyspace:
+			put(s.Name)
+		case *cql.AlterKeyspace:
+			put(s.Name)
+		case *cql.DropKeyspace:
+			put(s.Name)
+		default:
+			known, _ := schemaNames(s, func(q cql.QualifiedName) { put(q.Keyspace) })
+			if !known {
+				return nil, true
+			}
+		}
+	}
+	return names, false
 }
 
 // SentText is the text the runner sends for statement i (1-based) of mg on a session bound

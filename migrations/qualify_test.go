@@ -1,6 +1,7 @@
 package migrations
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/cqlsize/cqlsize/cql"
@@ -50,4 +51,39 @@ func mustParse(t *testing.T, src string) cql.Statement {
 		t.Fatal(err)
 	}
 	return st
+}
+
+func TestKeyspaces(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []string
+		want []string // nil with all
+		all  bool
+	}{
+		{"unqualified names stay in the target", []string{"CREATE TABLE t (k int PRIMARY KEY)", "INSERT INTO t (k) VALUES (1)"}, []string{"app"}, false},
+		{"qualified names add their keyspace, as the node folds them",
+			[]string{"INSERT INTO Other.t (k) VALUES (1)", `UPDATE "Q".t SET v = 1 WHERE k = 1`},
+			[]string{"app", "other", "Q"}, false},
+		{"a view's base and a batch's tables", []string{
+			"CREATE MATERIALIZED VIEW v AS SELECT * FROM b.t WHERE k IS NOT NULL AND c IS NOT NULL PRIMARY KEY (c, k)",
+			"BEGIN BATCH INSERT INTO c.a (k) VALUES (1); APPLY BATCH"}, []string{"app", "b", "c"}, false},
+		{"keyspace statements name theirs", []string{
+			"CREATE KEYSPACE k1 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+			"ALTER KEYSPACE k2 WITH durable_writes = true", "DROP KEYSPACE k3"}, []string{"app", "k1", "k2", "k3"}, false},
+		{"a statement whose names are not known: every keyspace", []string{"CREATE TABLE t (k int PRIMARY KEY)", "GRANT SELECT ON KEYSPACE x TO r"}, nil, true},
+	}
+	for _, tc := range tests {
+		mg := &Migration{File: "1_a.cql"}
+		var steps []Step
+		for i, src := range tc.in {
+			st := mustParse(t, src)
+			mg.Parsed = append(mg.Parsed, st)
+			mg.Statements = append(mg.Statements, Statement{Text: src})
+			steps = append(steps, Step{Migration: mg, Index: i + 1})
+		}
+		got, all := Keyspaces("app", steps)
+		if all != tc.all || !slices.Equal(got, tc.want) {
+			t.Errorf("%s: Keyspaces = %q, all %v; want %q, all %v", tc.name, got, all, tc.want, tc.all)
+		}
+	}
 }

@@ -26,105 +26,126 @@ func IsSystem(keyspace string) bool {
 // system_schema into a cql.Schema. A named keyspace that does not exist is simply absent
 // from the result, so a caller can tell "not created yet" from an error.
 //
+// Each system_schema table is read once for all the keyspaces (keyspace_name IN ...),
+// not once per keyspace: a shared cluster holds hundreds of keyspaces, and `migrate up`
+// reads the schema twice before its first statement, so eight queries per keyspace made
+// the reads, not the files, most of a first run.
+//
 // The schema is the view of the node that answers; call it after schema agreement
 // (migrations does) when the cluster has just changed.
 func Read(ctx context.Context, s *gocql.Session, keyspaces ...string) (*cql.Schema, error) {
 	if s == nil {
 		return nil, fmt.Errorf("read live schema: no session")
 	}
-	names, err := keyspaceNames(ctx, s, keyspaces)
+	found, err := readKeyspaceRows(ctx, s, keyspaces)
 	if err != nil {
 		return nil, err
 	}
 	out := cql.NewSchema()
-	for _, name := range names {
-		ks, err := readKeyspace(ctx, s, name)
-		if err != nil {
-			return nil, fmt.Errorf("read live schema of keyspace %s: %w", name, err)
+	names := make([]string, 0, len(found))
+	for name := range found {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for len(names) > 0 {
+		n := min(len(names), readChunk)
+		if err := readKeyspaces(ctx, s, found, names[:n]); err != nil {
+			return nil, err
 		}
-		if ks != nil {
-			out.Keyspaces[name] = ks
+		for _, name := range names[:n] {
+			out.Keyspaces[name] = found[name]
 		}
+		names = names[n:]
 	}
 	return out, nil
 }
 
-func keyspaceNames(ctx context.Context, s *gocql.Session, want []string) ([]string, error) {
-	if len(want) > 0 {
-		return want, nil
+// readChunk bounds the keyspaces of one IN query, well under the partition-key guardrail a
+// cluster may set (partition_keys_in_select).
+const readChunk = 100
+
+// readKeyspaceRows reads system_schema.keyspaces: the named keyspaces that exist, or every
+// non-system one when none is named.
+func readKeyspaceRows(ctx context.Context, s *gocql.Session, want []string) (map[string]*cql.Keyspace, error) {
+	out := map[string]*cql.Keyspace{}
+	add := func(iter *gocql.Iter) error {
+		var name string
+		var durable bool
+		var repl map[string]string
+		for iter.Scan(&name, &durable, &repl) {
+			if len(want) == 0 && IsSystem(name) {
+				continue
+			}
+			ks := cql.NewKeyspace(name)
+			ks.DurableWrites = durable
+			for k, v := range repl {
+				ks.Replication[k] = v
+			}
+			out[name] = ks
+			repl = nil
+		}
+		if err := iter.Close(); err != nil {
+			return fmt.Errorf("read system_schema.keyspaces: %w", err)
+		}
+		return nil
 	}
-	iter := s.Query(`SELECT keyspace_name FROM system_schema.keyspaces`).WithContext(ctx).Consistency(gocql.One).Iter()
-	var names []string
-	var name string
-	for iter.Scan(&name) {
-		if !IsSystem(name) {
-			names = append(names, name)
+	const cols = `SELECT keyspace_name, durable_writes, replication FROM system_schema.keyspaces`
+	if len(want) == 0 {
+		return out, add(query(ctx, s, cols).Iter())
+	}
+	for i := 0; i < len(want); i += readChunk {
+		if err := add(query(ctx, s, cols+` WHERE keyspace_name IN ?`, want[i:min(i+readChunk, len(want))]).Iter()); err != nil {
+			return nil, err
 		}
 	}
-	if err := iter.Close(); err != nil {
-		return nil, fmt.Errorf("list keyspaces from system_schema.keyspaces: %w", err)
-	}
-	sort.Strings(names)
-	return names, nil
+	return out, nil
 }
 
 func query(ctx context.Context, s *gocql.Session, stmt string, args ...any) *gocql.Query {
 	return s.Query(stmt, args...).WithContext(ctx).Consistency(gocql.One)
 }
 
-func readKeyspace(ctx context.Context, s *gocql.Session, name string) (*cql.Keyspace, error) {
-	var durable bool
-	var repl map[string]string
-	err := query(ctx, s, `SELECT durable_writes, replication FROM system_schema.keyspaces WHERE keyspace_name = ?`, name).
-		Scan(&durable, &repl)
-	if err == gocql.ErrNotFound {
-		return nil, nil
+// readKeyspaces fills the keyspaces named (rows of kss) from the other system_schema tables,
+// one query per table.
+func readKeyspaces(ctx context.Context, s *gocql.Session, kss map[string]*cql.Keyspace, names []string) error {
+	if err := readTypes(ctx, s, kss, names); err != nil {
+		return err
 	}
+	cols, err := readColumns(ctx, s, names)
 	if err != nil {
-		return nil, fmt.Errorf("read system_schema.keyspaces: %w", err)
+		return err
 	}
-	ks := cql.NewKeyspace(name)
-	ks.DurableWrites = durable
-	for k, v := range repl {
-		ks.Replication[k] = v
+	if err := readTables(ctx, s, kss, names, cols); err != nil {
+		return err
 	}
-	if err := readTypes(ctx, s, ks); err != nil {
-		return nil, err
+	if err := readViews(ctx, s, kss, names, cols); err != nil {
+		return err
 	}
-	cols, err := readColumns(ctx, s, name)
-	if err != nil {
-		return nil, err
+	if err := readIndexes(ctx, s, kss, names); err != nil {
+		return err
 	}
-	if err := readTables(ctx, s, ks, cols); err != nil {
-		return nil, err
-	}
-	if err := readViews(ctx, s, ks, cols); err != nil {
-		return nil, err
-	}
-	if err := readIndexes(ctx, s, ks); err != nil {
-		return nil, err
-	}
-	if err := readFunctions(ctx, s, ks); err != nil {
-		return nil, err
-	}
-	return ks, nil
+	return readFunctions(ctx, s, kss, names)
 }
 
-func readTypes(ctx context.Context, s *gocql.Session, ks *cql.Keyspace) error {
-	iter := query(ctx, s, `SELECT type_name, field_names, field_types FROM system_schema.types WHERE keyspace_name = ?`, ks.Name).Iter()
-	var name string
+func readTypes(ctx context.Context, s *gocql.Session, kss map[string]*cql.Keyspace, names []string) error {
+	iter := query(ctx, s, `SELECT keyspace_name, type_name, field_names, field_types FROM system_schema.types WHERE keyspace_name IN ?`, names).Iter()
+	var keyspace, name string
 	var fieldNames, fieldTypes []string
-	for iter.Scan(&name, &fieldNames, &fieldTypes) {
+	for iter.Scan(&keyspace, &name, &fieldNames, &fieldTypes) {
+		ks := kss[keyspace]
+		if ks == nil {
+			continue
+		}
 		ut := &cql.UserType{Keyspace: ks.Name, Name: name}
 		if len(fieldNames) != len(fieldTypes) {
 			_ = iter.Close()
-			return fmt.Errorf("type %s.%s: %d field names but %d field types", ks.Name, name, len(fieldNames), len(fieldTypes))
+			return fmt.Errorf("read live schema: type %s.%s: %d field names but %d field types", ks.Name, name, len(fieldNames), len(fieldTypes))
 		}
 		for i, fn := range fieldNames {
 			t, err := parseType(fieldTypes[i])
 			if err != nil {
 				_ = iter.Close()
-				return fmt.Errorf("type %s.%s field %s: %w", ks.Name, name, fn, err)
+				return fmt.Errorf("read live schema: type %s.%s field %s: %w", ks.Name, name, fn, err)
 			}
 			ut.Fields = append(ut.Fields, cql.Field{Name: fn, Type: qualify(t, ks.Name)})
 		}
@@ -153,18 +174,21 @@ func qualify(t cql.Type, keyspace string) cql.Type {
 	return t
 }
 
-// readColumns returns the columns of every table and view of the keyspace, by table name.
-func readColumns(ctx context.Context, s *gocql.Session, keyspace string) (map[string][]*cql.Column, error) {
-	iter := query(ctx, s, `SELECT table_name, column_name, kind, position, clustering_order, type
-		FROM system_schema.columns WHERE keyspace_name = ?`, keyspace).Iter()
-	out := map[string][]*cql.Column{}
-	var table, name, kind, order, typ string
+// columnsOf is the columns of every table and view, by keyspace and table name.
+type columnsOf map[string]map[string][]*cql.Column
+
+// readColumns returns the columns of every table and view of the keyspaces.
+func readColumns(ctx context.Context, s *gocql.Session, names []string) (columnsOf, error) {
+	iter := query(ctx, s, `SELECT keyspace_name, table_name, column_name, kind, position, clustering_order, type
+		FROM system_schema.columns WHERE keyspace_name IN ?`, names).Iter()
+	out := columnsOf{}
+	var keyspace, table, name, kind, order, typ string
 	var position int
-	for iter.Scan(&table, &name, &kind, &position, &order, &typ) {
+	for iter.Scan(&keyspace, &table, &name, &kind, &position, &order, &typ) {
 		t, err := parseType(typ)
 		if err != nil {
 			_ = iter.Close()
-			return nil, fmt.Errorf("column %s.%s.%s: %w", keyspace, table, name, err)
+			return nil, fmt.Errorf("read live schema: column %s.%s.%s: %w", keyspace, table, name, err)
 		}
 		c := &cql.Column{Name: name, Type: qualify(t, keyspace), Position: position}
 		switch kind {
@@ -180,7 +204,10 @@ func readColumns(ctx context.Context, s *gocql.Session, keyspace string) (map[st
 		if strings.EqualFold(order, "desc") {
 			c.Order = cql.Desc
 		}
-		out[table] = append(out[table], c)
+		if out[keyspace] == nil {
+			out[keyspace] = map[string][]*cql.Column{}
+		}
+		out[keyspace][table] = append(out[keyspace][table], c)
 	}
 	if err := iter.Close(); err != nil {
 		return nil, fmt.Errorf("read system_schema.columns: %w", err)
@@ -255,15 +282,19 @@ func options(row map[string]any) cql.TableOptions {
 	return o
 }
 
-func readTables(ctx context.Context, s *gocql.Session, ks *cql.Keyspace, cols map[string][]*cql.Column) error {
-	iter := query(ctx, s, `SELECT * FROM system_schema.tables WHERE keyspace_name = ?`, ks.Name).Iter()
+func readTables(ctx context.Context, s *gocql.Session, kss map[string]*cql.Keyspace, names []string, cols columnsOf) error {
+	iter := query(ctx, s, `SELECT * FROM system_schema.tables WHERE keyspace_name IN ?`, names).Iter()
 	for {
 		row := map[string]any{}
 		if !iter.MapScan(row) {
 			break
 		}
+		ks := kss[str(row["keyspace_name"])]
+		if ks == nil {
+			continue
+		}
 		name, _ := row["table_name"].(string)
-		t := buildTable(ks.Name, name, cols[name])
+		t := buildTable(ks.Name, name, cols[ks.Name][name])
 		t.Options = options(row)
 		if flags, ok := row["flags"].([]string); ok {
 			// Tables created WITH COMPACT STORAGE are "dense" or not "compound"; 4.0+
@@ -283,16 +314,20 @@ func readTables(ctx context.Context, s *gocql.Session, ks *cql.Keyspace, cols ma
 	return nil
 }
 
-func readViews(ctx context.Context, s *gocql.Session, ks *cql.Keyspace, cols map[string][]*cql.Column) error {
-	iter := query(ctx, s, `SELECT * FROM system_schema.views WHERE keyspace_name = ?`, ks.Name).Iter()
+func readViews(ctx context.Context, s *gocql.Session, kss map[string]*cql.Keyspace, names []string, cols columnsOf) error {
+	iter := query(ctx, s, `SELECT * FROM system_schema.views WHERE keyspace_name IN ?`, names).Iter()
 	for {
 		row := map[string]any{}
 		if !iter.MapScan(row) {
 			break
 		}
+		ks := kss[str(row["keyspace_name"])]
+		if ks == nil {
+			continue
+		}
 		name, _ := row["view_name"].(string)
 		base, _ := row["base_table_name"].(string)
-		t := buildTable(ks.Name, name, cols[name])
+		t := buildTable(ks.Name, name, cols[ks.Name][name])
 		t.Options = options(row)
 		ks.Views[name] = &cql.View{Keyspace: ks.Name, Name: name, BaseTable: base, Table: t}
 	}
@@ -306,11 +341,16 @@ func readViews(ctx context.Context, s *gocql.Session, ks *cql.Keyspace, cols map
 // is its alias.
 const saiClass = "org.apache.cassandra.index.sai.StorageAttachedIndex"
 
-func readIndexes(ctx context.Context, s *gocql.Session, ks *cql.Keyspace) error {
-	iter := query(ctx, s, `SELECT index_name, table_name, kind, options FROM system_schema.indexes WHERE keyspace_name = ?`, ks.Name).Iter()
-	var name, table, kind string
+func readIndexes(ctx context.Context, s *gocql.Session, kss map[string]*cql.Keyspace, names []string) error {
+	iter := query(ctx, s, `SELECT keyspace_name, index_name, table_name, kind, options FROM system_schema.indexes WHERE keyspace_name IN ?`, names).Iter()
+	var keyspace, name, table, kind string
 	var opts map[string]string
-	for iter.Scan(&name, &table, &kind, &opts) {
+	for iter.Scan(&keyspace, &name, &table, &kind, &opts) {
+		ks := kss[keyspace]
+		if ks == nil {
+			opts = nil
+			continue
+		}
 		ix := &cql.Index{Keyspace: ks.Name, Name: name, Table: table, Target: opts["target"], Options: map[string]string{}}
 		for k, v := range opts {
 			if k != "target" && k != "class_name" {
@@ -333,24 +373,32 @@ func readIndexes(ctx context.Context, s *gocql.Session, ks *cql.Keyspace) error 
 	return nil
 }
 
+// str is a text column of a MapScan row.
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
 // isSAI reports whether an index class names the storage-attached index, however written.
 func isSAI(class string) bool {
 	c := strings.ToLower(strings.Trim(class, "'"))
 	return c == "sai" || c == "storageattachedindex" || c == strings.ToLower(saiClass)
 }
 
-func readFunctions(ctx context.Context, s *gocql.Session, ks *cql.Keyspace) error {
+func readFunctions(ctx context.Context, s *gocql.Session, kss map[string]*cql.Keyspace, names []string) error {
 	for _, q := range []struct {
 		stmt string
-		into map[string]cql.Pos
+		into func(*cql.Keyspace) map[string]cql.Pos
 	}{
-		{`SELECT function_name FROM system_schema.functions WHERE keyspace_name = ?`, ks.Functions},
-		{`SELECT aggregate_name FROM system_schema.aggregates WHERE keyspace_name = ?`, ks.Aggregates},
+		{`SELECT keyspace_name, function_name FROM system_schema.functions WHERE keyspace_name IN ?`, func(ks *cql.Keyspace) map[string]cql.Pos { return ks.Functions }},
+		{`SELECT keyspace_name, aggregate_name FROM system_schema.aggregates WHERE keyspace_name IN ?`, func(ks *cql.Keyspace) map[string]cql.Pos { return ks.Aggregates }},
 	} {
-		iter := query(ctx, s, q.stmt, ks.Name).Iter()
-		var name string
-		for iter.Scan(&name) {
-			q.into[name] = cql.Pos{}
+		iter := query(ctx, s, q.stmt, names).Iter()
+		var keyspace, name string
+		for iter.Scan(&keyspace, &name) {
+			if ks := kss[keyspace]; ks != nil {
+				q.into(ks)[name] = cql.Pos{}
+			}
 		}
 		if err := iter.Close(); err != nil {
 			return fmt.Errorf("read %s: %w", strings.Fields(q.stmt)[3], err)

@@ -145,11 +145,10 @@ func migrateUp(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFla
 	}
 	prog.total = len(steps)
 	if len(steps) > 0 {
-		live, err := liveschema.Read(ctx, sess.s)
+		live, err := readLive(ctx, sess, mf.conn.keyspace, steps)
 		if err != nil {
 			return migrateErr(err)
 		}
-		live.Current = mf.conn.keyspace
 		// What the node's settings refuse (SASI, masking, a guardrail) stops the run here,
 		// every such statement named, before the first one could half-apply the history.
 		if err := checkNodeSettings(ctx, env, sess, live, steps); err != nil {
@@ -249,12 +248,34 @@ func precheckNewKeyspace(ctx context.Context, env *Env, cmd *cobra.Command, mf *
 // cluster has now (read from system_schema), so a statement Cassandra would refuse (a
 // table that does not exist, a column added twice) stops the run before anything runs.
 func checkAgainstLive(ctx context.Context, sess *session, keyspace string, steps []migrations.Step) error {
-	live, err := liveschema.Read(ctx, sess.s)
+	live, err := readLive(ctx, sess, keyspace, steps)
 	if err != nil {
 		return InputErr(err)
 	}
-	live.Current = keyspace
 	return applySteps(live, steps)
+}
+
+// readLive reads the live schema the steps are judged against: the keyspaces they can name
+// (migrations.Keyspaces), not every keyspace of the cluster, which on a shared cluster
+// made these reads most of a first run's wait. The system keyspaces are not read: the
+// model knows what a 5.0 node ships.
+func readLive(ctx context.Context, sess *session, keyspace string, steps []migrations.Step) (*cql.Schema, error) {
+	names, all := migrations.Keyspaces(keyspace, steps)
+	var read []string
+	for _, n := range names {
+		if !liveschema.IsSystem(n) {
+			read = append(read, n)
+		}
+	}
+	if all || len(read) == 0 {
+		read = nil // every keyspace
+	}
+	live, err := liveschema.Read(ctx, sess.s, read...)
+	if err != nil {
+		return nil, err
+	}
+	live.Current = keyspace
+	return live, nil
 }
 
 // applySteps applies the statements about to run to live, a model of the cluster's schema.

@@ -1,314 +1,307 @@
-// Command migratebench times `cqlsize migrate`'s library (migrations.Migrator) beside
-// golang-migrate's Cassandra driver and the bare statements, on the same node and the same
-// history, alternating the three in each round, each round in fresh keyspaces.
+// Command migratebench times `cqlsize migrate up` beside golang-migrate's CLI as a user runs
+// them: whole commands (a process started, connected, migrating and exiting), on the same
+// node and the same history, the two alternating in each round, each run in a keyspace of
+// its own created just before it.
 //
 // It lives in a module of its own so that the project's go.mod does not depend on
 // golang-migrate. Run it from the repository root with `make bench-migrate` (ARGS="-rounds
-// 3" for fewer rounds), or here with `CASSANDRA_HOSTS=127.0.0.1 go run .`.
+// 7" for more rounds), or here with `CASSANDRA_HOSTS=127.0.0.1 go run .`. It builds both
+// commands first: cqlsize from this repository (./cmd/cqlsize), golang-migrate's CLI from
+// the version this module requires, with its cassandra driver (-tags cassandra).
 //
-// The history is golang-migrate's layout, which both tools read: 1_setup.up.cql creates the
-// tables, and is applied before the clock starts, so that each tool's own bookkeeping
-// exists as it does at every deploy after the first; 2_*.up.cql is what is timed, from
-// loading the folder to the end of the run, through a new instance of each tool as a new
-// process would make. The history is dml (-inserts INSERTs); -ddl N adds a second one of N
-// schema changes (a CREATE TABLE then ALTER TABLE ... ADD, repeated), off by default: on a
-// shared node a schema change takes from 0.1 s to tens of seconds, which drowns what the
-// bookkeeping costs.
+// The history is golang-migrate's layout, which both tools read: 1_setup.up.cql creates a
+// table, then -files files of -inserts INSERTs each. Two cases are timed:
 //
-// The tools do different things for that time: cqlsize takes a cluster-wide lease (LWT),
-// fences its bookkeeping to the run (LWT), records intents and progress with fenced LWTs,
-// and waits for schema agreement itself, counting the nodes that are up; golang-migrate
-// holds a lock inside its process only and records the version before and after each file
-// with plain writes, and the driver waits for schema agreement after each DDL statement.
-// The bare run sends the same statements through one session (with the driver's agreement
-// wait after DDL), with no bookkeeping at all.
+//   - fresh: the whole history into a new, empty keyspace (a first deploy, a CI job on a
+//     fresh container): each tool creates its bookkeeping, then applies every file;
+//   - one new file: the history is applied (untimed), one more file of -inserts INSERTs is
+//     added, and the run that applies it is timed (a deploy of a service whose history is
+//     already applied).
+//
+// The keyspace itself is created before the clock starts: golang-migrate's cassandra
+// driver needs it to exist. After each timed run the rows are counted, so that both tools
+// are seen to have done the same work.
+//
+// What the tools do in that time differs: cqlsize takes a cluster-wide lease (LWT), fences
+// its bookkeeping to the run (LWT), records intents and progress with fenced LWTs, reads
+// the live schema and the node's settings to check the pending statements before anything
+// runs, and waits for schema agreement itself; golang-migrate holds a lock inside its
+// process only and records the version with plain writes before and after each file.
 package main
 
 import (
+	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/gocql/gocql"
-	"github.com/golang-migrate/migrate/v4"
-	gmcassandra "github.com/golang-migrate/migrate/v4/database/cassandra"
+	// The CLI built below comes from this module's requirements: these imports keep them in
+	// go.mod and go.sum (go mod tidy would drop a module nothing imports).
+	_ "github.com/golang-migrate/migrate/v4"
+	_ "github.com/golang-migrate/migrate/v4/database/cassandra"
 	_ "github.com/golang-migrate/migrate/v4/source/file"
 
 	"github.com/cqlsize/cqlsize/connect"
-	"github.com/cqlsize/cqlsize/migrations"
+	"github.com/cqlsize/cqlsize/internal/ddl"
 )
 
 func main() {
-	rounds := flag.Int("rounds", 5, "rounds; each runs the three in turn, the first of them changing each round")
-	inserts := flag.Int("inserts", 50, "INSERTs in the dml history's timed file")
-	ddl := flag.Int("ddl", 0, "schema changes in a second history's timed file (0: none)")
+	rounds := flag.Int("rounds", 5, "rounds; each runs both tools on both cases, the first of them changing each round")
+	files := flag.Int("files", 5, "files of INSERTs after the file that creates the table")
+	inserts := flag.Int("inserts", 10, "INSERTs in each of those files (and in the new file)")
 	flag.Parse()
 	hosts := connect.SplitHosts(os.Getenv(connect.EnvHosts))
 	if len(hosts) == 0 {
 		fmt.Fprintln(os.Stderr, "migratebench: set CASSANDRA_HOSTS (make bench-migrate does)")
 		os.Exit(2)
 	}
-	if *rounds < 1 || *inserts < 1 || *ddl < 0 {
-		fmt.Fprintln(os.Stderr, "migratebench: -rounds and -inserts must be at least 1, -ddl at least 0")
+	if *rounds < 1 || *files < 1 || *inserts < 1 {
+		fmt.Fprintln(os.Stderr, "migratebench: -rounds, -files and -inserts must be at least 1")
 		os.Exit(2)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Hour)
 	defer cancel()
-	b := &bench{hosts: hosts, rounds: *rounds}
-	histories := []history{dmlHistory(*inserts)}
-	if *ddl > 0 {
-		histories = append(histories, ddlHistory(*ddl))
-	}
-	for _, h := range histories {
-		if err := b.run(ctx, h); err != nil {
-			fmt.Fprintln(os.Stderr, "migratebench:", err)
-			os.Exit(3)
-		}
+	if err := run(ctx, hosts, *rounds, *files, *inserts); err != nil {
+		fmt.Fprintln(os.Stderr, "migratebench:", err)
+		os.Exit(3)
 	}
 }
 
-// history is a migrations folder in golang-migrate's layout.
-type history struct {
-	name  string
-	setup string   // 1_setup.up.cql
-	timed []string // the statements of 2_<name>.up.cql
+// tool is one command line that applies the folder dir to keyspace ks.
+type tool struct {
+	name string
+	cmd  func(dir, ks string) *exec.Cmd
 }
 
-func dmlHistory(n int) history {
-	h := history{name: "dml", setup: "CREATE TABLE rows (k text PRIMARY KEY, v int);\n"}
-	for i := range n {
-		h.timed = append(h.timed, fmt.Sprintf("INSERT INTO rows (k, v) VALUES ('k%d', %d)", i, i))
-	}
-	return h
+// scenario is one timed case: setup (untimed, may be nil) then the timed folder.
+type scenario struct {
+	name        string
+	setup, dir  string // setup: "" when the timed run starts from an empty keyspace
+	rows        int    // rows the table holds after the timed run
+	description string
 }
 
-func ddlHistory(n int) history {
-	h := history{name: "ddl", setup: "CREATE TABLE rows (k text PRIMARY KEY, v int);\n"}
-	for i := range n {
-		table := fmt.Sprintf("t%d", i/5)
-		if i%5 == 0 {
-			h.timed = append(h.timed, fmt.Sprintf("CREATE TABLE %s (k int PRIMARY KEY, v0 int)", table))
-		} else {
-			h.timed = append(h.timed, fmt.Sprintf("ALTER TABLE %s ADD c%d text", table, i%5))
-		}
-	}
-	return h
-}
-
-// write puts the history in a new folder.
-func (h history) write() (string, error) {
-	dir, err := os.MkdirTemp("", "migratebench-")
+func run(ctx context.Context, hosts []string, rounds, files, inserts int) error {
+	tmp, err := os.MkdirTemp("", "migratebench-")
 	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	cqlsizeBin, migrateBin, err := build(ctx, tmp)
+	if err != nil {
+		return err
+	}
+	history, err := writeHistory(filepath.Join(tmp, "history"), files, inserts, false)
+	if err != nil {
+		return err
+	}
+	plusOne, err := writeHistory(filepath.Join(tmp, "plus-one"), files, inserts, true)
+	if err != nil {
+		return err
+	}
+	admin, err := connect.Open(ctx, connect.Config{Hosts: hosts, Consistency: "QUORUM", Timeout: time.Minute, Logger: quiet{}})
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+
+	env := append(os.Environ(), connect.EnvHosts+"="+strings.Join(hosts, ","))
+	tools := []tool{
+		{name: "cqlsize", cmd: func(dir, ks string) *exec.Cmd {
+			c := exec.CommandContext(ctx, cqlsizeBin, "migrate", "up", "--dir", dir, "--keyspace", ks)
+			c.Env = env
+			return c
+		}},
+		{name: "golang-migrate", cmd: func(dir, ks string) *exec.Cmd {
+			// Its cassandra driver takes one host; x-multi-statement splits a file on ";"
+			// (Cassandra takes one statement a request).
+			url := fmt.Sprintf("cassandra://%s/%s?x-multi-statement=true", hostPort(hosts[0]), ks)
+			return exec.CommandContext(ctx, migrateBin, "-path", dir, "-database", url, "up")
+		}},
+	}
+	scenarios := []scenario{
+		{name: "fresh", dir: history, rows: files * inserts,
+			description: fmt.Sprintf("the whole history (a table, then %d files of %d INSERTs) into a new keyspace", files, inserts)},
+		{name: "one new file", setup: history, dir: plusOne, rows: (files + 1) * inserts,
+			description: fmt.Sprintf("one more file of %d INSERTs on that history, applied", inserts)},
+	}
+	fmt.Printf("migratebench: %s and golang-migrate's CLI (%s), whole commands against %s; %d rounds, each run in a new keyspace; load average %s\n",
+		filepath.Base(cqlsizeBin), migrateVersion(), strings.Join(hosts, ","), rounds, loadAverage())
+	for _, sc := range scenarios {
+		fmt.Printf("  %s: %s\n", sc.name, sc.description)
+	}
+	times := map[string]map[string][]time.Duration{} // scenario -> tool -> per round
+	for _, sc := range scenarios {
+		times[sc.name] = map[string][]time.Duration{}
+	}
+	for round := range rounds {
+		var line []string
+		for _, sc := range scenarios {
+			order := slices.Clone(tools)
+			if round%2 == 1 {
+				slices.Reverse(order)
+			}
+			var parts []string
+			for _, t := range order {
+				d, err := attempts(ctx, admin, t, sc, round)
+				if err != nil {
+					return fmt.Errorf("%s, round %d, %s: %w", sc.name, round+1, t.name, err)
+				}
+				times[sc.name][t.name] = append(times[sc.name][t.name], d)
+				parts = append(parts, fmt.Sprintf("%s %s", t.name, secs(d)))
+			}
+			line = append(line, sc.name+": "+strings.Join(parts, ", "))
+		}
+		fmt.Printf("  round %d (load %s): %s\n", round+1, loadAverage(), strings.Join(line, "; "))
+	}
+	for _, sc := range scenarios {
+		c, g := times[sc.name]["cqlsize"], times[sc.name]["golang-migrate"]
+		lo, hi := ratioRange(c, g)
+		fmt.Printf("  %s, median of %d (min-max): cqlsize %s (%s-%s), golang-migrate %s (%s-%s); cqlsize / golang-migrate %.2fx (rounds %.2f-%.2f)\n",
+			sc.name, rounds, secs(median(c)), secs(slices.Min(c)), secs(slices.Max(c)),
+			secs(median(g)), secs(slices.Min(g)), secs(slices.Max(g)),
+			float64(median(c))/float64(median(g)), lo, hi)
+	}
+	fmt.Printf("  load average at the end %s\n", loadAverage())
+	return nil
+}
+
+// build compiles both commands into dir.
+func build(ctx context.Context, dir string) (cqlsize, migrate string, err error) {
+	root, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", "github.com/cqlsize/cqlsize").Output()
+	if err != nil {
+		return "", "", fmt.Errorf("find the cqlsize module: %w", err)
+	}
+	cqlsize, migrate = filepath.Join(dir, "cqlsize"), filepath.Join(dir, "migrate")
+	for _, args := range [][]string{
+		{"-C", strings.TrimSpace(string(root)), "-o", cqlsize, "./cmd/cqlsize"},
+		{"-tags", "cassandra", "-o", migrate, "github.com/golang-migrate/migrate/v4/cmd/migrate"},
+	} {
+		c := exec.CommandContext(ctx, "go", append([]string{"build"}, args...)...)
+		if out, err := c.CombinedOutput(); err != nil {
+			return "", "", fmt.Errorf("go build %s: %w\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	return cqlsize, migrate, nil
+}
+
+// writeHistory writes the history in golang-migrate's layout: 1_setup.up.cql, then files
+// of inserts INSERTs each, and with extra one more such file.
+func writeHistory(dir string, files, inserts int, extra bool) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	files := map[string]string{
-		"1_setup.up.cql":            h.setup,
-		"2_" + h.name + ".up.cql":   strings.Join(h.timed, ";\n") + ";\n",
-		"1_setup.down.cql":          "DROP TABLE rows;\n",
-		"2_" + h.name + ".down.cql": "SELECT k FROM rows;\n",
+	write := func(name, text string) error { return os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644) }
+	if err := write("1_setup.up.cql", "CREATE TABLE rows (k text PRIMARY KEY, v int);\n"); err != nil {
+		return "", err
 	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+	n := files
+	if extra {
+		n++
+	}
+	for f := 2; f <= n+1; f++ {
+		var b strings.Builder
+		for i := range inserts {
+			fmt.Fprintf(&b, "INSERT INTO rows (k, v) VALUES ('f%d_%d', %d);\n", f, i, i)
+		}
+		if err := write(fmt.Sprintf("%d_inserts.up.cql", f), b.String()); err != nil {
 			return "", err
 		}
 	}
 	return dir, nil
 }
 
-type bench struct {
-	hosts  []string
-	rounds int
-	// gmStart: how long the last golang-migrate run spent in its driver's start
-	// (WithInstance: CREATE TABLE IF NOT EXISTS, a schema statement at every start, and a read).
-	gmStart time.Duration
-}
-
-// tool is one way of applying the history through a session bound to the keyspace: setup
-// brings it to version 1 (untimed), apply applies version 2 (timed).
-type tool struct {
-	name string
-	// ownAgreement: the session's driver does not wait for schema agreement (see session).
-	ownAgreement bool
-	setup, apply func(ctx context.Context, s *gocql.Session, ks, dir string) error
-}
-
-func (b *bench) run(ctx context.Context, h history) error {
-	dir, err := h.write()
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	admin, err := b.session(ctx, "", false)
-	if err != nil {
-		return err
-	}
-	defer admin.Close()
-	tools := []tool{b.cqlsize(), b.golangMigrate(), b.bare(h)}
-	times := map[string][]time.Duration{}
-	var gRun []time.Duration
-	fmt.Printf("%s history: 2_%s.up.cql, %d statements; %d rounds, fresh keyspaces each\n", h.name, h.name, len(h.timed), b.rounds)
-	for round := range b.rounds {
-		order := slices.Clone(tools)
-		for range round % len(tools) {
-			order = append(order[1:], order[0])
-		}
-		var line []string
-		for _, t := range order {
-			d, err := b.attempts(ctx, admin, t, h, dir, round)
-			if err != nil {
-				return fmt.Errorf("%s history, round %d, %s: %w", h.name, round+1, t.name, err)
-			}
-			times[t.name] = append(times[t.name], d)
-			line = append(line, fmt.Sprintf("%s %s", t.name, ms(d)))
-			if t.name == "golang-migrate" {
-				// golang-migrate without its start: what its bookkeeping around the file costs,
-				// apart from a schema statement whose time depends on the node's other schema
-				// changes.
-				gRun = append(gRun, d-b.gmStart)
-			}
-		}
-		fmt.Printf("  round %d: %s\n", round+1, strings.Join(line, ", "))
-	}
-	c, g, s := median(times["cqlsize"]), median(times["golang-migrate"]), median(times["bare"])
-	lo, hi := ratioRange(times["cqlsize"], times["golang-migrate"])
-	gr := median(gRun)
-	rlo, rhi := ratioRange(times["cqlsize"], gRun)
-	fmt.Printf("  median: cqlsize %s (%s/statement), golang-migrate %s (%s of it after its start), bare %s\n",
-		ms(c), ms(c/time.Duration(len(h.timed))), ms(g), ms(gr), ms(s))
-	fmt.Printf("  cqlsize / golang-migrate: %.2fx (median; rounds %.2f-%.2f); without golang-migrate's start: %.2fx (rounds %.2f-%.2f)\n",
-		float64(c)/float64(g), lo, hi, float64(c)/float64(gr), rlo, rhi)
-	fmt.Printf("  cqlsize / bare: %.2fx; golang-migrate / bare: %.2fx, %.2fx without its start\n",
-		float64(c)/float64(s), float64(g)/float64(s), float64(gr)/float64(s))
-	return nil
-}
-
-// attempts runs once up to three times: on a shared node a schema change of the setup (or
-// of the timed ddl file) can miss the client's timeout; a failed attempt is said and its
-// keyspace dropped, and the round starts again in a new one.
-func (b *bench) attempts(ctx context.Context, admin *gocql.Session, t tool, h history, dir string, round int) (time.Duration, error) {
+// attempts runs once up to five times: on a shared, loaded node a schema change can miss
+// a client's timeout. A failed attempt is said and its keyspace dropped, and the run starts
+// again in a new one.
+func attempts(ctx context.Context, admin *gocql.Session, t tool, sc scenario, round int) (time.Duration, error) {
 	var err error
-	for attempt := 1; attempt <= 3; attempt++ {
+	for attempt := 1; attempt <= 5; attempt++ {
 		var d time.Duration
-		if d, err = b.once(ctx, admin, t, h, dir, round); err == nil {
+		if d, err = once(ctx, admin, t, sc, round); err == nil {
 			return d, nil
 		}
-		fmt.Printf("  round %d, %s, attempt %d failed (run again in a new keyspace): %v\n", round+1, t.name, attempt, err)
+		fmt.Printf("  round %d, %s, %s, attempt %d failed (run again in a new keyspace): %v\n", round+1, sc.name, t.name, attempt, err)
 	}
 	return 0, err
 }
 
-// once runs one tool in a fresh keyspace and returns the time of the timed file. The
-// session is opened before the clock starts: connecting is the same for every tool.
-func (b *bench) once(ctx context.Context, admin *gocql.Session, t tool, h history, dir string, round int) (time.Duration, error) {
-	ks := fmt.Sprintf("migbench_%s_%s_%d_%d", h.name, strings.ReplaceAll(t.name, "-", ""), round+1, time.Now().UnixNano()%1e6)
-	if err := admin.Query("CREATE KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}").WithContext(ctx).Exec(); err != nil {
-		return 0, fmt.Errorf("create keyspace %s: %w", ks, err)
-	}
-	defer func() { _ = admin.Query("DROP KEYSPACE IF EXISTS " + ks).WithContext(ctx).Exec() }()
-	s, err := b.session(ctx, ks, t.ownAgreement)
-	if err != nil {
-		return 0, fmt.Errorf("connect to %s: %w", ks, err)
-	}
-	defer s.Close()
-	if err := t.setup(ctx, s, ks, dir); err != nil {
-		return 0, fmt.Errorf("version 1: %w", err)
-	}
-	t0 := time.Now()
-	if err := t.apply(ctx, s, ks, dir); err != nil {
+// once creates a keyspace, applies the setup folder (untimed), times the run on the timed
+// folder, counts the rows and drops the keyspace.
+func once(ctx context.Context, admin *gocql.Session, t tool, sc scenario, round int) (time.Duration, error) {
+	ks := fmt.Sprintf("migbench_%s_%s_%d_%d", strings.ReplaceAll(sc.name, " ", ""), strings.ReplaceAll(t.name, "-", ""), round+1, time.Now().UnixNano()%1e6)
+	// A creation whose answer misses the timeout on a loaded node is checked and sent again
+	// (internal/ddl), rather than costing the attempt.
+	stmt := "CREATE KEYSPACE IF NOT EXISTS " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"
+	if err := ddl.CreateKeyspace(ctx, admin, ks, stmt, ddl.Options{Budget: 5 * time.Minute}); err != nil {
 		return 0, err
 	}
-	return time.Since(t0), nil
+	defer func() { _ = admin.Query("DROP KEYSPACE IF EXISTS " + ks).WithContext(ctx).Exec() }()
+	if sc.setup != "" {
+		if _, err := command(t.cmd(sc.setup, ks)); err != nil {
+			return 0, fmt.Errorf("the history before the timed run: %w", err)
+		}
+	}
+	d, err := command(t.cmd(sc.dir, ks))
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	if err := admin.Query("SELECT count(*) FROM " + ks + ".rows").WithContext(ctx).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count the rows: %w", err)
+	}
+	if n != sc.rows {
+		return 0, fmt.Errorf("%d rows after the run, want %d", n, sc.rows)
+	}
+	return d, nil
 }
 
-// session opens a session bound to ks; ownAgreement turns the driver's schema agreement wait
-// off, as `cqlsize migrate` does (the Migrator waits itself, counting the nodes that are up).
-func (b *bench) session(ctx context.Context, ks string, ownAgreement bool) (*gocql.Session, error) {
-	// A minute a request: DDL on a busy shared node can take tens of seconds.
-	cfg := connect.Config{Hosts: b.hosts, Keyspace: ks, Consistency: "QUORUM", Timeout: time.Minute, Logger: quiet{}}
-	if ownAgreement {
-		cfg.DriverAgreementWait = -1
+// command runs c and returns how long it took, from start to exit.
+func command(c *exec.Cmd) (time.Duration, error) {
+	var out bytes.Buffer
+	c.Stdout, c.Stderr = &out, &out
+	t0 := time.Now()
+	err := c.Run()
+	d := time.Since(t0)
+	if err != nil {
+		return d, fmt.Errorf("%s: %w\n%s", strings.Join(c.Args, " "), err, strings.TrimSpace(out.String()))
 	}
-	return connect.Open(ctx, cfg)
+	return d, nil
 }
 
-func (b *bench) cqlsize() tool {
-	up := func(ctx context.Context, s *gocql.Session, ks, dir string, to int64) error {
-		migs, err := migrations.LoadDir(dir)
-		if err != nil {
-			return err
-		}
-		m, err := migrations.New(s, migs, migrations.Options{Keyspace: ks})
-		if err != nil {
-			return err
-		}
-		res, err := m.UpTo(ctx, to)
-		if err == nil && len(res.Applied) != 1 {
-			err = fmt.Errorf("applied %d files, want 1", len(res.Applied))
-		}
-		return err
+// hostPort adds the native port to a host given without one.
+func hostPort(h string) string {
+	if strings.Contains(h, ":") {
+		return h
 	}
-	return tool{name: "cqlsize", ownAgreement: true,
-		setup: func(ctx context.Context, s *gocql.Session, ks, dir string) error { return up(ctx, s, ks, dir, 1) },
-		apply: func(ctx context.Context, s *gocql.Session, ks, dir string) error { return up(ctx, s, ks, dir, 0) },
-	}
+	return h + ":9042"
 }
 
-// golangMigrate runs golang-migrate as its Cassandra driver documents, with
-// x-multi-statement on (Cassandra takes one statement a request). Its driver's Close closes
-// the session, so it is not called; the session is closed by once.
-func (b *bench) golangMigrate() tool {
-	up := func(s *gocql.Session, ks, dir string, to uint) error {
-		t0 := time.Now()
-		drv, err := gmcassandra.WithInstance(s, &gmcassandra.Config{KeyspaceName: ks, MultiStatementEnabled: true})
-		if err != nil {
-			return err
-		}
-		b.gmStart = time.Since(t0)
-		m, err := migrate.NewWithDatabaseInstance("file://"+dir, "cassandra", drv)
-		if err != nil {
-			return err
-		}
-		if to > 0 {
-			err = m.Migrate(to)
-		} else {
-			err = m.Up()
-		}
-		if errors.Is(err, migrate.ErrNoChange) {
-			err = fmt.Errorf("nothing applied")
-		}
-		return err
+func migrateVersion() string {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "github.com/golang-migrate/migrate/v4").Output()
+	if err != nil {
+		return "version unknown"
 	}
-	return tool{name: "golang-migrate",
-		setup: func(_ context.Context, s *gocql.Session, ks, dir string) error { return up(s, ks, dir, 1) },
-		apply: func(_ context.Context, s *gocql.Session, ks, dir string) error { return up(s, ks, dir, 0) },
-	}
+	return strings.TrimSpace(string(out))
 }
 
-// bare sends the timed statements one after another, the driver waiting for schema
-// agreement after DDL as it does for golang-migrate.
-func (b *bench) bare(h history) tool {
-	return tool{name: "bare",
-		setup: func(ctx context.Context, s *gocql.Session, _, _ string) error {
-			return s.Query(strings.TrimSuffix(strings.TrimSpace(h.setup), ";")).WithContext(ctx).Exec()
-		},
-		apply: func(ctx context.Context, s *gocql.Session, _, _ string) error {
-			for i, text := range h.timed {
-				if err := s.Query(text).WithContext(ctx).Exec(); err != nil {
-					return fmt.Errorf("statement %d: %w", i+1, err)
-				}
-			}
-			return nil
-		},
+// loadAverage is the 1-minute load average, from /proc/loadavg ("?" elsewhere).
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
 	}
+	return strings.Fields(string(b))[0]
 }
 
-func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
+func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
 
 func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
@@ -333,8 +326,7 @@ func ratioRange(a, b []time.Duration) (lo, hi float64) {
 	return lo, hi
 }
 
-// quiet discards the driver's log (with its agreement wait off it logs "schema versions not
-// consistent" after every DDL statement).
+// quiet discards the driver's log.
 type quiet struct{}
 
 func (quiet) Print(...any)          {}
