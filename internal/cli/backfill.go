@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,6 +35,7 @@ type backfillFlags struct {
 	pageSize                  int
 	timeout, lease, retryFor  time.Duration
 	format                    string
+	localDC, verifyDC         string
 }
 
 func newBackfillCmd(env *Env) *cobra.Command {
@@ -66,6 +68,12 @@ coordinator. Two runs never copy one range at once (LWT leases in cqlsize_backfi
 
 --verify copies nothing: it reads --sample source rows (all with --full) and checks that
 each one's target rows exist with the same values and write times.
+
+Across datacenters: --local-dc DC copies through DC (reads at LOCAL_ONE and writes at
+LOCAL_QUORUM there, range leases at LOCAL_SERIAL): it keeps copying through the loss of
+another DC, whose replicas get the rows by repair once it returns. --verify --verify-dc DC
+reads through DC's nodes alone, so it sees what that DC holds; --verify-dc each checks
+every DC in turn (a LOCAL_QUORUM read elsewhere sees one DC only, whichever answers).
 
 Exit status: 0 done (or verified clean); 1 --verify found missing or different rows; 2 bad
 flags, an unknown table or column, a derive that does not fit the column types, a target
@@ -102,6 +110,8 @@ uncopied: run it again and it continues.`,
 	fl.DurationVar(&f.lease, "lease", 30*time.Second, "how long a range stays claimed by a run that stopped renewing it")
 	fl.DurationVar(&f.retryFor, "retry-for", time.Minute, "how long a write, lease claim or checkpoint failing with a timeout or a lost node is retried before its range fails")
 	fl.StringVar(&f.format, "format", "text", "output: text or json")
+	fl.StringVar(&f.localDC, "local-dc", "", "copy through this datacenter: requests go to its nodes first, LOCAL_ONE/LOCAL_QUORUM mean it, and the range leases take LOCAL_SERIAL, so the loss of another DC does not stop the copy")
+	fl.StringVar(&f.verifyDC, "verify-dc", "", "with --verify: check what this datacenter's replicas hold (a DC name, or each: every DC in turn), read at --write-consistency through that DC's nodes alone")
 	return cmd
 }
 
@@ -209,6 +219,8 @@ func checkBackfillFlags(f *backfillFlags) (*backfillInput, error) {
 		return nil, Usagef("--format %q: want text or json", f.format)
 	case f.full && !f.verify:
 		return nil, Usagef("--full goes with --verify: a backfill always copies every row")
+	case f.verifyDC != "" && !f.verify:
+		return nil, Usagef("--verify-dc goes with --verify: it names the datacenter to check")
 	}
 	return in, nil
 }
@@ -222,7 +234,7 @@ func runBackfill(env *Env, f *backfillFlags) error {
 	if err != nil {
 		return err
 	}
-	cfg, s, err := openFor(env, f.hosts, "LOCAL_QUORUM", f.timeout, &f.tls)
+	cfg, s, err := openFor(env, f.hosts, "LOCAL_QUORUM", f.timeout, &f.tls, func(c *connect.Config) { c.LocalDC = f.localDC })
 	if err != nil {
 		return err
 	}
@@ -236,13 +248,17 @@ func runBackfill(env *Env, f *backfillFlags) error {
 			c, in.dstKS, in.dst, in.srcKS, in.src)
 	}
 	if f.verify {
-		return runVerify(env, f, s, p, in)
+		return verifyDCs(env, f, cfg, s, p, in)
+	}
+	serial := gocql.Serial
+	if f.localDC != "" {
+		serial = gocql.LocalSerial
 	}
 	bar := newBackfillBar(env)
 	res, err := backfill.Run(env.Ctx, s, p, backfill.Options{
 		ReadConsistency: in.read, WriteConsistency: in.write, Rate: in.rate, Workers: f.workers, Ranges: f.ranges,
 		PageSize: f.pageSize, Share: in.share, Shares: in.shares, Restart: f.restart, Lease: f.lease, RetryFor: noneIfZero(f.retryFor),
-		Progress: bar.update, PerHost: perHost(cfg),
+		Progress: bar.update, PerHost: perHost(cfg), SerialConsistency: serial,
 	})
 	bar.finish()
 	var mismatch *backfill.MismatchError
@@ -283,8 +299,11 @@ func runBackfill(env *Env, f *backfillFlags) error {
 
 // openFor opens a session to --hosts (or $CASSANDRA_HOSTS) with the environment's
 // credentials and TLS, at the given default consistency.
-func openFor(env *Env, hosts, consistency string, timeout time.Duration, tls *tlsFlags) (connect.Config, *gocql.Session, error) {
+func openFor(env *Env, hosts, consistency string, timeout time.Duration, tls *tlsFlags, adjust ...func(*connect.Config)) (connect.Config, *gocql.Session, error) {
 	cfg := readerConfig(env, hosts, consistency, timeout, tls)
+	for _, a := range adjust {
+		a(&cfg)
+	}
 	if len(cfg.Hosts) == 0 {
 		return cfg, nil, Usagef("no cluster: pass --hosts or set $%s", connect.EnvHosts)
 	}
@@ -341,7 +360,68 @@ func backfillProgram(ctx context.Context, s *gocql.Session, in *backfillInput, c
 	return p, nil
 }
 
-func runVerify(env *Env, f *backfillFlags, s *gocql.Session, p *derive.Program, in *backfillInput) error {
+// verifyDCs runs the verify once, or with --verify-dc once per datacenter named, each
+// through a session whose queries go to that DC's nodes alone.
+func verifyDCs(env *Env, f *backfillFlags, cfg connect.Config, s *gocql.Session, p *derive.Program, in *backfillInput) error {
+	if f.verifyDC == "" {
+		return runVerify(env, f, s, p, in, "")
+	}
+	dcs, err := dataCenters(env.Ctx, s)
+	if err != nil {
+		return InputErr(err)
+	}
+	want := []string{f.verifyDC}
+	if f.verifyDC == "each" {
+		want = dcs
+	} else if !slices.Contains(dcs, f.verifyDC) {
+		return Usagef("--verify-dc %s: no such datacenter (the cluster has %s; or each)", f.verifyDC, strings.Join(dcs, ", "))
+	}
+	var bad error
+	for _, dc := range want {
+		c := cfg
+		c.LocalDC = dc
+		ds, err := connect.OpenWith(env.Ctx, c, func(cc *gocql.ClusterConfig) (*gocql.ClusterConfig, error) {
+			cc.HostFilter = gocql.DataCentreHostFilter(dc)
+			return cc, nil
+		})
+		if err != nil {
+			return InputErr(fmt.Errorf("--verify-dc %s: connect to its nodes: %w", dc, err))
+		}
+		err = runVerify(env, f, ds, p, in, dc)
+		ds.Close()
+		if err != nil && exitCode(err) != ExitFindings {
+			return err
+		}
+		if err != nil {
+			bad = err
+		}
+	}
+	return bad
+}
+
+// dataCenters lists the cluster's datacenters, sorted, from the answering node's
+// system.local and system.peers.
+func dataCenters(ctx context.Context, s *gocql.Session) ([]string, error) {
+	seen := map[string]bool{}
+	for _, q := range []string{"SELECT data_center FROM system.local", "SELECT data_center FROM system.peers"} {
+		it := s.Query(q).WithContext(ctx).Consistency(gocql.One).Iter()
+		var dc string
+		for it.Scan(&dc) {
+			seen[dc] = true
+		}
+		if err := it.Close(); err != nil {
+			return nil, fmt.Errorf("read the datacenters: %w", err)
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for dc := range seen {
+		out = append(out, dc)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func runVerify(env *Env, f *backfillFlags, s *gocql.Session, p *derive.Program, in *backfillInput, dc string) error {
 	res, err := backfill.Verify(env.Ctx, s, p, backfill.VerifyOptions{Consistency: in.write, Sample: f.sample, Full: f.full,
 		Workers: f.workers, Rate: in.rate})
 	if err != nil {
@@ -356,8 +436,12 @@ func runVerify(env *Env, f *backfillFlags, s *gocql.Session, p *derive.Program, 
 		if res.Full {
 			what = "all"
 		}
-		fmt.Fprintf(env.Stdout, "verify %s.%s -> %s.%s (%s the source rows): %d source rows, %d target rows checked: %d missing, %d different\n",
-			in.srcKS, in.src, in.dstKS, in.dst, what, res.SourceRows, res.TargetRows, res.Missing, res.Different)
+		where := ""
+		if dc != "" {
+			where = " in " + dc
+		}
+		fmt.Fprintf(env.Stdout, "verify %s.%s -> %s.%s%s (%s the source rows): %d source rows, %d target rows checked: %d missing, %d different\n",
+			in.srcKS, in.src, in.dstKS, in.dst, where, what, res.SourceRows, res.TargetRows, res.Missing, res.Different)
 		if res.ExtraUnchecked != "" {
 			fmt.Fprintf(env.Stdout, "  extra target rows not looked for: %s\n", res.ExtraUnchecked)
 		} else {

@@ -180,6 +180,7 @@ CASSANDRA_USERNAME and CASSANDRA_PASSWORD (the password is never a flag).`,
 		newMigrateAcceptCmd(env, f),
 		newMigrateRepairCmd(env, f),
 		newMigrateResolveCmd(env, f),
+		newMigrateDCsCmd(env, f),
 	)
 	return cmd
 }
