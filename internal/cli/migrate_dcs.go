@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/gocql/gocql"
 	"github.com/spf13/cobra"
@@ -149,6 +150,8 @@ func dcOpener(cfg connect.Config) migrations.Opener {
 		c := cfg
 		c.Hosts = hosts
 		c.LocalDC = ""
+		// A DC whose nodes are down is an answer, not something to wait out.
+		c.ConnectTimeout = min(c.ConnectTimeout, 10*time.Second)
 		return connect.OpenWith(ctx, c, func(cc *gocql.ClusterConfig) (*gocql.ClusterConfig, error) {
 			cc.HostFilter = gocql.WhiteListHostFilter(hosts...)
 			return cc, nil

@@ -456,3 +456,47 @@ func root() string {
 	}
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
 }
+
+// DCSession connects to the cluster with every query coordinated by a node of dc alone
+// (the driver's host filter keeps the other DC's nodes out of every plan), bound to
+// keyspace ks ("" for none): a LOCAL_QUORUM read through it sees what dc's replicas hold,
+// and its read repair stays in dc.
+func DCSession(t testing.TB, dc, ks string) *gocql.Session {
+	t.Helper()
+	cfg := Config(t, dc)
+	cfg.Keyspace = ks
+	cc, err := cfg.ClusterConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc.HostFilter = gocql.DataCentreHostFilter(dc)
+	s, err := cc.CreateSession()
+	if err != nil {
+		t.Fatalf("dctest: connect to %s alone: %v", dc, err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// NodeOf is the node whose CQL address is host.
+func NodeOf(t testing.TB, host string) Node {
+	t.Helper()
+	for _, n := range Nodes(t) {
+		if n.Host == host {
+			return n
+		}
+	}
+	t.Fatalf("dctest: no node has address %s", host)
+	return Node{}
+}
+
+// Nodetool runs nodetool against node n (`scripts/cassandra nodetool -n N ARGS`) and
+// returns its output; a failure fails t.
+func Nodetool(t testing.TB, n int, args ...string) string {
+	t.Helper()
+	out, err := script(append([]string{"nodetool", "-n", strconv.Itoa(n)}, args...)...)
+	if err != nil {
+		t.Fatalf("dctest: %v\n%s", err, out)
+	}
+	return out
+}
