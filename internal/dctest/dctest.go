@@ -478,7 +478,7 @@ func root() string {
 func DCSession(t testing.TB, dc, ks string) *gocql.Session {
 	t.Helper()
 	cfg := Config(t, dc)
-	cfg.Keyspace = ks
+	cfg.Keyspace, cfg.Hosts = ks, HostsIn(t, dc)
 	cc, err := cfg.ClusterConfig()
 	if err != nil {
 		t.Fatal(err)
