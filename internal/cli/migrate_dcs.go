@@ -46,6 +46,9 @@ func runMigrateDCs(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrat
 		return err
 	}
 	defer sess.Close()
+	if err := targetExists(ctx, env, sess, mf, nil); err != nil {
+		return err // a mistyped -k is bad input, not a DC to wait for
+	}
 	// The history is compared as recorded: no file is read.
 	m, err := migrations.New(sess.s, nil, mf.options(env, nil))
 	if err != nil {
