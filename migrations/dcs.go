@@ -23,7 +23,7 @@ import (
 //
 // LOCAL_SERIAL (Options.LocalSerial) needs a quorum of the local DC only; the preflight then
 // checks that DC, and names the other DCs that are down in a Warning: they take the schema
-// from gossip and the bookkeeping rows from hints when they return.
+// from gossip when they return, and the rows they missed by repair (dcs_copies.go).
 
 // ErrReplicasDown: too few replicas are up, in a named DC, for the lock's serial consistency
 // or the bookkeeping's consistency. Nothing was sent.
@@ -69,7 +69,7 @@ func (e *ReplicasDownError) Error() string {
 	fmt.Fprintf(&b, "%s short of replicas: %s; keyspace %s has replication %s: the migration lock's %s needs %d of %d replicas and at most %d are up. Nothing was run.",
 		strings.Join(shortDCs(e), " and "), strings.Join(short, "; "), e.Keyspace, replicationText(e.Replication), e.Serial, e.Need, totalRF(e), e.Have)
 	if e.Serial == "SERIAL" {
-		b.WriteString(" Wait for the DC to return, then run again (exit 3). If only one DC deploys until then (no process in another DC runs migrations meanwhile), `--serial local --local-dc DC` takes the lock with LOCAL_SERIAL in that DC: the risk is that a process in another DC doing the same holds the same lock at the same time and applies the same statements twice; the DC that is down takes the schema from gossip and the bookkeeping rows from hints when it returns (within the hint window, max_hint_window, 3h by default; after it, run `nodetool repair -full " + e.Keyspace + "` on its nodes).")
+		b.WriteString(" Wait for the DC to return, then run again (exit 3). If only one DC deploys until then (no process in another DC runs migrations meanwhile), `--serial local --local-dc DC` takes the lock with LOCAL_SERIAL in that DC: the risk is that a process in another DC doing the same holds the same lock at the same time and applies the same statements twice; the DC that is down takes the schema from gossip when it returns, and the rows it missed by repair: the run names the `nodetool repair` commands to run on its nodes, and `cqlsize migrate dcs` checks that every DC holds the whole history.")
 	} else {
 		b.WriteString(" LOCAL_SERIAL needs a quorum of the local DC's replicas: wait for its nodes to return, then run again (exit 3).")
 	}
@@ -360,8 +360,8 @@ func (m *Migrator) Preflight(ctx context.Context) ([]DCHealth, error) {
 	if m.opt.LocalSerial {
 		for _, d := range dcs {
 			if d.DC != m.opt.LocalDC && len(d.Down) > 0 {
-				m.emit(Event{Kind: Warning, Message: fmt.Sprintf("%s: %d of %d nodes down (%s); the lock is LOCAL_SERIAL in %s, so nothing here waits for %s: it takes the schema from gossip and the bookkeeping rows from hints when it returns (after max_hint_window, 3h by default, run `nodetool repair -full %s` on its nodes); no process in %s may run migrations until then",
-					d.DC, len(d.Down), d.Nodes, strings.Join(d.Down, ", "), m.opt.LocalDC, d.DC, m.opt.BookkeepingKeyspace, d.DC)})
+				m.emit(Event{Kind: Warning, Message: fmt.Sprintf("%s: %d of %d nodes down (%s); the lock is LOCAL_SERIAL in %s, so nothing here waits for %s: it takes the schema from gossip when it returns, and the rows it missed only by the repair named at the end of the run; no process in %s may run migrations until then",
+					d.DC, len(d.Down), d.Nodes, strings.Join(d.Down, ", "), m.opt.LocalDC, d.DC, d.DC)})
 			}
 		}
 	}

@@ -16,7 +16,8 @@ import (
 )
 
 // The tests in this file run on the two-DC cluster (`make test-dcs`): cqlsize processes
-// pinned to a DC with --local-dc, as each DC's deploys would run them.
+// pinned to a DC with --local-dc, as each DC's deploys would run them. The loss of a whole
+// DC is tested once for migrations, writes and backfill together, in internal/dcsuite.
 
 func dcCmd(t *testing.T, ctx context.Context, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, cqlsizeBinary(t), args...)
@@ -141,60 +142,5 @@ func TestDCsConcurrentUp(t *testing.T) {
 		dcSchema(t, dc, ks)
 		dcCounters(t, dc, ks, want)
 		dcHistory(t, dc, ks)
-	}
-}
-
-// TestDCsLostDC kills dc2 whole. The default (SERIAL) run refuses before anything is sent,
-// exit 3, naming dc2; `--serial local --local-dc dc1` applies in dc1; once dc2 is started
-// again it holds the schema, the bookkeeping and the data migrations' effects with no hand
-// step, and a default run routed to dc2 finds nothing to do.
-func TestDCsLostDC(t *testing.T) {
-	dctest.Lock(t)
-	ks := dctest.Keyspace(t, 2)
-	dir := writeFiles(t, concurrentSet)
-	cqlsizeBinary(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	defer cancel()
-
-	dctest.Kill(t, "dc2")
-	t0 := time.Now()
-	r := runProc(dcCmd(t, ctx, "migrate", "up", "--keyspace", ks, "--dir", dir, "--local-dc", "dc1"))
-	if r.code != 3 || !strings.Contains(r.stderr, "dc2 short of replicas") || !strings.Contains(r.stderr, "Nothing was run") {
-		t.Fatalf("default run with dc2 down: exit %d, want 3 naming dc2\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
-	}
-	t.Logf("default run refused after %s: %s", time.Since(t0).Round(100*time.Millisecond), strings.TrimSpace(r.stderr))
-	// Nothing was sent: not even the bookkeeping table exists.
-	s := dctest.Session(t, "dc1")
-	var n int
-	if err := s.Query(`SELECT count(*) FROM system_schema.tables WHERE keyspace_name = ?`, ks).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	if n != 0 {
-		t.Fatalf("the refused run left %d tables in %s; want none", n, ks)
-	}
-
-	t0 = time.Now()
-	r = runProc(dcCmd(t, ctx, "migrate", "up", "--keyspace", ks, "--dir", dir, "--local-dc", "dc1", "--serial", "local"))
-	t.Logf("--serial local with dc2 down: exit %d after %s", r.code, time.Since(t0).Round(100*time.Millisecond))
-	if r.code != 0 || !strings.Contains(r.stdout, "now at version 3") {
-		t.Fatalf("--serial local with dc2 down: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
-	}
-	if !strings.Contains(r.stderr, "dc2: 2 of 2 nodes down") {
-		t.Errorf("--serial local did not warn that dc2 is down:\n%s", r.stderr)
-	}
-	dcCounters(t, "dc1", ks, map[string]int64{"m1": 1, "m2": 1, "m3": 1})
-
-	dctest.Start(t, "dc2")
-	t0 = time.Now()
-	if err := dctest.AwaitAgreement(ctx, t); err != nil {
-		t.Fatalf("after dc2 returned: %v", err)
-	}
-	dcSchema(t, "dc2", ks)
-	dcHistory(t, "dc2", ks)
-	dcCounters(t, "dc2", ks, map[string]int64{"m1": 1, "m2": 1, "m3": 1})
-	t.Logf("dc2 back: schema agreed and history and counters complete in dc2 %s after its start returned", time.Since(t0).Round(100*time.Millisecond))
-	r = runProc(dcCmd(t, ctx, "migrate", "up", "--keyspace", ks, "--dir", dir, "--local-dc", "dc2"))
-	if r.code != 0 || !strings.Contains(r.stdout, "up to date, at version 3") {
-		t.Fatalf("default run in dc2 after its return: exit %d, want 0 up to date\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
 }

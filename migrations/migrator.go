@@ -339,6 +339,11 @@ func pendingMigrations(steps []Step) []*Migration {
 // Result says what a run applied.
 type Result struct {
 	Applied []AppliedMigration
+	// Behind are the DCs that had nodes down (DCHealth.Down) while this run applied: those
+	// nodes missed the bookkeeping rows and the data migrations' writes, and get them back
+	// reliably only by repair (RepairCommands, on each of them once every DC is up).
+	// Empty when nothing was applied or every node was up.
+	Behind []DCHealth
 }
 
 // AppliedMigration is one file a run applied (or finished).
@@ -370,7 +375,8 @@ func (m *Migrator) UpTo(ctx context.Context, to int64) (*Result, error) {
 	}
 	// Before anything is sent, not even the bookkeeping tables' creation: a DC short of
 	// replicas for the lock is named here, rather than found at the lock or mid-file.
-	if _, err := m.Preflight(ctx); err != nil {
+	dcs, err := m.Preflight(ctx)
+	if err != nil {
 		return nil, err
 	}
 	if err := m.bootstrap(ctx); err != nil {
@@ -409,6 +415,13 @@ func (m *Migrator) UpTo(ctx context.Context, to int64) (*Result, error) {
 	}
 	res, err := m.applyLocked(l, to)
 	err = m.unlock(l, l.explain(err))
+	if res != nil && len(res.Applied) > 0 {
+		for _, d := range dcs {
+			if len(d.Down) > 0 {
+				res.Behind = append(res.Behind, d)
+			}
+		}
+	}
 	return res, err
 }
 

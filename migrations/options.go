@@ -60,7 +60,8 @@ type Options struct {
 	// cannot serve: a whole DC lost while a deploy must go on. It is safe only when no
 	// process in another DC runs migrations meanwhile: LOCAL_SERIAL is a quorum of one DC's
 	// replicas, so a process in each DC could hold the same lock at once. The DC that was
-	// away takes the schema from gossip and the bookkeeping rows from hints when it returns.
+	// away takes the schema from gossip when it returns, and the rows it missed by repair:
+	// Result.Behind names the DCs, RepairCommands the commands, CompareDCs checks.
 	LocalSerial bool
 	// LocalDC is the datacenter the session routes to first (connect.Config.LocalDC): the
 	// one LOCAL_SERIAL and LOCAL_QUORUM mean. Required with LocalSerial.

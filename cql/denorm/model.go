@@ -53,7 +53,11 @@ type Options struct {
 	// Concurrency bounds the statements in flight per write in Concurrent mode (default 8).
 	Concurrency int
 	// Consistency of every write (default LOCAL_QUORUM). gocql.Any is the zero value and
-	// so cannot be chosen; it is hardly ever what a write service wants.
+	// so cannot be chosen; it is hardly ever what a write service wants. Across
+	// datacenters LOCAL_QUORUM acknowledges the coordinator's DC only and keeps writing
+	// through the loss of another; EACH_QUORUM waits for a quorum in every DC, for writes
+	// that must be in both before the caller goes on, and is refused (Unavailable, nothing
+	// applied) while a DC has too few replicas up.
 	Consistency gocql.Consistency
 	// TTL of every row written (USING TTL). Zero leaves the table's default_time_to_live.
 	TTL time.Duration

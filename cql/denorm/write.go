@@ -209,7 +209,20 @@ func (m *Model[E]) Exec(ctx context.Context, p *Plan) error {
 		s := &p.Statements[i]
 		b.Entries[i] = gocql.BatchEntry{Stmt: s.CQL, Args: s.Args, Idempotent: m.stmtIdempotent(s)}
 	}
-	return m.session.ExecuteBatch(b)
+	return batchErr(m.session.ExecuteBatch(b), len(p.Statements))
+}
+
+// batchErr names the consistency a logged batch was refused at. The node's Unavailable
+// says which level it could not reach (and, for EACH_QUORUM, in which DC) but not that
+// nothing was written: the coordinator refuses before it writes the batchlog, so no
+// statement of the batch is applied and sending it again once the replicas return is safe.
+func batchErr(err error, statements int) error {
+	var un *gocql.RequestErrUnavailable
+	if !errors.As(err, &un) {
+		return err
+	}
+	return fmt.Errorf("logged batch of %d statements refused at %s (%d replicas alive, %d required), nothing applied: %w",
+		statements, un.Consistency, un.Alive, un.Required, err)
 }
 
 // Idempotent reports whether sending p twice stores what sending it once does, so that the

@@ -70,9 +70,18 @@ type Options struct {
 	// restarting) is sent again, with backoff, before its range counts as failed (default
 	// 1 minute; negative: never sent again beyond the driver's own retries).
 	RetryFor time.Duration
+	// SerialConsistency of the checkpoint's lightweight transactions: the range leases and
+	// the checkpoint's start (default SERIAL, a quorum of every DC's replicas). A run pinned
+	// to one DC takes LOCAL_SERIAL, so the loss of another DC does not stop its claims; two
+	// runs in two DCs could then both hold a range, which costs a second copy of the same
+	// rows with the same write times, not a wrong one.
+	SerialConsistency gocql.SerialConsistency
 }
 
 func (o Options) withDefaults() (Options, error) {
+	if o.SerialConsistency == 0 {
+		o.SerialConsistency = gocql.Serial
+	}
 	if o.ReadConsistency == gocql.Any {
 		o.ReadConsistency = gocql.LocalOne
 	}
@@ -236,7 +245,7 @@ func Run(ctx context.Context, s *gocql.Session, p *derive.Program, o Options) (*
 	if err != nil {
 		return nil, fmt.Errorf("backfill: %w", err)
 	}
-	ck := &checkpoint{s: s, id: backfillID(src, dst), consistency: o.WriteConsistency, ttl: o.Lease, owner: o.Owner, retry: o.RetryFor,
+	ck := &checkpoint{s: s, id: backfillID(src, dst), consistency: o.WriteConsistency, serial: o.SerialConsistency, ttl: o.Lease, owner: o.Owner, retry: o.RetryFor,
 		progress: cql.QuoteName(dst.Keyspace) + "." + ProgressTable, lease: cql.QuoteName(dst.Keyspace) + "." + LeaseTable}
 	if err := murmur3(ctx, s); err != nil {
 		return nil, err

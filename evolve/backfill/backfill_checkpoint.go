@@ -36,6 +36,7 @@ type checkpoint struct {
 	ttl         time.Duration
 	owner       string
 	retry       time.Duration // how long a statement failing with transient trouble is sent again
+	serial      gocql.SerialConsistency
 }
 
 // ensure creates the tables unless they exist, and waits until they answer.
@@ -91,7 +92,7 @@ func (e *MismatchError) Error() string {
 // checks that a recorded one is the same.
 func (c *checkpoint) begin(ctx context.Context, ranges int, rules string) error {
 	applied, err := c.s.Query(`UPDATE `+c.progress+` SET ranges = ?, rules = ?, started_at = ? WHERE backfill = ? IF ranges = null`,
-		ranges, rules, time.Now(), c.id).WithContext(ctx).MapScanCAS(map[string]any{})
+		ranges, rules, time.Now(), c.id).WithContext(ctx).SerialConsistency(c.serialLevel()).MapScanCAS(map[string]any{})
 	if err != nil {
 		return fmt.Errorf("record the backfill in %s: %w", c.progress, err)
 	}
@@ -229,7 +230,7 @@ func (c *checkpoint) claim(ctx context.Context, lo int64) (rctx context.Context,
 		defer dcancel()
 		// Best effort: a lease left behind expires after its TTL.
 		_, _ = c.s.Query(`DELETE FROM `+c.lease+` WHERE backfill = ? AND range_lo = ? IF owner = ?`, c.id, lo, c.owner).
-			WithContext(dctx).MapScanCAS(map[string]any{})
+			WithContext(dctx).SerialConsistency(c.serialLevel()).MapScanCAS(map[string]any{})
 		cancel(nil)
 	}
 	return rctx, release, "", nil
@@ -250,7 +251,7 @@ func (c *checkpoint) renew(ctx context.Context, lo int64, valid time.Time, margi
 		qctx, qcancel := context.WithDeadline(ctx, valid)
 		defer qcancel()
 		ok, err := c.s.Query(`UPDATE `+c.lease+` USING TTL ? SET owner = ? WHERE backfill = ? AND range_lo = ? IF owner = ?`,
-			int(c.ttl/time.Second), c.owner, c.id, lo, c.owner).WithContext(qctx).MapScanCAS(map[string]any{})
+			int(c.ttl/time.Second), c.owner, c.id, lo, c.owner).WithContext(qctx).SerialConsistency(c.serialLevel()).MapScanCAS(map[string]any{})
 		renewed, held = at.Add(c.ttl-margin), ok
 		return err
 	})
@@ -276,7 +277,7 @@ func (c *checkpoint) take(ctx context.Context, lo int64, sent time.Time) (string
 	err := retryFor(ctx, c.retry, func() error {
 		m := map[string]any{}
 		applied, err := c.s.Query(`INSERT INTO `+c.lease+` (backfill, range_lo, owner, acquired_at) VALUES (?, ?, ?, ?) IF NOT EXISTS USING TTL ?`,
-			c.id, lo, c.owner, sent, int(c.ttl/time.Second)).WithContext(ctx).MapScanCAS(m)
+			c.id, lo, c.owner, sent, int(c.ttl/time.Second)).WithContext(ctx).SerialConsistency(c.serialLevel()).MapScanCAS(m)
 		if err == nil {
 			owner, _ = m["owner"].(string)
 			if applied {
@@ -296,11 +297,20 @@ func (c *checkpoint) take(ctx context.Context, lo int64, sent time.Time) (string
 	return owner, err
 }
 
-// leaseOwner reads who holds the lease on the range starting at lo, at SERIAL.
+// serialLevel is the leases' serial consistency: SERIAL unless the run said otherwise.
+func (c *checkpoint) serialLevel() gocql.SerialConsistency {
+	if c.serial == 0 {
+		return gocql.Serial
+	}
+	return c.serial
+}
+
+// leaseOwner reads who holds the lease on the range starting at lo, at the leases' serial
+// consistency.
 func (c *checkpoint) leaseOwner(ctx context.Context, lo int64) (bool, string, error) {
 	var owner string
 	err := c.s.Query(`SELECT owner FROM `+c.lease+` WHERE backfill = ? AND range_lo = ?`, c.id, lo).
-		WithContext(ctx).Consistency(gocql.Consistency(gocql.Serial)).Scan(&owner)
+		WithContext(ctx).Consistency(gocql.Consistency(c.serialLevel())).Scan(&owner)
 	if errors.Is(err, gocql.ErrNotFound) {
 		return false, "", nil
 	}

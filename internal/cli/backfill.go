@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,6 +38,7 @@ type backfillFlags struct {
 	format                    string
 	progress                  string
 	progressEvery             time.Duration
+	localDC, verifyDC         string
 }
 
 func newBackfillCmd(env *Env) *cobra.Command {
@@ -69,6 +71,12 @@ coordinator. Two runs never copy one range at once (LWT leases in cqlsize_backfi
 
 --verify copies nothing: it reads --sample source rows (all with --full) and checks that
 each one's target rows exist with the same values and write times.
+
+Across datacenters: --local-dc DC copies through DC (reads at LOCAL_ONE and writes at
+LOCAL_QUORUM there, range leases at LOCAL_SERIAL): it keeps copying through the loss of
+another DC, whose replicas get the rows by repair once it returns. --verify --verify-dc DC
+reads through DC's nodes alone, so it sees what that DC holds; --verify-dc each checks
+every DC in turn (a LOCAL_QUORUM read elsewhere sees one DC only, whichever answers).
 
 Exit status: 0 done (or verified clean); 1 --verify found missing or different rows; 2 bad
 flags, an unknown table or column, a derive that does not fit the column types, a target
@@ -107,6 +115,8 @@ uncopied: run it again and it continues.`,
 	fl.StringVar(&f.format, "format", "text", "output: text or json")
 	fl.StringVar(&f.progress, "progress", "", "progress on stderr: auto (a bar on a terminal, else a line every --progress-every), text, json (JSON lines) or none (default $CQLSIZE_PROGRESS or auto)")
 	fl.DurationVar(&f.progressEvery, "progress-every", 5*time.Second, "how often a progress line is printed when no terminal watches (or with --progress text or json)")
+	fl.StringVar(&f.localDC, "local-dc", "", "copy through this datacenter: requests go to its nodes first, LOCAL_ONE/LOCAL_QUORUM mean it, and the range leases take LOCAL_SERIAL, so the loss of another DC does not stop the copy")
+	fl.StringVar(&f.verifyDC, "verify-dc", "", "with --verify: check what this datacenter's replicas hold (a DC name, or each: every DC in turn), read at --write-consistency through that DC's nodes alone")
 	return cmd
 }
 
@@ -214,6 +224,8 @@ func checkBackfillFlags(f *backfillFlags) (*backfillInput, error) {
 		return nil, Usagef("--format %q: want text or json", f.format)
 	case f.full && !f.verify:
 		return nil, Usagef("--full goes with --verify: a backfill always copies every row")
+	case f.verifyDC != "" && !f.verify:
+		return nil, Usagef("--verify-dc goes with --verify: it names the datacenter to check")
 	}
 	return in, nil
 }
@@ -231,7 +243,7 @@ func runBackfill(env *Env, f *backfillFlags) error {
 	if err != nil {
 		return err
 	}
-	cfg, s, err := openFor(env, f.hosts, "LOCAL_QUORUM", f.timeout, &f.tls)
+	cfg, s, err := openInDC(env, f.hosts, "LOCAL_QUORUM", f.localDC, f.timeout, &f.tls)
 	if err != nil {
 		return err
 	}
@@ -245,7 +257,11 @@ func runBackfill(env *Env, f *backfillFlags) error {
 			c, in.dstKS, in.dst, in.srcKS, in.src)
 	}
 	if f.verify {
-		return runVerify(env, f, s, p, in)
+		return verifyDCs(env, f, cfg, s, p, in)
+	}
+	serial := gocql.Serial
+	if f.localDC != "" {
+		serial = gocql.LocalSerial
 	}
 	// The copy's live heap is small and flat (a page and the writes in flight a range), and
 	// its garbage is most of its CPU after the driver's: collecting at 5 times the live heap
@@ -256,7 +272,7 @@ func runBackfill(env *Env, f *backfillFlags) error {
 	res, err := backfill.Run(env.Ctx, s, p, backfill.Options{
 		ReadConsistency: in.read, WriteConsistency: in.write, Rate: in.rate, Workers: f.workers, Ranges: f.ranges,
 		PageSize: f.pageSize, Share: in.share, Shares: in.shares, Restart: f.restart, Lease: f.lease, RetryFor: noneIfZero(f.retryFor),
-		Progress: bar.update, PerHost: perHost(cfg),
+		Progress: bar.update, PerHost: perHost(cfg), SerialConsistency: serial,
 	})
 	bar.finish()
 	var mismatch *backfill.MismatchError
@@ -361,7 +377,68 @@ func backfillProgram(ctx context.Context, s *gocql.Session, in *backfillInput, c
 	return p, nil
 }
 
-func runVerify(env *Env, f *backfillFlags, s *gocql.Session, p *derive.Program, in *backfillInput) error {
+// verifyDCs runs the verify once, or with --verify-dc once per datacenter named, each
+// through a session whose queries go to that DC's nodes alone.
+func verifyDCs(env *Env, f *backfillFlags, cfg connect.Config, s *gocql.Session, p *derive.Program, in *backfillInput) error {
+	if f.verifyDC == "" {
+		return runVerify(env, f, s, p, in, "")
+	}
+	dcs, err := dataCenters(env.Ctx, s)
+	if err != nil {
+		return InputErr(err)
+	}
+	want := []string{f.verifyDC}
+	if f.verifyDC == "each" {
+		want = dcs
+	} else if !slices.Contains(dcs, f.verifyDC) {
+		return Usagef("--verify-dc %s: no such datacenter (the cluster has %s; or each)", f.verifyDC, strings.Join(dcs, ", "))
+	}
+	var bad error
+	for _, dc := range want {
+		c := cfg
+		c.LocalDC = dc
+		ds, err := connect.OpenWith(env.Ctx, c, func(cc *gocql.ClusterConfig) (*gocql.ClusterConfig, error) {
+			cc.HostFilter = gocql.DataCentreHostFilter(dc)
+			return cc, nil
+		})
+		if err != nil {
+			return InputErr(fmt.Errorf("--verify-dc %s: connect to its nodes: %w", dc, err))
+		}
+		err = runVerify(env, f, ds, p, in, dc)
+		ds.Close()
+		if err != nil && exitCode(err) != ExitFindings {
+			return err
+		}
+		if err != nil {
+			bad = err
+		}
+	}
+	return bad
+}
+
+// dataCenters lists the cluster's datacenters, sorted, from the answering node's
+// system.local and system.peers.
+func dataCenters(ctx context.Context, s *gocql.Session) ([]string, error) {
+	seen := map[string]bool{}
+	for _, q := range []string{"SELECT data_center FROM system.local", "SELECT data_center FROM system.peers"} {
+		it := s.Query(q).WithContext(ctx).Consistency(gocql.One).Iter()
+		var dc string
+		for it.Scan(&dc) {
+			seen[dc] = true
+		}
+		if err := it.Close(); err != nil {
+			return nil, fmt.Errorf("read the datacenters: %w", err)
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for dc := range seen {
+		out = append(out, dc)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func runVerify(env *Env, f *backfillFlags, s *gocql.Session, p *derive.Program, in *backfillInput, dc string) error {
 	res, err := backfill.Verify(env.Ctx, s, p, backfill.VerifyOptions{Consistency: in.write, Sample: f.sample, Full: f.full,
 		Workers: f.workers, Rate: in.rate})
 	if err != nil {
@@ -376,8 +453,12 @@ func runVerify(env *Env, f *backfillFlags, s *gocql.Session, p *derive.Program, 
 		if res.Full {
 			what = "all"
 		}
-		fmt.Fprintf(env.Stdout, "verify %s.%s -> %s.%s (%s the source rows): %d source rows, %d target rows checked: %d missing, %d different\n",
-			in.srcKS, in.src, in.dstKS, in.dst, what, res.SourceRows, res.TargetRows, res.Missing, res.Different)
+		where := ""
+		if dc != "" {
+			where = " in " + dc
+		}
+		fmt.Fprintf(env.Stdout, "verify %s.%s -> %s.%s%s (%s the source rows): %d source rows, %d target rows checked: %d missing, %d different\n",
+			in.srcKS, in.src, in.dstKS, in.dst, where, what, res.SourceRows, res.TargetRows, res.Missing, res.Different)
 		if res.ExtraUnchecked != "" {
 			fmt.Fprintf(env.Stdout, "  extra target rows not looked for: %s\n", res.ExtraUnchecked)
 		} else {

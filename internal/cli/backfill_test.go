@@ -37,6 +37,7 @@ func TestBackfillBadFlagsExitTwo(t *testing.T) {
 		{[]string{"--from", "posts", "--to", "m", "-k", "app", "--consistency", "SERIAL"}, `--consistency "SERIAL"`},
 		{[]string{"--from", "posts", "--to", "m", "-k", "app", "--rate", "fast"}, "--rate fast"},
 		{[]string{"--from", "posts", "--to", "m", "-k", "app", "--full"}, "--full goes with --verify"},
+		{[]string{"--from", "posts", "--to", "m", "-k", "app", "--verify-dc", "dc2"}, "--verify-dc goes with --verify"},
 		{[]string{"--from", "posts", "--to", "m", "-k", "app", "--format", "yaml"}, `--format "yaml"`},
 		{[]string{"--from", "posts", "--to", "m", "-k", "app", "--ranges", "0"}, "--ranges 0: want at least 1"},
 		{[]string{"--from", "posts", "--to", "m", "-k", "app", "--workers", "-3"}, "--workers -3: want at least 1"},

@@ -486,7 +486,7 @@ func TestConsoleBlockComparison(t *testing.T) {
 		"- a list item:",
 		"  ```console",
 		"  $ cqlsize migrate",
-		"  cqlsize: migrate needs a subcommand: up, status, validate, plan, new, baseline, accept-checksum, repair or resolve",
+		"  cqlsize: migrate needs a subcommand: up, status, validate, plan, new, baseline, accept-checksum, repair, resolve or dcs",
 		"  [exit 2]",
 		"  $ cqlsize version \\",
 		"      now",

@@ -151,7 +151,7 @@ CASSANDRA_USERNAME and CASSANDRA_PASSWORD (the password is never a flag).`,
   cqlsize migrate validate --dir db/migrations`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return Usagef("migrate needs a subcommand: up, status, validate, plan, new, baseline, accept-checksum, repair or resolve")
+			return Usagef("migrate needs a subcommand: up, status, validate, plan, new, baseline, accept-checksum, repair, resolve or dcs")
 		},
 	}
 	pf := cmd.PersistentFlags()
@@ -180,6 +180,7 @@ CASSANDRA_USERNAME and CASSANDRA_PASSWORD (the password is never a flag).`,
 		newMigrateAcceptCmd(env, f),
 		newMigrateRepairCmd(env, f),
 		newMigrateResolveCmd(env, f),
+		newMigrateDCsCmd(env, f),
 	)
 	return cmd
 }

@@ -60,6 +60,9 @@ var commandRights = []CommandRights{
 	{Command: "migrate status", Rights: []Right{
 		{Permission: "SELECT", Resource: rightsBook, Why: "read what was applied"},
 	}},
+	{Command: "migrate dcs", Rights: []Right{
+		{Permission: "SELECT", Resource: rightsBook, Why: "read what each datacenter recorded"},
+	}},
 	{Command: "migrate resolve", Rights: bookAndLock("read the statement in doubt", "record the decision")},
 	{Command: "migrate baseline", Rights: bookAndLock("read what was applied", "record the files as baseline")},
 	{Command: "migrate accept-checksum", Rights: bookAndLock("read the recorded checksum", "record the new checksum")},

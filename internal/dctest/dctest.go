@@ -25,6 +25,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -225,6 +226,14 @@ func Keyspace(t testing.TB, rf int) string {
 	admin := Session(t, "")
 	name := cassandratest.KeyspaceName(t.Name())
 	t.Cleanup(func() {
+		// A test that failed with a DC down would drop the keyspace without that DC, which
+		// then returns holding it and disagrees on the schema for minutes: the DC comes
+		// back first (under the lock only: otherwise the nodes down are another test's).
+		if locked.Load() {
+			if err := heal(); err != nil {
+				t.Logf("dctest: bring the cluster back before dropping %s: %v", name, err)
+			}
+		}
 		if err := admin.Query("DROP KEYSPACE IF EXISTS " + name).Exec(); err != nil {
 			t.Logf("dctest: drop keyspace %s: %v", name, err)
 		}
@@ -326,14 +335,19 @@ func Lock(t testing.TB) {
 		f.Close()
 		t.Fatalf("dctest: the cluster is not healthy before the test: %v", err)
 	}
+	locked.Store(true)
 	t.Cleanup(func() {
 		defer f.Close()
 		defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN) //nolint:errcheck // closing releases it too
+		defer locked.Store(false)
 		if err := heal(); err != nil {
 			t.Errorf("dctest: bring the cluster back after the test: %v", err)
 		}
 	})
 }
+
+// locked says this process holds Lock.
+var locked atomic.Bool
 
 // heal resumes and starts every DC, then waits until `scripts/cassandra status` says every
 // node answers CQL and sees every other UP; a whole cluster is left alone.
@@ -426,16 +440,6 @@ func seenDown(status string, down []string) bool {
 	return true
 }
 
-// Nodetool runs nodetool against node n (its number in Nodes) and returns its output.
-func Nodetool(t testing.TB, n int, args ...string) string {
-	t.Helper()
-	out, err := script(append([]string{"nodetool", "-n", strconv.Itoa(n)}, args...)...)
-	if err != nil {
-		t.Fatalf("dctest: %v\n%s", err, out)
-	}
-	return out
-}
-
 func control(t testing.TB, cmd, target string) {
 	t.Helper()
 	if out, err := script(cmd, target); err != nil {
@@ -475,4 +479,48 @@ func root() string {
 		return "."
 	}
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+// DCSession connects to the cluster with every query coordinated by a node of dc alone
+// (the driver's host filter keeps the other DC's nodes out of every plan), bound to
+// keyspace ks ("" for none): a LOCAL_QUORUM read through it sees what dc's replicas hold,
+// and its read repair stays in dc.
+func DCSession(t testing.TB, dc, ks string) *gocql.Session {
+	t.Helper()
+	cfg := Config(t, dc)
+	cfg.Keyspace, cfg.Hosts = ks, HostsIn(t, dc)
+	cc, err := cfg.ClusterConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc.HostFilter = gocql.DataCentreHostFilter(dc)
+	s, err := cc.CreateSession()
+	if err != nil {
+		t.Fatalf("dctest: connect to %s alone: %v", dc, err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// NodeOf is the node whose CQL address is host.
+func NodeOf(t testing.TB, host string) Node {
+	t.Helper()
+	for _, n := range Nodes(t) {
+		if n.Host == host {
+			return n
+		}
+	}
+	t.Fatalf("dctest: no node has address %s", host)
+	return Node{}
+}
+
+// Nodetool runs nodetool against node n (`scripts/cassandra nodetool -n N ARGS`) and
+// returns its output; a failure fails t.
+func Nodetool(t testing.TB, n int, args ...string) string {
+	t.Helper()
+	out, err := script(append([]string{"nodetool", "-n", strconv.Itoa(n)}, args...)...)
+	if err != nil {
+		t.Fatalf("dctest: %v\n%s", err, out)
+	}
+	return out
 }

@@ -42,7 +42,7 @@ var floors = [][]string{
 	// moves live data (over denorm's writes), profile; the test node.
 	{"codes", "design", "evolve", "evolve/backfill", "profile", "cassandratest"},
 	// 6: reports and harnesses over those.
-	{"internal/report", "internal/accuracy", "internal/ringtest", "internal/dctest", "internal/authtest", "internal/tlstest"},
+	{"internal/report", "internal/accuracy", "internal/ringtest", "internal/dctest", "internal/dcsuite", "internal/authtest", "internal/tlstest"},
 	// 7: the CLI, the accuracy command, the examples (which import public packages only,
 	// so each can be copied into a service) and their shared test harness.
 	{"internal/cli", "internal/accuracy/cmd", "examples/posts", "examples/trending", "examples/likes",
