@@ -83,7 +83,7 @@ func ReplicationOf(m map[string]string) (Replication, error) {
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
-			return Replication{}, fmt.Errorf("replication %s: %s", mapLiteral(m), e.Msg)
+			return Replication{}, fmt.Errorf("replication %s: %s", ReplicationLiteral(m), e.Msg)
 		}
 		return Replication{}, err
 	}
@@ -209,11 +209,12 @@ func (r Replication) String() string {
 	if !r.Known() {
 		return "none"
 	}
-	return mapLiteral(r.Map())
+	return ReplicationLiteral(r.Map())
 }
 
-// mapLiteral writes a replication map as a CQL map literal, the class shortened and first.
-func mapLiteral(m map[string]string) string {
+// ReplicationLiteral writes a replication map as a CQL map literal, the class shortened and
+// first; it also writes maps that are not a valid replication, for messages and as given.
+func ReplicationLiteral(m map[string]string) string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		if k != "class" {

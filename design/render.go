@@ -3,7 +3,6 @@ package design
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/cqlsize/cqlsize/cql"
@@ -26,7 +25,7 @@ func (d *Design) Migration(schema *cql.Schema) string {
 		}
 		// The replication given (--replication) over the entities' own; a keyspace with
 		// neither (entities written for migrate --keyspace) is not created here.
-		repl := mapText(k.Replication)
+		repl := cql.ReplicationLiteral(k.Replication)
 		if d.Replication != nil {
 			repl = d.Replication.String()
 		} else if r, err := cql.ReplicationOf(k.Replication); err == nil && r.Known() {
@@ -133,23 +132,6 @@ func comment(text string) string {
 		line += " " + w
 	}
 	return b.String() + line + "\n"
-}
-
-func mapText(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	items := make([]string, len(keys))
-	for i, k := range keys {
-		v := m[k]
-		if k == "class" {
-			v = strings.TrimPrefix(v, "org.apache.cassandra.locator.")
-		}
-		items[i] = "'" + k + "': '" + v + "'"
-	}
-	return "{" + strings.Join(items, ", ") + "}"
 }
 
 // QueriesFile is every query rewritten for its table, under the same name, rate and p99,
