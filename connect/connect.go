@@ -205,9 +205,9 @@ func (c Config) ClusterConfig() (*gocql.ClusterConfig, error) {
 		}
 	}
 	if c.LocalDC != "" {
-		cc.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy(c.LocalDC))
+		cc.PoolConfig.HostSelectionPolicy = TokenAware(gocql.DCAwareRoundRobinPolicy(c.LocalDC), DriverLogger(cc))
 	} else {
-		cc.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy())
+		cc.PoolConfig.HostSelectionPolicy = TokenAware(gocql.RoundRobinHostPolicy(), DriverLogger(cc))
 	}
 	// The session is ready once one node's pool is: without this, CreateSession waits for
 	// every node's pool, and a node that accepts connections but never answers (paused,

@@ -140,7 +140,7 @@ func ConfigureCluster(cc *gocql.ClusterConfig, o ClusterOptions) (*gocql.Cluster
 	cc.ConnectTimeout = o.ConnectTimeout
 	cc.ReconnectInterval = o.ReconnectInterval
 	if cc.PoolConfig.HostSelectionPolicy == nil {
-		cc.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy())
+		cc.PoolConfig.HostSelectionPolicy = connect.TokenAware(gocql.RoundRobinHostPolicy(), connect.DriverLogger(cc))
 	}
 	return cc, nil
 }
