@@ -69,6 +69,13 @@ func runMigrateDCs(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrat
 		}
 		return Usagef("--local-dc %s: no such datacenter (the cluster has %s)", mf.conn.localDC, strings.Join(names, ", "))
 	}
+	for _, c := range copies {
+		// A role without the right is refused in every DC alike: bad input with the GRANT
+		// that fixes it, not a DC to wait for.
+		if c.ReadErr != nil && notPermitted(c.ReadErr) {
+			return migrateErr(c.ReadErr)
+		}
+	}
 	o := m.Options()
 	fmt.Fprintf(env.Stdout, "keyspace %s (bookkeeping %s.%s), each datacenter read at LOCAL_QUORUM through its own nodes:\n",
 		o.Keyspace, o.BookkeepingKeyspace, o.Table)

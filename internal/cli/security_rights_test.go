@@ -77,6 +77,12 @@ var commandScenarios = map[string]commandScenario{
 			return code == ExitOK && strings.Contains(out, "at version 1, 1 applied, 1 pending")
 		},
 	},
+	"migrate dcs": {
+		args: func(ks, dir string) []string { return []string{"migrate", "dcs", "-k", ks} },
+		passed: func(code int, out, _ string) bool {
+			return code == ExitOK && strings.Contains(out, ": 1 version recorded, schema agreed: whole")
+		},
+	},
 	"migrate resolve": {
 		verbose: true,
 		args: func(ks, dir string) []string {
