@@ -1,7 +1,6 @@
 package cql_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/cqlsize/cqlsize/cql"
@@ -39,17 +38,7 @@ CREATE AGGREGATE agg (int) SFUNC st STYPE int FINALFUNC fin INITCOND 0;`
 		{"DROP AGGREGATE agg (int)", ""},
 		{"DROP AGGREGATE agg (text)", "aggregate app.agg(text) doesn't exist"},
 	} {
-		s := cql.NewSchemaIn("app")
-		if err := s.ApplyFile("setup.cql", []byte(setup)); err != nil {
-			t.Fatal(err)
-		}
-		err := s.ApplyFile("m.cql", []byte(tc.stmt))
-		switch {
-		case tc.want == "" && err != nil:
-			t.Errorf("%s: the node applies it, the model says %v", tc.stmt, err)
-		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-			t.Errorf("%s: want a refusal saying %q, got %v", tc.stmt, tc.want, err)
-		}
+		judgeAfter(t, setup, tc.stmt, tc.want)
 	}
 }
 

@@ -1,10 +1,7 @@
 package cql_test
 
 import (
-	"strings"
 	"testing"
-
-	"github.com/cqlsize/cqlsize/cql"
 )
 
 // TestValuesTheNodeRefuses: constants the node refuses when it prepares a statement, in
@@ -37,17 +34,7 @@ func TestValuesTheNodeRefuses(t *testing.T) {
 		{"SELECT k, 'label' FROM w WHERE k = 1", "Cannot infer type for term 'label' in selection clause"},
 		{"SELECT k, (text) 'label', blobAsText(0x61) FROM w WHERE k = 1", ""},
 	} {
-		s := cql.NewSchemaIn("app")
-		if err := s.ApplyFile("setup.cql", []byte(setup)); err != nil {
-			t.Fatal(err)
-		}
-		err := s.ApplyFile("m.cql", []byte(tc.stmt))
-		switch {
-		case tc.want == "" && err != nil:
-			t.Errorf("%s: the node applies it, the model says %v", tc.stmt, err)
-		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-			t.Errorf("%s: want a refusal saying %q, got %v", tc.stmt, tc.want, err)
-		}
+		judgeAfter(t, setup, tc.stmt, tc.want)
 	}
 }
 
@@ -72,16 +59,6 @@ CREATE TABLE u (k int, c int, d int, fl frozen<list<int>>, l list<int>, s set<te
 		{"SELECT b.w FROM u WHERE k = 1", ""},
 		{"SELECT b.depth FROM u WHERE k = 1", "b of type box has no field depth"},
 	} {
-		s := cql.NewSchemaIn("app")
-		if err := s.ApplyFile("setup.cql", []byte(setup)); err != nil {
-			t.Fatal(err)
-		}
-		err := s.ApplyFile("m.cql", []byte(tc.stmt))
-		switch {
-		case tc.want == "" && err != nil:
-			t.Errorf("%s: the node applies it, the model says %v", tc.stmt, err)
-		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-			t.Errorf("%s: want a refusal saying %q, got %v", tc.stmt, tc.want, err)
-		}
+		judgeAfter(t, setup, tc.stmt, tc.want)
 	}
 }

@@ -17,17 +17,7 @@ func TestViewWhere(t *testing.T) {
 		{"CREATE MATERIALIZED VIEW v AS SELECT * FROM u WHERE id IS NOT NULL PRIMARY KEY (region, id)", "must be restricted with IS NOT NULL"},
 		{"CREATE MATERIALIZED VIEW v AS SELECT * FROM u WHERE name = 'x' AND region IS NOT NULL AND id IS NOT NULL PRIMARY KEY (region, id)", "Non-primary key columns can only be restricted with 'IS NOT NULL'"},
 	} {
-		s := cql.NewSchemaIn("app")
-		if err := s.ApplyFile("setup.cql", []byte(base)); err != nil {
-			t.Fatal(err)
-		}
-		err := s.ApplyFile("m.cql", []byte(tc.stmt))
-		switch {
-		case tc.want == "" && err != nil:
-			t.Errorf("%s: the node applies it, the model says %v", tc.stmt, err)
-		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-			t.Errorf("%s: want a refusal saying %q, got %v", tc.stmt, tc.want, err)
-		}
+		judgeAfter(t, base, tc.stmt, tc.want)
 	}
 }
 

@@ -1,10 +1,7 @@
 package cql_test
 
 import (
-	"strings"
 	"testing"
-
-	"github.com/cqlsize/cqlsize/cql"
 )
 
 // TestWriteForm: the rules about a write's form (conditions, timestamps, counters, batches)
@@ -48,16 +45,6 @@ CREATE TABLE n (k int PRIMARY KEY, hits counter);`
 		// Markers: which partition is the node's to say.
 		{"BEGIN BATCH INSERT INTO u (k, c) VALUES (?, 1) IF NOT EXISTS; INSERT INTO u (k, c) VALUES (?, 2); APPLY BATCH", ""},
 	} {
-		s := cql.NewSchemaIn("app")
-		if err := s.ApplyFile("setup.cql", []byte(setup)); err != nil {
-			t.Fatal(err)
-		}
-		err := s.ApplyFile("m.cql", []byte(tc.stmt))
-		switch {
-		case tc.want == "" && err != nil:
-			t.Errorf("%s: the node applies it, the model says %v", tc.stmt, err)
-		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-			t.Errorf("%s: want a refusal saying %q, got %v", tc.stmt, tc.want, err)
-		}
+		judgeAfter(t, setup, tc.stmt, tc.want)
 	}
 }
