@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/gocql/gocql"
 
@@ -32,11 +33,89 @@ func IsSystem(keyspace string) bool {
 // the reads, not the files, most of a first run.
 //
 // The schema is the view of the node that answers; call it after schema agreement
-// (migrations does) when the cluster has just changed.
+// (migrations does) when the cluster has just changed. The system_schema tables are read
+// one after the other, so a table created or dropped between two reads (by another
+// deploy) could be seen without its columns: such a torn read is read again, and after
+// readTries torn reads in a row Read returns a *ChangingError.
 func Read(ctx context.Context, s *gocql.Session, keyspaces ...string) (*cql.Schema, error) {
 	if s == nil {
 		return nil, fmt.Errorf("read live schema: no session")
 	}
+	var tear string
+	for try := 1; ; try++ {
+		out, err := readOnce(ctx, s, keyspaces)
+		if err != nil {
+			return nil, err
+		}
+		if tear = Torn(out); tear == "" {
+			return out, nil
+		}
+		if try == readTries {
+			return nil, &ChangingError{Tries: try, Seen: tear}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("read live schema: %w", ctx.Err())
+		case <-time.After(time.Duration(try) * 100 * time.Millisecond):
+		}
+	}
+}
+
+// readTries bounds the reads of a schema that keeps changing under them: about 4.5 s
+// of waits in all, longer than a schema change takes to reach every node of a healthy
+// cluster.
+const readTries = 10
+
+// ChangingError says the schema kept changing while it was read: every read saw a table
+// without its columns. It is cluster trouble that passes, not bad input.
+type ChangingError struct {
+	Tries int    // reads made
+	Seen  string // what the last one saw, e.g. "table ks.t without a partition key column"
+}
+
+func (e *ChangingError) Error() string {
+	return fmt.Sprintf("read live schema: the schema changed while it was read, %d times in a row (last: %s); run again when the cluster's schema changes have settled", e.Tries, e.Seen)
+}
+
+// Torn names a table or view of s that has no partition key column, which no table
+// Cassandra holds can lack: a read of system_schema.columns and one of
+// system_schema.tables that straddled a schema change (or went to two nodes that did
+// not agree yet). It returns "" for a schema that can be whole.
+func Torn(s *cql.Schema) string {
+	for _, ks := range sortedKeyspaces(s) {
+		for _, name := range sortedNames(ks.Tables) {
+			if len(ks.Tables[name].PartitionKey) == 0 {
+				return fmt.Sprintf("table %s.%s without a partition key column", ks.Name, name)
+			}
+		}
+		for _, name := range sortedNames(ks.Views) {
+			if v := ks.Views[name]; v.Table == nil || len(v.Table.PartitionKey) == 0 {
+				return fmt.Sprintf("view %s.%s without a partition key column", ks.Name, name)
+			}
+		}
+	}
+	return ""
+}
+
+func sortedKeyspaces(s *cql.Schema) []*cql.Keyspace {
+	out := make([]*cql.Keyspace, 0, len(s.Keyspaces))
+	for _, name := range sortedNames(s.Keyspaces) {
+		out = append(out, s.Keyspaces[name])
+	}
+	return out
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// readOnce reads the keyspaces once, each system_schema table once.
+func readOnce(ctx context.Context, s *gocql.Session, keyspaces []string) (*cql.Schema, error) {
 	found, err := readKeyspaceRows(ctx, s, keyspaces)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/connect"
+	"github.com/cqlsize/cqlsize/cql/liveschema"
 	"github.com/cqlsize/cqlsize/migrations"
 )
 
@@ -127,6 +128,7 @@ func retryable(err error) bool {
 	// *net.OpError, not net.Error: syscall.Errno satisfies net.Error too, and a missing
 	// file is not cluster trouble.
 	var netErr *net.OpError
+	var changing *liveschema.ChangingError
 	switch {
 	case errors.As(err, &unreachable),
 		errors.Is(err, migrations.ErrLocked),
@@ -146,7 +148,9 @@ func retryable(err error) bool {
 		errors.Is(err, gocql.ErrNoConnectionsStarted),
 		errors.Is(err, syscall.ECONNREFUSED),
 		errors.Is(err, syscall.ECONNRESET),
-		errors.As(err, &netErr):
+		errors.As(err, &netErr),
+		// The schema kept changing while it was read (another deploy at work).
+		errors.As(err, &changing):
 		return true
 	}
 	var req gocql.RequestError

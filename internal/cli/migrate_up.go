@@ -159,7 +159,18 @@ func migrateUp(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFla
 		// the node. BeforeApply checks again under the lock, against what is there then.
 		if !f.skipModelCheck {
 			if err := applySteps(live.Clone(), steps); err != nil {
-				return err
+				// Another run at work makes this judgement unsafe; the check under the
+				// lock, against what is there then, decides instead.
+				why, merr := m.Moving(ctx, steps, to)
+				if merr != nil {
+					return upErr(merr)
+				}
+				if why == "" {
+					return err
+				}
+				if mf.verbose {
+					fmt.Fprintf(env.Stderr, "cqlsize: the live schema is judged again under the lock: %s\n", why)
+				}
 			}
 		}
 		// The lints judge the pending files against what the cluster has now: a drop of a
