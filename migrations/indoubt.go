@@ -456,3 +456,44 @@ func (m *Migrator) inDoubtAfter(l *lease, f *fileRecorder, i int, cause error) e
 	}
 	return e
 }
+
+// settleLostAnswer decides, within this run, about schema change i whose answer was lost
+// (cause: most often the client timeout, on a cluster busy enough that the change outlasts
+// it). The change is usually still being applied: the run waits for the nodes to agree and
+// judges the statement as a successor would judge one left in flight (judgeInFlight): done
+// when its effect is in the live schema as written, sent once more when sending it again
+// cannot apply it twice. It reports whether the statement now counts as applied; when not,
+// the run stops on cause as before, and the next run judges it again.
+func (m *Migrator) settleLostAnswer(l *lease, f *fileRecorder, i int, text string, cause error) bool {
+	mg := f.mg
+	if i-1 >= len(mg.Parsed) || mg.Parsed[i-1] == nil {
+		return false
+	}
+	stmt, parsed, ks := mg.Statements[i-1], mg.Parsed[i-1], stmtKeyspace(mg, i, m.opt.Keyspace)
+	if err := m.st.agree(l.ctx, stmt.Pos.String()); err != nil {
+		return false
+	}
+	live, err := m.readLive(l.ctx, parsed, ks)
+	if err != nil {
+		return false
+	}
+	recovered := func(how string) bool {
+		m.emit(Event{Kind: Recovered, Migration: mg, Statement: i, Total: len(mg.Statements),
+			Message: fmt.Sprintf("statement %d (%s): the answer was lost (%v); %s", i, stmt.Pos, cause, how)})
+		return true
+	}
+	verdict, _, _ := judgeInFlight(parsed, ks, live)
+	switch verdict {
+	case rerunDone:
+		return recovered("the live schema has its effect as written: counted as done")
+	case rerunSend:
+		if l.check() != nil {
+			return false
+		}
+		err := m.s.Query(text).WithContext(l.ctx).Idempotent(false).Exec()
+		if err == nil || alreadyApplied(stmt, err) {
+			return recovered("sending it again cannot apply it twice, and it was sent again")
+		}
+	}
+	return false
+}

@@ -100,3 +100,51 @@ func TestLostAnswerOfACounterUpdateIsInDoubtAtOnce(t *testing.T) {
 		t.Fatalf("notes b = %q, %v", v, err)
 	}
 }
+
+// A schema change whose answer was lost is settled within the run: the run waits for
+// agreement and finds the ALTER's column there (done), sends the CREATE ... IF NOT EXISTS
+// again (it cannot apply twice), and goes on to the end, where before it stopped (exit 3)
+// and left the next deploy to finish. The answers of statements 2 and 3 are replaced by
+// the driver's timeout after each really reached the node.
+func TestLostAnswerOfASchemaChangeIsSettledInTheRun(t *testing.T) {
+	s, ks := cassandratest.Keyspace(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	mg := loadOne(t, "0001_a.cql", `CREATE TABLE a (k int PRIMARY KEY);
+ALTER TABLE a ADD v text;
+CREATE TABLE IF NOT EXISTS b (k int PRIMARY KEY);
+INSERT INTO a (k, v) VALUES (1, 'x');`)
+	var recovered []string
+	m, err := New(s, []*Migration{mg}, Options{Keyspace: ks, LockTTL: 5 * time.Second, OnEvent: func(e Event) {
+		if e.Kind == Recovered {
+			recovered = append(recovered, e.Message)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.lostAnswer = func(i int, err error) error {
+		if (i == 2 || i == 3) && err == nil {
+			return gocql.ErrTimeoutNoResponse
+		}
+		return err
+	}
+	if _, err := m.Up(ctx); err != nil {
+		t.Fatalf("Up with two lost answers of schema changes: %v", err)
+	}
+	if len(recovered) != 2 || !strings.Contains(recovered[0], "statement 2") || !strings.Contains(recovered[0], "counted as done") ||
+		!strings.Contains(recovered[1], "statement 3") || !strings.Contains(recovered[1], "sent again") {
+		t.Errorf("recovered events: %q", recovered)
+	}
+	st, err := m.Status(ctx)
+	if err != nil || len(st) != 1 || st[0].State != StatusApplied {
+		t.Fatalf("status: %+v, %v; want applied", st, err)
+	}
+	var v string
+	if err := s.Query(`SELECT v FROM a WHERE k = 1`).Scan(&v); err != nil || v != "x" {
+		t.Fatalf("a[1].v = %q, %v", v, err)
+	}
+	if err := s.Query(`SELECT k FROM b LIMIT 1`).Exec(); err != nil {
+		t.Fatalf("table b: %v", err)
+	}
+}

@@ -611,6 +611,9 @@ func (m *Migrator) applyGroup(l *lease, f *fileRecorder, a, b int, inFlight bool
 				Message: fmt.Sprintf("statement %d (%s) was in flight when the last run stopped and had been applied (%v); counted as done", i, stmt.Pos, err)})
 			err = nil
 		}
+		if err != nil && stmt.Schema && !refusedStatement(err) && l.lost() == nil && m.settleLostAnswer(l, f, i, text, err) {
+			err = nil
+		}
 		if err != nil {
 			return m.sendFailed(l, f, i, err)
 		}
