@@ -3,6 +3,8 @@ package liveschema
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -82,36 +84,20 @@ func (e *ChangingError) Error() string {
 // system_schema.tables that straddled a schema change (or went to two nodes that did
 // not agree yet). It returns "" for a schema that can be whole.
 func Torn(s *cql.Schema) string {
-	for _, ks := range sortedKeyspaces(s) {
-		for _, name := range sortedNames(ks.Tables) {
+	for _, ksName := range slices.Sorted(maps.Keys(s.Keyspaces)) {
+		ks := s.Keyspaces[ksName]
+		for _, name := range slices.Sorted(maps.Keys(ks.Tables)) {
 			if len(ks.Tables[name].PartitionKey) == 0 {
 				return fmt.Sprintf("table %s.%s without a partition key column", ks.Name, name)
 			}
 		}
-		for _, name := range sortedNames(ks.Views) {
+		for _, name := range slices.Sorted(maps.Keys(ks.Views)) {
 			if v := ks.Views[name]; v.Table == nil || len(v.Table.PartitionKey) == 0 {
 				return fmt.Sprintf("view %s.%s without a partition key column", ks.Name, name)
 			}
 		}
 	}
 	return ""
-}
-
-func sortedKeyspaces(s *cql.Schema) []*cql.Keyspace {
-	out := make([]*cql.Keyspace, 0, len(s.Keyspaces))
-	for _, name := range sortedNames(s.Keyspaces) {
-		out = append(out, s.Keyspaces[name])
-	}
-	return out
-}
-
-func sortedNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // readOnce reads the keyspaces once, each system_schema table once.
