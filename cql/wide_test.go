@@ -28,6 +28,10 @@ import (
 //	-- ok: what it shows          the node applies it
 //	-- refused: what it shows     the node refuses it
 //	-- setup: what it is for      the node and the model must both apply it (not counted)
+//
+// A file whose verdicts depend on a node setting the development node lacks says so on a
+// line of its own: "-- node: authentication" runs it on the node with authentication on
+// (role.cql: without it, a node refuses every role statement whatever the statement says).
 const wideDir = "testdata/grammar/wide"
 
 // wideBounds holds the most false refusals and missed errors the model may have on the corpus.
@@ -61,7 +65,11 @@ type wideCase struct {
 	verdict wideVerdict
 	note    string
 	kind    string
+	auth    bool // the file runs on the node with authentication on ("-- node: authentication")
 }
+
+// authFile finds the line that sends a file to the node with authentication on.
+var authFile = regexp.MustCompile(`(?m)^-- node: authentication\s*$`)
 
 // systemName finds a system keyspace named in a statement (system, system_schema, ...).
 var systemName = regexp.MustCompile(`\bsystem\w*(\.|\s*$|\s+WITH\b)`)
@@ -83,10 +91,11 @@ func readWide(t *testing.T) map[string][]wideCase {
 		if err != nil {
 			t.Fatal(err)
 		}
+		auth := authFile.Match(src)
 		for _, r := range raws {
 			lines := strings.Split(strings.TrimSpace(r.Doc), "\n")
 			last := strings.TrimSpace(strings.TrimPrefix(lines[len(lines)-1], "--"))
-			c := wideCase{raw: r, kind: statementKind(r.Text)}
+			c := wideCase{raw: r, kind: statementKind(r.Text), auth: auth}
 			switch {
 			case strings.HasPrefix(last, "ok:"):
 				c.verdict, c.note = wideOK, strings.TrimSpace(last[3:])
