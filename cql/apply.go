@@ -398,6 +398,18 @@ func keyspaceOptions(ks *Keyspace, props []*Property, create bool, stmtPos Pos) 
 			if !replicationStrategies[short] {
 				return Errorf(p.Pos, "unknown replication strategy class %q", class)
 			}
+			// The factors as the node reads them (the rule ParseReplication and ReplicationOf
+			// share): a negative or unreadable one, an option SimpleStrategy does not take, a
+			// NetworkTopologyStrategy that places no replica.
+			r, err := replicationRead(p.Map, p.Pos, false)
+			if err != nil {
+				return err
+			}
+			if r.Class == NetworkTopologyStrategy {
+				if n, _ := r.Total(); n == 0 && r.Factor == 0 {
+					return Errorf(p.Pos, "Configuration for at least one datacenter must be present")
+				}
+			}
 			m["class"] = locatorPackage + short
 			ks.Replication = m
 			hasReplication = true

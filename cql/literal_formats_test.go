@@ -64,3 +64,32 @@ func TestStringFormsOfValues(t *testing.T) {
 		}
 	}
 }
+
+// TestReplicationValues: CREATE KEYSPACE reads its factors as the node does. A negative or
+// unreadable factor, an option SimpleStrategy does not take and a NetworkTopologyStrategy
+// that places no replica anywhere are refused; a SimpleStrategy without a factor (the node's
+// default_keyspace_rf) and a data center at 0 beside one that holds replicas pass. The
+// verdicts are those of a 5.0.9 node (the wide corpus, keyspace.cql).
+func TestReplicationValues(t *testing.T) {
+	for repl, want := range map[string]string{
+		"{'class': 'SimpleStrategy'}":                                    "",
+		"{'class': 'SimpleStrategy', 'replication_factor': 0}":           "",
+		"{'class': 'SimpleStrategy', 'replication_factor': '2'}":         "",
+		"{'class': 'SimpleStrategy', 'replication_factor': -2}":          "not a replica count",
+		"{'class': 'SimpleStrategy', 'replication_factor': 'two'}":       "not a replica count",
+		"{'class': 'SimpleStrategy', 'replication_factor': 1, 'dc1': 1}": "SimpleStrategy takes replication_factor only",
+		"{'class': 'NetworkTopologyStrategy', 'dc1': 3, 'dc2': 0}":       "",
+		"{'class': 'NetworkTopologyStrategy', 'replication_factor': 3}":  "",
+		"{'class': 'NetworkTopologyStrategy', 'dc1': 0}":                 "Configuration for at least one datacenter must be present",
+		"{'class': 'NetworkTopologyStrategy', 'dc1': 0, 'dc2': '0'}":     "Configuration for at least one datacenter must be present",
+	} {
+		stmt := "CREATE KEYSPACE r WITH replication = " + repl + ";"
+		err := newOptionsModel(t, "lit").ApplyFile("k.cql", []byte(stmt))
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: refused (%v), the node applies it", stmt, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%s: got %v, want a refusal with %q", stmt, err, want)
+		}
+	}
+}

@@ -39,7 +39,7 @@ const wideBounds = "testdata/grammar/wide/bounds.txt"
 
 // wideSettings is what the development node (scripts/cassandra) shows in
 // system_views.settings for the settings the offline judge reads: MVs and UDFs enabled,
-// SASI and dynamic data masking left at their 5.0 defaults (off). TestWideCorpusAgainstCassandra
+// SASI, dynamic data masking and transient replication left at their 5.0 defaults (off). TestWideCorpusAgainstCassandra
 // checks the node still shows them, since the node's verdicts in the corpus depend on them.
 // The node also runs without authentication (AllowAllAuthenticator, AllowAllAuthorizer,
 // which system_views.settings does not show): role.cql's verdicts depend on that.
@@ -48,6 +48,7 @@ var wideSettings = nodesettings.Settings{
 	"user_defined_functions_enabled": "true",
 	"sasi_indexes_enabled":           "false",
 	"dynamic_data_masking_enabled":   "false",
+	"transient_replication_enabled":  "false",
 }
 
 type wideVerdict int
