@@ -59,8 +59,14 @@ func (lc literalChecker) check(ty Type, v *Term, name string) error {
 		return nil
 	}
 	switch v.Kind {
-	case TermMarker, TermNull, TermFunc, TermCast, TermOp:
+	case TermMarker, TermNull:
 		return nil
+	case TermFunc:
+		return lc.function(ty, v, name)
+	case TermCast:
+		return lc.hint(ty, v, name)
+	case TermOp:
+		return lc.operation(ty, v)
 	}
 	if ty.Kind == Tuple {
 		return lc.tuple(ty, v, name)
