@@ -75,7 +75,9 @@ func (s *Schema) Apply(stmt Statement) error {
 		return err
 	case *Select, *Insert, *Update, *Delete, *Batch:
 		return s.checkDMLStatement(st)
-	case *Auth, *Describe:
+	case *Auth:
+		return s.applyAuth(st)
+	case *Describe:
 		return nil
 	case nil:
 		return fmt.Errorf("apply statement: nil statement")
@@ -494,6 +496,19 @@ func (s *Schema) Clone() *Schema {
 			}
 		}
 		n.Keyspaces[name] = &k
+	}
+	if s.Roles != nil {
+		n.Roles = make(map[string]bool, len(s.Roles))
+		for r, v := range s.Roles {
+			n.Roles[r] = v
+		}
+		n.Granted = make(map[string]map[string]bool, len(s.Granted))
+		for r, g := range s.Granted {
+			n.Granted[r] = make(map[string]bool, len(g))
+			for x := range g {
+				n.Granted[r][x] = true
+			}
+		}
 	}
 	return n
 }

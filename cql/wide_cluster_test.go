@@ -13,6 +13,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/cassandratest"
+	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/internal/authtest"
 )
 
@@ -165,7 +166,7 @@ func dropWideObjects(t *testing.T, s *gocql.Session) {
 			t.Logf("%s: %v", q.list, err)
 		}
 		for _, n := range names {
-			if err := exec(s, q.drop+n); err != nil {
+			if err := exec(s, q.drop+cql.QuoteName(n)); err != nil { // quoted: "wide_Mixed" keeps its case
 				t.Logf("%s%s: %v", q.drop, n, err)
 			}
 		}
