@@ -1,6 +1,9 @@
 package cql
 
-import "strings"
+import (
+	"sort"
+	"strings"
+)
 
 // The function calls of a statement, judged as a 5.0 node resolves them: a name that is
 // neither one of the node's native functions nor a function or aggregate of the keyspace
@@ -44,6 +47,30 @@ var nativeReturns = map[string]string{
 	"now": "timeuuid", "uuid": "uuid", "current_timeuuid": "timeuuid", "currenttimeuuid": "timeuuid",
 	"current_timestamp": "timestamp", "currenttimestamp": "timestamp", "current_date": "date",
 	"currentdate": "date", "current_time": "time", "currenttime": "time",
+}
+
+// NativeFunctions lists the names of the native functions the model knows (the cast and
+// blob conversions by one name each), sorted: the test against a node calls each.
+func NativeFunctions() []string {
+	out := make([]string, 0, len(nativeFunctions)+4)
+	for n := range nativeFunctions {
+		out = append(out, n)
+	}
+	out = append(out, "cast_as_int", "blob_as_int", "blobasint", "int_as_blob", "intasblob")
+	sort.Strings(out)
+	return out
+}
+
+// IsNativeFunction reports whether name (maybe "system.name") is a native function of a
+// 5.0 node, as the model resolves calls.
+func IsNativeFunction(name string) bool {
+	if ks, fn, ok := strings.Cut(name, "."); ok {
+		if !strings.EqualFold(ks, "system") {
+			return false
+		}
+		name = fn
+	}
+	return isNative(strings.ToLower(name))
 }
 
 // isNative reports whether name (lower case, without "system.") is a native function.
