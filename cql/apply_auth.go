@@ -7,6 +7,9 @@ import "strings"
 // drop), naming one it dropped, granting a role to itself or to a role it is granted to
 // (a circle). A role the history never named may be on the cluster: nothing is said of it.
 func (s *Schema) applyAuth(a *Auth) error {
+	if !a.Table.Name.IsZero() {
+		return s.grantOnTable(a.Table)
+	}
 	if a.Role == "" {
 		return nil
 	}
@@ -70,4 +73,19 @@ func (s *Schema) holds(r, x string, seen map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// grantOnTable refuses a permission on a table the model's keyspace does not have (a view
+// is a table to the node's permissions). A keyspace the model does not hold is the node's
+// to judge: a live schema is read for the keyspaces a run names, not every one.
+func (s *Schema) grantOnTable(q QualifiedName) error {
+	name, err := s.keyspaceName(q)
+	if err != nil {
+		return nil
+	}
+	ks := s.Keyspaces[name]
+	if ks == nil || ks.Tables[q.Name.Name] != nil || ks.Views[q.Name.Name] != nil {
+		return nil
+	}
+	return Errorf(q.Name.Pos, "Resource <table %s.%s> doesn't exist", ks.Name, q.Name.Name)
 }

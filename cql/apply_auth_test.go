@@ -41,6 +41,11 @@ func TestRoleStatements(t *testing.T) {
 		{"", "GRANT SELECT TO r", "mismatched input 'TO' expecting K_ON"},
 		{"", "GRANT EXECUTE ON TABLE t TO r", "Resource type DataResource does not support any of the requested permissions"},
 		{"", "GRANT r TO r", "r is a member of r"},
+		{"", "GRANT MODIFY ON TABLE t TO r", ""},
+		{"", "GRANT MODIFY ON lit.t TO r", ""},
+		{"", "GRANT MODIFY ON TABLE elsewhere.x TO r", ""}, // a keyspace the model does not hold
+		{"", "GRANT MODIFY ON TABLE nosuch TO r", "Resource <table lit.nosuch> doesn't exist"},
+		{"", "REVOKE SELECT ON nosuch FROM r", "Resource <table lit.nosuch> doesn't exist"},
 		{"CREATE ROLE r;", "CREATE ROLE r", "r already exists"},
 		{"CREATE ROLE r;", "CREATE ROLE IF NOT EXISTS r", ""},
 		{"CREATE ROLE r; DROP ROLE r;", "CREATE ROLE r", ""},

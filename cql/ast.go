@@ -769,7 +769,10 @@ type Auth struct {
 	Role    string
 	RolePos Pos
 	// Member is the role a GRANT gives to or a REVOKE takes from.
-	Member              string
+	Member string
+	// Table is the table a GRANT or REVOKE of a permission is on (ON TABLE t, ON t); zero
+	// for any other resource.
+	Table               QualifiedName
 	IfExists, NotExists bool
 }
 

@@ -152,9 +152,13 @@ func (p *parser) grant(a *Auth) {
 			switch {
 			case p.accept("all"):
 				data = p.is("keyspaces")
-			case p.is("keyspace"), p.is("table"):
+			case p.is("keyspace"):
+			case p.accept("table"):
+				a.Table = p.qualifiedName("a table name")
 			case res.Kind == TokIdent && (res.Is("function") || res.Is("functions") || res.Is("role") || res.Is("roles") || res.Is("mbean") || res.Is("mbeans")):
 				data = false
+			case res.Kind == TokIdent || res.Kind == TokQuotedIdent:
+				a.Table = p.qualifiedName("a table name") // ON t is ON TABLE t
 			}
 			if data && !dataPermissions[word] {
 				p.fail(res.Pos, "Resource type DataResource does not support any of the requested permissions (%s is for functions, roles and MBeans)", strings.ToUpper(word))
