@@ -33,6 +33,9 @@ func stringFormat(ty Type, v *Term) error {
 	case "date":
 		return dateString(v, s)
 	case "time":
+		if strings.TrimSpace(s) == "" {
+			return Errorf(v.Pos, "(TimeType) Unable to coerce '%s' to a formatted time (long)", s)
+		}
 		if m := timeLayout.FindStringSubmatch(s); m != nil {
 			h, _ := strconv.Atoi(m[1])
 			mi, _ := strconv.Atoi(m[2])
@@ -42,8 +45,9 @@ func stringFormat(ty Type, v *Term) error {
 			}
 		}
 	case "timestamp":
-		// Every layout the node reads starts with a year, and "now" is the one word it takes.
-		if !strings.ContainsAny(s, "0123456789") && !strings.EqualFold(strings.TrimSpace(s), "now") {
+		// Every layout the node reads starts with a year, and "now" is the one word it takes
+		// ('' is an empty value, which a timestamp takes; ' ' is not).
+		if s != "" && !strings.ContainsAny(s, "0123456789") && !strings.EqualFold(strings.TrimSpace(s), "now") {
 			return Errorf(v.Pos, "Unable to parse a date/time from '%s'", s)
 		}
 	case "inet":
@@ -63,6 +67,9 @@ func stringFormat(ty Type, v *Term) error {
 // dateString judges a date written as days (an unsigned count, epoch at 2^31) or as
 // yyyy-MM-dd.
 func dateString(v *Term, s string) error {
+	if strings.TrimSpace(s) == "" {
+		return Errorf(v.Pos, "Unable to coerce '%s' to a formatted date (long)", s) // no empty value for a date
+	}
 	if rawDays.MatchString(s) {
 		n, ok := new(big.Int).SetString(s, 10)
 		if !ok || n.Sign() < 0 || n.Cmp(big.NewInt(1<<32-1)) > 0 {

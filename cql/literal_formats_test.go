@@ -36,6 +36,11 @@ func TestStringFormsOfValues(t *testing.T) {
 		{"ts", "'2024-01-02 03:04:05+0000'", ""},
 		{"ts", "'now'", ""},
 		{"ts", "'NOW'", ""},
+		{"ts", "''", ""}, // an empty value, which a timestamp and an inet take, a date and a time not
+		{"ip", "''", ""},
+		{"ts", "' '", "Unable to parse a date/time from ' '"},
+		{"dt", "''", "Unable to coerce '' to a formatted date (long)"},
+		{"tm", "' '", "(TimeType) Unable to coerce ' ' to a formatted time (long)"},
 		{"ts", "'1700000000000'", ""},
 		{"ts", "'tomorrow'", "Unable to parse a date/time from 'tomorrow'"},
 		{"ip", "'10.0.0.255'", ""},
