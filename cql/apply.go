@@ -75,7 +75,9 @@ func (s *Schema) Apply(stmt Statement) error {
 		return err
 	case *Select, *Insert, *Update, *Delete, *Batch:
 		return s.checkDMLStatement(st)
-	case *Auth, *Describe:
+	case *Auth:
+		return s.applyAuth(st)
+	case *Describe:
 		return nil
 	case nil:
 		return fmt.Errorf("apply statement: nil statement")
@@ -398,6 +400,18 @@ func keyspaceOptions(ks *Keyspace, props []*Property, create bool, stmtPos Pos) 
 			if !replicationStrategies[short] {
 				return Errorf(p.Pos, "unknown replication strategy class %q", class)
 			}
+			// The factors as the node reads them (the rule ParseReplication and ReplicationOf
+			// share): a negative or unreadable one, an option SimpleStrategy does not take, a
+			// NetworkTopologyStrategy that places no replica.
+			r, err := replicationRead(p.Map, p.Pos, false)
+			if err != nil {
+				return err
+			}
+			if r.Class == NetworkTopologyStrategy {
+				if n, _ := r.Total(); n == 0 && r.Factor == 0 {
+					return Errorf(p.Pos, "Configuration for at least one datacenter must be present")
+				}
+			}
 			m["class"] = locatorPackage + short
 			ks.Replication = m
 			hasReplication = true
@@ -482,6 +496,19 @@ func (s *Schema) Clone() *Schema {
 			}
 		}
 		n.Keyspaces[name] = &k
+	}
+	if s.Roles != nil {
+		n.Roles = make(map[string]bool, len(s.Roles))
+		for r, v := range s.Roles {
+			n.Roles[r] = v
+		}
+		n.Granted = make(map[string]map[string]bool, len(s.Granted))
+		for r, g := range s.Granted {
+			n.Granted[r] = make(map[string]bool, len(g))
+			for x := range g {
+				n.Granted[r][x] = true
+			}
+		}
 	}
 	return n
 }

@@ -757,11 +757,23 @@ type DropTrigger struct {
 }
 
 // Auth is a role, user or permission statement (CREATE/ALTER/DROP ROLE or USER, GRANT,
-// REVOKE, LIST ROLES/USERS/PERMISSIONS). It is recognised so that a schema file holding
-// one still loads, but only its verb is modelled; it does not change the schema.
+// REVOKE, LIST ROLES/USERS/PERMISSIONS). Its verb and the roles it names are modelled
+// (Schema.Roles), and its options checked as far as the node's grammar refuses them
+// (parse_auth.go); it does not change the tables.
 type Auth struct {
 	StmtInfo
 	Verb string // upper case, e.g. "CREATE ROLE", "GRANT", "LIST PERMISSIONS"
+	// Role is the role the statement creates, alters, drops or lists the roles of, or the
+	// role a GRANT or REVOKE of a role gives; "" when there is none (a permission). Names
+	// are folded as the node folds them (unquoted to lower case).
+	Role    string
+	RolePos Pos
+	// Member is the role a GRANT gives to or a REVOKE takes from.
+	Member string
+	// Table is the table a GRANT or REVOKE of a permission is on (ON TABLE t, ON t); zero
+	// for any other resource.
+	Table               QualifiedName
+	IfExists, NotExists bool
 }
 
 // Describe is DESCRIBE/DESC ...; recognised, not modelled.

@@ -11,7 +11,8 @@ import (
 // been applied: a history would stop halfway. Every rule below was tried on a 5.0.9 node
 // (cql/testdata/dml/corpus.cql keeps the evidence), and the messages are the node's own.
 // Anything the model cannot judge for sure (bind markers, NULL, function calls, casts,
-// arithmetic, tuples, string formats of dates and times) is left to the node: a false
+// arithmetic, tuples, the string forms of dates and times beyond literal_formats.go's rules)
+// is left to the node: a false
 // refusal would block a valid deploy, which is worse than a miss.
 
 // literalNames are the names the node gives constants in "Invalid X constant".
@@ -58,8 +59,14 @@ func (lc literalChecker) check(ty Type, v *Term, name string) error {
 		return nil
 	}
 	switch v.Kind {
-	case TermMarker, TermNull, TermFunc, TermCast, TermOp:
+	case TermMarker, TermNull:
 		return nil
+	case TermFunc:
+		return lc.function(ty, v, name)
+	case TermCast:
+		return lc.hint(ty, v, name)
+	case TermOp:
+		return lc.operation(ty, v)
 	}
 	if ty.Kind == Tuple {
 		return lc.tuple(ty, v, name)
@@ -233,7 +240,12 @@ func (lc literalChecker) constant(ty Type, v *Term, name string) error {
 		if digits := v.Text[min(2, len(v.Text)):]; len(digits)%2 != 0 {
 			return Errorf(v.Pos, "cannot parse '%s' as hex bytes", digits)
 		}
+	case TokDuration:
+		return durationRepeats(v)
 	case TokString:
+		if err := stringFormat(ty, v); err != nil {
+			return err
+		}
 		if ty.Name == "ascii" {
 			for i := 0; i < len(v.Value); i++ {
 				if v.Value[i] >= 0x80 {

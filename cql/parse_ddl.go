@@ -639,23 +639,15 @@ func (p *parser) listStmt() Statement {
 	p.expect("list")
 	switch {
 	case p.is("roles"), p.is("users"), p.is("superusers"):
-		verb := "LIST " + strings.ToUpper(p.next().Val)
+		a := &Auth{Verb: "LIST " + strings.ToUpper(p.next().Val)}
+		if p.accept("of") {
+			a.Role, a.RolePos = p.roleName()
+		}
 		p.skipRest()
-		return &Auth{Verb: verb}
+		return a
 	}
 	p.skipRest()
 	return &Auth{Verb: "LIST PERMISSIONS"}
-}
-
-// authStmt recognises a role, user or permission statement: the verb is checked and the
-// name that follows must be there; the options are not modelled.
-func (p *parser) authStmt(verb string) Statement {
-	p.next() // ROLE, USER, or the GRANT/REVOKE keyword itself
-	if t := p.peek(); t.Kind == TokEOF {
-		p.failExpected("a role, user or permission")
-	}
-	p.skipRest()
-	return &Auth{Verb: verb}
 }
 
 // primaryKey parses the column list after PRIMARY KEY, as CREATE TABLE and CREATE

@@ -91,8 +91,15 @@ func ReplicationOf(m map[string]string) (Replication, error) {
 }
 
 // replicationFrom checks a replication map the way Cassandra 5.0 does before it creates a
-// keyspace, and reads its numbers.
+// keyspace, and reads its numbers. A SimpleStrategy without a replication_factor is refused:
+// the copies it keeps are the node's default_keyspace_rf, which a map alone cannot say.
 func replicationFrom(entries []MapEntry, at Pos) (Replication, error) {
+	return replicationRead(entries, at, true)
+}
+
+// replicationRead is replicationFrom; needFactor false lets a SimpleStrategy go without a
+// replication_factor, as a CREATE KEYSPACE may (the node then uses default_keyspace_rf).
+func replicationRead(entries []MapEntry, at Pos, needFactor bool) (Replication, error) {
 	var r Replication
 	classAt := at
 	for _, e := range entries {
@@ -135,7 +142,7 @@ func replicationFrom(entries []MapEntry, at Pos) (Replication, error) {
 			r.DCs[e.Key] = n
 		}
 	}
-	if r.Class == SimpleStrategy && !hasFactor {
+	if r.Class == SimpleStrategy && !hasFactor && needFactor {
 		return Replication{}, Errorf(at, "SimpleStrategy requires a replication_factor")
 	}
 	return r, nil

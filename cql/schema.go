@@ -192,6 +192,11 @@ type Schema struct {
 	// runs its restrictions and ordering (cql/check's Rejection, which this package cannot
 	// import). Apply calls it after its own checks; Clone keeps it.
 	CheckSelect func(*Schema, *Select) error
+	// Roles are the roles the statements applied created (true) or dropped (false), and
+	// the roles each was granted. A role the statements never named is unknown, not
+	// missing: the cluster may have it (a schema read from a node holds no roles).
+	Roles   map[string]bool
+	Granted map[string]map[string]bool
 }
 
 // NewSchema returns an empty schema.

@@ -31,6 +31,9 @@ func checkSelectValues(ks *Keyspace, t *Table, st *Select) error {
 		if sel.Kind == SelTerm && sel.Term != nil && sel.Term.Kind == TermLiteral {
 			return Errorf(sel.Pos, "Cannot infer type for term %s in selection clause (try using a cast to force a type)", sel.Term.Text)
 		}
+		if err := checkSelectorFuncs(nil, ks, t, sel); err != nil {
+			return err
+		}
 		if err := checkElementSelection(lc, t, sel); err != nil {
 			return err
 		}

@@ -13,6 +13,8 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/cassandratest"
+	"github.com/cqlsize/cqlsize/cql"
+	"github.com/cqlsize/cqlsize/internal/authtest"
 )
 
 // TestWideCorpusAgainstCassandra runs the wide corpus on a real 5.0 node, the truth the
@@ -20,8 +22,11 @@ import (
 // statement, and the node must do what each statement's comment says. It first checks the
 // node's settings are those the verdicts were recorded with (wideSettings).
 //
+// A file marked "-- node: authentication" (role.cql) runs on the node with authentication on
+// instead (internal/authtest, as its superuser): its verdicts are that node's.
+//
 // The corpus creates keyspaces and roles of its own, named wide_*; they are dropped before
-// and after the run.
+// and after the run, on both nodes.
 func TestWideCorpusAgainstCassandra(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs a Cassandra node")
@@ -60,7 +65,15 @@ func TestWideCorpusAgainstCassandra(t *testing.T) {
 			// roles each come from one file), and a loaded node answers several at once
 			// sooner than one after the other.
 			t.Parallel()
-			s, _ := cassandratest.Keyspace(t)
+			var s *gocql.Session
+			if cases[0].auth {
+				auth := authtest.Open(t, authtest.SuperUser, authtest.SuperPassword, "")
+				dropWideObjects(t, auth)
+				t.Cleanup(func() { dropWideObjects(t, auth) })
+				s, _ = authtest.Keyspace(t)
+			} else {
+				s, _ = cassandratest.Keyspace(t)
+			}
 			for _, c := range cases {
 				err := execVerdict(t, s, c.raw.Text)
 				record(c, err)
@@ -153,7 +166,7 @@ func dropWideObjects(t *testing.T, s *gocql.Session) {
 			t.Logf("%s: %v", q.list, err)
 		}
 		for _, n := range names {
-			if err := exec(s, q.drop+n); err != nil {
+			if err := exec(s, q.drop+cql.QuoteName(n)); err != nil { // quoted: "wide_Mixed" keeps its case
 				t.Logf("%s%s: %v", q.drop, n, err)
 			}
 		}

@@ -28,6 +28,10 @@ import (
 //	-- ok: what it shows          the node applies it
 //	-- refused: what it shows     the node refuses it
 //	-- setup: what it is for      the node and the model must both apply it (not counted)
+//
+// A file whose verdicts depend on a node setting the development node lacks says so on a
+// line of its own: "-- node: authentication" runs it on the node with authentication on
+// (role.cql: without it, a node refuses every role statement whatever the statement says).
 const wideDir = "testdata/grammar/wide"
 
 // wideBounds holds the most false refusals and missed errors the model may have on the corpus.
@@ -35,7 +39,7 @@ const wideBounds = "testdata/grammar/wide/bounds.txt"
 
 // wideSettings is what the development node (scripts/cassandra) shows in
 // system_views.settings for the settings the offline judge reads: MVs and UDFs enabled,
-// SASI and dynamic data masking left at their 5.0 defaults (off). TestWideCorpusAgainstCassandra
+// SASI, dynamic data masking and transient replication left at their 5.0 defaults (off). TestWideCorpusAgainstCassandra
 // checks the node still shows them, since the node's verdicts in the corpus depend on them.
 // The node also runs without authentication (AllowAllAuthenticator, AllowAllAuthorizer,
 // which system_views.settings does not show): role.cql's verdicts depend on that.
@@ -44,6 +48,7 @@ var wideSettings = nodesettings.Settings{
 	"user_defined_functions_enabled": "true",
 	"sasi_indexes_enabled":           "false",
 	"dynamic_data_masking_enabled":   "false",
+	"transient_replication_enabled":  "false",
 }
 
 type wideVerdict int
@@ -61,7 +66,11 @@ type wideCase struct {
 	verdict wideVerdict
 	note    string
 	kind    string
+	auth    bool // the file runs on the node with authentication on ("-- node: authentication")
 }
+
+// authFile finds the line that sends a file to the node with authentication on.
+var authFile = regexp.MustCompile(`(?m)^-- node: authentication\s*$`)
 
 // systemName finds a system keyspace named in a statement (system, system_schema, ...).
 var systemName = regexp.MustCompile(`\bsystem\w*(\.|\s*$|\s+WITH\b)`)
@@ -83,10 +92,11 @@ func readWide(t *testing.T) map[string][]wideCase {
 		if err != nil {
 			t.Fatal(err)
 		}
+		auth := authFile.Match(src)
 		for _, r := range raws {
 			lines := strings.Split(strings.TrimSpace(r.Doc), "\n")
 			last := strings.TrimSpace(strings.TrimPrefix(lines[len(lines)-1], "--"))
-			c := wideCase{raw: r, kind: statementKind(r.Text)}
+			c := wideCase{raw: r, kind: statementKind(r.Text), auth: auth}
 			switch {
 			case strings.HasPrefix(last, "ok:"):
 				c.verdict, c.note = wideOK, strings.TrimSpace(last[3:])

@@ -289,8 +289,8 @@ func (c *checker) properties(props []*cql.Property) {
 	}
 }
 
-// keyspace judges replication against simplestrategy_enabled and the replication factor
-// guardrails.
+// keyspace judges replication against simplestrategy_enabled, transient_replication_enabled
+// and the replication factor guardrails.
 func (c *checker) keyspace(pos cql.Pos, props []*cql.Property) {
 	for _, p := range props {
 		if !strings.EqualFold(p.Name.Name, "replication") {
@@ -303,6 +303,12 @@ func (c *checker) keyspace(pos cql.Pos, props []*cql.Property) {
 				if strings.HasSuffix(v, "SimpleStrategy") {
 					c.enabledGuard(p.Pos, "simplestrategy_enabled", "SimpleStrategy")
 				}
+			case strings.Contains(v, "/") && c.disabled("transient_replication_enabled"):
+				// A factor "full/transient" asks for transient replicas, an experimental
+				// feature a node refuses unless cassandra.yaml enables it.
+				c.refuse(e.ValuePos, "transient_replication_enabled",
+					fmt.Sprintf("replication %q = '%s' asks for transient replicas: transient replication is not enabled on this node", e.Key, v),
+					"give a whole number of full replicas, or set transient_replication_enabled: true in cassandra.yaml on every node")
 			default:
 				if rf, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
 					c.over(p.Pos, "maximum_replication_factor_fail_threshold", rf, "the replication factor ("+e.Key+")")

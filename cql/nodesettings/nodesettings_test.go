@@ -16,6 +16,7 @@ var stock = Settings{
 	"materialized_views_enabled": "false", "dynamic_data_masking_enabled": "false",
 	"tables_fail_threshold": "-1", "columns_per_table_fail_threshold": "-1", "keyspaces_fail_threshold": "-1",
 	"secondary_indexes_enabled": "true", "simplestrategy_enabled": "true", "table_properties_disallowed": "[]",
+	"transient_replication_enabled": "false",
 }
 
 func with(base Settings, kv ...string) Settings {
@@ -87,6 +88,10 @@ func TestCheck(t *testing.T) {
 			"3:compact_tables_enabled 4:secondary_indexes_enabled 5:alter_table_enabled 6:user_timestamps_enabled 7:drop_truncate_table_enabled 8:drop_truncate_table_enabled 9:drop_keyspace_enabled"},
 		{"replication", with(stock, "simplestrategy_enabled", "false", "minimum_replication_factor_fail_threshold", "2", "maximum_replication_factor_fail_threshold", "3"), true,
 			"ALTER KEYSPACE app WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 5};\n", "1:simplestrategy_enabled 1:minimum_replication_factor_fail_threshold 3:maximum_replication_factor_fail_threshold"},
+		{"transient replicas on a stock node", stock, false,
+			"CREATE KEYSPACE t1 WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': '3/1'};\nCREATE KEYSPACE t2 WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': '3'};\n", "3:transient_replication_enabled"},
+		{"transient replicas where enabled", with(stock, "transient_replication_enabled", "true"), false,
+			"CREATE KEYSPACE t1 WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': '3/1'};\n", ""},
 		{"udt fields, vectors, collections, properties", with(stock, "fields_per_udt_fail_threshold", "2", "vector_dimensions_fail_threshold", "8", "items_per_collection_fail_threshold", "2", "table_properties_disallowed", "[gc_grace_seconds, comment]"), true,
 			"CREATE TYPE a (x int, y int);\nALTER TYPE a ADD z int;\nCREATE TABLE t (k int PRIMARY KEY, v vector<float, 16>, s set<int>) WITH gc_grace_seconds = 10;\nINSERT INTO t (k, s) VALUES (1, {1, 2, 3});\nUPDATE t SET s = {1} WHERE k = 1;\n",
 			"4:fields_per_udt_fail_threshold 5:vector_dimensions_fail_threshold 5:table_properties_disallowed 6:items_per_collection_fail_threshold"},

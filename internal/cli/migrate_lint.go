@@ -173,8 +173,9 @@ func baseSchema(keyspace string, all []*migrations.Migration, linted map[*migrat
 		}
 		before = append(before, m)
 	}
-	// The target keyspace exists before the first file runs (migrate creates it).
-	s, err := migrations.SchemaOf(before, keyspace)
+	// The target keyspace exists before the first file runs (migrate creates it). The
+	// statements are judged as validate judges them, so plan refuses what validate does.
+	s, err := judgedHistory(before, keyspace, cql.Release50)
 	if err != nil {
 		if keyspace == "" && errors.Is(err, cql.ErrNoKeyspace) {
 			return nil, fmt.Errorf("%w (or pass the target keyspace: --keyspace)", err)

@@ -291,7 +291,10 @@ func readLive(ctx context.Context, sess *session, keyspace string, steps []migra
 }
 
 // applySteps applies the statements about to run to live, a model of the cluster's schema.
+// They are judged as validate judges a history (judging): a SELECT the node would refuse
+// stops the run here, not half way through it.
 func applySteps(live *cql.Schema, steps []migrations.Step) error {
+	judging(live)
 	var r migrations.Refusals
 	for _, st := range steps {
 		if st.InFlight {

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cqlsize/cqlsize/cql"
-	"github.com/cqlsize/cqlsize/cql/check"
 	"github.com/cqlsize/cqlsize/cql/lint"
 	"github.com/cqlsize/cqlsize/cql/liveschema"
 	"github.com/cqlsize/cqlsize/migrations"
@@ -119,7 +118,7 @@ func runMigrateValidate(ctx context.Context, env *Env, cmd *cobra.Command, mf *m
 	if f.container != "" {
 		return validateOnContainer(ctx, env, cmd, mf, f, migs)
 	}
-	if _, err := migrations.SchemaJudged(migs, mf.conn.keyspace, rel, check.Rejection); err != nil {
+	if _, err := judgedHistory(migs, mf.conn.keyspace, rel); err != nil {
 		return InputErr(keyspaceHint(err))
 	}
 	out := validateJSON{Files: len(migs), Checksums: []checksumJSON{}}
