@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -20,6 +21,38 @@ import (
 // 3,000 rows read one by one took minutes on a loaded 2-core machine. The chunk stays
 // small so that a TTL read back is judged seconds, not minutes, after the source's read.
 const verifyChunk = 64
+
+// verifyInFlight is how many reads of one chunk are in flight at once: the rows of a
+// chunk that share no partition (a target keyed by month holds a user's posts apart) are
+// still one read each, and one worker waiting for each in turn leaves the nodes idle
+// between its round trips.
+const verifyInFlight = 8
+
+// inParallel calls fn(0) ... fn(n-1), at most width at once, and returns the first error.
+func inParallel(n, width int, fn func(i int) error) error {
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	sem := make(chan struct{}, width)
+	for i := 0; i < n; i++ {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if err := fn(i); err != nil {
+				mu.Lock()
+				if first == nil {
+					first = err
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
 
 // inWhere writes the restriction of n rows of one partition: each partition key column
 // equal, and the clustering columns IN the n rows' values ("(c1, c2) IN ((?, ?), ...)",
@@ -121,16 +154,22 @@ func (t *targetReader) fetch(ctx context.Context, s *gocql.Session, cons gocql.C
 	for i, tr := range trs {
 		keys[i] = tr.key
 	}
+	var units [][]int // one read each: a partition's rows, or a row alone
 	for _, g := range byPartition(keys, t.np) {
 		if len(g) == 1 || len(t.ck) == 0 {
 			for _, i := range g {
-				m, err := t.read(ctx, s, cons, trs[i])
-				if err != nil {
-					return nil, err
-				}
-				out[i] = m
+				units = append(units, []int{i})
 			}
 			continue
+		}
+		units = append(units, g)
+	}
+	err := inParallel(len(units), verifyInFlight, func(u int) error {
+		g := units[u]
+		if len(g) == 1 {
+			m, err := t.read(ctx, s, cons, trs[g[0]])
+			out[g[0]] = m
+			return err
 		}
 		args := append([]any{}, trs[g[0]].key[:t.np]...)
 		for _, i := range g {
@@ -154,8 +193,12 @@ func (t *targetReader) fetch(ctx context.Context, s *gocql.Session, cons gocql.C
 			}
 		}
 		if err := iter.Close(); err != nil {
-			return nil, fmt.Errorf("verify: read %d target rows of the partition %s: %w", len(g), keyText(trs[g[0]].key[:t.np], t.types[:t.np]), err)
+			return fmt.Errorf("verify: read %d target rows of the partition %s: %w", len(g), keyText(trs[g[0]].key[:t.np], t.types[:t.np]), err)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -169,6 +212,7 @@ func (v *verifier) checkExtras(ctx context.Context, ms []map[string]any) error {
 	if err != nil {
 		return err
 	}
+	var left []map[string]any
 	for i, m := range ms {
 		if mapped[i] {
 			v.mu.Lock()
@@ -176,11 +220,9 @@ func (v *verifier) checkExtras(ctx context.Context, ms []map[string]any) error {
 			v.mu.Unlock()
 			continue
 		}
-		if err := v.checkExtra(ctx, m); err != nil {
-			return err
-		}
+		left = append(left, m)
 	}
-	return nil
+	return inParallel(len(left), verifyInFlight, func(i int) error { return v.checkExtra(ctx, left[i]) })
 }
 
 // mapManyToSource reads, for each source partition that two or more of ms name, their
@@ -213,10 +255,14 @@ func (v *verifier) mapManyToSource(ctx context.Context, ms []map[string]any) ([]
 			keys[i] = append(keys[i], m[from[c.Name]])
 		}
 	}
+	var groups [][]int
 	for _, g := range byPartition(keys, np) {
-		if len(g) == 1 {
-			continue
+		if len(g) > 1 {
+			groups = append(groups, g)
 		}
+	}
+	err := inParallel(len(groups), verifyInFlight, func(gi int) error {
+		g := groups[gi]
 		args := append([]any{}, keys[g[0]][:np]...)
 		for _, i := range g {
 			args = append(args, keys[i][np:]...)
@@ -226,7 +272,7 @@ func (v *verifier) mapManyToSource(ctx context.Context, ms []map[string]any) ([]
 		sc, err := v.reader.scanner(iter)
 		if err != nil {
 			iter.Close()
-			return nil, err
+			return err
 		}
 		var rows []sourceRow
 		for iter.Scan(sc.dest...) {
@@ -235,7 +281,7 @@ func (v *verifier) mapManyToSource(ctx context.Context, ms []map[string]any) ([]
 			rows = append(rows, row)
 		}
 		if err := iter.Close(); err != nil {
-			return nil, fmt.Errorf("verify: read the source rows of %d target rows: %w", len(g), err)
+			return fmt.Errorf("verify: read the source rows of %d target rows: %w", len(g), err)
 		}
 		for _, i := range g {
 			for r := range rows {
@@ -248,12 +294,16 @@ func (v *verifier) mapManyToSource(ctx context.Context, ms []map[string]any) ([]
 				}
 				ok, err := v.derives(&rows[r], ms[i])
 				if err != nil {
-					return nil, err
+					return err
 				}
 				out[i] = ok
 				break
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
