@@ -18,7 +18,7 @@ import (
 // on the clustering columns, instead of one query each. A point read costs a LOCAL_QUORUM
 // round trip to every replica of the DC (one data read, the others digests), and on a busy
 // node that per-query cost, not the few bytes of the row, is what a full verify waits on:
-// 3,000 rows read one by one took minutes on a loaded 2-core machine. The chunk stays
+// a full verify of a few thousand rows one by one took minutes on a busy machine. The chunk stays
 // small so that a TTL read back is judged seconds, not minutes, after the source's read.
 const verifyChunk = 64
 

@@ -23,9 +23,7 @@ import (
 //
 //	CQLSIZE_DCS_HOSTS=$(CQLSIZE_DCS=2 scripts/cassandra hosts) go test -run '^$' -bench VerifyPerDC -benchtime 2x ./evolve/backfill
 //
-// At a load average of 21-25 (other suites beside it): 43.4 s an op (both DCs), 2.04
-// queries a row, 138 rows/s reading one row at a time; 26.7 s, 1.67, 225 rows/s reading
-// by partition; 19.4 s, 1.67, 309 rows/s with 8 reads of a chunk in flight.
+// Figures, before and after verify read by partition: docs/tests.md, Two datacenters.
 func BenchmarkVerifyPerDC(b *testing.B) {
 	dctest.Lock(b)
 	ks := dctest.Keyspace(b, 2)
