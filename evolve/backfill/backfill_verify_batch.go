@@ -185,10 +185,11 @@ func (t *targetReader) fetch(ctx context.Context, s *gocql.Session, cons gocql.C
 			for j, c := range t.ck {
 				got[j] = m[c]
 			}
+			// Every row asked for with this key: two source rows may derive the same
+			// target row, which the IN names twice and the node returns once.
 			for _, i := range g {
-				if out[i] == nil && sameKey(got, trs[i].key[t.np:]) {
+				if sameKey(got, trs[i].key[t.np:]) {
 					out[i] = m
-					break
 				}
 			}
 		}
