@@ -15,18 +15,67 @@ import (
 // rows, and without the data migrations' rows, it missed. The schema comes back by
 // gossip; the rows come back only by hints, which are best-effort (dropped past
 // max_hint_window, on a coordinator restart, under load), or by repair, which is not.
-// So the run names the repair to run (Result.Behind, RepairCommands), and CompareDCs checks
+// So the run names the repair to run (Result.Behind, RepairPlan), and CompareDCs checks
 // afterwards, per DC, that its replicas hold the whole history.
 
 // RepairCommands are the nodetool commands that bring a node that missed writes up to
 // date with the other replicas of the bookkeeping keyspace and the target keyspace: a
 // full repair of each (not incremental: the node's missed rows may sit in sstables
-// already marked repaired elsewhere), to run on each node that was down, once every DC
-// is up.
+// already marked repaired elsewhere), to run once every DC is up on the nodes RepairPlan
+// names.
 func (m *Migrator) RepairCommands() []string {
-	out := []string{"nodetool repair -full " + m.opt.BookkeepingKeyspace}
-	if m.opt.Keyspace != m.opt.BookkeepingKeyspace {
-		out = append(out, "nodetool repair -full "+m.opt.Keyspace)
+	var out []string
+	for _, ks := range m.repairKeyspaces() {
+		out = append(out, repairCommand(ks))
+	}
+	return out
+}
+
+// repairKeyspaces are the keyspaces a run writes to: the bookkeeping first.
+func (m *Migrator) repairKeyspaces() []string {
+	if m.opt.Keyspace == m.opt.BookkeepingKeyspace {
+		return []string{m.opt.BookkeepingKeyspace}
+	}
+	return []string{m.opt.BookkeepingKeyspace, m.opt.Keyspace}
+}
+
+func repairCommand(keyspace string) string { return "nodetool repair -full " + keyspace }
+
+// Repair is one command to run on one node.
+type Repair struct {
+	Host    string // the node's address without its port, as nodetool and an operator name it
+	Command string
+}
+
+// RepairPlan is what to run so that hosts, nodes of dc (those that were down, or all of
+// dc's when it lacks history), hold what the other replicas do: RepairCommands on each of
+// hosts, except that a keyspace whose replication puts at least as many replicas in dc as
+// dc has nodes (nodes) is repaired on the first of hosts only. Every node of dc then holds
+// a replica of every range of that keyspace, and a full repair on one node repairs every
+// range it holds with all of that range's replicas, in every DC: the other hosts' copies
+// come out whole from it, and a repair on each of them would repeat the same work (minutes
+// a node on a busy cluster). When a replication cannot be read, every host repairs.
+func (m *Migrator) RepairPlan(ctx context.Context, dc string, nodes int, hosts []string) []Repair {
+	keyspaces := m.repairKeyspaces()
+	rf := map[string]int{}
+	for _, ks := range keyspaces {
+		if r, err := networkReplication(ctx, m.s, ks); err == nil {
+			rf[ks] = r[dc]
+		}
+	}
+	return repairPlan(keyspaces, rf, nodes, hosts)
+}
+
+// repairPlan is RepairPlan's rule over the replication of each keyspace in the DC (rf,
+// 0 or absent when unknown).
+func repairPlan(keyspaces []string, rf map[string]int, nodes int, hosts []string) []Repair {
+	var out []Repair
+	for i, h := range hosts {
+		for _, ks := range keyspaces {
+			if i == 0 || nodes <= 0 || rf[ks] < nodes {
+				out = append(out, Repair{Host: Host(h), Command: repairCommand(ks)})
+			}
+		}
 	}
 	return out
 }

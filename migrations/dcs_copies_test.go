@@ -60,3 +60,34 @@ func TestRepairCommands(t *testing.T) {
 		}
 	}
 }
+
+// A keyspace with a replica on every node of the DC is repaired on one of its nodes; one
+// with fewer replicas than the DC has nodes on each node named; the bookkeeping first.
+func TestRepairPlan(t *testing.T) {
+	hosts := []string{"127.0.6.1:7000", "127.0.6.2:7000", "127.0.6.3:7000"}
+	for _, tc := range []struct {
+		name      string
+		keyspaces []string
+		rf        map[string]int
+		nodes     int
+		hosts     []string
+		want      string
+	}{
+		{"every node a replica", []string{"app"}, map[string]int{"app": 2}, 2, hosts[:2],
+			"[{127.0.6.1 nodetool repair -full app}]"},
+		{"more replicas than nodes", []string{"app"}, map[string]int{"app": 3}, 2, hosts[:2],
+			"[{127.0.6.1 nodetool repair -full app}]"},
+		{"fewer replicas than nodes", []string{"app"}, map[string]int{"app": 2}, 3, hosts[:2],
+			"[{127.0.6.1 nodetool repair -full app} {127.0.6.2 nodetool repair -full app}]"},
+		{"replication unknown", []string{"app"}, map[string]int{}, 2, hosts[:2],
+			"[{127.0.6.1 nodetool repair -full app} {127.0.6.2 nodetool repair -full app}]"},
+		{"two keyspaces, one on every node", []string{"deploys", "app"}, map[string]int{"deploys": 3, "app": 1}, 3, hosts,
+			"[{127.0.6.1 nodetool repair -full deploys} {127.0.6.1 nodetool repair -full app} {127.0.6.2 nodetool repair -full app} {127.0.6.3 nodetool repair -full app}]"},
+		{"one node down", []string{"app"}, map[string]int{"app": 1}, 3, hosts[2:],
+			"[{127.0.6.3 nodetool repair -full app}]"},
+	} {
+		if got := fmt.Sprint(repairPlan(tc.keyspaces, tc.rf, tc.nodes, tc.hosts)); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}

@@ -341,7 +341,7 @@ type Result struct {
 	Applied []AppliedMigration
 	// Behind are the DCs that had nodes down (DCHealth.Down) while this run applied: those
 	// nodes missed the bookkeeping rows and the data migrations' writes, and get them back
-	// reliably only by repair (RepairCommands, on each of them once every DC is up).
+	// reliably only by repair (RepairPlan, once every DC is up).
 	// Empty when nothing was applied or every node was up.
 	Behind []DCHealth
 }

@@ -61,7 +61,7 @@ type Options struct {
 	// process in another DC runs migrations meanwhile: LOCAL_SERIAL is a quorum of one DC's
 	// replicas, so a process in each DC could hold the same lock at once. The DC that was
 	// away takes the schema from gossip when it returns, and the rows it missed by repair:
-	// Result.Behind names the DCs, RepairCommands the commands, CompareDCs checks.
+	// Result.Behind names the DCs, RepairPlan the commands, CompareDCs checks.
 	LocalSerial bool
 	// LocalDC is the datacenter the session routes to first (connect.Config.LocalDC): the
 	// one LOCAL_SERIAL and LOCAL_QUORUM mean. Required with LocalSerial.

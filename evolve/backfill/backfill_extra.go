@@ -60,6 +60,7 @@ func newExtraReader(b *rowBuilder, r *sourceReader) (*extraReader, string) {
 func (v *verifier) extraPart(ctx context.Context, part tokenscan.Range, quota int) error {
 	iter := v.s.Query(v.extra.stmt, part.Lo, part.Hi).WithContext(ctx).Consistency(v.o.Consistency).PageSize(500).Idempotent(true).Iter()
 	n := 0
+	var chunk []map[string]any
 	for {
 		m := map[string]any{}
 		if !iter.MapScan(m) {
@@ -70,9 +71,14 @@ func (v *verifier) extraPart(ctx context.Context, part tokenscan.Range, quota in
 			return err
 		}
 		n++
-		if err := v.checkExtra(ctx, m); err != nil {
-			iter.Close()
-			return err
+		chunk = append(chunk, m)
+		if len(chunk) >= verifyChunk {
+			err := v.checkExtras(ctx, chunk)
+			chunk = nil
+			if err != nil {
+				iter.Close()
+				return err
+			}
 		}
 		if quota > 0 && n >= quota {
 			break
@@ -80,6 +86,9 @@ func (v *verifier) extraPart(ctx context.Context, part tokenscan.Range, quota in
 	}
 	if err := iter.Close(); err != nil {
 		return fmt.Errorf("verify: read the target: %w", err)
+	}
+	if len(chunk) > 0 {
+		return v.checkExtras(ctx, chunk)
 	}
 	return nil
 }
@@ -120,8 +129,13 @@ func (v *verifier) mapsToSource(ctx context.Context, m map[string]any) (bool, er
 	if err != nil || !found {
 		return false, err
 	}
+	return v.derives(&row, m)
+}
+
+// derives reports whether source row row derives a target row with the key values m.
+func (v *verifier) derives(row *sourceRow, m map[string]any) (bool, error) {
 	mapped := false
-	err = v.b.build(&row, func(tr *targetRow) error {
+	err := v.b.build(row, func(tr *targetRow) error {
 		same := len(tr.key) == len(v.extra.keyCols)
 		for i := 0; same && i < len(tr.key); i++ {
 			same = sameValue(m[v.extra.keyCols[i]], tr.key[i])

@@ -52,6 +52,7 @@ type sourceReader struct {
 	cols     []srcCol
 	stmt     string // ... WHERE token(pk) > ? AND token(pk) <= ?
 	byKey    string // ... WHERE <primary key> (verify's re-read)
+	head     string // SELECT ... FROM t WHERE (verify's reads of many rows of one partition)
 	keyCols  []*cql.Column
 	nsel     int
 	nonFroze map[string]bool
@@ -125,6 +126,7 @@ func newSourceReader(p *derive.Program) (*sourceReader, error) {
 		where = append(where, cql.QuoteName(c.Name)+" = ?")
 	}
 	r.byKey = head + strings.Join(where, " AND ")
+	r.head = head
 	return r, nil
 }
 

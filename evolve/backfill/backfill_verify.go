@@ -155,9 +155,11 @@ type verifier struct {
 	res     *VerifyResult
 }
 
-// part checks the source rows of one range, at most quota of them (0: all).
+// part checks the source rows of one range, at most quota of them (0: all), verifyChunk
+// rows at a time.
 func (v *verifier) part(ctx context.Context, part tokenscan.Range, quota int) error {
 	n := 0
+	var chunk []*sourceRow
 	err := v.reader.scanPages(func(state []byte) *gocql.Query {
 		return v.s.Query(v.reader.stmt, part.Lo, part.Hi).WithContext(ctx).Consistency(v.o.Consistency).
 			PageSize(500).PageState(state).Idempotent(true)
@@ -166,38 +168,28 @@ func (v *verifier) part(ctx context.Context, part tokenscan.Range, quota int) er
 			return false, err
 		}
 		n++
-		if err := v.check(ctx, row); err != nil {
-			return false, err
+		chunk = append(chunk, row)
+		if len(chunk) >= verifyChunk {
+			err := v.checkRows(ctx, chunk)
+			chunk = nil
+			if err != nil {
+				return false, err
+			}
 		}
 		return quota == 0 || n < quota, nil
 	})
 	if err != nil {
 		return fmt.Errorf("verify: read the source: %w", err)
 	}
+	if len(chunk) > 0 {
+		return v.checkRows(ctx, chunk)
+	}
 	return nil
 }
 
-// check compares the target rows of one source row, reading both again once when one is
-// wrong.
-func (v *verifier) check(ctx context.Context, row *sourceRow) error {
-	v.mu.Lock()
-	v.res.SourceRows++
-	v.mu.Unlock()
-	var bad []string
-	err := v.b.build(row, func(tr *targetRow) error {
-		v.mu.Lock()
-		v.res.TargetRows++
-		v.mu.Unlock()
-		problem, err := v.target.compare(ctx, v.s, v.o.Consistency, tr)
-		if problem != "" {
-			bad = append(bad, problem)
-		}
-		return err
-	})
-	if err != nil || len(bad) == 0 {
-		return err
-	}
-	// Read the source row again by its key, and its target rows.
+// recheck reads a source row found wrong again by its key, and its target rows one by
+// one: the service may have written them in between. Only what is still wrong counts.
+func (v *verifier) recheck(ctx context.Context, row *sourceRow) error {
 	again, found, err := v.reread(ctx, row)
 	if err != nil {
 		return err
@@ -259,11 +251,19 @@ func (v *verifier) reread(ctx context.Context, row *sourceRow) (sourceRow, bool,
 	return again, found, nil
 }
 
-// targetReader reads a target row by its key with the write time and TTL of its cells.
+// targetReader reads a target row by its key with the write time and TTL of its cells, or
+// the rows of one partition at once.
 type targetReader struct {
-	b    *rowBuilder
-	stmt string
-	cols []int // indexes into b.cols of the non-key columns read
+	b      *rowBuilder
+	stmt   string
+	inHead string // SELECT ..., the clustering columns FROM t WHERE (fetch's reads by partition)
+	cols   []int  // indexes into b.cols of the non-key columns read
+	np     int    // the target's partition key columns: the first np of a row's key
+	pk     []string
+	ck     []string // the clustering columns' names, as MapScan keys them
+	// ckQuoted are the clustering columns as CQL names them.
+	ckQuoted []string
+	types    []cql.Type // of the key columns, in key order
 }
 
 func newTargetReader(b *rowBuilder) *targetReader {
@@ -284,25 +284,51 @@ func newTargetReader(b *rowBuilder) *targetReader {
 	if len(sel) == 0 {
 		sel = []string{b.cols[b.keys[0]].quoted}
 	}
-	tr.stmt = "SELECT " + strings.Join(append(sel, meta...), ", ") + " FROM " + cql.QuoteName(dst.Keyspace) + "." + cql.QuoteName(dst.Name) +
-		" WHERE " + strings.Join(where, " AND ")
+	from := " FROM " + cql.QuoteName(dst.Keyspace) + "." + cql.QuoteName(dst.Name) + " WHERE "
+	tr.stmt = "SELECT " + strings.Join(append(sel, meta...), ", ") + from + strings.Join(where, " AND ")
+	tr.np = len(dst.PartitionKey)
+	for i, k := range b.keys {
+		c := b.cols[k]
+		tr.types = append(tr.types, c.Type)
+		if i < tr.np {
+			tr.pk = append(tr.pk, c.quoted)
+		} else {
+			tr.ck = append(tr.ck, c.Column)
+			tr.ckQuoted = append(tr.ckQuoted, c.quoted)
+		}
+	}
+	tr.inHead = "SELECT " + strings.Join(append(append(sel, meta...), tr.ckQuoted...), ", ") + from
 	return tr
 }
 
 // compare reads the target row of tr and says what is wrong with it ("" when nothing).
 func (t *targetReader) compare(ctx context.Context, s *gocql.Session, cons gocql.Consistency, tr *targetRow) (string, error) {
+	m, err := t.read(ctx, s, cons, tr)
+	if err != nil {
+		return "", err
+	}
+	return t.judge(m, tr), nil
+}
+
+// read reads the target row of tr alone: its columns, nil when it is missing.
+func (t *targetReader) read(ctx context.Context, s *gocql.Session, cons gocql.Consistency, tr *targetRow) (map[string]any, error) {
 	m := map[string]any{}
 	err := s.Query(t.stmt, tr.key...).WithContext(ctx).Consistency(cons).MapScan(m)
-	var types []cql.Type
-	for _, k := range t.b.keys {
-		types = append(types, t.b.cols[k].Type)
-	}
-	key := keyText(tr.key, types)
 	if errors.Is(err, gocql.ErrNotFound) {
-		return "missing " + key, nil
+		return nil, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("verify: read the target row %s: %w", key, err)
+		return nil, fmt.Errorf("verify: read the target row %s: %w", keyText(tr.key, t.types), err)
+	}
+	return m, nil
+}
+
+// judge says what is wrong with the target row m read for tr (nil: missing), "" when
+// nothing.
+func (t *targetReader) judge(m map[string]any, tr *targetRow) string {
+	key := keyText(tr.key, t.types)
+	if m == nil {
+		return "missing " + key
 	}
 	want := map[int]targetCell{}
 	stamps := map[int][]stamp{}
@@ -327,18 +353,18 @@ func (t *targetReader) compare(ctx context.Context, s *gocql.Session, cons gocql
 		w, ok := want[i]
 		if !ok && len(stamps[i]) == 0 {
 			if !zeroValue(got) {
-				return fmt.Sprintf("different %s: column %s is %v, the source has none", key, c.Column, got), nil
+				return fmt.Sprintf("different %s: column %s is %v, the source has none", key, c.Column, got)
 			}
 			continue
 		}
 		if ok && !sameValue(got, w.value) {
-			return fmt.Sprintf("different %s: column %s is %v, want %v", key, c.Column, got, w.value), nil
+			return fmt.Sprintf("different %s: column %s is %v, want %v", key, c.Column, got, w.value)
 		}
 		if problem := sameStamps(c, m, stamps[i], slack); problem != "" {
-			return fmt.Sprintf("different %s: column %s %s", key, c.Column, problem), nil
+			return fmt.Sprintf("different %s: column %s %s", key, c.Column, problem)
 		}
 	}
-	return "", nil
+	return ""
 }
 
 // copySlack is how many seconds shorter than the source's a copied TTL may be: the copy

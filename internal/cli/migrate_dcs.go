@@ -23,7 +23,8 @@ read at LOCAL_QUORUM through that DC's own nodes alone, compared with every othe
 and each node's own schema version. A DC whose nodes were down while migrations were
 applied (migrate up --serial local, or any run with nodes down) lacks the rows it missed
 until a repair brings them: hints may, but they are best-effort. For a DC that lacks
-something this prints the repair to run on each of its nodes.
+something this prints the repair to run on its nodes (on one of them for a keyspace with a
+replica on every node of the DC: that repair covers every range).
 
 With --local-dc, only that DC is judged (against the others).
 
@@ -88,7 +89,7 @@ func runMigrateDCs(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrat
 			}
 			continue
 		}
-		printDCCopy(env.Stdout, c, m.RepairCommands())
+		printDCCopy(env.Stdout, c, m.RepairPlan(env.Ctx, c.DC, len(c.Nodes), c.Nodes))
 		lacking = lacking || c.ReadErr == nil && !c.Whole()
 		unread = unread || c.ReadErr != nil
 	}
@@ -101,7 +102,7 @@ func runMigrateDCs(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrat
 	return nil
 }
 
-func printDCCopy(w io.Writer, c migrations.DCCopy, repairs []string) {
+func printDCCopy(w io.Writer, c migrations.DCCopy, repairs []migrations.Repair) {
 	hosts := make([]string, len(c.Nodes))
 	for i, n := range c.Nodes {
 		hosts[i] = migrations.Host(n)
@@ -126,17 +127,15 @@ func printDCCopy(w io.Writer, c migrations.DCCopy, repairs []string) {
 		fmt.Fprintf(w, "%s%s recorded, schema agreed: whole\n", head, plural(len(c.Records), "version", "versions"))
 		return
 	}
-	fmt.Fprintf(w, "%s%s. With every DC up, run on each of its nodes:\n", head, strings.Join(what, "; "))
-	for _, h := range hosts {
-		for _, r := range repairs {
-			fmt.Fprintf(w, "    on %s: %s\n", h, r)
-		}
+	fmt.Fprintf(w, "%s%s. With every DC up, run:\n", head, strings.Join(what, "; "))
+	for _, r := range repairs {
+		fmt.Fprintf(w, "    on %s: %s\n", r.Host, r.Command)
 	}
 }
 
 // printBehind says, after a run that applied while nodes were down, exactly what brings
 // them up to date once they return, and how to check.
-func printBehind(w io.Writer, behind []migrations.DCHealth, repairs []string, keyspace string) {
+func printBehind(w io.Writer, behind []migrations.DCHealth, plan func(migrations.DCHealth) []migrations.Repair, keyspace string) {
 	for _, d := range behind {
 		var hosts []string
 		for _, n := range d.Down {
@@ -144,10 +143,8 @@ func printBehind(w io.Writer, behind []migrations.DCHealth, repairs []string, ke
 		}
 		fmt.Fprintf(w, "cqlsize: note: %s had %d of %d nodes down while this run applied (%s): they lack what it wrote until repaired. Once they are back, with every DC up, run:\n",
 			d.DC, len(d.Down), d.Nodes, strings.Join(hosts, ", "))
-		for _, h := range hosts {
-			for _, r := range repairs {
-				fmt.Fprintf(w, "    on %s: %s\n", h, r)
-			}
+		for _, r := range plan(d) {
+			fmt.Fprintf(w, "    on %s: %s\n", r.Host, r.Command)
 		}
 		fmt.Fprintf(w, "  then `cqlsize migrate dcs --keyspace %s --local-dc %s` exits 0 once %s holds the whole history\n", keyspace, d.DC, d.DC)
 	}

@@ -201,7 +201,9 @@ func migrateUp(ctx context.Context, env *Env, cmd *cobra.Command, mf *migrateFla
 	}
 	fmt.Fprintf(env.Stdout, "applied %s to keyspace %s in %s; now %s\n",
 		plural(len(res.Applied), "migration", "migrations"), mf.conn.keyspace, time.Since(start).Round(time.Millisecond), at)
-	printBehind(env.Stderr, res.Behind, m.RepairCommands(), mf.conn.keyspace)
+	printBehind(env.Stderr, res.Behind, func(d migrations.DCHealth) []migrations.Repair {
+		return m.RepairPlan(env.Ctx, d.DC, d.Nodes, d.Down)
+	}, mf.conn.keyspace)
 	return nil
 }
 

@@ -291,6 +291,11 @@ func TestDCsOutage(t *testing.T) {
 	if len(repairs) == 0 {
 		t.Fatalf("--serial local applied with dc2 down and named no repair:\n%s", up.stderr)
 	}
+	// The keyspace has 2 replicas in dc2's 2 nodes: each of them holds every range, so one
+	// full repair on one of them repairs everything; the DCs' agreement below proves it.
+	if len(repairs) != 1 {
+		t.Errorf("--serial local named %d repairs, want 1 (every node of dc2 is a replica of every range):\n%s", len(repairs), up.stderr)
+	}
 	if r := run(t, ctx, "migrate", "dcs", "--keyspace", ks, "--local-dc", "dc2"); r.code != 3 {
 		t.Errorf("migrate dcs --local-dc dc2 with dc2 down: want exit 3\n%s", r)
 	}
