@@ -372,6 +372,13 @@ func (t *targetReader) judge(m map[string]any, tr *targetRow) string {
 // when the node read the page.
 const copySlack = 3
 
+// queueSlack is how many seconds longer than the source's a copied TTL may be: a write
+// that waits in a busy coordinator's queue before the node builds its mutation expires
+// that much later than the copy asked (CQL has no absolute expiry to write instead). Two
+// seconds were seen on a loaded machine; a cell that outlives its source by a few seconds
+// is not a wrong copy.
+const queueSlack = 3
+
 // sameStamps compares a target cell's write time and remaining TTL (or, for a non-frozen
 // collection, its elements') with the source's.
 func sameStamps(c tcol, m map[string]any, want []stamp, slack int) string {
@@ -413,10 +420,12 @@ func sameStamps(c tcol, m map[string]any, want []stamp, slack int) string {
 	switch {
 	case w <= 0 && g != 0:
 		return fmt.Sprintf("has a TTL of %ds, the source cell none", g)
-	// The target cell expires no later than the source's (the copy counts the TTL down
-	// from before the node read it): read after the source, its TTL is at most the source's
-	// plus the second TTL() rounds away.
-	case w > 0 && (g <= 0 || g > w+1 || g < w-slack):
+	// The copy counts the TTL down from before the node read the source, so the target cell
+	// expires no later than the source's, but for the time its write waited in the
+	// coordinator's queue (the node counts a TTL from when it builds the mutation):
+	// read after the source, its TTL is at most the source's plus the second TTL() rounds
+	// away plus that wait.
+	case w > 0 && (g <= 0 || g > w+1+queueSlack || g < w-slack):
 		return fmt.Sprintf("has a TTL of %ds, the source cell %ds", g, w)
 	}
 	return ""
