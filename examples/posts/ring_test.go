@@ -17,9 +17,11 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/connect"
 	"github.com/cqlsize/cqlsize/cql/denorm"
 	"github.com/cqlsize/cqlsize/examples/internal/extest"
 	"github.com/cqlsize/cqlsize/examples/posts"
+	"github.com/cqlsize/cqlsize/internal/retry"
 )
 
 // The experiment's shape: 8 clients, 3,000 posts while a node dies and comes back, after a
@@ -389,25 +391,31 @@ func verify(t *testing.T, s *gocql.Session, all []sample) (lost, partial, unacke
 	byID := map[string][]string{} // post id -> hashtags
 	byUser := map[string][]string{}
 	byTag := map[string][]string{} // post id -> hashtags it is found under
-	scan := func(q string, each func(id string, tags []string, tag string)) {
-		iter := s.Query(q).Consistency(gocql.All).PageSize(1000).Iter()
-		var id gocql.UUID
-		var tags []string
-		var tag string
-		dest := []any{&id, &tags}
-		if strings.Contains(q, "posts_by_hashtag") {
-			dest = []any{&id, &tag}
-		}
-		for iter.Scan(dest...) {
-			each(id.String(), slices.Clone(tags), tag)
-		}
-		if err := iter.Close(); err != nil {
+	// A whole-table read at ALL on a busy machine can time out on a replica: it is read
+	// again from the start (a read changes nothing), up to five times.
+	scan := func(q string, reset func(), each func(id string, tags []string, tag string)) {
+		_, err := retry.Do(context.Background(), retry.Policy{Backoff: retry.Backoff{Min: time.Second, Max: 5 * time.Second}, Attempts: 5, Retry: connect.Transient}, func() error {
+			reset()
+			iter := s.Query(q).Consistency(gocql.All).PageSize(1000).Iter()
+			var id gocql.UUID
+			var tags []string
+			var tag string
+			dest := []any{&id, &tags}
+			if strings.Contains(q, "posts_by_hashtag") {
+				dest = []any{&id, &tag}
+			}
+			for iter.Scan(dest...) {
+				each(id.String(), slices.Clone(tags), tag)
+			}
+			return iter.Close()
+		})
+		if err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	scan("SELECT post_id, hashtags FROM posts_by_id", func(id string, tags []string, _ string) { byID[id] = tags })
-	scan("SELECT post_id, hashtags FROM posts_by_user", func(id string, tags []string, _ string) { byUser[id] = tags })
-	scan("SELECT post_id, hashtag FROM posts_by_hashtag", func(id string, _ []string, tag string) { byTag[id] = append(byTag[id], tag) })
+	scan("SELECT post_id, hashtags FROM posts_by_id", func() { clear(byID) }, func(id string, tags []string, _ string) { byID[id] = tags })
+	scan("SELECT post_id, hashtags FROM posts_by_user", func() { clear(byUser) }, func(id string, tags []string, _ string) { byUser[id] = tags })
+	scan("SELECT post_id, hashtag FROM posts_by_hashtag", func() { clear(byTag) }, func(id string, _ []string, tag string) { byTag[id] = append(byTag[id], tag) })
 
 	whole := func(id string) bool {
 		tags, ok := byID[id]
