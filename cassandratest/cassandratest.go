@@ -133,6 +133,25 @@ func Session(t testing.TB) *gocql.Session {
 	return s
 }
 
+// ObservedSession connects to the test cluster bound to keyspace ks, every query reported
+// to observer (tests that count the queries a piece of code sends); it is closed when t ends.
+func ObservedSession(t testing.TB, ks string, observer gocql.QueryObserver) *gocql.Session {
+	t.Helper()
+	cfg := Config(t)
+	cfg.Keyspace = ks
+	cc, err := cfg.ClusterConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc.QueryObserver = observer
+	s, err := cc.CreateSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
 // Keyspace creates a keyspace with a unique name for t (SimpleStrategy, replication factor
 // 1 per node up to 3), connects a session to it and drops it when t ends.
 func Keyspace(t testing.TB) (*gocql.Session, string) {

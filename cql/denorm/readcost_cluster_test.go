@@ -113,18 +113,7 @@ func TestReadCostOnNode(t *testing.T) {
 	t.Logf("loaded %d rows: %d keys, Zipf %.1f, H = %.3f, %d day buckets × %d shards", sent, keys, skew, h, int(retention/day), shards)
 
 	counter := &tableReads{table: "events"}
-	cfg := cassandratest.Config(t)
-	cfg.Keyspace = ks
-	cc, err := cfg.ClusterConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cc.QueryObserver = counter
-	s, err := cc.CreateSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
+	s := cassandratest.ObservedSession(t, ks, counter)
 
 	// Read-ahead adds at most Parallel − 1 buckets a shard where a walk ends.
 	slackOf := func(parallel int) float64 {

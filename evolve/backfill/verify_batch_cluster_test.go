@@ -44,18 +44,7 @@ func TestVerifyReadsByPartition(t *testing.T) {
 	runBackfill(t, s, p, Options{})
 
 	counter := &queryCounter{}
-	cfg := cassandratest.Config(t)
-	cfg.Keyspace = ks
-	cc, err := cfg.ClusterConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cc.QueryObserver = counter
-	cs, err := cc.CreateSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := cassandratest.ObservedSession(t, ks, counter)
 	v, err := Verify(t.Context(), cs, p, VerifyOptions{Full: true, Workers: 4})
 	if err != nil {
 		t.Fatal(err)
