@@ -19,14 +19,11 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -34,6 +31,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/connect"
+	"github.com/cqlsize/cqlsize/internal/clusterctl"
 )
 
 // Environment variables.
@@ -43,10 +41,8 @@ const (
 	EnvLock    = "CQLSIZE_DCS_LOCKFILE" // the lock file (default: cqlsize-dcs.lock in the temp dir)
 )
 
-const (
-	healTimeout = 5 * time.Minute
-	lockTimeout = 20 * time.Minute
-)
+// healTimeout is how long cleanup waits for the cluster to be whole again.
+const healTimeout = 5 * time.Minute
 
 // Hosts returns the cluster's contact points from CQLSIZE_DCS_HOSTS. The test is skipped
 // when it is unset, and fails instead when CQLSIZE_REQUIRE_DCS=1.
@@ -230,7 +226,7 @@ func Keyspace(t testing.TB, rf int) string {
 		// then returns holding it and disagrees on the schema for minutes: the DC comes
 		// back first (under the lock only: otherwise the nodes down are another test's).
 		if locked.Load() {
-			if err := heal(); err != nil {
+			if err := cluster.Heal(); err != nil {
 				t.Logf("dctest: bring the cluster back before dropping %s: %v", name, err)
 			}
 		}
@@ -306,7 +302,8 @@ func ownVersion(ctx context.Context, host string) (string, error) {
 
 // Lock takes the cluster for t alone, waiting for another holder (in this or another
 // process) for up to 20 minutes. At cleanup every node is resumed and started again, and
-// the lock is released only once every node answers CQL and sees every other node UP.
+// the lock is released only once every node answers CQL and sees every other node UP
+// (clusterctl.Cluster.Lock).
 func Lock(t testing.TB) {
 	t.Helper()
 	Hosts(t)
@@ -314,68 +311,20 @@ func Lock(t testing.TB) {
 	if path == "" {
 		path = filepath.Join(os.TempDir(), "cqlsize-dcs.lock")
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
-	if err != nil {
-		t.Fatalf("dctest: open the lock %s: %v", path, err)
-	}
-	start := time.Now()
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			break
-		}
-		if err != syscall.EWOULDBLOCK || time.Since(start) > lockTimeout {
-			f.Close()
-			t.Fatalf("dctest: lock %s: %v (after %s)", path, err, time.Since(start).Round(time.Second))
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-	if err := heal(); err != nil {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN) //nolint:errcheck // closing releases it too
-		f.Close()
-		t.Fatalf("dctest: the cluster is not healthy before the test: %v", err)
-	}
+	// Registered before Lock's own cleanup, so it runs after it: the flag stays set
+	// while the cleanup brings the cluster back.
+	t.Cleanup(func() { locked.Store(false) })
+	cluster.Lock(t, path, nil)
 	locked.Store(true)
-	t.Cleanup(func() {
-		defer f.Close()
-		defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN) //nolint:errcheck // closing releases it too
-		defer locked.Store(false)
-		if err := heal(); err != nil {
-			t.Errorf("dctest: bring the cluster back after the test: %v", err)
-		}
-	})
 }
 
 // locked says this process holds Lock.
 var locked atomic.Bool
 
-// heal resumes and starts every DC, then waits until `scripts/cassandra status` says every
-// node answers CQL and sees every other UP; a whole cluster is left alone.
-func heal() error {
-	if _, err := script("status"); err == nil {
-		return nil
-	}
-	var errs []string
-	for _, dc := range []string{"dc1", "dc2"} {
-		if _, err := script("resume", dc); err != nil && !strings.Contains(err.Error(), "is not running") {
-			errs = append(errs, err.Error())
-		}
-		if _, err := script("start", dc); err != nil {
-			errs = append(errs, err.Error())
-		}
-	}
-	deadline := time.Now().Add(healTimeout)
-	for {
-		out, err := script("status")
-		if err == nil {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s; status after %s:\n%s", strings.Join(errs, "; "), healTimeout, out)
-		}
-		time.Sleep(time.Second)
-	}
-}
+// cluster is the two-DC cluster in scripts/cassandra; Heal resumes and starts it a DC at a
+// time.
+var cluster = clusterctl.Cluster{Name: "dctest", Env: []string{"CQLSIZE_DCS=2", "CQLSIZE_NODES=1"},
+	Parts: []string{"dc1", "dc2"}, HealTimeout: healTimeout}
 
 // Stop stops target (a node number, or "dc1"/"dc2" for every node of the DC) with SIGTERM.
 func Stop(t testing.TB, target string) { t.Helper(); control(t, "stop", target) }
@@ -447,39 +396,7 @@ func control(t testing.TB, cmd, target string) {
 	}
 }
 
-func script(args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(root(), "scripts", "cassandra"), args...)
-	cmd.Env = append(os.Environ(), "CQLSIZE_DCS=2", "CQLSIZE_NODES=1")
-	if os.Getenv("CQLSIZE_START_TIMEOUT") == "" {
-		// Two JVMs of a DC start at once on a machine shared with other nodes: past 180 s
-		// has been seen under load.
-		cmd.Env = append(cmd.Env, "CQLSIZE_START_TIMEOUT=400")
-	}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return string(out), fmt.Errorf("scripts/cassandra %s: %w: %s", strings.Join(args, " "), err, lastLine(string(out)))
-	}
-	return string(out), nil
-}
-
-func lastLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		return s[i+1:]
-	}
-	return s
-}
-
-// root is the module's root directory, found from this source file's location.
-func root() string {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		return "."
-	}
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
-}
+func script(args ...string) (string, error) { return cluster.Run(args...) }
 
 // DCSession connects to the cluster with every query coordinated by a node of dc alone
 // (the driver's host filter keeps the other DC's nodes out of every plan), bound to

@@ -18,12 +18,9 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -31,6 +28,7 @@ import (
 
 	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/connect"
+	"github.com/cqlsize/cqlsize/internal/clusterctl"
 )
 
 // Environment variables.
@@ -40,11 +38,8 @@ const (
 	EnvLock    = "CQLSIZE_RING_LOCKFILE" // the lock file (default: cqlsize-ring.lock in the temp dir)
 )
 
-// How long cleanup waits for the ring to be whole again, and Lock for another holder.
-const (
-	healTimeout = 4 * time.Minute
-	lockTimeout = 20 * time.Minute
-)
+// healTimeout is how long cleanup waits for the ring to be whole again.
+const healTimeout = 4 * time.Minute
 
 // Hosts returns the ring's contact points from CQLSIZE_RING_HOSTS. The test is skipped
 // when it is unset, and fails instead when CQLSIZE_REQUIRE_RING=1.
@@ -145,91 +140,26 @@ func Keyspace(t testing.TB, rf int) (*gocql.Session, string) {
 }
 
 // Lock takes the ring for t alone, waiting for another holder (in this or another process)
-// for up to 20 minutes. At cleanup every node is resumed and started again, and the lock is
-// released only once every node answers CQL and sees every other node UP.
+// for up to 20 minutes; it starts from a whole ring whose nodes agree on the schema. At
+// cleanup every node is resumed and started again, and the lock is released only once
+// every node answers CQL and sees every other node UP (clusterctl.Cluster.Lock).
 func Lock(t testing.TB) {
 	t.Helper()
-	n := Nodes(t)
 	path := os.Getenv(EnvLock)
 	if path == "" {
 		path = filepath.Join(os.TempDir(), "cqlsize-ring.lock")
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
-	if err != nil {
-		t.Fatalf("ringtest: open the ring lock %s: %v", path, err)
-	}
-	start := time.Now()
-	logged := false
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			break
-		}
-		if err != syscall.EWOULDBLOCK {
-			f.Close()
-			t.Fatalf("ringtest: lock %s: %v", path, err)
-		}
-		if time.Since(start) > lockTimeout {
-			f.Close()
-			t.Fatalf("ringtest: the ring lock %s is still held by another test after %s", path, lockTimeout)
-		}
-		if !logged {
-			t.Logf("ringtest: waiting for the ring lock %s (another test holds it)", path)
-			logged = true
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-	if logged {
-		t.Logf("ringtest: took the ring lock after %s", time.Since(start).Round(time.Millisecond))
-	}
-	// Start from a whole ring: a previous holder that crashed may have left a node down,
-	// or a node it paused may not have caught up with the schema yet.
-	err = heal(n)
-	if err == nil {
-		err = agreed(t.Logf)
-	}
-	if err != nil {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN) //nolint:errcheck // closing releases it too
-		f.Close()
-		t.Fatalf("ringtest: the ring is not healthy before the test: %v", err)
-	}
-	t.Cleanup(func() {
-		defer f.Close()
-		defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN) //nolint:errcheck // closing releases it too
-		if err := heal(n); err != nil {
-			t.Errorf("ringtest: bring the ring back after the test: %v", err)
-		}
-	})
+	cluster(Nodes(t)).Lock(t, path, func() error { return agreed(t.Logf) })
 }
 
-// heal resumes and starts every node, then waits until `scripts/cassandra status` says
-// every node answers CQL and sees every other UP. A ring that is whole already (most
-// tests fault nothing, or bring their node back themselves) is left alone: one status
-// call instead of a resume and a start per node, at every Lock and at its cleanup.
-func heal(n int) error {
-	if _, err := script(n, "status"); err == nil {
-		return nil
+// cluster is the ring of nodes nodes in scripts/cassandra.
+func cluster(nodes int) clusterctl.Cluster {
+	parts := make([]string, nodes)
+	for i := range parts {
+		parts[i] = strconv.Itoa(i + 1)
 	}
-	var errs []string
-	for i := 1; i <= n; i++ {
-		if _, err := script(n, "resume", strconv.Itoa(i)); err != nil && !strings.Contains(err.Error(), "is not running") {
-			errs = append(errs, err.Error())
-		}
-		if _, err := script(n, "start", strconv.Itoa(i)); err != nil {
-			errs = append(errs, err.Error())
-		}
-	}
-	deadline := time.Now().Add(healTimeout)
-	for {
-		out, err := script(n, "status")
-		if err == nil {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s; status after %s:\n%s", strings.Join(errs, "; "), healTimeout, out)
-		}
-		time.Sleep(time.Second)
-	}
+	return clusterctl.Cluster{Name: "ringtest", Env: []string{"CQLSIZE_NODES=" + strconv.Itoa(nodes)},
+		Parts: parts, HealTimeout: healTimeout}
 }
 
 // Stop stops node n (SIGTERM: drains, tells gossip it is shutting down) and waits for it to exit.
@@ -312,8 +242,8 @@ func control(t testing.TB, cmd string, n int) {
 func Script(t testing.TB, args ...string) (string, int) {
 	t.Helper()
 	out, err := script(Nodes(t), args...)
-	if ee, ok := err.(*scriptError); ok {
-		return out, ee.code
+	if ee, ok := err.(*clusterctl.ExitError); ok {
+		return out, ee.Code
 	}
 	if err != nil {
 		t.Fatalf("ringtest: %v", err)
@@ -321,52 +251,10 @@ func Script(t testing.TB, args ...string) (string, int) {
 	return out, 0
 }
 
-type scriptError struct {
-	args []string
-	code int
-	out  string
-}
+func script(nodes int, args ...string) (string, error) { return cluster(nodes).Run(args...) }
 
-func (e *scriptError) Error() string {
-	return fmt.Sprintf("scripts/cassandra %s: exit %d: %s", strings.Join(e.args, " "), e.code, strings.TrimSpace(lastLine(e.out)))
-}
-
-func lastLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		return s[i+1:]
-	}
-	return s
-}
-
-func script(nodes int, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(Root(), "scripts", "cassandra"), args...)
-	cmd.Env = append(os.Environ(), "CQLSIZE_NODES="+strconv.Itoa(nodes))
-	if os.Getenv("CQLSIZE_START_TIMEOUT") == "" {
-		// A node killed mid-test restarts while the other suites load both cores: its start
-		// (commit log replay, every table opened) has passed 180 s beside make test.
-		cmd.Env = append(cmd.Env, "CQLSIZE_START_TIMEOUT=400")
-	}
-	out, err := cmd.CombinedOutput()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return string(out), &scriptError{args: args, code: ee.ExitCode(), out: string(out)}
-	}
-	if err != nil {
-		return string(out), fmt.Errorf("run scripts/cassandra %s: %w", strings.Join(args, " "), err)
-	}
-	return string(out), nil
-}
-
-// Root is the module's root directory, found from this source file's location.
-func Root() string {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		return "."
-	}
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
-}
+// Root is the module's root directory.
+func Root() string { return clusterctl.Root() }
 
 // Answers reports whether the node at addr answers a CQL OPTIONS request within timeout.
 // A TCP connect alone does not tell: a paused (SIGSTOPped) node's socket still accepts.
