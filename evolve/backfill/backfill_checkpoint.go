@@ -89,8 +89,14 @@ func (e *MismatchError) Error() string {
 }
 
 // begin records the backfill's plan (ranges and rules) unless a run recorded one, and
-// checks that a recorded one is the same.
+// checks that a recorded one is the same. Transient trouble (a timeout, a connection lost)
+// is retried for c.retry, as every other checkpoint write is: an attempt whose answer was
+// lost may have recorded the plan, and then the next one finds it recorded, the same.
 func (c *checkpoint) begin(ctx context.Context, ranges int, rules string) error {
+	return retryFor(ctx, c.retry, func() error { return c.beginOnce(ctx, ranges, rules) })
+}
+
+func (c *checkpoint) beginOnce(ctx context.Context, ranges int, rules string) error {
 	applied, err := c.s.Query(`UPDATE `+c.progress+` SET ranges = ?, rules = ?, started_at = ? WHERE backfill = ? IF ranges = null`,
 		ranges, rules, time.Now(), c.id).WithContext(ctx).SerialConsistency(c.serialLevel()).MapScanCAS(map[string]any{})
 	if err != nil {
@@ -115,17 +121,20 @@ func (c *checkpoint) begin(ctx context.Context, ranges int, rules string) error 
 
 // restart forgets the progress of the ranges starting in [from, to) (this run's share,
 // whatever number of ranges cut it before: the other shares' processes restart theirs) and
-// records the plan anew.
+// records the plan anew. Both writes are plain and the same when sent again, so transient
+// trouble is retried for c.retry.
 func (c *checkpoint) restart(ctx context.Context, from, to int64, ranges int, rules string) error {
-	if err := c.s.Query(`DELETE FROM `+c.progress+` WHERE backfill = ? AND range_lo >= ? AND range_lo < ?`, c.id, from, to).
-		WithContext(ctx).Consistency(c.consistency).Exec(); err != nil {
-		return fmt.Errorf("clear the checkpoint in %s: %w", c.progress, err)
-	}
-	if err := c.s.Query(`UPDATE `+c.progress+` SET ranges = ?, rules = ?, started_at = ? WHERE backfill = ?`, ranges, rules, time.Now(), c.id).
-		WithContext(ctx).Consistency(c.consistency).Exec(); err != nil {
-		return fmt.Errorf("record the backfill in %s: %w", c.progress, err)
-	}
-	return nil
+	return retryFor(ctx, c.retry, func() error {
+		if err := c.s.Query(`DELETE FROM `+c.progress+` WHERE backfill = ? AND range_lo >= ? AND range_lo < ?`, c.id, from, to).
+			WithContext(ctx).Consistency(c.consistency).Exec(); err != nil {
+			return fmt.Errorf("clear the checkpoint in %s: %w", c.progress, err)
+		}
+		if err := c.s.Query(`UPDATE `+c.progress+` SET ranges = ?, rules = ?, started_at = ? WHERE backfill = ?`, ranges, rules, time.Now(), c.id).
+			WithContext(ctx).Consistency(c.consistency).Exec(); err != nil {
+			return fmt.Errorf("record the backfill in %s: %w", c.progress, err)
+		}
+		return nil
+	})
 }
 
 // rangeDone is a range's progress row.

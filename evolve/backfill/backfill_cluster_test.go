@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"sync"
@@ -777,5 +778,46 @@ func TestBackfillClaimInDoubtIsWonWhenTheLeaseIsOurs(t *testing.T) {
 	exec(t, s, fmt.Sprintf("INSERT INTO %s.%s (backfill, range_lo, owner) VALUES ('in doubt', 8, 'this run') USING TTL 30", ks, LeaseTable))
 	if _, _, held, err := other.claim(ctx, 8); err != nil || held != "this run" {
 		t.Errorf("another run's claim: held by %q, %v; want held by this run", held, err)
+	}
+}
+
+// The plan's record whose answer was lost (the node applied the transaction, the client
+// timed out) is sent again: the second attempt finds the plan recorded, the same, and the
+// run goes on. Here the first attempt is beginOnce with its answer ignored; the retry is
+// begin. A plan recorded with other rules is still refused, at once.
+func TestBackfillPlanRecordSentAgainAfterItsAnswerWasLost(t *testing.T) {
+	s, ks := backfillSetup(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ck := &checkpoint{s: s, id: "lost answer", consistency: gocql.LocalQuorum, ttl: 30 * time.Second, owner: "this run", retry: time.Minute,
+		progress: ks + "." + ProgressTable, lease: ks + "." + LeaseTable}
+	if err := ck.ensure(ctx, ks); err != nil {
+		t.Fatal(err)
+	}
+	_ = ck.beginOnce(ctx, 16, "rules a") // applied; its answer is what a timeout loses
+	if err := ck.begin(ctx, 16, "rules a"); err != nil {
+		t.Fatalf("begin sent again after an applied attempt: %v", err)
+	}
+	var ranges int
+	var rules string
+	if err := s.Query("SELECT ranges, rules FROM "+ks+"."+ProgressTable+" WHERE backfill = 'lost answer' LIMIT 1").Scan(&ranges, &rules); err != nil || ranges != 16 || rules != "rules a" {
+		t.Errorf("recorded plan: %d ranges, rules %q, %v; want 16 and \"rules a\"", ranges, rules, err)
+	}
+	begun := time.Now()
+	var mismatch *MismatchError
+	if err := ck.begin(ctx, 16, "rules b"); !errors.As(err, &mismatch) {
+		t.Errorf("begin with other rules: %v, want a MismatchError", err)
+	}
+	if took := time.Since(begun); took > 20*time.Second {
+		t.Errorf("the mismatch took %s: it is not transient and must not be retried", took)
+	}
+	// restart sent twice (an answer lost) leaves the plan it records and no progress.
+	for range 2 {
+		if err := ck.restart(ctx, math.MinInt64, math.MaxInt64, 32, "rules b"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Query("SELECT ranges, rules FROM "+ks+"."+ProgressTable+" WHERE backfill = 'lost answer' LIMIT 1").Scan(&ranges, &rules); err != nil || ranges != 32 || rules != "rules b" {
+		t.Errorf("plan after restart twice: %d ranges, rules %q, %v; want 32 and \"rules b\"", ranges, rules, err)
 	}
 }

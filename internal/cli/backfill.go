@@ -378,10 +378,15 @@ func backfillProgram(ctx context.Context, s *gocql.Session, in *backfillInput, c
 }
 
 // verifyDCs runs the verify once, or with --verify-dc once per datacenter named, each
-// through a session whose queries go to that DC's nodes alone.
+// through a session whose queries go to that DC's nodes alone. In JSON each result names its
+// DC, and --verify-dc each prints one array of them: one document, whatever the DCs.
 func verifyDCs(env *Env, f *backfillFlags, cfg connect.Config, s *gocql.Session, p *derive.Program, in *backfillInput) error {
 	if f.verifyDC == "" {
-		return runVerify(env, f, s, p, in, "")
+		r, err := runVerify(env, f, s, p, in, "")
+		if err != nil {
+			return err
+		}
+		return verifyOutcome(env, f, r, []*dcVerify{r})
 	}
 	dcs, err := dataCenters(env.Ctx, s)
 	if err != nil {
@@ -393,7 +398,7 @@ func verifyDCs(env *Env, f *backfillFlags, cfg connect.Config, s *gocql.Session,
 	} else if !slices.Contains(dcs, f.verifyDC) {
 		return Usagef("--verify-dc %s: no such datacenter (the cluster has %s; or each)", f.verifyDC, strings.Join(dcs, ", "))
 	}
-	var bad error
+	var all []*dcVerify
 	for _, dc := range want {
 		c := cfg
 		c.LocalDC = dc
@@ -404,16 +409,39 @@ func verifyDCs(env *Env, f *backfillFlags, cfg connect.Config, s *gocql.Session,
 		if err != nil {
 			return InputErr(fmt.Errorf("--verify-dc %s: connect to its nodes: %w", dc, err))
 		}
-		err = runVerify(env, f, ds, p, in, dc)
+		r, err := runVerify(env, f, ds, p, in, dc)
 		ds.Close()
-		if err != nil && exitCode(err) != ExitFindings {
+		if err != nil {
 			return err
 		}
-		if err != nil {
-			bad = err
+		all = append(all, r)
+	}
+	if f.verifyDC == "each" {
+		return verifyOutcome(env, f, all, all)
+	}
+	return verifyOutcome(env, f, all[0], all)
+}
+
+// dcVerify is one verify's result and the datacenter it read ("" without --verify-dc).
+type dcVerify struct {
+	DC string `json:"dc,omitempty"`
+	*backfill.VerifyResult
+}
+
+// verifyOutcome prints doc in JSON (text was printed as each verify ended) and returns
+// the findings status when any result found rows missing, different or extra.
+func verifyOutcome(env *Env, f *backfillFlags, doc any, results []*dcVerify) error {
+	if f.format == "json" {
+		if err := writeJSON(env.Stdout, doc); err != nil {
+			return err
 		}
 	}
-	return bad
+	for _, r := range results {
+		if !r.OK() {
+			return Findings()
+		}
+	}
+	return nil
 }
 
 // dataCenters lists the cluster's datacenters, sorted, from the answering node's
@@ -438,17 +466,15 @@ func dataCenters(ctx context.Context, s *gocql.Session) ([]string, error) {
 	return out, nil
 }
 
-func runVerify(env *Env, f *backfillFlags, s *gocql.Session, p *derive.Program, in *backfillInput, dc string) error {
+// runVerify verifies through s (the session of DC dc, or "" for the cluster) and prints the
+// result as text unless the format is JSON.
+func runVerify(env *Env, f *backfillFlags, s *gocql.Session, p *derive.Program, in *backfillInput, dc string) (*dcVerify, error) {
 	res, err := backfill.Verify(env.Ctx, s, p, backfill.VerifyOptions{Consistency: in.write, Sample: f.sample, Full: f.full,
 		Workers: f.workers, Rate: in.rate})
 	if err != nil {
-		return InputErr(err)
+		return nil, InputErr(err)
 	}
-	if f.format == "json" {
-		if err := writeJSON(env.Stdout, res); err != nil {
-			return err
-		}
-	} else {
+	if f.format != "json" {
 		what := "a sample of"
 		if res.Full {
 			what = "all"
@@ -471,10 +497,7 @@ func runVerify(env *Env, f *backfillFlags, s *gocql.Session, p *derive.Program, 
 			fmt.Fprintf(env.Stdout, "  %s\n", e)
 		}
 	}
-	if !res.OK() {
-		return Findings()
-	}
-	return nil
+	return &dcVerify{DC: dc, VerifyResult: res}, nil
 }
 
 func printBackfill(w io.Writer, format string, r *backfill.Result) error {

@@ -188,6 +188,22 @@ func TestBackfillCommandEndToEnd(t *testing.T) {
 	if code != ExitFindings || !strings.Contains(out, `"missing": 1`) {
 		t.Errorf("verify --format json of a sample larger than the table: exit %d\n%s", code, out)
 	}
+	// --verify-dc each in JSON: one document, an array with a result for each DC the node
+	// reports, each naming its DC; a DC named alone gives one object naming it.
+	var dc string
+	if err := s.Query("SELECT data_center FROM system.local").Scan(&dc); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = sweepStep(t, append(args, "--verify", "--verify-dc", "each", "--format", "json", "--sample", "5000")...)
+	var each []map[string]any
+	if err := json.Unmarshal([]byte(out), &each); err != nil || code != ExitFindings || len(each) != 1 || each[0]["dc"] != dc || each[0]["missing"] != 1.0 {
+		t.Errorf("verify --verify-dc each --format json: exit %d, %v, want one array naming %s with 1 missing\nstdout: %s\nstderr: %s", code, err, dc, out, errOut)
+	}
+	code, out, errOut = sweepStep(t, append(args, "--verify", "--verify-dc", dc, "--format", "json", "--sample", "5000")...)
+	var one map[string]any
+	if err := json.Unmarshal([]byte(out), &one); err != nil || code != ExitFindings || one["dc"] != dc || one["different"] != 1.0 {
+		t.Errorf("verify --verify-dc %s --format json: exit %d, %v, want one object naming it with 1 different\nstdout: %s\nstderr: %s", dc, code, err, out, errOut)
+	}
 }
 
 func TestBackfillProgressLine(t *testing.T) {
