@@ -3,6 +3,7 @@ package dcsuite_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -406,6 +407,17 @@ func TestDCsOutage(t *testing.T) {
 		t.Errorf("backfill --verify --verify-dc each after the repair: want 0 missing in each DC\n%s", v)
 	} else {
 		t.Logf("%s", v.stdout)
+	}
+	// The same in JSON, on a sample: one array, an object naming each DC.
+	j := run(t, ctx, append(backfillArgs[:9:9], "--verify", "--sample", "200", "--verify-dc", "each", "--format", "json")...)
+	var perDC []struct {
+		DC      string `json:"dc"`
+		Missing int64  `json:"missing"`
+		Source  int64  `json:"source_rows"`
+	}
+	if err := json.Unmarshal([]byte(j.stdout), &perDC); err != nil || j.code != 0 || len(perDC) != 2 ||
+		perDC[0].DC != "dc1" || perDC[1].DC != "dc2" || perDC[0].Source == 0 || perDC[1].Source == 0 || perDC[0].Missing+perDC[1].Missing != 0 {
+		t.Errorf("backfill --verify --verify-dc each --format json: %v; want one array of dc1 and dc2, nothing missing\n%s", err, j)
 	}
 	if r := run(t, ctx, "migrate", "up", "--keyspace", ks, "--dir", mdir, "--local-dc", "dc2"); r.code != 0 || !strings.Contains(r.stdout, "up to date, at version 3") {
 		t.Errorf("default migrate up routed to dc2 after the repair: want up to date\n%s", r)
