@@ -65,7 +65,7 @@ func TestAggregateWithoutFinalFuncKeepsTheProcessUp(t *testing.T) {
 	_, ks := cassandratest.Keyspace(t)
 	cfg := cassandratest.Config(t)
 	cfg.Logger = logs
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	s, err := connect.Open(ctx, cfg)
 	if err != nil {
@@ -76,18 +76,31 @@ func TestAggregateWithoutFinalFuncKeepsTheProcessUp(t *testing.T) {
 		`CREATE FUNCTION ` + ks + `.add_up(acc int, v int) CALLED ON NULL INPUT RETURNS int LANGUAGE java AS 'return (acc == null ? 0 : acc) + (v == null ? 0 : v);'`,
 		`CREATE AGGREGATE ` + ks + `.total(int) SFUNC add_up STYPE int INITCOND 0`,
 		`CREATE TABLE ` + ks + `.t (k int PRIMARY KEY, v int)`,
-		// A keyspace-level change: the event on which the policy compiles its metadata.
-		`ALTER KEYSPACE ` + ks + ` WITH durable_writes = true`,
+		// A keyspace-level change: the event on which the policy compiles its metadata. It
+		// must change something: a node sends no event for an ALTER that leaves the keyspace
+		// as it was.
+		`ALTER KEYSPACE ` + ks + ` WITH durable_writes = false`,
 	} {
 		if err := s.Query(st).WithContext(ctx).Exec(); err != nil {
 			t.Fatalf("%s: %v", st, err)
 		}
 	}
-	// The driver debounces schema events for a second before it handles them.
-	deadline := time.Now().Add(time.Minute)
+	// The driver debounces schema events for a second before it handles them. An event is
+	// pushed once, on the control connection: one that connection missed (it was
+	// reconnecting) is not sent again, so the change is made again until an event arrives.
+	deadline := time.Now().Add(3 * time.Minute)
+	next := time.Now().Add(20 * time.Second)
+	durable := true
 	for !logs.has("could not compile the schema metadata") {
 		if time.Now().After(deadline) {
-			t.Fatalf("no schema event reached the policy within a minute; log:\n%s", strings.Join(logs.lines, "\n"))
+			t.Fatalf("no schema event reached the policy within 3 minutes of keyspace changes; log:\n%s", strings.Join(logs.lines, "\n"))
+		}
+		if time.Now().After(next) {
+			next = time.Now().Add(20 * time.Second)
+			if err := s.Query(fmt.Sprintf("ALTER KEYSPACE %s WITH durable_writes = %t", ks, durable)).WithContext(ctx).Exec(); err != nil {
+				t.Logf("the keyspace change again: %v", err)
+			}
+			durable = !durable
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
