@@ -21,6 +21,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -99,13 +100,54 @@ func CreateTable(ctx context.Context, s *gocql.Session, t Table, opt Options) er
 }
 
 func createTable(ctx context.Context, s *gocql.Session, t Table, opt Options, send sendFunc) error {
+	return createTableStmt(ctx, s, t.Keyspace, t.Name, t.Statement(), opt, send)
+}
+
+func createTableStmt(ctx context.Context, s *gocql.Session, keyspace, table, stmt string, opt Options, send sendFunc) error {
 	exists := func(ctx context.Context) (bool, error) {
-		return found(ctx, s, `SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?`, t.Keyspace, t.Name)
+		return found(ctx, s, `SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?`, keyspace, table)
 	}
-	if err := ensure(ctx, s, t.Statement(), exists, opt, send); err != nil {
-		return fmt.Errorf("create table %s.%s: %w", t.Keyspace, t.Name, err)
+	if err := ensure(ctx, s, stmt, exists, opt, send); err != nil {
+		return fmt.Errorf("create table %s.%s: %w", keyspace, table, err)
 	}
 	return nil
+}
+
+// CreateTableCQL creates keyspace.table with stmt, a CREATE TABLE its caller wrote (a
+// test's schema, with its own columns and options), as CreateTable does: stmt gets the
+// fixed id TableID(scope, keyspace, table) (WithID), so a second send after a lost answer
+// cannot leave two ids for one name. A node's answer that the table exists counts as done.
+func CreateTableCQL(ctx context.Context, s *gocql.Session, scope, keyspace, table, stmt string, opt Options) error {
+	return createTableStmt(ctx, s, keyspace, table, WithID(stmt, TableID(scope, keyspace, table)), opt, sessionSend(s))
+}
+
+// WithID adds ID = id to the options of stmt, a CREATE TABLE: after its WITH options when
+// it has some, else as its only one. The options are what follows the parenthesized
+// column list; a trailing semicolon is dropped.
+func WithID(stmt, id string) string {
+	stmt = strings.TrimRight(strings.TrimSpace(stmt), "; \t\n")
+	open := strings.IndexByte(stmt, '(')
+	if open < 0 {
+		return stmt + " WITH ID = " + id
+	}
+	depth, end := 0, len(stmt)
+	for i := open; i < len(stmt); i++ {
+		switch stmt[i] {
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth == 0 {
+				end = i + 1
+				i = len(stmt)
+			}
+		}
+	}
+	for _, f := range strings.Fields(stmt[end:]) {
+		if strings.EqualFold(f, "WITH") {
+			return stmt + " AND ID = " + id
+		}
+	}
+	return stmt + " WITH ID = " + id
 }
 
 // CreateKeyspace runs stmt, a CREATE KEYSPACE of keyspace, unless the keyspace exists, as

@@ -46,6 +46,40 @@ func TestStatement(t *testing.T) {
 	}
 }
 
+func TestWithID(t *testing.T) {
+	const id = "f258ea07-78fc-4533-9c68-c4ea31c29a69"
+	for _, tc := range []struct{ in, want string }{
+		{"CREATE TABLE t (k int PRIMARY KEY, v int)", "CREATE TABLE t (k int PRIMARY KEY, v int) WITH ID = " + id},
+		{"CREATE TABLE t (k int PRIMARY KEY, v int);\n", "CREATE TABLE t (k int PRIMARY KEY, v int) WITH ID = " + id},
+		{"CREATE TABLE t (k int, c int, PRIMARY KEY ((k), c)) WITH CLUSTERING ORDER BY (c DESC)",
+			"CREATE TABLE t (k int, c int, PRIMARY KEY ((k), c)) WITH CLUSTERING ORDER BY (c DESC) AND ID = " + id},
+		{"create table t (k int primary key, s frozen<set<text>>) with comment = 'with (x)'",
+			"create table t (k int primary key, s frozen<set<text>>) with comment = 'with (x)' AND ID = " + id},
+		// A column named with: inside the list, not an option.
+		{"CREATE TABLE t (k int PRIMARY KEY, with int)", "CREATE TABLE t (k int PRIMARY KEY, with int) WITH ID = " + id},
+	} {
+		if got := ddl.WithID(tc.in, id); got != tc.want {
+			t.Errorf("WithID(%q):\n got %s\nwant %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+// A table from a caller's own CREATE TABLE gets the fixed id of its scope, keyspace and name.
+func TestCreateTableCQL(t *testing.T) {
+	s, ks := cassandratest.Keyspace(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	stmt := "CREATE TABLE " + ks + ".events (k int, c int, v text, PRIMARY KEY ((k), c)) WITH CLUSTERING ORDER BY (c DESC)"
+	for range 2 { // the second call finds it
+		if err := ddl.CreateTableCQL(ctx, s, "test", ks, "events", stmt, ddl.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ids := tableIDs(t, s, ks, "events"); len(ids) != 1 || ids[0] != ddl.TableID("test", ks, "events") {
+		t.Errorf("system_schema ids of %s.events: %v, want [%s]", ks, ids, ddl.TableID("test", ks, "events"))
+	}
+}
+
 // holdingProxy forwards connections to a node and, while held, keeps the node's answers
 // from the client: a statement sent then reaches the node and is applied, and its answer
 // misses the client's timeout, as on a node too loaded to answer in time.
