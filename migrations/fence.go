@@ -5,11 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/connect"
 	"github.com/cqlsize/cqlsize/internal/ddl"
+	"github.com/cqlsize/cqlsize/internal/retry"
 )
+
+// fenceRetry is how a fenced bookkeeping write whose answer was lost is sent again: for up
+// to 30 s, from 200 ms doubling to 5 s, on the cluster's transient failures only.
+var fenceRetry = retry.Policy{Backoff: retry.Backoff{Min: 200 * time.Millisecond, Max: 5 * time.Second, Jitter: retry.UpperHalf},
+	Budget: 30 * time.Second, Retry: connect.Transient}
 
 // Fencing: why a lease alone is not enough, and what closes the gap.
 //
@@ -144,8 +152,17 @@ func (st *store) fenceOwner(ctx context.Context) (*gocql.UUID, error) {
 // refused and fenced returns ErrLockLost: this run must stop and send nothing more.
 func (st *store) fenced(ctx context.Context, owner gocql.UUID, what, stmt string, args ...any) error {
 	prev := map[string]any{}
-	applied, err := st.q(ctx, stmt+` IF lock_owner = ?`, append(args, owner)...).
-		SerialConsistency(st.serial()).MapScanCAS(prev)
+	var applied bool
+	// A write whose answer is lost (a timeout, a connection lost) is sent again: the fence
+	// makes that safe. If the first was applied, the second sets the same values; if a
+	// successor took over in between, the second is refused, as the first would have been.
+	_, err := retry.Do(ctx, fenceRetry, func() error {
+		clear(prev)
+		var err error
+		applied, err = st.q(ctx, stmt+` IF lock_owner = ?`, append(args, owner)...).
+			SerialConsistency(st.serial()).MapScanCAS(prev)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
