@@ -34,6 +34,10 @@ type VerifyOptions struct {
 	Examples int
 	// Seed of the sample's start tokens (0: from the clock).
 	Seed uint64
+	// RetryFor is how long a read of a row or a partition that fails with transient trouble
+	// (a timeout, a connection lost) is sent again (default 1 minute; negative: once). A read
+	// changes nothing, so sending it again is always safe.
+	RetryFor time.Duration
 }
 
 // VerifyResult is what Verify found.
@@ -87,11 +91,16 @@ func Verify(ctx context.Context, s *gocql.Session, p *derive.Program, o VerifyOp
 	if o.Seed == 0 {
 		o.Seed = uint64(time.Now().UnixNano())
 	}
+	if o.RetryFor == 0 {
+		o.RetryFor = time.Minute
+	}
 	b, reader, err := newCopier(p)
 	if err != nil {
 		return nil, err
 	}
-	v := &verifier{s: s, o: o, b: b, reader: reader, target: newTargetReader(b), res: &VerifyResult{Full: o.Full},
+	target := newTargetReader(b)
+	target.retry = o.RetryFor
+	v := &verifier{s: s, o: o, b: b, reader: reader, target: target, res: &VerifyResult{Full: o.Full},
 		limiter: tokenscan.NewLimiter(o.Rate)}
 	v.extra, v.res.ExtraUnchecked = newExtraReader(b, reader)
 	var parts []tokenscan.Range
@@ -232,20 +241,24 @@ func (v *verifier) reread(ctx context.Context, row *sourceRow) (sourceRow, bool,
 	for _, c := range v.reader.keyCols {
 		key = append(key, row.vals[c.Name])
 	}
-	sent := time.Now()
-	iter := v.s.Query(v.reader.byKey, key...).WithContext(ctx).Consistency(v.o.Consistency).Iter()
-	sc2, err := v.reader.scanner(iter)
-	if err != nil {
-		iter.Close()
-		return sourceRow{}, false, err
-	}
-	found := iter.Scan(sc2.dest...)
 	var again sourceRow
-	if found {
-		again = sc2.row()
-		again.readAt = sent
-	}
-	if err := iter.Close(); err != nil {
+	var found bool
+	err := retryFor(ctx, v.o.RetryFor, func() error {
+		sent := time.Now()
+		iter := v.s.Query(v.reader.byKey, key...).WithContext(ctx).Consistency(v.o.Consistency).Idempotent(true).Iter()
+		sc2, err := v.reader.scanner(iter)
+		if err != nil {
+			iter.Close()
+			return err
+		}
+		again, found = sourceRow{}, iter.Scan(sc2.dest...)
+		if found {
+			again = sc2.row()
+			again.readAt = sent
+		}
+		return iter.Close()
+	})
+	if err != nil {
 		return sourceRow{}, false, fmt.Errorf("verify: read the source row again: %w", err)
 	}
 	return again, found, nil
@@ -264,6 +277,8 @@ type targetReader struct {
 	// ckQuoted are the clustering columns as CQL names them.
 	ckQuoted []string
 	types    []cql.Type // of the key columns, in key order
+	// retry is how long a read that fails with transient trouble is sent again (retryFor).
+	retry time.Duration
 }
 
 func newTargetReader(b *rowBuilder) *targetReader {
@@ -312,8 +327,11 @@ func (t *targetReader) compare(ctx context.Context, s *gocql.Session, cons gocql
 
 // read reads the target row of tr alone: its columns, nil when it is missing.
 func (t *targetReader) read(ctx context.Context, s *gocql.Session, cons gocql.Consistency, tr *targetRow) (map[string]any, error) {
-	m := map[string]any{}
-	err := s.Query(t.stmt, tr.key...).WithContext(ctx).Consistency(cons).MapScan(m)
+	var m map[string]any
+	err := retryFor(ctx, t.retry, func() error {
+		m = map[string]any{}
+		return s.Query(t.stmt, tr.key...).WithContext(ctx).Consistency(cons).Idempotent(true).MapScan(m)
+	})
 	if errors.Is(err, gocql.ErrNotFound) {
 		return nil, nil
 	}

@@ -175,33 +175,42 @@ func (t *targetReader) fetch(ctx context.Context, s *gocql.Session, cons gocql.C
 		for _, i := range g {
 			args = append(args, trs[i].key[t.np:]...)
 		}
-		iter := s.Query(t.inHead+inWhere(t.pk, t.ckQuoted, len(g)), args...).WithContext(ctx).Consistency(cons).Idempotent(true).Iter()
-		for {
-			m := map[string]any{}
-			if !iter.MapScan(m) {
-				break
-			}
-			got := make([]any, len(t.ck))
-			for j, c := range t.ck {
-				got[j] = m[c]
-			}
-			// Every row asked for with this key: two source rows may derive the same
-			// target row, which the IN names twice and the node returns once.
-			for _, i := range g {
-				if sameKey(got, trs[i].key[t.np:]) {
-					out[i] = m
-				}
-			}
-		}
-		if err := iter.Close(); err != nil {
-			return fmt.Errorf("verify: read %d target rows of the partition %s: %w", len(g), keyText(trs[g[0]].key[:t.np], t.types[:t.np]), err)
-		}
-		return nil
+		return retryFor(ctx, t.retry, func() error { return t.readPartition(ctx, s, cons, trs, g, args, out) })
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// readPartition reads the target rows g of trs, all in one partition, with one query (args
+// its key values), into out: each found row at its index, nil for the others.
+func (t *targetReader) readPartition(ctx context.Context, s *gocql.Session, cons gocql.Consistency, trs []*targetRow, g []int, args []any, out []map[string]any) error {
+	for _, i := range g {
+		out[i] = nil
+	}
+	iter := s.Query(t.inHead+inWhere(t.pk, t.ckQuoted, len(g)), args...).WithContext(ctx).Consistency(cons).Idempotent(true).Iter()
+	for {
+		m := map[string]any{}
+		if !iter.MapScan(m) {
+			break
+		}
+		got := make([]any, len(t.ck))
+		for j, c := range t.ck {
+			got[j] = m[c]
+		}
+		// Every row asked for with this key: two source rows may derive the same
+		// target row, which the IN names twice and the node returns once.
+		for _, i := range g {
+			if sameKey(got, trs[i].key[t.np:]) {
+				out[i] = m
+			}
+		}
+	}
+	if err := iter.Close(); err != nil {
+		return fmt.Errorf("verify: read %d target rows of the partition %s: %w", len(g), keyText(trs[g[0]].key[:t.np], t.types[:t.np]), err)
+	}
+	return nil
 }
 
 // checkExtras judges target rows ms (key values, as the walk of the target read them):

@@ -111,7 +111,7 @@ uncopied: run it again and it continues.`,
 	fl.IntVar(&f.pageSize, "page-size", 1000, "source rows a page")
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "timeout of each request")
 	fl.DurationVar(&f.lease, "lease", 30*time.Second, "how long a range stays claimed by a run that stopped renewing it")
-	fl.DurationVar(&f.retryFor, "retry-for", time.Minute, "how long a write, lease claim or checkpoint failing with a timeout or a lost node is retried before its range fails")
+	fl.DurationVar(&f.retryFor, "retry-for", time.Minute, "how long a write, lease claim or checkpoint failing with a timeout or a lost node is retried before its range fails; with --verify, how long a read is")
 	fl.StringVar(&f.format, "format", "text", "output: text or json")
 	fl.StringVar(&f.progress, "progress", "", "progress on stderr: auto (a bar on a terminal, else a line every --progress-every), text, json (JSON lines) or none (default $CQLSIZE_PROGRESS or auto)")
 	fl.DurationVar(&f.progressEvery, "progress-every", 5*time.Second, "how often a progress line is printed when no terminal watches (or with --progress text or json)")
@@ -470,7 +470,7 @@ func dataCenters(ctx context.Context, s *gocql.Session) ([]string, error) {
 // result as text unless the format is JSON.
 func runVerify(env *Env, f *backfillFlags, s *gocql.Session, p *derive.Program, in *backfillInput, dc string) (*dcVerify, error) {
 	res, err := backfill.Verify(env.Ctx, s, p, backfill.VerifyOptions{Consistency: in.write, Sample: f.sample, Full: f.full,
-		Workers: f.workers, Rate: in.rate})
+		Workers: f.workers, Rate: in.rate, RetryFor: noneIfZero(f.retryFor)})
 	if err != nil {
 		return nil, InputErr(err)
 	}
