@@ -14,8 +14,10 @@ import (
 	"github.com/cqlsize/cqlsize/migrations"
 )
 
+// ctxT bounds one test's calls: a guard against a hang, not a speed bound (a history of
+// twenty files, each schema change awaited for agreement, takes minutes on a busy node).
 func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	t.Cleanup(cancel)
 	return ctx
 }
