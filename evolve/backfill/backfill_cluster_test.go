@@ -759,11 +759,7 @@ func TestBackfillClaimInDoubtIsWonWhenTheLeaseIsOurs(t *testing.T) {
 	s, ks := backfillSetup(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	ck := &checkpoint{s: s, id: "in doubt", consistency: gocql.LocalQuorum, ttl: 30 * time.Second, owner: "this run", retry: time.Minute,
-		progress: ks + "." + ProgressTable, lease: ks + "." + LeaseTable}
-	if err := ck.ensure(ctx, ks); err != nil {
-		t.Fatal(err)
-	}
+	ck := testCheckpoint(ctx, t, s, ks, "in doubt")
 	exec(t, s, fmt.Sprintf("INSERT INTO %s.%s (backfill, range_lo, owner) VALUES ('in doubt', 7, 'this run') USING TTL 30", ks, LeaseTable))
 	_, release, held, err := ck.claim(ctx, 7)
 	if err != nil || held != "" {
@@ -789,11 +785,7 @@ func TestBackfillPlanRecordSentAgainAfterItsAnswerWasLost(t *testing.T) {
 	s, ks := backfillSetup(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	ck := &checkpoint{s: s, id: "lost answer", consistency: gocql.LocalQuorum, ttl: 30 * time.Second, owner: "this run", retry: time.Minute,
-		progress: ks + "." + ProgressTable, lease: ks + "." + LeaseTable}
-	if err := ck.ensure(ctx, ks); err != nil {
-		t.Fatal(err)
-	}
+	ck := testCheckpoint(ctx, t, s, ks, "lost answer")
 	_ = ck.beginOnce(ctx, 16, "rules a") // applied; its answer is what a timeout loses
 	if err := ck.begin(ctx, 16, "rules a"); err != nil {
 		t.Fatalf("begin sent again after an applied attempt: %v", err)
@@ -820,4 +812,16 @@ func TestBackfillPlanRecordSentAgainAfterItsAnswerWasLost(t *testing.T) {
 	if err := s.Query("SELECT ranges, rules FROM "+ks+"."+ProgressTable+" WHERE backfill = 'lost answer' LIMIT 1").Scan(&ranges, &rules); err != nil || ranges != 32 || rules != "rules b" {
 		t.Errorf("plan after restart twice: %d ranges, rules %q, %v; want 32 and \"rules b\"", ranges, rules, err)
 	}
+}
+
+// testCheckpoint is the checkpoint of backfill id in keyspace ks, owned by "this run", its
+// tables created.
+func testCheckpoint(ctx context.Context, t *testing.T, s *gocql.Session, ks, id string) *checkpoint {
+	t.Helper()
+	ck := &checkpoint{s: s, id: id, consistency: gocql.LocalQuorum, ttl: 30 * time.Second, owner: "this run", retry: time.Minute,
+		progress: ks + "." + ProgressTable, lease: ks + "." + LeaseTable}
+	if err := ck.ensure(ctx, ks); err != nil {
+		t.Fatal(err)
+	}
+	return ck
 }
