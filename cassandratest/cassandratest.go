@@ -15,6 +15,10 @@
 //     CI is set or CQLSIZE_REQUIRE_CASSANDRA=1, where it fails: in CI a skipped integration
 //     test would be a green run that proved nothing.
 //
+// Under `go test -short` every cluster test is skipped before any of this (no container is
+// started), unless CI or CQLSIZE_REQUIRE_CASSANDRA=1 is set: -short is the run without a
+// cluster, on any machine.
+//
 // There is no fake: a test that uses this package talks to a real Cassandra. A test that
 // also reads the node's data files (sstablepartitions, tablehistograms) gets them from
 // LocalNode, which reads them on scripts/cassandra's own node or in the container's data
@@ -91,6 +95,9 @@ func find() {
 // Hosts returns the contact points of the test cluster, or skips/fails t as the package doc says.
 func Hosts(t testing.TB) []string {
 	t.Helper()
+	if testing.Short() && !required() {
+		t.Skip("-short: cluster tests are skipped (make test runs them against a real node)")
+	}
 	once.Do(find)
 	if findErr != nil {
 		if skipOnly && !required() {
