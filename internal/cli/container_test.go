@@ -55,6 +55,10 @@ func needImage(t *testing.T, image string) {
 
 func decide(t *testing.T, err error) {
 	t.Helper()
+	// -short is the run without a cluster, as cassandratest has it: no container starts.
+	if testing.Short() && !requireDocker() && os.Getenv("CI") == "" {
+		t.Skip("-short: the container tests are skipped (make test-container runs them)")
+	}
 	switch v, why := nodecontainer.ForTest(err, requireDocker(), requireDocker() || os.Getenv("CI") != ""); v {
 	case nodecontainer.Skip:
 		t.Skip(why + " (`scripts/cassandra docker` starts an engine; `scripts/cassandra image` builds the image)")
