@@ -113,13 +113,16 @@ func TestLockWaitsForTheHolderAndReleases(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	if err := syscall.Flock(int(other.Fd()), syscall.LOCK_EX); err != nil {
+	fd := int(other.Fd())
+	if err := syscall.Flock(fd, syscall.LOCK_EX); err != nil {
 		t.Fatal(err)
 	}
 	const held = 600 * time.Millisecond
+	unlocked := make(chan struct{})
 	go func() {
+		defer close(unlocked)
 		time.Sleep(held)
-		syscall.Flock(int(other.Fd()), syscall.LOCK_UN) //nolint:errcheck
+		syscall.Flock(fd, syscall.LOCK_UN) //nolint:errcheck
 	}()
 	begun := time.Now()
 	readyRan := false
@@ -129,11 +132,12 @@ func TestLockWaitsForTheHolderAndReleases(t *testing.T) {
 			t.Errorf("took the lock after %s, while another held it for %s", waited, held)
 		}
 	})
+	<-unlocked
 	if !readyRan {
 		t.Error("ready did not run")
 	}
 	// The subtest's cleanup released it: taking it again does not block.
-	if err := syscall.Flock(int(other.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		t.Fatalf("the lock is still held after the holder's cleanup: %v", err)
 	}
 }
