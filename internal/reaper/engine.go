@@ -9,8 +9,18 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 )
+
+// Socket is the engine's Unix socket as the docker CLI finds it: the path DOCKER_HOST names
+// when it is a unix:// address, else /var/run/docker.sock. getenv is os.Getenv.
+func Socket(getenv func(string) string) string {
+	if h := getenv("DOCKER_HOST"); strings.HasPrefix(h, "unix://") {
+		return strings.TrimPrefix(h, "unix://")
+	}
+	return "/var/run/docker.sock"
+}
 
 // Engine is the Docker Engine API over its Unix socket: the few calls reaping needs.
 type Engine struct {

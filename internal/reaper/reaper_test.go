@@ -110,7 +110,7 @@ func docker(t *testing.T, args ...string) string {
 // session's label through the engine; and checks with the CLI that exactly the session's
 // resources are gone.
 func TestContainerReaperRemovesWhatMatches(t *testing.T) {
-	const socket = "/var/run/docker.sock"
+	socket := Socket(os.Getenv) // the engine the docker CLI below talks to
 	if err := exec.Command("docker", "info").Run(); err != nil {
 		if os.Getenv("CQLSIZE_REQUIRE_CONTAINER") == "1" {
 			t.Fatalf("no Docker engine answers (docker info: %v), and CQLSIZE_REQUIRE_CONTAINER=1", err)
@@ -156,5 +156,18 @@ func TestContainerReaperRemovesWhatMatches(t *testing.T) {
 	}
 	if out := docker(t, "ps", "-aq", "--no-trunc", "--filter", "id="+other); out != other {
 		t.Errorf("the container with another label was removed too (docker ps: %q)", out)
+	}
+}
+
+func TestSocket(t *testing.T) {
+	for _, c := range []struct{ host, want string }{
+		{"", "/var/run/docker.sock"},
+		{"unix:///run/cqlsize-ci/docker.sock", "/run/cqlsize-ci/docker.sock"},
+		{"tcp://127.0.0.1:2375", "/var/run/docker.sock"},
+	} {
+		env := map[string]string{"DOCKER_HOST": c.host}
+		if got := Socket(func(k string) string { return env[k] }); got != c.want {
+			t.Errorf("DOCKER_HOST=%q: socket %q, want %q", c.host, got, c.want)
+		}
 	}
 }

@@ -3,7 +3,9 @@
 #
 # `docker` makes a Docker engine answer on this machine: when `docker info` fails it installs
 # Debian's docker.io where dockerd is missing (apt-get, as root) and starts dockerd in the
-# background, logging to $cache/dockerd.log.
+# background, logging to $cache/dockerd.log. With DOCKER_HOST=unix:///some/path the engine
+# listens on that socket only: processes without that DOCKER_HOST (scripts/test, testcontainers'
+# default lookup) do not see it, so container work can run beside a test run on local nodes.
 #
 # `image` makes the images the container path needs present in the local engine:
 # cassandra:5.0 (and cassandra:5.0.9, the same image) and testcontainers-go's reaper
@@ -33,16 +35,21 @@ docker_engine() {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io >/dev/null
   fi
   mkdir -p "$cache"
-  local log="$cache/dockerd.log"
+  local log="$cache/dockerd.log" listen=()
+  case "${DOCKER_HOST:-}" in
+    "") ;;
+    unix://*) mkdir -p "$(dirname "${DOCKER_HOST#unix://}")"; listen=(-H "$DOCKER_HOST") ;;
+    *) die "DOCKER_HOST=$DOCKER_HOST does not answer, and an engine started here listens on a unix socket only (unix:///path)" ;;
+  esac
   # setsid and no inherited descriptors: the engine outlives this script and its caller.
-  ( close_fds; exec setsid nohup dockerd ) >> "$log" 2>&1 < /dev/null &
+  ( close_fds; exec setsid nohup dockerd "${listen[@]}" ) >> "$log" 2>&1 < /dev/null &
   local pid=$! deadline=$((SECONDS + 60))
   until engine_answers; do
     kill -0 "$pid" 2>/dev/null || { tail -n 20 "$log" >&2; die "dockerd exited at start (log: $log)"; }
     [ $SECONDS -lt $deadline ] || die "dockerd (pid $pid) did not answer within 60 s (log: $log)"
     sleep 1
   done
-  say "started dockerd (pid $pid, log $log); docker info answers"
+  say "started dockerd (pid $pid, log $log${DOCKER_HOST:+, on $DOCKER_HOST}); docker info answers"
 }
 
 image_present() { docker image inspect "$1" >/dev/null 2>&1; }

@@ -12,7 +12,6 @@ import (
 	"net"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/cqlsize/cqlsize/internal/reaper"
@@ -54,10 +53,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	socket := "/var/run/docker.sock"
-	if h := os.Getenv("DOCKER_HOST"); strings.HasPrefix(h, "unix://") {
-		socket = strings.TrimPrefix(h, "unix://")
-	}
+	socket := reaper.Socket(os.Getenv)
 	cfg := reaper.Config{ConnectTimeout: connect, ReconnectTimeout: reconnect}
 	if v, _ := strconv.ParseBool(os.Getenv("RYUK_VERBOSE")); v {
 		cfg.Logf = log.Printf
