@@ -1,6 +1,7 @@
 package backfill
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -8,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/cassandratest"
 )
 
 // A write the node refuses (here a partition key over 64 KiB) is not a row written: the
@@ -201,4 +204,52 @@ func TestVerifyFindsExtraTargetRows(t *testing.T) {
 	if v.OK() || v.Extra != 2 || extra != 2 || !named || v.Missing != 0 || v.Different != 0 {
 		t.Errorf("with two rows added by hand: %+v, want 2 extra, named", v)
 	}
+}
+
+// Every read verify makes is sent again when its answer is lost: verify runs through a
+// proxy that keeps the node's answers back for 2.5 s at a time, past the session's 2 s
+// timeout, while it walks the source's pages, reads the targets, walks the target's pages
+// and maps target rows back to their source rows. It must finish with every row checked
+// and nothing wrong, and the proxy must have held answers that the driver gave up on.
+func TestVerifyReadsAgainAfterLostAnswers(t *testing.T) {
+	s, ks := backfillSetup(t)
+	insertPosts(t, s, ks, 800)
+	p := program(t, s, ks, "posts", "posts_by_month", "month=month(created_at)")
+	runBackfill(t, s, p, Options{})
+	slow, proxy := cassandratest.ProxiedSession(t, 2*time.Second)
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		defer proxy.Hold(false)
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(700 * time.Millisecond):
+			}
+			proxy.Hold(true)
+			select {
+			case <-done:
+				return
+			case <-time.After(2500 * time.Millisecond):
+			}
+			proxy.Hold(false)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	v, err := Verify(ctx, slow, p, VerifyOptions{Full: true, Workers: 4, RetryFor: 2 * time.Minute})
+	close(done)
+	<-stopped
+	if err != nil {
+		t.Fatalf("verify through lost answers: %v", err)
+	}
+	if !v.OK() || v.SourceRows != 800 || v.TargetRowsScanned != 800 {
+		t.Errorf("verify through lost answers: %+v, want OK with 800 source rows checked and 800 target rows walked", v)
+	}
+	if proxy.Late() == 0 {
+		t.Errorf("no answer was held: the test provoked nothing")
+	}
+	t.Logf("answers held past the timeout: %d reads; %+v", proxy.Late(), v)
 }

@@ -68,7 +68,7 @@ func (r *run) readPart(ctx context.Context, part tokenscan.Range, wr *rowWriter,
 	err := r.reader.scanPages(func(state []byte) *gocql.Query {
 		return r.s.Query(r.reader.stmt, part.Lo, part.Hi).WithContext(rctx).Consistency(r.o.ReadConsistency).
 			PageSize(r.o.PageSize).PageState(state).Idempotent(true)
-	}, func(row *sourceRow) (bool, error) {
+	}, nil, func(row *sourceRow) (bool, error) {
 		if err := r.limiter.Take(rctx, 1); err != nil {
 			return false, err
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gocql/gocql"
+
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/derive"
 	"github.com/cqlsize/cqlsize/internal/tokenscan"
@@ -55,37 +57,57 @@ func newExtraReader(b *rowBuilder, r *sourceReader) (*extraReader, string) {
 	return e, ""
 }
 
-// extraPart walks the target rows of one range, at most quota of them (0: all), paged:
-// memory holds one page.
+// extraPart walks the target rows of one range, at most quota of them (0: all), a page at a
+// time: memory holds one page, and a page whose answer is an error is asked for again
+// (v.again) from the same paging state.
 func (v *verifier) extraPart(ctx context.Context, part tokenscan.Range, quota int) error {
-	iter := v.s.Query(v.extra.stmt, part.Lo, part.Hi).WithContext(ctx).Consistency(v.o.Consistency).PageSize(500).Idempotent(true).Iter()
 	n := 0
 	var chunk []map[string]any
+	var state []byte
 	for {
-		m := map[string]any{}
-		if !iter.MapScan(m) {
-			break
-		}
-		if err := v.limiter.Take(ctx, 1); err != nil {
-			iter.Close()
-			return err
-		}
-		n++
-		chunk = append(chunk, m)
-		if len(chunk) >= verifyChunk {
-			err := v.checkExtras(ctx, chunk)
-			chunk = nil
-			if err != nil {
+		var iter *gocql.Iter
+		err := v.again(ctx)(func() error {
+			iter = v.s.Query(v.extra.stmt, part.Lo, part.Hi).WithContext(ctx).Consistency(v.o.Consistency).
+				PageSize(500).PageState(state).Idempotent(true).Iter()
+			if _, err := iter.RowData(); err != nil {
 				iter.Close()
 				return err
 			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("verify: read the target: %w", err)
 		}
-		if quota > 0 && n >= quota {
+		next := iter.PageState()
+		done := false
+		for !done {
+			m := map[string]any{}
+			if !iter.MapScan(m) {
+				break
+			}
+			if err := v.limiter.Take(ctx, 1); err != nil {
+				iter.Close()
+				return err
+			}
+			n++
+			chunk = append(chunk, m)
+			if len(chunk) >= verifyChunk {
+				err := v.checkExtras(ctx, chunk)
+				chunk = nil
+				if err != nil {
+					iter.Close()
+					return err
+				}
+			}
+			done = quota > 0 && n >= quota
+		}
+		if err := iter.Close(); err != nil {
+			return fmt.Errorf("verify: read the target: %w", err)
+		}
+		if done || len(next) == 0 {
 			break
 		}
-	}
-	if err := iter.Close(); err != nil {
-		return fmt.Errorf("verify: read the target: %w", err)
+		state = next
 	}
 	if len(chunk) > 0 {
 		return v.checkExtras(ctx, chunk)

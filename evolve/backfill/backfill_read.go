@@ -257,14 +257,30 @@ func valueSize(v any) int64 {
 // page was sent: the remaining TTLs a page carries were counted no earlier than that, so
 // a copy that subtracts the time since then never writes a TTL longer than the source's.
 // The next page is requested while fn takes the rows of one. fn returns false to stop.
-func (r *sourceReader) scanPages(q func(state []byte) *gocql.Query, fn func(row *sourceRow) (bool, error)) error {
+//
+// With again set, a page whose answer is an error is asked for again through again (a
+// retry policy): nothing of that page has reached fn, and its paging state still names
+// it, so the walk goes on where it was. Without, the error ends the walk.
+func (r *sourceReader) scanPages(q func(state []byte) *gocql.Query, again func(op func() error) error, fn func(row *sourceRow) (bool, error)) error {
 	type page struct {
 		iter *gocql.Iter
 		sent time.Time
 	}
-	fetch := func(state []byte) page {
+	send := func(state []byte) page {
 		sent := time.Now()
 		return page{iter: q(state).Iter(), sent: sent}
+	}
+	fetch := func(state []byte) page {
+		if again == nil {
+			return send(state)
+		}
+		var p page
+		_ = again(func() error {
+			p = send(state)
+			_, err := p.iter.RowData() // the page's error, if its answer was one
+			return err
+		})
+		return p // an error that outlasted again is scanPage's to return
 	}
 	cur := fetch(nil)
 	for {

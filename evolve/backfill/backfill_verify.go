@@ -172,7 +172,7 @@ func (v *verifier) part(ctx context.Context, part tokenscan.Range, quota int) er
 	err := v.reader.scanPages(func(state []byte) *gocql.Query {
 		return v.s.Query(v.reader.stmt, part.Lo, part.Hi).WithContext(ctx).Consistency(v.o.Consistency).
 			PageSize(500).PageState(state).Idempotent(true)
-	}, func(row *sourceRow) (bool, error) {
+	}, v.again(ctx), func(row *sourceRow) (bool, error) {
 		if err := v.limiter.Take(ctx, 1); err != nil {
 			return false, err
 		}
@@ -194,6 +194,12 @@ func (v *verifier) part(ctx context.Context, part tokenscan.Range, quota int) er
 		return v.checkRows(ctx, chunk)
 	}
 	return nil
+}
+
+// again is the retry policy of every read verify makes: transient trouble is sent again for
+// RetryFor (retryFor).
+func (v *verifier) again(ctx context.Context) func(op func() error) error {
+	return func(op func() error) error { return retryFor(ctx, v.o.RetryFor, op) }
 }
 
 // recheck reads a source row found wrong again by its key, and its target rows one by
@@ -243,7 +249,7 @@ func (v *verifier) reread(ctx context.Context, row *sourceRow) (sourceRow, bool,
 	}
 	var again sourceRow
 	var found bool
-	err := retryFor(ctx, v.o.RetryFor, func() error {
+	err := v.again(ctx)(func() error {
 		sent := time.Now()
 		iter := v.s.Query(v.reader.byKey, key...).WithContext(ctx).Consistency(v.o.Consistency).Idempotent(true).Iter()
 		sc2, err := v.reader.scanner(iter)

@@ -277,20 +277,24 @@ func (v *verifier) mapManyToSource(ctx context.Context, ms []map[string]any) ([]
 		for _, i := range g {
 			args = append(args, keys[i][np:]...)
 		}
-		sent := time.Now()
-		iter := v.s.Query(v.reader.head+inWhere(pk, ck, len(g)), args...).WithContext(ctx).Consistency(v.o.Consistency).Idempotent(true).Iter()
-		sc, err := v.reader.scanner(iter)
-		if err != nil {
-			iter.Close()
-			return err
-		}
 		var rows []sourceRow
-		for iter.Scan(sc.dest...) {
-			row := sc.row()
-			row.readAt = sent
-			rows = append(rows, row)
-		}
-		if err := iter.Close(); err != nil {
+		err := v.again(ctx)(func() error {
+			rows = nil
+			sent := time.Now()
+			iter := v.s.Query(v.reader.head+inWhere(pk, ck, len(g)), args...).WithContext(ctx).Consistency(v.o.Consistency).Idempotent(true).Iter()
+			sc, err := v.reader.scanner(iter)
+			if err != nil {
+				iter.Close()
+				return err
+			}
+			for iter.Scan(sc.dest...) {
+				row := sc.row()
+				row.readAt = sent
+				rows = append(rows, row)
+			}
+			return iter.Close()
+		})
+		if err != nil {
 			return fmt.Errorf("verify: read the source rows of %d target rows: %w", len(g), err)
 		}
 		for _, i := range g {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,7 +11,6 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/cassandratest"
-	"github.com/cqlsize/cqlsize/connect"
 	"github.com/cqlsize/cqlsize/internal/ddl"
 )
 
@@ -80,107 +77,28 @@ func TestCreateTableCQL(t *testing.T) {
 	}
 }
 
-// holdingProxy forwards connections to a node and, while held, keeps the node's answers
-// from the client: a statement sent then reaches the node and is applied, and its answer
-// misses the client's timeout, as on a node too loaded to answer in time.
-type holdingProxy struct {
-	ln   net.Listener
-	node string
-	held atomic.Bool
-}
-
-func newHoldingProxy(t *testing.T, node string) *holdingProxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &holdingProxy{ln: ln, node: node}
-	t.Cleanup(func() { ln.Close() })
-	go p.serve()
-	return p
-}
-
-func (p *holdingProxy) serve() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		n, err := net.Dial("tcp", p.node)
-		if err != nil {
-			c.Close()
-			continue
-		}
-		go func() { _, _ = io.Copy(n, c); n.Close() }()
-		go func() {
-			defer c.Close()
-			buf := make([]byte, 64<<10)
-			for {
-				k, err := n.Read(buf)
-				for p.held.Load() {
-					time.Sleep(10 * time.Millisecond)
-				}
-				if k > 0 {
-					if _, werr := c.Write(buf[:k]); werr != nil {
-						return
-					}
-				}
-				if err != nil {
-					return
-				}
-			}
-		}()
-	}
-}
-
-// slowSession is a session on the test cluster's first node through a holdingProxy, with a
-// 2 s client timeout.
-func slowSession(t *testing.T) (*gocql.Session, *holdingProxy) {
-	t.Helper()
-	cfg := cassandratest.Config(t)
-	node := cfg.Hosts[0]
-	if _, _, err := net.SplitHostPort(node); err != nil {
-		port := cfg.Port
-		if port == 0 {
-			port = 9042
-		}
-		node = net.JoinHostPort(node, fmt.Sprint(port))
-	}
-	p := newHoldingProxy(t, node)
-	cfg.Hosts, cfg.Direct, cfg.Timeout = []string{p.ln.Addr().String()}, true, 2*time.Second
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second+cfg.ConnectTimeout)
-	defer cancel()
-	s, err := connect.Open(ctx, cfg)
-	if err != nil {
-		t.Fatalf("open a session through the proxy: %v", err)
-	}
-	t.Cleanup(s.Close)
-	return s, p
-}
-
 // firstTimesOut sends the first attempt on the slow session with its answer held for
 // longer than the client's timeout (the node applies it, the driver gives up), and every
 // later one on s, counting them; it keeps the first's error.
 type firstTimesOut struct {
 	slow, s *gocql.Session
-	proxy   *holdingProxy
+	proxy   *cassandratest.Proxy
 	sends   atomic.Int32
 	first   error
 }
 
 func (f *firstTimesOut) send(ctx context.Context, stmt string) error {
 	if f.sends.Add(1) == 1 {
-		f.proxy.held.Store(true)
+		f.proxy.Hold(true)
 		f.first = f.slow.Query(stmt).WithContext(ctx).Exec()
-		f.proxy.held.Store(false)
+		f.proxy.Hold(false)
 		return f.first
 	}
 	return f.s.Query(stmt).WithContext(ctx).Exec()
 }
 
 func newFirstTimesOut(t *testing.T, s *gocql.Session) *firstTimesOut {
-	slow, p := slowSession(t)
+	slow, p := cassandratest.ProxiedSession(t, 2*time.Second)
 	return &firstTimesOut{slow: slow, s: s, proxy: p}
 }
 
