@@ -65,17 +65,12 @@ func (v *verifier) extraPart(ctx context.Context, part tokenscan.Range, quota in
 	var chunk []map[string]any
 	var state []byte
 	for {
-		var iter *gocql.Iter
-		err := v.again(ctx)(func() error {
-			iter = v.s.Query(v.extra.stmt, part.Lo, part.Hi).WithContext(ctx).Consistency(v.o.Consistency).
+		iter := sendPage(func() *gocql.Iter {
+			return v.s.Query(v.extra.stmt, part.Lo, part.Hi).WithContext(ctx).Consistency(v.o.Consistency).
 				PageSize(500).PageState(state).Idempotent(true).Iter()
-			if _, err := iter.RowData(); err != nil {
-				iter.Close()
-				return err
-			}
-			return nil
-		})
-		if err != nil {
+		}, v.again(ctx))
+		if _, err := iter.RowData(); err != nil {
+			iter.Close()
 			return fmt.Errorf("verify: read the target: %w", err)
 		}
 		next := iter.PageState()

@@ -271,16 +271,10 @@ func (r *sourceReader) scanPages(q func(state []byte) *gocql.Query, again func(o
 		return page{iter: q(state).Iter(), sent: sent}
 	}
 	fetch := func(state []byte) page {
-		if again == nil {
-			return send(state)
-		}
 		var p page
-		_ = again(func() error {
-			p = send(state)
-			_, err := p.iter.RowData() // the page's error, if its answer was one
-			return err
-		})
-		return p // an error that outlasted again is scanPage's to return
+		// An error that outlasted again is scanPage's to return.
+		p.iter = sendPage(func() *gocql.Iter { p = send(state); return p.iter }, again)
+		return p
 	}
 	cur := fetch(nil)
 	for {
@@ -298,6 +292,26 @@ func (r *sourceReader) scanPages(q func(state []byte) *gocql.Query, again func(o
 		}
 		cur = <-next
 	}
+}
+
+// sendPage sends one page's query (send) and, with again set, sends it again through again
+// while the answer is an error: nothing of a page reaches a caller before its answer is in,
+// and its paging state still names it. The iterator returned may hold the last error, which
+// its Close returns.
+func sendPage(send func() *gocql.Iter, again func(op func() error) error) *gocql.Iter {
+	if again == nil {
+		return send()
+	}
+	var iter *gocql.Iter
+	_ = again(func() error {
+		iter = send()
+		_, err := iter.RowData() // the page's error, if its answer was one
+		if err != nil {
+			iter.Close()
+		}
+		return err
+	})
+	return iter
 }
 
 // scanPage calls fn with the rows of one page and closes it.
