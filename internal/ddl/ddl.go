@@ -105,7 +105,7 @@ func createTable(ctx context.Context, s *gocql.Session, t Table, opt Options, se
 
 func createTableStmt(ctx context.Context, s *gocql.Session, keyspace, table, stmt string, opt Options, send sendFunc) error {
 	exists := func(ctx context.Context) (bool, error) {
-		return found(ctx, s, `SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?`, keyspace, table)
+		return tableThere(ctx, s, `SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?`, keyspace, table)
 	}
 	if err := ensure(ctx, s, stmt, exists, opt, send); err != nil {
 		return fmt.Errorf("create table %s.%s: %w", keyspace, table, err)
@@ -209,9 +209,29 @@ func found(ctx context.Context, s *gocql.Session, stmt string, args ...any) (boo
 	return true, nil
 }
 
-// ensure sends stmt unless exists says the object is there; after a send that fails with
-// a timeout or a lost connection it lets the nodes agree, asks exists again, and sends
-// again only when the object is still missing, until the budget ends.
+// tableThere reports whether the table or view keyspace.name is in system_schema (schemaRow
+// reads its row) and the coordinator takes a read of it. A node writes a schema change to
+// system_schema before it loads the change into the schema it serves requests from, so
+// after an answer was lost the row can be there while a statement on the table is still
+// refused as naming a table that does not exist. Only that refusal counts as not there
+// yet: any other error of the read (a replica down) leaves the answer to system_schema.
+func tableThere(ctx context.Context, s *gocql.Session, schemaRow, keyspace, name string) (bool, error) {
+	ok, err := found(ctx, s, schemaRow, keyspace, name)
+	if err != nil || !ok {
+		return ok, err
+	}
+	err = s.Query("SELECT * FROM " + cql.QuoteName(keyspace) + "." + cql.QuoteName(name) + " LIMIT 1").WithContext(ctx).Consistency(gocql.One).Exec()
+	var req gocql.RequestError
+	if errors.As(err, &req) && req.Code() == gocql.ErrCodeInvalid {
+		return false, nil
+	}
+	return true, nil
+}
+
+// ensure sends stmt unless exists says the change is done; after a send that fails with a
+// timeout or a lost connection it lets the nodes agree, asks exists again, and sends again
+// only when the change is still not done, until the budget ends. A send the node refuses
+// ends it, as a success when exists then says the change is done.
 func ensure(ctx context.Context, s *gocql.Session, stmt string, exists func(context.Context) (bool, error), opt Options, send sendFunc) error {
 	budget := opt.Budget
 	if budget <= 0 {
@@ -234,7 +254,16 @@ func ensure(ctx context.Context, s *gocql.Session, stmt string, exists func(cont
 			if err == nil || errors.As(err, &already) {
 				return nil
 			}
-			if !connect.Transient(err) || ctx.Err() != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			if !connect.Transient(err) {
+				// A refusal of a change whose effect is there came after an earlier send of
+				// it (its answer lost) or another process's: a DROP TABLE refused because
+				// the table is gone is done.
+				if ok, cerr := exists(ctx); cerr == nil && ok {
+					return nil
+				}
 				return err
 			}
 			last = err
