@@ -215,3 +215,20 @@ func CreateKeyspace(ctx context.Context, admin *gocql.Session, name, replication
 	stmt := fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s", cql.QuoteName(name), replication)
 	return ddl.CreateKeyspace(ctx, admin, name, stmt, ddl.Options{})
 }
+
+// DDL sends stmts, the schema changes of a test's setup, one after the other through
+// ddl.Apply: a change whose answer misses the client's timeout is checked in system_schema
+// and sent again only when its effect is missing (a CREATE TABLE gets a fixed id, so that a
+// second send cannot leave two), as cqlsize does for its own tables. keyspace is where the
+// names the statements do not qualify are. The test fails on the first change that fails.
+func DDL(t testing.TB, s *gocql.Session, keyspace string, stmts ...string) {
+	t.Helper()
+	for _, stmt := range stmts {
+		ctx, cancel := context.WithTimeout(context.Background(), ddl.DefaultBudget+2*time.Minute)
+		err := ddl.Apply(ctx, s, "test", keyspace, stmt, ddl.Options{})
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+}
