@@ -39,9 +39,7 @@ func requireContainer(t *testing.T) {
 func TestContainerNodeFiles(t *testing.T) {
 	requireContainer(t)
 	s, ks := Keyspace(t)
-	if err := s.Query(`CREATE TABLE probe (k int PRIMARY KEY, v text)`).Exec(); err != nil {
-		t.Fatal(err)
-	}
+	DDL(t, s, ks, `CREATE TABLE probe (k int PRIMARY KEY, v text)`)
 	const rows = 40
 	for k := 0; k < rows; k++ {
 		if err := s.Query(`INSERT INTO probe (k, v) VALUES (?, ?)`, k, strings.Repeat("x", k)).Exec(); err != nil {

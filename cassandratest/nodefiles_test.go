@@ -98,9 +98,7 @@ func TestLogSkip(t *testing.T) {
 // cluster it skips (or fails under CQLSIZE_REQUIRE_NODE_FILES=1) saying why.
 func TestLocalNodeFindsTheTable(t *testing.T) {
 	s, ks := Keyspace(t)
-	if err := s.Query(`CREATE TABLE probe (k int PRIMARY KEY, v text)`).Exec(); err != nil {
-		t.Fatal(err)
-	}
+	DDL(t, s, ks, `CREATE TABLE probe (k int PRIMARY KEY, v text)`)
 	if err := s.Query(`INSERT INTO probe (k, v) VALUES (1, 'x')`).Exec(); err != nil {
 		t.Fatal(err)
 	}

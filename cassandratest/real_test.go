@@ -28,11 +28,9 @@ func TestClusterIsRealCassandra5(t *testing.T) {
 		t.Logf("cluster runs %s; the project pins and is tested against %s", release, want)
 	}
 
-	if err := s.Query(`CREATE TABLE posts_by_user (
+	cassandratest.DDL(t, s, ks, `CREATE TABLE posts_by_user (
 		user_id uuid, month text, post_id timeuuid, content text,
-		PRIMARY KEY ((user_id, month), post_id)) WITH CLUSTERING ORDER BY (post_id DESC)`).Exec(); err != nil {
-		t.Fatalf("create table in %s: %v", ks, err)
-	}
+		PRIMARY KEY ((user_id, month), post_id)) WITH CLUSTERING ORDER BY (post_id DESC)`)
 	user, post := gocql.TimeUUID(), gocql.TimeUUID()
 	if err := s.Query(`INSERT INTO posts_by_user (user_id, month, post_id, content) VALUES (?, ?, ?, ?)`,
 		user, "2026-11", post, "hello").Exec(); err != nil {

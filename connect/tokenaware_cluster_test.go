@@ -72,19 +72,15 @@ func TestAggregateWithoutFinalFuncKeepsTheProcessUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	for _, st := range []string{
-		`CREATE FUNCTION ` + ks + `.add_up(acc int, v int) CALLED ON NULL INPUT RETURNS int LANGUAGE java AS 'return (acc == null ? 0 : acc) + (v == null ? 0 : v);'`,
-		`CREATE AGGREGATE ` + ks + `.total(int) SFUNC add_up STYPE int INITCOND 0`,
-		`CREATE TABLE ` + ks + `.t (k int PRIMARY KEY, v int)`,
+	cassandratest.DDL(t, s, ks,
+		`CREATE FUNCTION `+ks+`.add_up(acc int, v int) CALLED ON NULL INPUT RETURNS int LANGUAGE java AS 'return (acc == null ? 0 : acc) + (v == null ? 0 : v);'`,
+		`CREATE AGGREGATE `+ks+`.total(int) SFUNC add_up STYPE int INITCOND 0`,
+		`CREATE TABLE `+ks+`.t (k int PRIMARY KEY, v int)`,
 		// A keyspace-level change: the event on which the policy compiles its metadata. It
 		// must change something: a node sends no event for an ALTER that leaves the keyspace
 		// as it was.
-		`ALTER KEYSPACE ` + ks + ` WITH durable_writes = false`,
-	} {
-		if err := s.Query(st).WithContext(ctx).Exec(); err != nil {
-			t.Fatalf("%s: %v", st, err)
-		}
-	}
+		`ALTER KEYSPACE `+ks+` WITH durable_writes = false`,
+	)
 	// The driver debounces schema events for a second before it handles them. An event is
 	// pushed once, on the control connection: one that connection missed (it was
 	// reconnecting) is not sent again, so the change is made again until an event arrives.

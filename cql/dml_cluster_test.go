@@ -25,10 +25,8 @@ func TestVectorDimensionsAgainstCassandra(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs a Cassandra node")
 	}
-	session, _ := cassandratest.Keyspace(t)
-	if err := exec(session, "CREATE TABLE base (id int PRIMARY KEY)"); err != nil {
-		t.Fatal(err)
-	}
+	session, ks := cassandratest.Keyspace(t)
+	cassandratest.DDL(t, session, ks, "CREATE TABLE base (id int PRIMARY KEY)")
 	for i, tc := range []struct {
 		stmt   string
 		accept bool

@@ -55,10 +55,8 @@ func TestGrammarSyntaxAgainstCassandra(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs a Cassandra node")
 	}
-	session, _ := cassandratest.Keyspace(t)
-	if err := exec(session, "CREATE TABLE gs2 (k int PRIMARY KEY)"); err != nil {
-		t.Fatal(err)
-	}
+	session, ks := cassandratest.Keyspace(t)
+	cassandratest.DDL(t, session, ks, "CREATE TABLE gs2 (k int PRIMARY KEY)")
 	for _, c := range grammarSyntaxRefusals {
 		if err := exec(session, c.text); err == nil {
 			t.Errorf("%s: the node accepts it; the parser refuses it (%s)", c.text, c.want)

@@ -12,12 +12,10 @@ func TestNodeRefusalsOnTheNode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs a Cassandra node")
 	}
-	s, _ := cassandratest.Keyspace(t)
+	s, ks := cassandratest.Keyspace(t)
 	for _, tc := range nodeRefusals {
 		if tc.setup != "" {
-			if err := exec(s, tc.setup); err != nil {
-				t.Fatalf("%s: %v", tc.setup, err)
-			}
+			cassandratest.DDL(t, s, ks, tc.setup)
 		}
 		err := exec(s, tc.stmt)
 		if err == nil || !strings.Contains(err.Error(), tc.node) {

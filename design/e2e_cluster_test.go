@@ -38,7 +38,7 @@ func TestDesignOnTheNode(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			applyMigration(t, ctx, session, d.Migration(in.Schema))
+			applyMigration(t, session, ks, d.Migration(in.Schema))
 			if err := in.Schema.ApplyFile("0001_design.cql", []byte(d.Migration(in.Schema))); err != nil {
 				t.Fatal(err)
 			}

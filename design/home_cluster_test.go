@@ -12,11 +12,9 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/cassandratest"
-	"github.com/cqlsize/cqlsize/connect"
 	"github.com/cqlsize/cqlsize/cql"
 	"github.com/cqlsize/cqlsize/cql/denorm"
 	"github.com/cqlsize/cqlsize/design"
-	"github.com/cqlsize/cqlsize/internal/retry"
 )
 
 // TestRideHailingThroughTheWritePlan takes the ride-hailing model (testdata/ridehailing)
@@ -36,7 +34,7 @@ func TestRideHailingThroughTheWritePlan(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	migration := d.Migration(in.Schema)
-	applyMigration(t, ctx, session, migration)
+	applyMigration(t, session, ks, migration)
 	if err := in.Schema.ApplyFile("0001_design.cql", []byte(migration)); err != nil {
 		t.Fatal(err)
 	}
@@ -196,20 +194,17 @@ func TestRideHailingThroughTheWritePlan(t *testing.T) {
 	}
 }
 
-// applyMigration applies a design's migration on the node. Every statement is IF NOT
-// EXISTS, so one that timed out on a busy node (and may have landed) is sent again.
-func applyMigration(t *testing.T, ctx context.Context, session *gocql.Session, migration string) {
+// applyMigration applies a design's migration on the node, in ks (session's keyspace),
+// through cassandratest.DDL: a statement that timed out on a busy node (and may have
+// landed) is checked and sent again only when its effect is missing.
+func applyMigration(t *testing.T, session *gocql.Session, ks, migration string) {
 	t.Helper()
 	stmts, err := cql.ParseFile("0001_design.cql", []byte(migration))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, st := range stmts {
-		_, err := retry.Do(ctx, retry.Policy{Backoff: retry.Backoff{Min: time.Second, Max: 10 * time.Second}, Budget: 3 * time.Minute, Retry: connect.Transient},
-			func() error { return session.Query(st.Info().Text).WithContext(ctx).Exec() })
-		if err != nil {
-			t.Fatalf("apply %s: %v", st.Info().Text, err)
-		}
+		cassandratest.DDL(t, session, ks, st.Info().Text)
 	}
 }
 

@@ -214,11 +214,7 @@ func TestBaselineAndOutOfOrder(t *testing.T) {
 		"0003_c.cql": "CREATE TABLE c (k int PRIMARY KEY);",
 	}
 	// The schema of 1 and 2 exists already, made by hand.
-	for _, stmt := range []string{files["0001_a.cql"], files["0002_b.cql"]} {
-		if err := s.Query(stmt).Exec(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	cassandratest.DDL(t, s, ks, files["0001_a.cql"], files["0002_b.cql"])
 	m, _ := newMigrator(t, s, ks, load(t, files), migrations.Options{})
 	got, err := m.Baseline(ctx, 2)
 	if err != nil || len(got) != 2 {
@@ -280,9 +276,7 @@ CREATE TABLE c (k int PRIMARY KEY);`}
 	// What the dead run left: statements 1 and 2 applied, the bookkeeping saying 1 done
 	// and 2 running.
 	for _, st := range migs[0].Statements[:2] {
-		if err := s.Query(st.Text).Exec(); err != nil {
-			t.Fatal(err)
-		}
+		cassandratest.DDL(t, s, ks, st.Text)
 	}
 	if err := s.Query(`INSERT INTO cqlsize_migrations (target, version, name, checksum, state, statements, applied, running,
 		statement_checksum, applied_by, pid) VALUES (?, 1, '0001_three.cql', ?, 'running', 3, 1, 2, ?, 'dead-host', 4242)`,

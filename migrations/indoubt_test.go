@@ -145,9 +145,7 @@ func TestInDoubtStopsUntilResolved(t *testing.T) {
 			s, ks := cassandratest.Keyspace(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			if err := s.Query(`CREATE TABLE hits (k text PRIMARY KEY, n counter)`).Exec(); err != nil {
-				t.Fatal(err)
-			}
+			cassandratest.DDL(t, s, ks, `CREATE TABLE hits (k text PRIMARY KEY, n counter)`)
 			mg := loadOne(t, "0001_hits.cql", "UPDATE hits SET n = n + 1 WHERE k = 'one';\nUPDATE hits SET n = n + 1 WHERE k = 'two';\nUPDATE hits SET n = n + 1 WHERE k = 'three';")
 			empty, err := New(s, nil, Options{Keyspace: ks})
 			if err != nil {
@@ -216,9 +214,7 @@ func TestIdempotentInFlightIsSentAgain(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := s.Query(`CREATE TABLE items (k int PRIMARY KEY, v text)`).Exec(); err != nil {
-		t.Fatal(err)
-	}
+	cassandratest.DDL(t, s, ks, `CREATE TABLE items (k int PRIMARY KEY, v text)`)
 	mg := loadOne(t, "0001_items.cql", "INSERT INTO items (k, v) VALUES (1, 'a');\nINSERT INTO items (k, v) VALUES (2, 'b');")
 	empty, _ := New(s, nil, Options{Keyspace: ks})
 	if _, err := empty.Up(ctx); err != nil {

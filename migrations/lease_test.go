@@ -100,16 +100,14 @@ func TestOldBookkeepingTableGetsFenceColumns(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	// The table as cqlsize created it before fencing.
-	if err := s.Query(`CREATE TABLE cqlsize_migrations (
+	cassandratest.DDL(t, s, ks, `CREATE TABLE cqlsize_migrations (
 			target text, version bigint,
 			name text, checksum text, previous_checksum text, state text,
 			statements int, applied int, running int,
 			statement_done map<int, timestamp>, statement_checksum map<int, text>,
 			error text, started_at timestamp, finished_at timestamp,
 			applied_by text, pid int, tool_version text, run_id uuid,
-			PRIMARY KEY ((target), version))`).Exec(); err != nil {
-		t.Fatal(err)
-	}
+			PRIMARY KEY ((target), version))`)
 	one, err := Parse("m/0001_a.cql", []byte("CREATE TABLE a (k int PRIMARY KEY);"))
 	if err != nil {
 		t.Fatal(err)
@@ -118,9 +116,7 @@ func TestOldBookkeepingTableGetsFenceColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Query(`CREATE TABLE a (k int PRIMARY KEY)`).Exec(); err != nil {
-		t.Fatal(err)
-	}
+	cassandratest.DDL(t, s, ks, `CREATE TABLE a (k int PRIMARY KEY)`)
 	if err := s.Query(`INSERT INTO cqlsize_migrations (target, version, name, checksum, state, statements, applied, running,
 		statement_checksum) VALUES (?, 1, '0001_a.cql', ?, 'applied', 1, 1, 0, ?)`, ks, one.Checksum, map[int]string{1: one.Statements[0].Checksum}).Exec(); err != nil {
 		t.Fatal(err)

@@ -22,12 +22,7 @@ func TestLostAnswerOfACounterUpdateIsInDoubtAtOnce(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := s.Query(`CREATE TABLE hits (k text PRIMARY KEY, n counter)`).Exec(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Query(`CREATE TABLE notes (k text PRIMARY KEY, v text)`).Exec(); err != nil {
-		t.Fatal(err)
-	}
+	cassandratest.DDL(t, s, ks, `CREATE TABLE hits (k text PRIMARY KEY, n counter)`, `CREATE TABLE notes (k text PRIMARY KEY, v text)`)
 	lose := func(i int, err error) error {
 		if i == 2 && err == nil {
 			return gocql.ErrTimeoutNoResponse

@@ -132,9 +132,7 @@ func benchBookkeeping(b *testing.B, ks, kind string, n int) {
 	s, ms := observedSession(b, ks, &sobs), observedSession(b, ks, &mobs)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	if err := s.Query("CREATE TABLE bench_rows (k text PRIMARY KEY, v int)").WithContext(ctx).Exec(); err != nil {
-		b.Fatal(err)
-	}
+	cassandratest.DDL(b, s, ks, "CREATE TABLE bench_rows (k text PRIMARY KEY, v int)")
 	opt := Options{Keyspace: ks, Table: "bench_migrations"}
 	// Version 1 creates the bookkeeping tables, outside the timing: every later round
 	// finds them, as a deploy does.

@@ -194,7 +194,7 @@ func TestOldRecordsAreRead(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := s.Query(`CREATE TABLE cqlsize_migrations (
+	cassandratest.DDL(t, s, ks, `CREATE TABLE cqlsize_migrations (
 			target text, version bigint,
 			name text, checksum text, previous_checksum text, state text,
 			statements int, applied int, running int,
@@ -202,9 +202,7 @@ func TestOldRecordsAreRead(t *testing.T) {
 			error text, started_at timestamp, finished_at timestamp,
 			applied_by text, pid int, tool_version text, run_id uuid,
 			lock_owner uuid static, resolved map<int, text>, in_doubt map<int, text>,
-			PRIMARY KEY ((target), version))`).Exec(); err != nil {
-		t.Fatal(err)
-	}
+			PRIMARY KEY ((target), version))`)
 	var migs []*Migration
 	for _, f := range []struct{ name, src string }{
 		{"m/0001_a.cql", "CREATE TABLE a (k int PRIMARY KEY, n counter);\n"},
@@ -219,12 +217,8 @@ func TestOldRecordsAreRead(t *testing.T) {
 	}
 	// What the old runs did to the data: file 1, statements 1-2 of file 2 (3 was being
 	// sent when its run died: here it had not arrived), the whole of file 3.
-	for _, stmt := range []string{migs[0].Statements[0].Text, migs[1].Statements[0].Text, migs[1].Statements[1].Text,
-		migs[2].Statements[0].Text} {
-		if err := s.Query(stmt).Exec(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	cassandratest.DDL(t, s, ks, migs[0].Statements[0].Text, migs[1].Statements[0].Text, migs[1].Statements[1].Text,
+		migs[2].Statements[0].Text)
 	old := func(mg *Migration, state string, applied, running int) {
 		sums := map[int]string{}
 		done := map[int]time.Time{}

@@ -20,14 +20,10 @@ func TestImpossibleQuorumNamesTheReplication(t *testing.T) {
 	}
 	ctx := ctxT(t)
 	wide := ks[:len(ks)-4] + "_rf3"
-	for _, q := range []string{
-		"CREATE KEYSPACE IF NOT EXISTS " + wide + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
-		"CREATE TABLE IF NOT EXISTS " + wide + ".t (k int PRIMARY KEY)",
-	} {
-		if err := s.Query(q).Exec(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	cassandratest.DDL(t, s, ks,
+		"CREATE KEYSPACE IF NOT EXISTS "+wide+" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}",
+		"CREATE TABLE IF NOT EXISTS "+wide+".t (k int PRIMARY KEY)",
+	)
 	t.Cleanup(func() { _ = s.Query("DROP KEYSPACE IF EXISTS " + wide).Exec() })
 	err := s.Query("SELECT k FROM " + wide + ".t WHERE k = 1").Consistency(gocql.Quorum).Exec()
 	if err == nil {

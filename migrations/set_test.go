@@ -128,9 +128,7 @@ func TestSetOnTopOfBaseline(t *testing.T) {
 			break
 		}
 		for _, st := range mg.Statements {
-			if err := s.Query(st.Text).Exec(); err != nil {
-				t.Fatalf("%s: %v", st.Pos, err)
-			}
+			cassandratest.DDL(t, s, ks, st.Text)
 		}
 	}
 	ctx := ctxT(t)

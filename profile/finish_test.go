@@ -13,9 +13,7 @@ import (
 // WRITETIME can be read from, and its growth says no rate was measured.
 func TestRunEmptyTable(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
-	if err := s.Query(`CREATE TABLE nothing (id int, seq int, body text, PRIMARY KEY (id, seq))`).Exec(); err != nil {
-		t.Fatal(err)
-	}
+	cassandratest.DDL(t, s, ks, `CREATE TABLE nothing (id int, seq int, body text, PRIMARY KEY (id, seq))`)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	r, err := Run(ctx, s, Options{Keyspace: ks, Tables: []string{"nothing"}, Sample: 10, NoTrace: true})

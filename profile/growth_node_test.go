@@ -37,9 +37,7 @@ func TestRunGrowthMatchesTheNode(t *testing.T) {
 	files := cassandratest.LocalNode(t, s)
 	bounds := map[string]float64{"100 MB": figures.Bound(t, "growth-bytes"), "100,000 values": figures.Bound(t, "growth-values")}
 	started := time.Now()
-	if err := s.Query(`CREATE TABLE feed (user int, at timestamp, title text, body text, PRIMARY KEY (user, at))`).Exec(); err != nil {
-		t.Fatal(err)
-	}
+	cassandratest.DDL(t, s, ks, `CREATE TABLE feed (user int, at timestamp, title text, body text, PRIMARY KEY (user, at))`)
 	start := time.Now().Add(-60 * 24 * time.Hour)
 	title, body := strings.Repeat("t", 30), strings.Repeat("b", 400)
 	for k := 1; k <= 100; k++ {

@@ -24,9 +24,7 @@ func TestProfileImpact1M(t *testing.T) {
 		t.Skip("set CQLSIZE_PROFILE_IMPACT=1 to load 1M rows and measure the profile's impact")
 	}
 	s, ks := cassandratest.Keyspace(t)
-	if err := s.Query(`CREATE TABLE big (k int, c int, v text, n bigint, PRIMARY KEY (k, c))`).Exec(); err != nil {
-		t.Fatal(err)
-	}
+	cassandratest.DDL(t, s, ks, `CREATE TABLE big (k int, c int, v text, n bigint, PRIMARY KEY (k, c))`)
 	const keys, rows = 10000, 100
 	start := time.Now()
 	work := make(chan int)

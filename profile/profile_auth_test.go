@@ -10,6 +10,7 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/internal/authtest"
 )
 
@@ -20,9 +21,7 @@ import (
 func TestAuthRunRefused(t *testing.T) {
 	admin, ks := authtest.Keyspace(t)
 	for _, table := range []string{"events", "secrets"} {
-		if err := admin.Query("CREATE TABLE " + table + " (id int, seq int, body text, PRIMARY KEY (id, seq))").Exec(); err != nil {
-			t.Fatal(err)
-		}
+		cassandratest.DDL(t, admin, ks, "CREATE TABLE "+table+" (id int, seq int, body text, PRIMARY KEY (id, seq))")
 		for i := 0; i < 20; i++ {
 			if err := admin.Query("INSERT INTO "+table+" (id, seq, body) VALUES (?, ?, ?)", i%4, i, fmt.Sprint("b", i)).Exec(); err != nil {
 				t.Fatal(err)

@@ -16,18 +16,15 @@ import (
 	"github.com/cqlsize/cqlsize/workload"
 )
 
-// loadEvents writes `keys` partitions whose key k holds rowsOf(k) rows, with a text body of
-// bodyLen bytes, a sparse column set on every fourth row, a set<text> of 3 elements of 5
-// bytes and a TTL of one day, all in unlogged batches per partition.
-func loadEvents(t *testing.T, s *gocql.Session, keys int, rowsOf func(k int) int, bodyLen int) {
+// loadEvents creates events in ks (s's keyspace) and writes `keys` partitions whose key k
+// holds rowsOf(k) rows, with a text body of bodyLen bytes, a sparse column set on every
+// fourth row, a set<text> of 3 elements of 5 bytes and a TTL of one day, all in unlogged
+// batches per partition.
+func loadEvents(t *testing.T, s *gocql.Session, ks string, keys int, rowsOf func(k int) int, bodyLen int) {
 	t.Helper()
-	for _, stmt := range []string{
+	cassandratest.DDL(t, s, ks,
 		`CREATE TABLE events (id int, seq int, body text, sparse text, tags set<text>, info tuple<int, text>, PRIMARY KEY (id, seq))`,
-	} {
-		if err := s.Query(stmt).Exec(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	)
 	body := string(bytes.Repeat([]byte("b"), bodyLen))
 	for k := 1; k <= keys; k++ {
 		b := s.NewBatch(gocql.UnloggedBatch)
@@ -55,7 +52,7 @@ func loadEvents(t *testing.T, s *gocql.Session, keys int, rowsOf func(k int) int
 func TestRunMeasuresTable(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
 	rowsOf := func(k int) int { return 1 + k%7 } // 1..7 rows, mean 4
-	loadEvents(t, s, 300, rowsOf, 40)
+	loadEvents(t, s, ks, 300, rowsOf, 40)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var progress int
@@ -117,7 +114,7 @@ func TestRunMeasuresTable(t *testing.T) {
 
 func TestRunSampleExtrapolates(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
-	loadEvents(t, s, 2000, func(int) int { return 1 }, 10)
+	loadEvents(t, s, ks, 2000, func(int) int { return 1 }, 10)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	res, err := Run(ctx, s, Options{Keyspace: ks, Sample: 400, Seed: 42})
@@ -138,9 +135,7 @@ func TestRunSampleExtrapolates(t *testing.T) {
 
 func TestRunMissingTable(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
-	if err := s.Query(`CREATE TABLE present (k int PRIMARY KEY)`).Exec(); err != nil {
-		t.Fatal(err)
-	}
+	cassandratest.DDL(t, s, ks, `CREATE TABLE present (k int PRIMARY KEY)`)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	for _, tc := range []struct {
@@ -163,7 +158,7 @@ func TestRunMissingTable(t *testing.T) {
 // counts the range reads it ran for the table). The figures are printed for docs/profile.md.
 func TestRunRate(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
-	loadEvents(t, s, 200, func(int) int { return 10 }, 20)
+	loadEvents(t, s, ks, 200, func(int) int { return 10 }, 20)
 	scans := func() int64 {
 		var n int64
 		err := s.Query(`SELECT count FROM system_views.local_scan_latency WHERE keyspace_name = ? AND table_name = ?`, ks, "events").Scan(&n)
@@ -203,9 +198,7 @@ func TestRunRate(t *testing.T) {
 // the 1,500 row tombstones.
 func TestRunSeesTombstones(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
-	if err := s.Query(`CREATE TABLE q (k int, c int, v text, PRIMARY KEY (k, c))`).Exec(); err != nil {
-		t.Fatal(err)
-	}
+	cassandratest.DDL(t, s, ks, `CREATE TABLE q (k int, c int, v text, PRIMARY KEY (k, c))`)
 	for c := 0; c < 1510; c++ {
 		if err := s.Query(`INSERT INTO q (k, c, v) VALUES (1, ?, 'x')`, c).Exec(); err != nil {
 			t.Fatal(err)
@@ -260,14 +253,10 @@ func TestRunSeesTombstones(t *testing.T) {
 // values apart, and a static column once a partition.
 func TestRunMeasuresUDTs(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
-	for _, stmt := range []string{
+	cassandratest.DDL(t, s, ks,
 		`CREATE TYPE addr (street text, zip int)`,
 		`CREATE TABLE u (k int, c int, s text STATIC, a addr, f frozen<addr>, m map<int, text>, PRIMARY KEY (k, c))`,
-	} {
-		if err := s.Query(stmt).Exec(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	)
 	for k := 0; k < 10; k++ {
 		for c := 0; c < 3; c++ {
 			if err := s.Query(`INSERT INTO u (k, c, s, a, f, m) VALUES (?, ?, 'static', {street: 'main st', zip: 12345}, {street: 'elm', zip: 1}, {1: 'one', 2: 'two!'})`, k, c).Exec(); err != nil {

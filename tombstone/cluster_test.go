@@ -412,9 +412,7 @@ func TestModelAgainstCassandra(t *testing.T) {
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
 				t.Parallel()
-				if err := s.Query(fmt.Sprintf("CREATE TABLE %s.%s %s", ks, c.name, c.ddl)).Exec(); err != nil {
-					t.Fatalf("create table: %v", err)
-				}
+				cassandratest.DDL(t, s, ks, fmt.Sprintf("CREATE TABLE %s.%s %s", ks, c.name, c.ddl))
 				w := &writer{s: s, table: ks + "." + c.name}
 				c.write(t, w)
 				in := modelInput(c, w.last.Sub(w.first))
@@ -682,9 +680,7 @@ func flushAndCount(t *testing.T, s *gocql.Session, ks string) map[string]map[str
 // collections, and a partition deletion that is not counted as a tombstone at all.
 func TestStatementEffectsOnCassandra(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
-	if err := s.Query(fmt.Sprintf("CREATE TABLE %s.inbox %s", ks, inboxDDL)).Exec(); err != nil {
-		t.Fatalf("create table: %v", err)
-	}
+	cassandratest.DDL(t, s, ks, fmt.Sprintf("CREATE TABLE %s.inbox %s", ks, inboxDDL))
 	// In each statement %[1]s is the table and %[2]d the case's own partition key.
 	json := `'{"user_id": %[2]d, "msg_id": 1, "subject": "x"}'`
 	cases := []struct {

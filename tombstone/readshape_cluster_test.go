@@ -300,15 +300,7 @@ func TestReadShapesAgainstCassandra(t *testing.T) {
 	schema := shapeSchema(t, "shapes")
 	// Schema changes one at a time: a busy node times out on concurrent ones.
 	for name, ddl := range shapeTables {
-		var err error
-		for try := 0; try < 3; try++ {
-			if err = s.Query(fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s.%s %s", ks, name, ddl)).Exec(); err == nil {
-				break
-			}
-		}
-		if err != nil {
-			t.Fatalf("create table %s: %v", name, err)
-		}
+		cassandratest.DDL(t, s, ks, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s.%s %s", ks, name, ddl))
 	}
 	shapes := 0
 	for _, g := range shapeGroups() {

@@ -60,9 +60,7 @@ func TestCorpusAgainstCassandra(t *testing.T) {
 		case *cql.CreateKeyspace, *cql.Use:
 			continue // the test's own keyspace stands in for it
 		}
-		if err := s.Query(st.Info().Text).Exec(); err != nil {
-			t.Fatalf("%s: apply: %v", st.Info().Pos, err)
-		}
+		cassandratest.DDL(t, s, ks, st.Info().Text)
 	}
 	t.Logf("schema applied after %v", time.Since(start))
 	queries, err := LoadQueries(filepath.Join(corpusDir, "queries.cql"))

@@ -26,9 +26,7 @@ func postsKeyspace(t *testing.T) (*gocql.Session, *cql.Schema, string) {
 		t.Fatal(err)
 	}
 	for _, st := range stmts {
-		if err := s.Query(st.Text).Exec(); err != nil {
-			t.Fatalf("%s: %v", st.Pos, err)
-		}
+		cassandratest.DDL(t, s, ks, st.Text)
 	}
 	return s, postsSchema(ks), ks
 }

@@ -49,9 +49,7 @@ func TestReadCostOnNode(t *testing.T) {
 	)
 	day := 24 * time.Hour
 	s0, _, ks := postsKeyspace(t)
-	if err := s0.Query("CREATE TABLE events (k int, day text, shard int, id timeuuid, PRIMARY KEY ((k, day, shard), id)) WITH CLUSTERING ORDER BY (id DESC)").Exec(); err != nil {
-		t.Fatal(err)
-	}
+	cassandratest.DDL(t, s0, ks, "CREATE TABLE events (k int, day text, shard int, id timeuuid, PRIMARY KEY ((k, day, shard), id)) WITH CLUSTERING ORDER BY (id DESC)")
 	days, err := bucket.New(bucket.Day())
 	if err != nil {
 		t.Fatal(err)

@@ -13,12 +13,13 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlsize/cqlsize/bucket"
+	"github.com/cqlsize/cqlsize/cassandratest"
 )
 
 // compareCell must order values as the node does, or a shard merge interleaves shards out
 // of order. The node is the judge: it returns each table's rows in clustering order.
 func TestCompareCellMatchesCassandra(t *testing.T) {
-	s, _, _ := postsKeyspace(t)
+	s, _, ks := postsKeyspace(t)
 	rng := rand.New(rand.NewPCG(3, 4))
 	base := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
 	gen := map[string]func(i int) any{
@@ -49,9 +50,7 @@ func TestCompareCellMatchesCassandra(t *testing.T) {
 	}
 	for typ, next := range gen {
 		table := "ord_" + typ
-		if err := s.Query(fmt.Sprintf("CREATE TABLE %s (k int, c %s, PRIMARY KEY (k, c))", table, typ)).Exec(); err != nil {
-			t.Fatal(err)
-		}
+		cassandratest.DDL(t, s, ks, fmt.Sprintf("CREATE TABLE %s (k int, c %s, PRIMARY KEY (k, c))", table, typ))
 		for i := 0; i < 150; i++ {
 			if err := s.Query(fmt.Sprintf("INSERT INTO %s (k, c) VALUES (0, ?)", table), next(i)).Exec(); err != nil {
 				t.Fatalf("%s: %v", typ, err)
@@ -89,13 +88,12 @@ func TestCompareCellMatchesCassandra(t *testing.T) {
 	}
 }
 
-// hashtagPosts creates a sharded posts_by_hashtag and writes n posts of one hashtag at
-// random times in [from, to), each to the shard bucket.Shard picks from its id.
-func hashtagPosts(t *testing.T, s *gocql.Session, tag string, shards, n int, from, to time.Time, seed uint64) []gocql.UUID {
+// hashtagPosts creates a sharded posts_by_hashtag in ks (s's keyspace) and writes n posts
+// of one hashtag at random times in [from, to), each to the shard bucket.Shard picks from
+// its id.
+func hashtagPosts(t *testing.T, s *gocql.Session, ks, tag string, shards, n int, from, to time.Time, seed uint64) []gocql.UUID {
 	t.Helper()
-	if err := s.Query("CREATE TABLE IF NOT EXISTS tag_posts (hashtag text, month text, shard int, post_id timeuuid, content text, PRIMARY KEY ((hashtag, month, shard), post_id)) WITH CLUSTERING ORDER BY (post_id DESC)").Exec(); err != nil {
-		t.Fatal(err)
-	}
+	cassandratest.DDL(t, s, ks, "CREATE TABLE IF NOT EXISTS tag_posts (hashtag text, month text, shard int, post_id timeuuid, content text, PRIMARY KEY ((hashtag, month, shard), post_id)) WITH CLUSTERING ORDER BY (post_id DESC)")
 	rng := rand.New(rand.NewPCG(seed, 1))
 	var out []gocql.UUID
 	for i := 0; i < n; i++ {
@@ -145,12 +143,12 @@ func scroll(t *testing.T, tl *Timeline, req PageRequest) (got []gocql.UUID, page
 }
 
 func TestShardedTimeline(t *testing.T) {
-	s, _, _ := postsKeyspace(t)
+	s, _, ks := postsKeyspace(t)
 	const shards = 4
 	newest := time.Date(2024, 8, 20, 0, 0, 0, 0, time.UTC)
-	hot := hashtagPosts(t, s, "hot", shards, 300, time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC), newest, 1)
+	hot := hashtagPosts(t, s, ks, "hot", shards, 300, time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC), newest, 1)
 	// A sparse tag: most of its partitions (month, shard) are empty.
-	sparse := hashtagPosts(t, s, "sparse", shards, 5, time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), newest, 2)
+	sparse := hashtagPosts(t, s, ks, "sparse", shards, 5, time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), newest, 2)
 	tl := &Timeline{Session: s, Query: "SELECT post_id FROM tag_posts WHERE hashtag = ? AND month = ? AND shard = ?",
 		Scheme: months, Shards: shards, Retention: newest.Sub(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)), Secret: []byte("k")}
 	for tag, want := range map[string][]gocql.UUID{"hot": hot, "sparse": sparse} {
@@ -194,11 +192,11 @@ func TestShardedTimeline(t *testing.T) {
 // The sharded merge under writers and deleters: never a repeat, never a skipped row that
 // existed for the whole scroll, always newest first.
 func TestShardedTimelineUnderWrites(t *testing.T) {
-	s, _, _ := postsKeyspace(t)
+	s, _, ks := postsKeyspace(t)
 	const shards, writers, deleters = 4, 3, 2
 	from, newest := time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC), time.Date(2024, 8, 31, 0, 0, 0, 0, time.UTC)
-	stable := hashtagPosts(t, s, "hot", shards, 200, from, newest, 5)
-	deletable := hashtagPosts(t, s, "hot", shards, 100, from, newest, 6)
+	stable := hashtagPosts(t, s, ks, "hot", shards, 200, from, newest, 5)
+	deletable := hashtagPosts(t, s, ks, "hot", shards, 100, from, newest, 6)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	stop := make(chan struct{})

@@ -72,9 +72,7 @@ func TestMapStructUDTOnCassandra(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, st := range stmts {
-		if err := s.Query(st.Text).Exec(); err != nil {
-			t.Fatalf("%s: %v", st.Pos, err)
-		}
+		cassandratest.DDL(t, s, ks, st.Text)
 	}
 	m, err := New(s, schemaOf(ks, customersCQL), Options{}, MapStruct[customer]("customers", AsSource()))
 	if err != nil {

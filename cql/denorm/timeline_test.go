@@ -560,10 +560,8 @@ func TestAfterClauses(t *testing.T) {
 // page size scrolls the partition's rows in the node's order, each once, and a resumed
 // page costs one query per column.
 func TestTimelineMixedOrder(t *testing.T) {
-	s, _, _ := postsKeyspace(t)
-	if err := s.Query("CREATE TABLE likes (item int, month text, liked_at timestamp, user_id int, PRIMARY KEY ((item, month), liked_at, user_id)) WITH CLUSTERING ORDER BY (liked_at DESC, user_id ASC)").Exec(); err != nil {
-		t.Fatal(err)
-	}
+	s, _, ks := postsKeyspace(t)
+	cassandratest.DDL(t, s, ks, "CREATE TABLE likes (item int, month text, liked_at timestamp, user_id int, PRIMARY KEY ((item, month), liked_at, user_id)) WITH CLUSTERING ORDER BY (liked_at DESC, user_id ASC)")
 	jan := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	var want []int
 	for m := 2; m >= 0; m-- { // newest month first
@@ -613,15 +611,11 @@ func TestTimelineMixedOrder(t *testing.T) {
 
 // Tables and queries a timeline cannot page are refused before any row is read.
 func TestTimelineRefusesTables(t *testing.T) {
-	s, _, _ := postsKeyspace(t)
-	for _, ddl := range []string{
+	s, _, ks := postsKeyspace(t)
+	cassandratest.DDL(t, s, ks,
 		"CREATE TABLE uuids (k int, b text, shard int, id uuid, PRIMARY KEY ((k, b, shard), id))",
 		"CREATE TABLE flat (k int, b text, v int, PRIMARY KEY ((k, b)))",
-	} {
-		if err := s.Query(ddl).Exec(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	)
 	for _, tc := range []struct {
 		tl   Timeline
 		want string

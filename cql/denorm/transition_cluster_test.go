@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlsize/cqlsize/cassandratest"
 )
 
 // userReader reads a user's post ids, newest first: the old table's reader and the new
@@ -19,9 +21,7 @@ type userReader func(ctx context.Context, user gocql.UUID) ([]gocql.UUID, error)
 // back with plain queries, not through the Model.
 func TestTransitionOnCassandra(t *testing.T) {
 	s, _, ks := postsKeyspace(t)
-	if err := s.Query(userPostsV1CQL).Exec(); err != nil {
-		t.Fatal(err)
-	}
+	cassandratest.DDL(t, s, ks, userPostsV1CQL)
 	schema := schemaOf(ks, postsCQL, userPostsV1CQL)
 	ctx := context.Background()
 	model := func(stage string) (*Model[post], Transition) {

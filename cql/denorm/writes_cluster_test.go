@@ -21,9 +21,7 @@ import (
 // set, a map and a frozen list come out as written once.
 func TestListReplayAppends(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
-	if err := s.Query("CREATE TABLE l (k int PRIMARY KEY, xs list<text>, fl frozen<list<text>>, st set<text>, m map<text, int>)").Exec(); err != nil {
-		t.Fatal(err)
-	}
+	cassandratest.DDL(t, s, ks, "CREATE TABLE l (k int PRIMARY KEY, xs list<text>, fl frozen<list<text>>, st set<text>, m map<text, int>)")
 	ins := "INSERT INTO l (k, xs, fl, st, m) VALUES (1, ['a', 'b'], ['a', 'b'], {'a'}, {'a': 1}) USING TIMESTAMP 1000"
 	for range 2 {
 		if err := s.Query(ins).Exec(); err != nil {
@@ -95,9 +93,7 @@ func splitKeyspaces(t *testing.T) (*gocql.Session, string, *cql.Schema) {
 	s, ks := cassandratest.Keyspace(t)
 	admin := cassandratest.Session(t)
 	other := cassandratest.KeyspaceName(t.Name() + "_tags")
-	if err := admin.Query("CREATE KEYSPACE " + other + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 2}").Exec(); err != nil {
-		t.Fatal(err)
-	}
+	cassandratest.DDL(t, admin, "", "CREATE KEYSPACE "+other+" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 2}")
 	t.Cleanup(func() { _ = admin.Query("DROP KEYSPACE IF EXISTS " + other).Exec() })
 	stmts, err := cql.SplitStatements("posts.cql", []byte(postsCQL))
 	if err != nil {
@@ -111,9 +107,7 @@ func splitKeyspaces(t *testing.T) (*gocql.Session, string, *cql.Schema) {
 		} else {
 			mine = append(mine, st.Text)
 		}
-		if err := s.Query(st.Text).Exec(); err != nil {
-			t.Fatalf("%s: %v", st.Pos, err)
-		}
+		cassandratest.DDL(t, s, ks, st.Text)
 	}
 	schema := cql.NewSchema()
 	src := fmt.Sprintf("CREATE KEYSPACE %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};\nUSE %s;\n%s;\n"+

@@ -15,7 +15,7 @@ import (
 // brings back each detail the sizer and Diff depend on.
 func TestReadRealCluster(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
-	for _, stmt := range []string{
+	cassandratest.DDL(t, s, ks,
 		`CREATE TYPE addr (street text, zip int, tags frozen<set<text>>)`,
 		`CREATE TABLE events (
 			tenant uuid, day date, at timeuuid, seq int,
@@ -34,11 +34,7 @@ func TestReadRealCluster(t *testing.T) {
 		`CREATE MATERIALIZED VIEW events_by_label AS SELECT tenant, day, at, seq, "Label" FROM events
 			WHERE tenant IS NOT NULL AND day IS NOT NULL AND at IS NOT NULL AND seq IS NOT NULL AND "Label" IS NOT NULL
 			PRIMARY KEY (("Label"), tenant, day, at, seq)`,
-	} {
-		if err := s.Query(stmt).Exec(); err != nil {
-			t.Fatalf("%s: %v", strings.Fields(stmt)[:3], err)
-		}
-	}
+	)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	got, err := liveschema.Read(ctx, s, ks, "no_such_keyspace")

@@ -31,9 +31,7 @@ func TestCheckAgreesWithTheNode(t *testing.T) {
 	if err := iter.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Query(fmt.Sprintf("CREATE TABLE %s.base (k int PRIMARY KEY, v text, w text, n int)", ks)).Exec(); err != nil {
-		t.Fatal(err)
-	}
+	cassandratest.DDL(t, s, ks, fmt.Sprintf("CREATE TABLE %s.base (k int PRIMARY KEY, v text, w text, n int)", ks))
 	corpus := []string{
 		"CREATE TABLE %s.masked (k int PRIMARY KEY, v text MASKED WITH mask_default())",
 		"ALTER TABLE %s.base ADD x text MASKED WITH mask_null()",

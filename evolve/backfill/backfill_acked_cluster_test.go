@@ -18,7 +18,7 @@ import (
 // and the refused one apart.
 func TestBackfillCountsOnlyAcknowledgedWrites(t *testing.T) {
 	s, ks := backfillSetup(t)
-	exec(t, s, "CREATE TABLE IF NOT EXISTS "+ks+".named (id int PRIMARY KEY, name text)",
+	cassandratest.DDL(t, s, ks, "CREATE TABLE IF NOT EXISTS "+ks+".named (id int PRIMARY KEY, name text)",
 		"CREATE TABLE IF NOT EXISTS "+ks+".by_name (name text, id int, PRIMARY KEY (name, id))")
 	for i := 0; i < 6; i++ {
 		name := fmt.Sprintf("name-%d", i)
@@ -49,7 +49,7 @@ func TestBackfillCountsOnlyAcknowledgedWrites(t *testing.T) {
 // by the node's key order (a timeuuid's is by time, not by Go's order of its text).
 func TestBackfillMapElementTimesFollowTheNodesKeyOrder(t *testing.T) {
 	s, ks := backfillSetup(t)
-	exec(t, s, "CREATE TABLE IF NOT EXISTS "+ks+".tm (id int PRIMARY KEY, m map<timeuuid, int>, d map<double, int>)",
+	cassandratest.DDL(t, s, ks, "CREATE TABLE IF NOT EXISTS "+ks+".tm (id int PRIMARY KEY, m map<timeuuid, int>, d map<double, int>)",
 		"CREATE TABLE IF NOT EXISTS "+ks+".tm_copy (id int PRIMARY KEY, m map<timeuuid, int>, d map<double, int>)")
 	early, _ := gocql.ParseUUID("ffffffff-0000-1000-8000-000000000000") // earlier in time, later as text
 	late, _ := gocql.ParseUUID("00000000-0001-1000-8000-000000000000")

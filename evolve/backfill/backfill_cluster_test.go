@@ -40,18 +40,7 @@ func backfillSetup(t *testing.T) (*gocql.Session, string) {
 		if st = strings.TrimSpace(st); st == "" {
 			continue
 		}
-		// IF NOT EXISTS makes a table creation safe to send again: a busy node can create it
-		// and still miss the client's timeout.
-		st = strings.Replace(st, "CREATE TABLE ", "CREATE TABLE IF NOT EXISTS ", 1)
-		var err error
-		for attempt := 0; attempt < 3; attempt++ {
-			if err = s.Query(st).Exec(); err == nil || !errors.Is(err, gocql.ErrTimeoutNoResponse) {
-				break
-			}
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", st, err)
-		}
+		cassandratest.DDL(t, s, ks, st)
 	}
 	return s, ks
 }
@@ -657,7 +646,7 @@ func TestBackfillSplitsAFailedRead(t *testing.T) {
 func TestBackfillProgressTotalIsRows(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
 	node := cassandratest.LocalNode(t, s)
-	exec(t, s, "CREATE TABLE src (k int, c int, v text, PRIMARY KEY (k, c))", "CREATE TABLE dst (c int, k int, v text, PRIMARY KEY (c, k))")
+	cassandratest.DDL(t, s, ks, "CREATE TABLE src (k int, c int, v text, PRIMARY KEY (k, c))", "CREATE TABLE dst (c int, k int, v text, PRIMARY KEY (c, k))")
 	const parts, per = 1000, 4
 	var wg sync.WaitGroup
 	errs := make(chan error, parts)

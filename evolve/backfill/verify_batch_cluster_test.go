@@ -25,7 +25,7 @@ func (c *queryCounter) ObserveQuery(context.Context, gocql.ObservedQuery) { c.n.
 // source row does not exist, each in a partition that holds other rows.
 func TestVerifyReadsByPartition(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
-	exec(t, s,
+	cassandratest.DDL(t, s, ks,
 		"CREATE TABLE IF NOT EXISTS "+ks+".events (user_id text, at timestamp, seq int, v text, PRIMARY KEY (user_id, at, seq))",
 		"CREATE TABLE IF NOT EXISTS "+ks+".events_by_day (user_id text, day text, at timestamp, seq int, v text, PRIMARY KEY ((user_id, day), at, seq))")
 	base := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)

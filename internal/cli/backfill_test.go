@@ -58,15 +58,11 @@ func TestBackfillBadFlagsExitTwo(t *testing.T) {
 func backfillKeyspace(t *testing.T, rows int) (*gocql.Session, string) {
 	t.Helper()
 	s, ks := cassandratest.Keyspace(t)
-	for _, st := range []string{
+	cassandratest.DDL(t, s, ks,
 		"CREATE TABLE posts (id timeuuid PRIMARY KEY, user_id text, created_at timestamp, title text, tags set<text>)",
 		"CREATE TABLE posts_by_month (user_id text, month text, id timeuuid, title text, PRIMARY KEY ((user_id, month), id))",
 		"CREATE TABLE posts_by_tag (tag text, id timeuuid, title text, PRIMARY KEY (tag, id))",
-	} {
-		if err := s.Query(st).Exec(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	)
 	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := 0; i < rows; i++ {
 		at := base.Add(time.Duration(i) * 37 * time.Hour)

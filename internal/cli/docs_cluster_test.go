@@ -517,15 +517,11 @@ func backfillDocsSetup(t *testing.T, c *clusterRun) {
 	devNode(t, c)
 	s, ks := cassandratest.Keyspace(t)
 	c.name("bf_docs", ks)
-	for _, st := range []string{
+	cassandratest.DDL(t, s, ks,
 		"CREATE TABLE posts (post_id timeuuid PRIMARY KEY, user_id text, created_at timestamp, body text, hashtags set<text>)",
 		"CREATE TABLE posts_by_user (user_id text, month text, post_id timeuuid, body text, PRIMARY KEY ((user_id, month), post_id)) WITH CLUSTERING ORDER BY (post_id DESC)",
 		"CREATE TABLE posts_by_hashtag (hashtag text, day date, post_id timeuuid, user_id text, body text, PRIMARY KEY ((hashtag, day), post_id))",
-	} {
-		if err := s.Query(st).Exec(); err != nil {
-			t.Fatalf("%s: %v", st, err)
-		}
-	}
+	)
 	const posts, workers = 5000, 8
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	errs := make(chan error, workers)
@@ -660,14 +656,10 @@ func evolveRateBefore(t *testing.T, c *clusterRun) {
 	devNode(t, c)
 	s, ks := cassandratest.Keyspace(t)
 	c.name("evolve_rate", ks)
-	for _, st := range []string{
+	cassandratest.DDL(t, s, ks,
 		"CREATE TABLE posts_by_id (post_id timeuuid PRIMARY KEY, user_id uuid, content text, hashtags frozen<set<text>>, created_at timestamp)",
 		"CREATE TABLE posts_by_hashtag (hashtag text, month text, post_id timeuuid, user_id uuid, content text, PRIMARY KEY ((hashtag, month), post_id)) WITH CLUSTERING ORDER BY (post_id DESC)",
-	} {
-		if err := s.Query(st).Exec(); err != nil {
-			t.Fatalf("%s: %v", st, err)
-		}
-	}
+	)
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := 0; i < 500; i++ {
 		at := base.Add(time.Duration(i) * time.Hour)

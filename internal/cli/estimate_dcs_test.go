@@ -42,9 +42,7 @@ func TestDCsEstimatePerDC(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Uncompressed, so Data.db holds what the byte model counts.
-	if err := admin.Query("CREATE TABLE IF NOT EXISTS " + ks + ".events (id int, seq int, body text, PRIMARY KEY (id, seq)) WITH compression = {'enabled': 'false'}").WithContext(ctx).Exec(); err != nil {
-		t.Fatal(err)
-	}
+	cassandratest.DDL(t, admin, ks, "CREATE TABLE IF NOT EXISTS "+ks+".events (id int, seq int, body text, PRIMARY KEY (id, seq)) WITH compression = {'enabled': 'false'}")
 	if err := dctest.AwaitAgreement(ctx, t); err != nil {
 		t.Fatal(err)
 	}

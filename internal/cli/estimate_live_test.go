@@ -21,9 +21,7 @@ import (
 func TestEstimateLive(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
 	hosts := strings.Join(cassandratest.Hosts(t), ",")
-	if err := s.Query(`CREATE TABLE events (id int, at int, v text, PRIMARY KEY (id, at))`).Exec(); err != nil {
-		t.Fatal(err)
-	}
+	cassandratest.DDL(t, s, ks, `CREATE TABLE events (id int, at int, v text, PRIMARY KEY (id, at))`)
 	for i := 0; i < 100; i++ {
 		if err := s.Query(`INSERT INTO events (id, at, v) VALUES (1, ?, 'x')`, i).Exec(); err != nil {
 			t.Fatal(err)

@@ -21,10 +21,8 @@ import (
 func TestEvolvePlanLive(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
 	node := cassandratest.LocalNode(t, s)
-	if err := s.Query(`CREATE TABLE posts_by_id (post_id timeuuid PRIMARY KEY, user_id uuid, content text,
-		hashtags frozen<set<text>>, created_at timestamp)`).Exec(); err != nil {
-		t.Fatal(err)
-	}
+	cassandratest.DDL(t, s, ks, `CREATE TABLE posts_by_id (post_id timeuuid PRIMARY KEY, user_id uuid, content text,
+		hashtags frozen<set<text>>, created_at timestamp)`)
 	const n = 2000
 	for i := range n {
 		if err := s.Query("INSERT INTO posts_by_id (post_id, content, hashtags) VALUES (?, 'x', {'go'})", gocql.TimeUUID()).Exec(); err != nil {
@@ -60,9 +58,7 @@ func TestEvolvePlanLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Query(string(src)).Exec(); err != nil {
-		t.Fatal(err)
-	}
+	cassandratest.DDL(t, s, ks, string(src))
 	for _, command := range []string{p.Backfill.Command, p.Backfill.VerifyCommand} {
 		args, err := shellWords(command)
 		if err != nil || args[0] != "cqlsize" {

@@ -15,17 +15,16 @@ import (
 	"github.com/cqlsize/cqlsize/migrations"
 )
 
-// applyFile runs a migration file's statements directly, as the other tool would have.
-func applyFile(t *testing.T, s *gocql.Session, path string) {
+// applyFile runs a migration file's statements directly in keyspace ks, as the other tool
+// would have.
+func applyFile(t *testing.T, s *gocql.Session, ks, path string) {
 	t.Helper()
 	m, err := migrations.Parse(path, mustRead(t, path))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, st := range m.Statements {
-		if err := s.Query(st.Text).Exec(); err != nil {
-			t.Fatalf("%s: %v", st.Pos, err)
-		}
+		cassandratest.DDL(t, s, ks, st.Text)
 	}
 }
 
@@ -53,16 +52,12 @@ func TestMigrateBaselineFromGolangMigrate(t *testing.T) {
 		"3_by_name.down.cql": "DROP TABLE users_by_name;\n",
 	})
 	// What golang-migrate left: files 1 and 2 applied, its table at version 2.
-	applyFile(t, s, filepath.Join(dir, "1_users.up.cql"))
-	applyFile(t, s, filepath.Join(dir, "2_bio.up.cql"))
-	for _, q := range []string{
+	applyFile(t, s, ks, filepath.Join(dir, "1_users.up.cql"))
+	applyFile(t, s, ks, filepath.Join(dir, "2_bio.up.cql"))
+	cassandratest.DDL(t, s, ks,
 		"CREATE TABLE IF NOT EXISTS schema_migrations (version bigint, dirty boolean, PRIMARY KEY(version))",
 		"INSERT INTO schema_migrations (version, dirty) VALUES (2, false)",
-	} {
-		if err := s.Query(q).Exec(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	)
 	code, out, errOut := runEnv(t, env, "migrate", "baseline", "--from", "golang-migrate", "--dir", dir, "--keyspace", ks)
 	if code != ExitOK || !strings.Contains(out, "baseline "+filepath.Join(dir, "2_bio.up.cql")) || !strings.Contains(out, "recorded 2 migrations as applied") ||
 		!strings.Contains(errOut, "ignoring 3 .down.cql files: cqlsize does not run down migrations") {
@@ -79,15 +74,11 @@ func TestMigrateBaselineFromGolangMigrate(t *testing.T) {
 
 	// A dirty version: golang-migrate's run of it failed partway. Refused, saying what to do.
 	s2, ks2 := cassandratest.Keyspace(t)
-	applyFile(t, s2, filepath.Join(dir, "1_users.up.cql"))
-	for _, q := range []string{
+	applyFile(t, s2, ks2, filepath.Join(dir, "1_users.up.cql"))
+	cassandratest.DDL(t, s2, ks2,
 		"CREATE TABLE IF NOT EXISTS schema_migrations (version bigint, dirty boolean, PRIMARY KEY(version))",
 		"INSERT INTO schema_migrations (version, dirty) VALUES (2, true)",
-	} {
-		if err := s2.Query(q).Exec(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	)
 	code, out, errOut = runEnv(t, env, "migrate", "baseline", "--from", "golang-migrate", "--dir", dir, "--keyspace", ks2)
 	if code != ExitBadInput || !strings.Contains(errOut, "version 2 is dirty") || !strings.Contains(errOut, "force 2") {
 		t.Fatalf("dirty: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
@@ -119,11 +110,9 @@ func TestMigrateBaselineFromGocqlx(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	applyFile(t, s, filepath.Join(dir, "001_users.cql"))
-	applyFile(t, s, filepath.Join(dir, "002_bio.cql"))
-	if err := s.Query(table).Exec(); err != nil {
-		t.Fatal(err)
-	}
+	applyFile(t, s, ks, filepath.Join(dir, "001_users.cql"))
+	applyFile(t, s, ks, filepath.Join(dir, "002_bio.cql"))
+	cassandratest.DDL(t, s, ks, table)
 	record(s, "001_users.cql", 2)
 	record(s, "002_bio.cql", 2)
 	code, out, errOut := runEnv(t, env, "migrate", "baseline", "--from", "gocqlx", "--dir", dir, "--keyspace", ks)
@@ -137,10 +126,8 @@ func TestMigrateBaselineFromGocqlx(t *testing.T) {
 
 	// gocqlx stopped 002_bio.cql after its first statement: refused, nothing recorded.
 	s2, ks2 := cassandratest.Keyspace(t)
-	applyFile(t, s2, filepath.Join(dir, "001_users.cql"))
-	if err := s2.Query(table).Exec(); err != nil {
-		t.Fatal(err)
-	}
+	applyFile(t, s2, ks2, filepath.Join(dir, "001_users.cql"))
+	cassandratest.DDL(t, s2, ks2, table)
 	record(s2, "001_users.cql", 2)
 	record(s2, "002_bio.cql", 1)
 	code, out, errOut = runEnv(t, env, "migrate", "baseline", "--from", "gocqlx", "--dir", dir, "--keyspace", ks2)

@@ -87,13 +87,11 @@ func TestMigrateBaselineFromFlyway(t *testing.T) {
 		execution_time int, success boolean, PRIMARY KEY ((partition), installed_rank))`
 	const row = `INSERT INTO flyway_schema_history (installed_rank, version, partition, description, type, script, checksum,
 		installed_by, installed_on, execution_time, success) VALUES (?, ?, 'flyway', ?, 'SQL', ?, ?, 'cassandra', toTimestamp(now()), 12, ?)`
-	setup := func(s *gocql.Session, rows [][]any) {
+	setup := func(s *gocql.Session, ks string, rows [][]any) {
 		t.Helper()
-		applyFile(t, s, filepath.Join(dir, "V1__users.cql"))
-		applyFile(t, s, filepath.Join(dir, "V1.1__bio.cql"))
-		if err := s.Query(table).Exec(); err != nil {
-			t.Fatal(err)
-		}
+		applyFile(t, s, ks, filepath.Join(dir, "V1__users.cql"))
+		applyFile(t, s, ks, filepath.Join(dir, "V1.1__bio.cql"))
+		cassandratest.DDL(t, s, ks, table)
 		for _, r := range rows {
 			if err := s.Query(row, r...).Exec(); err != nil {
 				t.Fatal(err)
@@ -101,7 +99,7 @@ func TestMigrateBaselineFromFlyway(t *testing.T) {
 		}
 	}
 	s, ks := cassandratest.Keyspace(t)
-	setup(s, [][]any{{1, "1", "users", "V1__users.cql", -1532270413, true}, {2, "1.1", "bio", "V1.1__bio.cql", -1128168086, true}})
+	setup(s, ks, [][]any{{1, "1", "users", "V1__users.cql", -1532270413, true}, {2, "1.1", "bio", "V1.1__bio.cql", -1128168086, true}})
 	code, out, errOut := runEnv(t, env, "migrate", "baseline", "--from", "flyway", "--dir", dir, "--keyspace", ks)
 	if code != ExitOK || !strings.Contains(out, "recorded 2 migrations as applied") || !strings.Contains(out, "baseline "+filepath.Join(dir, "V1.1__bio.cql")) {
 		t.Fatalf("baseline --from flyway: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
@@ -125,7 +123,7 @@ func TestMigrateBaselineFromFlyway(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, ks := cassandratest.Keyspace(t)
-			setup(s, c.rows)
+			setup(s, ks, c.rows)
 			code, out, errOut := runEnv(t, env, "migrate", "baseline", "--from", "flyway", "--dir", dir, "--keyspace", ks)
 			if code != ExitBadInput {
 				t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)

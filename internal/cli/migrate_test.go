@@ -284,9 +284,7 @@ func TestMigrateBaselineAndPlanOnCluster(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
 	env := clusterEnv(t)
 	dir := migDir(t, goodSet)
-	if err := s.Query(strings.TrimSpace(goodSet["0001_users.cql"])).Exec(); err != nil {
-		t.Fatal(err)
-	}
+	cassandratest.DDL(t, s, ks, strings.TrimSpace(goodSet["0001_users.cql"]))
 	code, out, errOut := runEnv(t, env, "migrate", "baseline", "1", "--dir", dir, "--keyspace", ks)
 	if code != ExitOK || !strings.Contains(out, "recorded 1 migration as applied up to version 1") {
 		t.Fatalf("baseline: exit %d\n%s%s", code, out, errOut)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/internal/authtest"
 )
 
@@ -25,16 +26,14 @@ func runAuth(t *testing.T, getenv func(string) string, args ...string) (code int
 func authEvents(t *testing.T) (admin *gocql.Session, ks string) {
 	t.Helper()
 	admin, ks = authtest.Keyspace(t)
-	fillEvents(t, admin)
+	fillEvents(t, admin, ks)
 	return admin, ks
 }
 
-// fillEvents creates the events table in the session's keyspace with 50 rows in 5 partitions.
-func fillEvents(t *testing.T, s *gocql.Session) {
+// fillEvents creates the events table in the session's keyspace ks with 50 rows in 5 partitions.
+func fillEvents(t *testing.T, s *gocql.Session, ks string) {
 	t.Helper()
-	if err := s.Query("CREATE TABLE events (id int, seq int, body text, PRIMARY KEY (id, seq))").Exec(); err != nil {
-		t.Fatal(err)
-	}
+	cassandratest.DDL(t, s, ks, "CREATE TABLE events (id int, seq int, body text, PRIMARY KEY (id, seq))")
 	for i := 0; i < 50; i++ {
 		if err := s.Query("INSERT INTO events (id, seq, body) VALUES (?, ?, ?)", i%5, i, fmt.Sprint("body ", i)).Exec(); err != nil {
 			t.Fatal(err)

@@ -24,7 +24,7 @@ func TestProfileLocalDCConsistency(t *testing.T) {
 // would otherwise route to them and the profile claim a DC it never read.
 func TestProfileLocalDCUnknown(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
-	loadProfiled(t, s)
+	loadProfiled(t, s, ks)
 	var out, errOut bytes.Buffer
 	code := DoContext(context.Background(), []string{"profile", "--keyspace", ks, "--sample", "10", "--local-dc", "nowhere"},
 		strings.NewReader(""), &out, &errOut, hostsEnv(t))

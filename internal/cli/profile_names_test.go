@@ -125,9 +125,7 @@ func TestProfileKeyspaceFoldsCaseAsCQL(t *testing.T) {
 		t.Skip("needs the dev node")
 	}
 	s, ks := cassandratest.Keyspace(t)
-	if err := s.Query("CREATE TABLE t (id int PRIMARY KEY, v text)").Exec(); err != nil {
-		t.Fatal(err)
-	}
+	cassandratest.DDL(t, s, ks, "CREATE TABLE t (id int PRIMARY KEY, v text)")
 	if err := s.Query("INSERT INTO t (id, v) VALUES (1, 'x')").Exec(); err != nil {
 		t.Fatal(err)
 	}
@@ -148,12 +146,9 @@ func TestProfileKeyspaceFoldsCaseAsCQL(t *testing.T) {
 	quoted := "Q" + ks[1:]
 	admin := cassandratest.Session(t)
 	t.Cleanup(func() { _ = admin.Query(`DROP KEYSPACE IF EXISTS "` + quoted + `"`).Exec() })
-	if err := admin.Query(`CREATE KEYSPACE "` + quoted + `" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`).Exec(); err != nil {
-		t.Fatal(err)
-	}
-	if err := admin.Query(`CREATE TABLE "` + quoted + `".t (id int PRIMARY KEY)`).Exec(); err != nil {
-		t.Fatal(err)
-	}
+	cassandratest.DDL(t, admin, quoted,
+		`CREATE KEYSPACE "`+quoted+`" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`,
+		`CREATE TABLE "`+quoted+`".t (id int PRIMARY KEY)`)
 	if code, out, errOut := sweepStep(t, "profile", "-k", `"`+quoted+`"`); code != ExitOK || !strings.Contains(out, quoted+".t") {
 		t.Errorf(`profile -k '"%s"': exit %d\nstdout: %s\nstderr: %s`, quoted, code, clip(out), errOut)
 	}

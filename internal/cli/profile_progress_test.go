@@ -18,7 +18,7 @@ func TestProfileBarOnATerminal(t *testing.T) {
 		t.Skip("util-linux script is not installed: no pseudo-terminal to run under")
 	}
 	s, ks := cassandratest.Keyspace(t)
-	loadProfiled(t, s)
+	loadProfiled(t, s, ks)
 	bin := filepath.Join(t.TempDir(), "cqlsize")
 	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/cqlsize").CombinedOutput(); err != nil {
 		t.Fatalf("build cqlsize: %v\n%s", err, out)

@@ -17,12 +17,10 @@ import (
 )
 
 // loadProfiled creates a table of 200 partitions of 1 to 10 rows with a text value, a set and
-// a TTL, for the profile tests.
-func loadProfiled(t *testing.T, s *gocql.Session) {
+// a TTL in keyspace ks (the session's), for the profile tests.
+func loadProfiled(t *testing.T, s *gocql.Session, ks string) {
 	t.Helper()
-	if err := s.Query(`CREATE TABLE readings (sensor int, at int, v text, tags set<text>, PRIMARY KEY (sensor, at))`).Exec(); err != nil {
-		t.Fatal(err)
-	}
+	cassandratest.DDL(t, s, ks, `CREATE TABLE readings (sensor int, at int, v text, tags set<text>, PRIMARY KEY (sensor, at))`)
 	for k := 0; k < 200; k++ {
 		b := s.NewBatch(gocql.UnloggedBatch)
 		for r := 0; r <= k%10; r++ {
@@ -48,7 +46,7 @@ func hostsEnv(t *testing.T) func(string) string {
 // then `cqlsize estimate --live --workload workload.yaml`, on the node.
 func TestProfileThenEstimate(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
-	loadProfiled(t, s)
+	loadProfiled(t, s, ks)
 	getenv := hostsEnv(t)
 	var out, errOut bytes.Buffer
 	code := DoContext(context.Background(), []string{"profile", "--keyspace", ks, "--sample", "100", "--seed", "7"},
@@ -93,7 +91,7 @@ func TestProfileThenEstimate(t *testing.T) {
 
 func TestProfileFormatsAndErrors(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
-	loadProfiled(t, s)
+	loadProfiled(t, s, ks)
 	getenv := hostsEnv(t)
 	for _, tc := range []struct {
 		args     []string

@@ -9,6 +9,7 @@ import (
 	"github.com/gocql/gocql"
 	"github.com/spf13/cobra"
 
+	"github.com/cqlsize/cqlsize/cassandratest"
 	"github.com/cqlsize/cqlsize/internal/authtest"
 )
 
@@ -130,9 +131,7 @@ var commandScenarios = map[string]commandScenario{
 			return []string{"backfill", "-k", ks, "--from", "events", "--to", "events_by_seq", "--restart", "--ranges", "8", "--workers", "2"}
 		},
 		prepare: func(t *testing.T, admin *gocql.Session, ks string) {
-			if err := admin.Query("CREATE TABLE " + ks + ".events_by_seq (seq int, id int, body text, PRIMARY KEY (seq, id))").Exec(); err != nil {
-				t.Fatal(err)
-			}
+			cassandratest.DDL(t, admin, ks, "CREATE TABLE "+ks+".events_by_seq (seq int, id int, body text, PRIMARY KEY (seq, id))")
 		},
 		adminFirst: true,
 		formats:    []string{"json"},
@@ -198,9 +197,7 @@ var tierRightsFiles = map[string]string{
 // createEventsTiers creates the tier table of tierRightsFiles.
 func createEventsTiers(t *testing.T, admin *gocql.Session, ks string) {
 	t.Helper()
-	if err := admin.Query("CREATE TABLE " + ks + ".events_tiers (tag text, since timestamp, tier text, bucket text, shards int, PRIMARY KEY ((tag), since)) WITH CLUSTERING ORDER BY (since DESC)").Exec(); err != nil {
-		t.Fatal(err)
-	}
+	cassandratest.DDL(t, admin, ks, "CREATE TABLE "+ks+".events_tiers (tag text, since timestamp, tier text, bucket text, shards int, PRIMARY KEY ((tag), since)) WITH CLUSTERING ORDER BY (since DESC)")
 }
 
 // changedFirst is rightsFiles with 0001 changed after it was applied (a comment added).

@@ -43,7 +43,7 @@ func TestAuthSecretsNeverShown(t *testing.T) {
 		}
 		t.Cleanup(func() { _ = admin.Query("DROP ROLE IF EXISTS " + role).Exec() })
 		tlsAdmin, tlsKs := mutual.Keyspace(t, true)
-		fillEvents(t, tlsAdmin)
+		fillEvents(t, tlsAdmin, tlsKs)
 		tlsDir := scenarioSetup(t, tlsAdmin, tlsKs, credEnv(mutual.Hosts[0], "", ""), clientFlags(mutual), sc)
 		runs := []secretRun{
 			{"right password", authtest.Env(t, role, sentinel), sc.args(ks, dir)},

@@ -118,7 +118,7 @@ func runTLSCase(t *testing.T, c tlsCtx, sc commandScenario, tc tlsCase) {
 			node = c.mutual
 		}
 		admin, ks := node.Keyspace(t, tc.mutual)
-		fillEvents(t, admin)
+		fillEvents(t, admin, ks)
 		direct := credEnv(node.Hosts[0], "", "")
 		setupFlags := caFlags(node)
 		if tc.mutual {

@@ -74,13 +74,9 @@ func TestTierBadFlagsExitTwo(t *testing.T) {
 func TestTierPromoteAndShowOnTheNode(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
 	schema, plan := tierFiles(t, ks)
-	for _, st := range []string{
+	cassandratest.DDL(t, s, ks,
 		"CREATE TABLE posts_by_tag_tiers (tag text, since timestamp, tier text, bucket text, shards int, PRIMARY KEY ((tag), since)) WITH CLUSTERING ORDER BY (since DESC)",
-	} {
-		if err := s.Query(st).Exec(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	)
 	args := []string{"--plan", plan, "--schema", schema, "--table", ks + ".posts_by_tag", "--key", "cassandra"}
 	before := time.Now().UTC()
 	code, out, errOut := sweepStep(t, append(append([]string{"tier", "promote"}, args...), "--tier", "hot")...)

@@ -406,11 +406,7 @@ func runSweepCase(t *testing.T, tc sweepCase) {
 		if usesVar(tc, "$KS") {
 			sess, ks := cassandratest.Keyspace(t)
 			vars["$KS"] = ks
-			for _, stmt := range tc.setup {
-				if err := sess.Query(stmt).Exec(); err != nil {
-					t.Fatalf("setup %q: %v", stmt, err)
-				}
-			}
+			cassandratest.DDL(t, sess, ks, tc.setup...)
 		}
 		if usesVar(tc, "$NEWKS") {
 			name := cassandratest.KeyspaceName(t.Name())
@@ -826,11 +822,9 @@ func TestUserSweepBackfillInvalidWriteIsNotAPermission(t *testing.T) {
 		t.Skip("needs the dev node")
 	}
 	s, ks := cassandratest.Keyspace(t)
-	for _, st := range []string{"CREATE TABLE src (id int PRIMARY KEY, v text)", "CREATE TABLE dst (v text, id int, PRIMARY KEY ((v), id))",
-		"INSERT INTO src (id, v) VALUES (1, '" + strings.Repeat("x", 70000) + "')"} {
-		if err := s.Query(st).Exec(); err != nil {
-			t.Fatal(err)
-		}
+	cassandratest.DDL(t, s, ks, "CREATE TABLE src (id int PRIMARY KEY, v text)", "CREATE TABLE dst (v text, id int, PRIMARY KEY ((v), id))")
+	if err := s.Query("INSERT INTO src (id, v) VALUES (1, '" + strings.Repeat("x", 70000) + "')").Exec(); err != nil {
+		t.Fatal(err)
 	}
 	code, out, errOut := sweepStep(t, "backfill", "-k", ks, "--from", "src", "--to", "dst", "--ranges", "8")
 	if code != ExitBadInput || !strings.Contains(errOut, "running it again unchanged is refused again") || strings.Contains(errOut, "once the role may") {

@@ -16,8 +16,8 @@ import (
 // agree; it is sent again only while the effect is missing, until the budget ends. Those
 // changes are CREATE KEYSPACE, TABLE, TYPE, INDEX and MATERIALIZED VIEW, ALTER TABLE ...
 // ADD and ... DROP, and the DROP of a keyspace, table, type, index or view. A CREATE TABLE
-// is given the fixed id TableID(scope, its keyspace, its name) (WithID), so that a second
-// send cannot leave two ids for one name. Any other statement, and one that does not
+// is given the fixed id TableID(scope, its keyspace, its name) (WithID, on the statement
+// without the comments above it), so that a second send cannot leave two ids for one name. Any other statement, and one that does not
 // parse, is sent once and its answer returned. keyspace is the keyspace of the names stmt
 // does not qualify.
 func Apply(ctx context.Context, s *gocql.Session, scope, keyspace, stmt string, opt Options) error {
@@ -79,7 +79,7 @@ func judge(s *gocql.Session, scope, keyspace, stmt string) (c change, ok bool) {
 	case *cql.CreateTable:
 		ks, name := in(st.Name), st.Name.Name.Name
 		there := func(ctx context.Context) (bool, error) { return tableThere(ctx, s, tableRow, ks, name) }
-		return change{"create table " + ks + "." + name, WithID(stmt, TableID(scope, ks, name)), there}, true
+		return change{"create table " + ks + "." + name, WithID(st.Text, TableID(scope, ks, name)), there}, true
 	case *cql.DropTable:
 		ks, name := in(st.Name), st.Name.Name.Name
 		return change{"drop table " + ks + "." + name, stmt, hasNot(tableRow, ks, name)}, true

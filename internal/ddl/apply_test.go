@@ -24,6 +24,7 @@ func TestApplyJudges(t *testing.T) {
 		{"CREATE TABLE t (k int PRIMARY KEY)", "create table ks.t", "CREATE TABLE t (k int PRIMARY KEY) WITH ID = " + id, true},
 		{"CREATE TABLE IF NOT EXISTS ks.t (k int, c int, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC);", "create table ks.t",
 			"CREATE TABLE IF NOT EXISTS ks.t (k int, c int, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC) AND ID = " + id, true},
+		{"-- the posts (by user, by day)\nCREATE TABLE t (k int PRIMARY KEY) WITH comment = 'x'", "create table ks.t", "CREATE TABLE t (k int PRIMARY KEY) WITH comment = 'x' AND ID = " + id, true},
 		{"CREATE TABLE other.t (k int PRIMARY KEY)", "create table other.t", "CREATE TABLE other.t (k int PRIMARY KEY) WITH ID = " + ddl.TableID("test", "other", "t"), true},
 		{`CREATE TABLE "Mixed" (k int PRIMARY KEY)`, "create table ks.Mixed", `CREATE TABLE "Mixed" (k int PRIMARY KEY) WITH ID = ` + ddl.TableID("test", "ks", "Mixed"), true},
 		{"DROP TABLE t", "drop table ks.t", "", true},

@@ -1,6 +1,7 @@
 // Package ddl sends the schema changes cqlsize makes for itself (the migration bookkeeping
-// and the columns later versions added to it, the backfill's checkpoint and lease tables, a
-// test's keyspace) so that a client timeout does not fail them.
+// and the columns later versions added to it, the backfill's checkpoint and lease tables)
+// and those of a test's setup (its keyspace, and through Apply its tables, types, indexes
+// and views) so that a client timeout does not fail them.
 //
 // A schema change can outlast the client's timeout and still be applied: on a loaded node
 // the change is written, and pushed to the other nodes, after the driver has given up
@@ -12,6 +13,10 @@
 // and every table is created WITH ID = a fixed id derived from its keyspace and name
 // (TableID): two sends, or two processes, cannot leave two tables with different ids for
 // one name.
+//
+// A change counts as done when system_schema shows it and, for a table, when the
+// coordinator takes a read of it: a node records a change in system_schema before it serves
+// requests with it.
 //
 // The waits between sends are a small loop of this package's own, bounded by the budget.
 package ddl

@@ -386,16 +386,12 @@ func TestProfileJSONContractCatchesDrift(t *testing.T) {
 // `cqlsize profile --format json` prints for it to the document.
 func TestProfileJSONContractOnNode(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
-	for _, stmt := range []string{
+	cassandratest.DDL(t, s, ks,
 		`CREATE TYPE address (street text, zip text)`,
 		`CREATE TABLE inbox (user int, at int, body text, tags set<text>, attrs map<text, text>, sender address, PRIMARY KEY (user, at))`,
 		`CREATE TABLE readings (sensor int, day date, at int, unit text static, v double, PRIMARY KEY ((sensor, day), at))`,
 		`CREATE TABLE empty (id int PRIMARY KEY, v text)`,
-	} {
-		if err := s.Query(stmt).Exec(); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
-	}
+	)
 	for k := 0; k < 60; k++ {
 		b := s.NewBatch(gocql.UnloggedBatch)
 		for r := 0; r <= k%7; r++ {

@@ -200,9 +200,7 @@ func TestPredictMatchesNode(t *testing.T) {
 		for _, c := range nodeCompressors {
 			name := sh.name + "_" + c.name
 			ddl := fmt.Sprintf("CREATE TABLE %s.%s (%s) WITH compression = %s", ks, name, sh.columns, c.options)
-			if err := execAgain(ctx, s, strings.Replace(ddl, "CREATE TABLE", "CREATE TABLE IF NOT EXISTS", 1)); err != nil {
-				t.Fatalf("%s: %v", ddl, err)
-			}
+			cassandratest.DDL(t, s, ks, strings.Replace(ddl, "CREATE TABLE", "CREATE TABLE IF NOT EXISTS", 1))
 			if err := schema.ApplyFile(name+".cql", []byte(ddl+";")); err != nil {
 				t.Fatalf("parse %s: %v", ddl, err)
 			}
@@ -360,10 +358,10 @@ feed:
 	return err
 }
 
-// execAgain runs a statement that is safe to repeat (an INSERT of the same values, a CREATE
-// ... IF NOT EXISTS), again when a busy node misses the client's timeout (it may well have
-// applied it), for up to ten tries a few seconds apart: a schema change on a busy node can
-// miss several timeouts in a row.
+// execAgain runs a statement that is safe to repeat (an INSERT of the same values), again
+// when a busy node misses the client's timeout (it may well have applied it), for up to ten
+// tries a few seconds apart: a busy node can miss several timeouts in a row. (The tables'
+// CREATE goes through cassandratest.DDL.)
 func execAgain(ctx context.Context, s *gocql.Session, stmt string, args ...any) error {
 	var err error
 	for attempt := 0; attempt < 10; attempt++ {
