@@ -31,7 +31,7 @@ func BenchmarkVerifyPerDC(b *testing.B) {
 	defer cancel()
 	s := dctest.DCSession(b, "dc1", ks)
 	tb := backfillcheck.Tables{Source: "posts", Month: "posts_by_month"}
-	if err := tb.Create(ctx, s, ks); err != nil {
+	if err := tb.Create(ctx, s); err != nil {
 		b.Fatal(err)
 	}
 	if err := dctest.AwaitAgreement(ctx, b); err != nil {

@@ -70,7 +70,7 @@ func keyspace(t *testing.T, tables ...backfillcheck.Tables) (*gocql.Session, str
 	t.Helper()
 	s, ks := cassandratest.Keyspace(t)
 	for _, tb := range tables {
-		if err := tb.Create(context.Background(), s, ks); err != nil {
+		if err := tb.Create(context.Background(), s); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -23,7 +23,7 @@ func TestRingBackfillNodeKilledAndRestarted(t *testing.T) {
 	hosts := ringtest.Hosts(t)
 	ctx := context.Background()
 	tb := backfillcheck.DefaultTables
-	if err := tb.Create(ctx, s, ks); err != nil {
+	if err := tb.Create(ctx, s); err != nil {
 		t.Fatal(err)
 	}
 	cqlsize(t)

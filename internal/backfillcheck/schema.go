@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
-
-	"github.com/cqlsize/cqlsize/internal/ddl"
 )
 
 // Tables names the three tables of one experiment. Several experiments may share a keyspace
@@ -61,18 +59,16 @@ func TagDayDDL(table string) string {
   PRIMARY KEY ((hashtag, day), created_at, user_id, post_id))`, table)
 }
 
-// Create creates the tables of t that are named (an empty name is skipped; an unqualified
-// one is in keyspace) and waits for schema agreement, so that another process (the
-// backfill) finds them at once. Each goes through ddl.Apply: a creation whose answer misses
-// the client's timeout on a busy node is checked and sent again, not a failed run.
-func (t Tables) Create(ctx context.Context, s *gocql.Session, keyspace string) error {
+// Create creates the tables of t that are named (an empty name is skipped) and waits for
+// schema agreement, so that another process (the backfill) finds them at once.
+func (t Tables) Create(ctx context.Context, s *gocql.Session) error {
 	for _, stmt := range []struct{ name, ddl string }{
 		{t.Source, SourceDDL(t.Source)}, {t.Month, MonthDDL(t.Month)}, {t.TagDay, TagDayDDL(t.TagDay)},
 	} {
 		if stmt.name == "" {
 			continue
 		}
-		if err := ddl.Apply(ctx, s, "backfillcheck", keyspace, stmt.ddl, ddl.Options{}); err != nil {
+		if err := s.Query(stmt.ddl).WithContext(ctx).Exec(); err != nil {
 			return fmt.Errorf("create table %s: %w", stmt.name, err)
 		}
 	}

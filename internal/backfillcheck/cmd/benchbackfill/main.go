@@ -110,10 +110,10 @@ func run(c config) error {
 	if !c.keep {
 		defer s.Query("DROP KEYSPACE IF EXISTS " + ks).Exec() //nolint:errcheck // best effort
 	}
-	if err := tb.Create(ctx, s, ks); err != nil {
+	if err := tb.Create(ctx, s); err != nil {
 		return err
 	}
-	if err := (backfillcheck.Tables{Month: ref}).Create(ctx, s, ks); err != nil {
+	if err := (backfillcheck.Tables{Month: ref}).Create(ctx, s); err != nil {
 		return err
 	}
 	t0 := time.Now()
