@@ -570,7 +570,11 @@ func traceCounts(t *testing.T, s *gocql.Session, stmt string, id []byte) (live, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
+	// The node writes trace events in the background, after it has answered the read; on a
+	// busy node that can take longer than 20 s. The wait guards against a trace that never
+	// comes, not against a slow node: two minutes, as a test session waits for a request.
+	const traceWait = 2 * time.Minute
+	deadline := time.Now().Add(traceWait)
 	for {
 		var activity string
 		it := s.Query("SELECT activity FROM system_traces.events WHERE session_id = ?", sid).Iter()
@@ -586,7 +590,7 @@ func traceCounts(t *testing.T, s *gocql.Session, stmt string, id []byte) (live, 
 			t.Fatalf("read trace events: %v", err)
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: the trace has no \"Read N live rows and M tombstone cells\" event after 20s", stmt)
+			t.Fatalf("%s: the trace has no \"Read N live rows and M tombstone cells\" event after %v", stmt, traceWait)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
