@@ -35,6 +35,15 @@ func apply(ctx context.Context, s *gocql.Session, scope, keyspace, stmt string, 
 	return nil
 }
 
+// The reads of system_schema that show a change done: one row each.
+const (
+	keyspaceRow = `SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?`
+	tableRow    = `SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?`
+	typeRow     = `SELECT type_name FROM system_schema.types WHERE keyspace_name = ? AND type_name = ?`
+	viewRow     = `SELECT view_name FROM system_schema.views WHERE keyspace_name = ? AND view_name = ?`
+	columnRow   = `SELECT column_name FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ? AND column_name = ?`
+)
+
 // change is a schema change and how system_schema shows it has taken effect.
 type change struct {
 	what string // "create table ks.t", for errors
@@ -64,13 +73,6 @@ func judge(s *gocql.Session, scope, keyspace, stmt string) (c change, ok bool) {
 			return !ok, err
 		}
 	}
-	const (
-		keyspaceRow = `SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?`
-		tableRow    = `SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?`
-		typeRow     = `SELECT type_name FROM system_schema.types WHERE keyspace_name = ? AND type_name = ?`
-		viewRow     = `SELECT view_name FROM system_schema.views WHERE keyspace_name = ? AND view_name = ?`
-		columnRow   = `SELECT column_name FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ? AND column_name = ?`
-	)
 	switch st := parsed.(type) {
 	case *cql.CreateKeyspace:
 		return change{"create keyspace " + st.Name.Name, stmt, has(keyspaceRow, st.Name.Name)}, true

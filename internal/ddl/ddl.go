@@ -110,7 +110,7 @@ func createTable(ctx context.Context, s *gocql.Session, t Table, opt Options, se
 
 func createTableStmt(ctx context.Context, s *gocql.Session, keyspace, table, stmt string, opt Options, send sendFunc) error {
 	exists := func(ctx context.Context) (bool, error) {
-		return tableThere(ctx, s, `SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?`, keyspace, table)
+		return tableThere(ctx, s, tableRow, keyspace, table)
 	}
 	if err := ensure(ctx, s, stmt, exists, opt, send); err != nil {
 		return fmt.Errorf("create table %s.%s: %w", keyspace, table, err)
@@ -164,7 +164,7 @@ func CreateKeyspace(ctx context.Context, s *gocql.Session, keyspace, stmt string
 
 func createKeyspace(ctx context.Context, s *gocql.Session, keyspace, stmt string, opt Options, send sendFunc) error {
 	exists := func(ctx context.Context) (bool, error) {
-		return found(ctx, s, `SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?`, keyspace)
+		return found(ctx, s, keyspaceRow, keyspace)
 	}
 	if err := ensure(ctx, s, stmt, exists, opt, send); err != nil {
 		return fmt.Errorf("create keyspace %s: %w", keyspace, err)
@@ -183,7 +183,7 @@ func AddColumn(ctx context.Context, s *gocql.Session, keyspace, table, column, d
 
 func addColumn(ctx context.Context, s *gocql.Session, keyspace, table, column, def string, opt Options, send sendFunc) error {
 	exists := func(ctx context.Context) (bool, error) {
-		return found(ctx, s, `SELECT column_name FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ? AND column_name = ?`, keyspace, table, column)
+		return found(ctx, s, columnRow, keyspace, table, column)
 	}
 	stmt := fmt.Sprintf("ALTER TABLE %s.%s ADD %s %s", cql.QuoteName(keyspace), cql.QuoteName(table), cql.QuoteName(column), def)
 	if err := ensure(ctx, s, stmt, exists, opt, send); err != nil {
