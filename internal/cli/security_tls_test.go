@@ -135,7 +135,16 @@ func runTLSCase(t *testing.T, c tlsCtx, sc commandScenario, tc tlsCase) {
 	if sc.folder != nil {
 		folder = sc.folder
 	}
-	code, out, errOut := runAuth(t, env, append(sc.args("tls_nowhere", migDir(t, folder)), flags...)...)
+	args := append(sc.args("tls_nowhere", migDir(t, folder)), flags...)
+	code, out, errOut := runAuth(t, env, args...)
+	// A node that answers nothing within the command's connect budget gives no verdict on
+	// the diagnosis: the TLS alert that names the trouble is the node's answer, and a node
+	// starved of CPU may send it late. Such a run is made again; any answer it does give is
+	// judged as it is.
+	for try := 1; try < 3 && noAnswer(code, errOut); try++ {
+		t.Logf("try %d: the node did not answer within the connect budget; again:\n%s", try, errOut)
+		code, out, errOut = runAuth(t, env, args...)
+	}
 	want := tc.want(c)
 	bad := code != ExitBadInput || out != ""
 	for _, w := range want {
@@ -144,4 +153,18 @@ func runTLSCase(t *testing.T, c tlsCtx, sc commandScenario, tc tlsCase) {
 	if bad {
 		t.Errorf("flags %q: exit %d\nstdout: %s\nstderr: %s\nwant exit 2, nothing on stdout and on stderr %q", flags, code, out, errOut, want)
 	}
+}
+
+// noAnswer reports whether a command gave up because the node sent nothing back in time
+// (exit 3 on a connection timeout), rather than because of anything the node said.
+func noAnswer(code int, stderr string) bool {
+	if code != ExitRetry {
+		return false
+	}
+	for _, m := range []string{"no response to connection startup within timeout", "i/o timeout", "context deadline exceeded", "no session within"} {
+		if strings.Contains(stderr, m) {
+			return true
+		}
+	}
+	return false
 }
