@@ -275,8 +275,11 @@ type Promotion struct {
 	// Since is when rows start going to To: a bucket boundary of both tiers, at least the
 	// plan's lead after now. Zero when the key was on To with no change (its default).
 	Since time.Time
-	// Applied is false when the key was already on To or moving to it (this call wrote
-	// nothing), or another promoter wrote the same change first.
+	// Applied is true when this call's insert was applied. It is false when the key was
+	// already on To or moving to it, or another promoter wrote the same change first; and
+	// when the answer to this call's own insert was lost (a timeout) and the attempt after it
+	// found the change in place: promoters of one change write identical rows, so which of
+	// them wrote it is then unknown. Two calls never both see true for one change.
 	Applied bool
 }
 

@@ -206,8 +206,14 @@ func checkTierRun(t *testing.T, s *gocql.Session, ks string, plan *WritePlan, ru
 			t.Errorf("promoters disagree: %+v and since %s", p, run.since)
 		}
 	}
-	if applied != 1 {
-		t.Errorf("%d promoters wrote the change, want exactly 1 (the others found it)", applied)
+	// The insert is a lightweight transaction: two promoters never both write. None may
+	// say it wrote when the answer to the one that did was lost and its next attempt found
+	// the change (Promotion.Applied); the tier table is checked for exactly one change below.
+	switch {
+	case applied > 1:
+		t.Errorf("%d promoters wrote the change, want at most 1 (the others found it)", applied)
+	case applied == 0:
+		t.Logf("no promoter says it wrote the change: the answer to the one that did was lost")
 	}
 	if run.since.Second() != 0 || run.since.Nanosecond() != 0 {
 		t.Errorf("the change takes effect at %s: not a minute boundary (minute and 15 s buckets both start there)", run.since)
