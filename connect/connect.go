@@ -317,7 +317,13 @@ func (e *UnreachableError) Refused() bool {
 // it twice on a frozen node: once for the control connection, once filling its pool.
 const attemptTimeout = 5 * time.Second
 
-func (c Config) connectTimeout() time.Duration { return orDefault(c.ConnectTimeout, 10*time.Second) }
+// DefaultConnectTimeout is ConnectTimeout when it is zero: the default of every command's
+// --connect-timeout.
+const DefaultConnectTimeout = 10 * time.Second
+
+func (c Config) connectTimeout() time.Duration {
+	return orDefault(c.ConnectTimeout, DefaultConnectTimeout)
+}
 
 // Open connects, trying again with backoff until ConnectTimeout (or ctx) ends: a node that
 // is restarting, or a burst of processes connecting at once (eight deploys starting

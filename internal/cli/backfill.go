@@ -27,7 +27,7 @@ import (
 // backfillFlags are the flags of `cqlsize backfill`.
 type backfillFlags struct {
 	hosts, keyspace, from, to string
-	tls                       tlsFlags
+	reach                     reachFlags
 	derive                    []string
 	rate, split               string
 	consistency, writeCons    string
@@ -93,7 +93,7 @@ uncopied: run it again and it continues.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.hosts, "hosts", "", "the cluster, host[:port],... (default $CASSANDRA_HOSTS)")
-	f.tls.bind(fl)
+	f.reach.bind(fl)
 	fl.StringVarP(&f.keyspace, "keyspace", "k", "", "the keyspace of --from and --to when they are not keyspace.table")
 	fl.StringVar(&f.from, "from", "", "the source table, table or keyspace.table")
 	fl.StringVar(&f.to, "to", "", "the target table, table or keyspace.table")
@@ -243,7 +243,7 @@ func runBackfill(env *Env, f *backfillFlags) error {
 	if err != nil {
 		return err
 	}
-	cfg, s, err := openInDC(env, f.hosts, "LOCAL_QUORUM", f.localDC, f.timeout, &f.tls)
+	cfg, s, err := openInDC(env, f.hosts, "LOCAL_QUORUM", f.localDC, f.timeout, &f.reach)
 	if err != nil {
 		return err
 	}
@@ -313,14 +313,17 @@ func runBackfill(env *Env, f *backfillFlags) error {
 
 // openFor opens a session to --hosts (or $CASSANDRA_HOSTS) with the environment's
 // credentials and TLS, at the given default consistency.
-func openFor(env *Env, hosts, consistency string, timeout time.Duration, tls *tlsFlags) (connect.Config, *gocql.Session, error) {
-	return openInDC(env, hosts, consistency, "", timeout, tls)
+func openFor(env *Env, hosts, consistency string, timeout time.Duration, reach *reachFlags) (connect.Config, *gocql.Session, error) {
+	return openInDC(env, hosts, consistency, "", timeout, reach)
 }
 
 // openInDC is openFor with requests routed to data center localDC first ("" for none).
-func openInDC(env *Env, hosts, consistency, localDC string, timeout time.Duration, tls *tlsFlags) (connect.Config, *gocql.Session, error) {
-	cfg := readerConfig(env, hosts, consistency, timeout, tls)
+func openInDC(env *Env, hosts, consistency, localDC string, timeout time.Duration, reach *reachFlags) (connect.Config, *gocql.Session, error) {
+	cfg := readerConfig(env, hosts, consistency, timeout, reach)
 	cfg.LocalDC = localDC
+	if err := reach.check(); err != nil {
+		return cfg, nil, err
+	}
 	if len(cfg.Hosts) == 0 {
 		return cfg, nil, Usagef("no cluster: pass --hosts or set $%s", connect.EnvHosts)
 	}

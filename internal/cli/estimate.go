@@ -42,7 +42,7 @@ type estimateFlags struct {
 	live            bool
 
 	replication, nodes string
-	tls                tlsFlags
+	reach              reachFlags
 }
 
 // quickFields are the single-valued workload fields a flag can set, flag name -> field.
@@ -152,7 +152,7 @@ nothing on stdout on 2 or 3.`,
 	fl.BoolVar(&f.live, "live", false, "use the cluster in $CASSANDRA_HOSTS (as --hosts does)")
 	fl.StringVar(&f.replication, "replication", "", "the keyspace's replication, a CQL map such as \"{'class': 'NetworkTopologyStrategy', 'dc1': 3, 'dc2': 3}\" (default: the schema's CREATE KEYSPACE, or the cluster's)")
 	fl.StringVar(&f.nodes, "nodes", "", "nodes of each data center, dc1=6,dc2=6 (or the cluster's, 12), to give each node's share (default: counted from the cluster with --hosts/--live)")
-	f.tls.bind(fl)
+	f.reach.bind(fl)
 	fl.StringVarP(&f.keyspace, "keyspace", "k", "", "keyspace of unqualified table names in the schema files (migrations written for cqlsize migrate --keyspace), and the keyspace to read from a cluster")
 	return cmd
 }

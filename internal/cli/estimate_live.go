@@ -21,14 +21,17 @@ import (
 // liveConfig returns the cluster to read, or nil when the estimate is offline. --hosts
 // names it; --live takes $CASSANDRA_HOSTS. Credentials come from the environment only.
 func (f *estimateFlags) liveConfig(env *Env) (*connect.Config, error) {
-	return liveReaderConfig(env, f.hosts, f.live, &f.tls)
+	return liveReaderConfig(env, f.hosts, f.live, &f.reach)
 }
 
 // liveReaderConfig is the cluster a command that only reads the schema and system tables
 // talks to: --hosts, or $CASSANDRA_HOSTS with --live; nil when neither is given.
-func liveReaderConfig(env *Env, hosts string, live bool, t *tlsFlags) (*connect.Config, error) {
+func liveReaderConfig(env *Env, hosts string, live bool, t *reachFlags) (*connect.Config, error) {
 	if hosts == "" && !live {
 		return nil, nil
+	}
+	if err := t.check(); err != nil {
+		return nil, err
 	}
 	cfg := readerConfig(env, hosts, "ONE", 20*time.Second, t)
 	if len(cfg.Hosts) == 0 {

@@ -40,7 +40,7 @@ type evolvePlanFlags struct {
 	workload, target, format   string
 	rows                       string
 	copyRate                   float64
-	tls                        tlsFlags
+	reach                      reachFlags
 }
 
 func newEvolveCmd(env *Env) *cobra.Command {
@@ -108,7 +108,7 @@ Exit status: 0 the plan is printed; 2 bad input (a file, a flag, a column needin
 	fl.Float64Var(&f.copyRate, "copy-rate", defaultCopyRate, "rows the backfill writes a second")
 	fl.StringVar(&f.target, "target", "cassandra-5.0", "limits of: cassandra-5.0, cassandra-4.1 or scylladb")
 	fl.StringVar(&f.format, "format", "text", "output format: text or json")
-	f.tls.bind(fl)
+	f.reach.bind(fl)
 	return cmd
 }
 
@@ -224,7 +224,7 @@ func deriveFlagErrors(err error) error {
 // loadSchema reads the schema from the files or the cluster; a cluster also counts the
 // rows of the existing table when --rows does not.
 func (f *evolvePlanFlags) loadSchema(env *Env, keyspace string, in *evolve.Input) (*cql.Schema, error) {
-	live, err := liveReaderConfig(env, f.hosts, f.live, &f.tls)
+	live, err := liveReaderConfig(env, f.hosts, f.live, &f.reach)
 	if err != nil {
 		return nil, err
 	}

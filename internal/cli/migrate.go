@@ -43,15 +43,14 @@ type migrateFlags struct {
 // connFlags are the connection flags. The password is deliberately not one of them: it
 // comes only from CASSANDRA_PASSWORD, so it never shows in a process list or shell history.
 type connFlags struct {
-	hosts          string
-	port           int
-	keyspace       string
-	consistency    string
-	timeout        time.Duration
-	connectTimeout time.Duration
-	username       string
-	tls            tlsFlags
-	localDC        string
+	hosts       string
+	port        int
+	keyspace    string
+	consistency string
+	timeout     time.Duration
+	username    string
+	reach       reachFlags
+	localDC     string
 	// direct: reach the one host through its address only (a container's published port).
 	direct bool
 }
@@ -63,9 +62,8 @@ func (c *connFlags) bind(cmd *cobra.Command) {
 	f.VarP((*cqlNameValue)(&c.keyspace), "keyspace", "k", "target keyspace: unqualified names in the files resolve to it, and its history is kept; unquoted it is folded to lower case as CQL does, '\"MixedCase\"' keeps case")
 	f.StringVar(&c.consistency, "consistency", "LOCAL_QUORUM", "consistency of the statements in the files")
 	f.DurationVar(&c.timeout, "timeout", 30*time.Second, "per-request timeout (DDL on a busy cluster takes seconds)")
-	f.DurationVar(&c.connectTimeout, "connect-timeout", 10*time.Second, "how long to keep trying to reach the cluster (attempts are repeated with backoff); then exit 3")
 	f.StringVar(&c.username, "username", "", "user name (default $"+connect.EnvUsername+"); the password is read only from $"+connect.EnvPassword)
-	c.tls.bind(f)
+	c.reach.bind(f)
 	f.StringVar(&c.localDC, "local-dc", "", "route requests to this datacenter first")
 }
 
@@ -94,10 +92,10 @@ func (v *cqlNameValue) Set(s string) error {
 // commands that also work offline).
 func (c *connFlags) config(env *Env, cmd *cobra.Command, verbose bool) (cfg connect.Config, hosts bool, err error) {
 	cfg = connect.Config{
-		Port: c.port, Consistency: c.consistency, Timeout: c.timeout, ConnectTimeout: c.connectTimeout,
+		Port: c.port, Consistency: c.consistency, Timeout: c.timeout,
 		Username: c.username, LocalDC: c.localDC, Direct: c.direct,
 	}
-	c.tls.apply(&cfg)
+	c.reach.apply(&cfg)
 	if c.hosts != "" {
 		cfg.Hosts, cfg.Source = connect.SplitHosts(c.hosts), "--hosts"
 	}
@@ -251,7 +249,7 @@ func (f *migrateFlags) checkDurations() error {
 		flag string
 		v    time.Duration
 	}{
-		{"--timeout", f.conn.timeout}, {"--connect-timeout", f.conn.connectTimeout},
+		{"--timeout", f.conn.timeout}, {"--connect-timeout", f.conn.reach.connectTimeout},
 		{"--lock-timeout", f.lockTimeout}, {"--agreement-timeout", f.agreementTimeout},
 	} {
 		if d.v < 0 {

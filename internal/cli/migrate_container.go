@@ -55,7 +55,7 @@ func startContainer(ctx context.Context, env *Env, cmd *cobra.Command, mf *migra
 	mf.conn.direct = true
 	if f := cmd.Flag("connect-timeout"); f != nil && !f.Changed {
 		// A node that has just come up takes a while to take sessions.
-		mf.conn.connectTimeout = 2 * time.Minute
+		mf.conn.reach.connectTimeout = 2 * time.Minute
 	}
 	if mf.replication == "" {
 		mf.replication = "{'class': 'SimpleStrategy', 'replication_factor': 1}"

@@ -34,7 +34,7 @@ type profileFlags struct {
 	timeout         time.Duration
 	format, output  string
 	seed            uint64
-	tls             tlsFlags
+	reach           reachFlags
 	localDC         string
 }
 
@@ -100,7 +100,7 @@ nothing at all could be read nothing is printed.`,
 	fl.StringVarP(&f.output, "output", "o", "", "write to this file instead of standard output")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the random start tokens (0: from the clock), to repeat a walk")
 	fl.StringVar(&f.localDC, "local-dc", "", "sample one data center: route every read to it, at LOCAL_ONE (or --consistency LOCAL_QUORUM)")
-	f.tls.bind(fl)
+	f.reach.bind(fl)
 	return cmd
 }
 
@@ -140,7 +140,7 @@ func runProfile(env *Env, f *profileFlags) error {
 	} else if render, err = report.ProfileWriterFor(f.format); err != nil {
 		return Usagef("--format: %v", err)
 	}
-	cfg, s, err := openInDC(env, f.hosts, "ONE", f.localDC, f.timeout, &f.tls)
+	cfg, s, err := openInDC(env, f.hosts, "ONE", f.localDC, f.timeout, &f.reach)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ import (
 
 type tierFlags struct {
 	hosts    string
-	tls      tlsFlags
+	reach    reachFlags
 	keyspace string
 	plan     string
 	schema   []string
@@ -76,7 +76,7 @@ func newTierSubCmd(env *Env, what string) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.hosts, "hosts", "", "the cluster, host[:port],... (default $CASSANDRA_HOSTS)")
-	f.tls.bind(fl)
+	f.reach.bind(fl)
 	fl.StringVarP(&f.keyspace, "keyspace", "k", "", "the keyspace of the schema's and the plan's unqualified table names")
 	fl.StringVar(&f.plan, "plan", "", "the write plan (writeplan.yaml) that puts --table on tiers")
 	fl.StringArrayVar(&f.schema, "schema", nil, "a .cql file or a folder of .cql files holding the plan's entities and tables (repeatable, applied in order)")
@@ -256,7 +256,7 @@ func runTier(env *Env, f *tierFlags, what string) error {
 	if err != nil {
 		return err
 	}
-	_, s, err := openFor(env, f.hosts, "LOCAL_QUORUM", f.timeout, &f.tls)
+	_, s, err := openFor(env, f.hosts, "LOCAL_QUORUM", f.timeout, &f.reach)
 	if err != nil {
 		return err
 	}

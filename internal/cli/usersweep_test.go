@@ -47,8 +47,6 @@ type sweepCase struct {
 	notStderr []string
 	// stdout must hold every one of these; on exit 2 and 3 stdout must be empty.
 	stdout []string
-	// slow: the row waits out a fixed connect timeout (10 s); not in -short.
-	slow bool
 	// bug: what is wrong today (reported); the row is skipped while it does not hold (failed
 	// under CI), and fails once it holds, until the note goes.
 	bug string
@@ -304,8 +302,8 @@ func sweepCases() []sweepCase {
 		{name: "baseline unreachable", args: []string{"migrate", "baseline", "1", "-d", m1, "-k", "app", "--hosts", "127.0.0.9", "--connect-timeout", "1s"}, code: ExitRetry, stderr: []string{"127.0.0.9"}},
 		{name: "repair unreachable", args: []string{"migrate", "repair", "-d", m1, "-k", "app", "--hosts", "127.0.0.9", "--connect-timeout", "1s"}, code: ExitRetry, stderr: []string{"127.0.0.9"}},
 		{name: "validate against an unreachable cluster", args: []string{"migrate", "validate", "-d", m1, "-k", "app", "--hosts", "127.0.0.9", "--connect-timeout", "1s"}, code: ExitRetry, stderr: []string{"127.0.0.9"}},
-		{name: "estimate --hosts unreachable", slow: true, args: []string{"estimate", "--schema", good, "-k", "app", "--workload", d("good/workload.yaml"), "--hosts", "127.0.0.9"}, code: ExitRetry, stderr: []string{"cannot connect to Cassandra at 127.0.0.9"}},
-		{name: "profile unreachable", slow: true, args: []string{"profile", "-k", "x", "--hosts", "127.0.0.9"}, code: ExitRetry, stderr: []string{"cannot connect to Cassandra at 127.0.0.9"}},
+		{name: "estimate --hosts unreachable", args: []string{"estimate", "--schema", good, "-k", "app", "--workload", d("good/workload.yaml"), "--hosts", "127.0.0.9", "--connect-timeout", "1s"}, code: ExitRetry, stderr: []string{"cannot connect to Cassandra at 127.0.0.9"}},
+		{name: "profile unreachable", args: []string{"profile", "-k", "x", "--hosts", "127.0.0.9", "--connect-timeout", "1s"}, code: ExitRetry, stderr: []string{"cannot connect to Cassandra at 127.0.0.9"}},
 
 		// Cluster: the dev node.
 		{name: "profile missing keyspace", cluster: true, args: []string{"profile", "--hosts", "$HOSTS", "-k", "$NEWKS"}, code: ExitBadInput, stderr: []string{"keyspace $NEWKS does not exist"}},
@@ -385,9 +383,6 @@ func TestUserSweep(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.cluster && testing.Short() {
 				t.Skip("needs the dev node")
-			}
-			if tc.slow && testing.Short() {
-				t.Skip("waits out a 10 s connect timeout")
 			}
 			runSweepCase(t, tc)
 		})
