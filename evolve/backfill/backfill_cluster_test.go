@@ -700,10 +700,15 @@ func TestBackfillProgressTotalIsRows(t *testing.T) {
 }
 
 // A copied TTL counts down from the source's read, however long the write waits after
-// it: with one write in flight, the last rows of a page of 3,000 are written seconds
-// after the node read them, and a copy that wrote the TTL it read would outlive the
-// source cells by those seconds. Read the source first and the target right after: no
-// target TTL is longer.
+// it: the copy reads one page of 3,000 rows and writes them one at a time, each write
+// followed by a 2 ms pause (the observer's), so the last rows are written more than 6 s
+// after the node read them, and a copy that wrote the TTL it read would outlive the source
+// cells by those seconds. What a
+// correct copy cannot control is the time between sending a write and the node building its
+// mutation (the node counts a TTL from then; CQL has no absolute expiry to write instead),
+// and the node counts TTLs in whole seconds. So a target cell may outlive its source cell by
+// at most its write's own round trip, rounded up to a second: each write is timed by a
+// query observer, and the source is read first, the target right after.
 func TestBackfillCountsTTLsDownToTheWrite(t *testing.T) {
 	s, ks := backfillSetup(t)
 	const n = 3000
@@ -716,8 +721,10 @@ func TestBackfillCountsTTLsDownToTheWrite(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	writes := &writeTimes{spans: map[string]writeSpan{}, table: "posts_copy", pause: 2 * time.Millisecond}
+	ws := cassandratest.ObservedSession(t, ks, writes)
 	p := program(t, s, ks, "posts", "posts_copy")
-	runBackfill(t, s, p, Options{Ranges: 1, Workers: 1, InFlight: 1, PageSize: n})
+	runBackfill(t, ws, p, Options{Ranges: 1, Workers: 1, InFlight: 1, PageSize: n})
 	src := readCells(t, s, ks+".posts", "id", "title")
 	dst := readCells(t, s, ks+".posts_copy", "id", "title")
 	if len(src) != n || len(dst) != n {
@@ -729,15 +736,59 @@ func TestBackfillCountsTTLsDownToTheWrite(t *testing.T) {
 		if dc.val != sc.val || dc.ts != sc.ts || dc.ttl <= 0 || dc.ttl < sc.ttl-30 {
 			t.Errorf("%s: target %+v, source %+v", id, dc, sc)
 		}
-		if dc.ttl > sc.ttl {
+		w, ok := writes.spans[id]
+		if !ok {
+			t.Errorf("%s: no write of it was observed", id)
+			continue
+		}
+		// The round trip bounds the wait in the node; a few microseconds more for the time
+		// between the copy counting the TTL down and the driver starting its clock.
+		allowed := int(math.Ceil((w.end.Sub(w.start) + time.Millisecond).Seconds()))
+		if over := dc.ttl - sc.ttl; over > allowed {
 			if longer++; longer <= 5 {
-				t.Errorf("%s: target TTL %d, source %d (read before it): the target cell outlives the source's", id, dc.ttl, sc.ttl)
+				t.Errorf("%s: target TTL %d, source %d (read before it): the target cell outlives the source's by %d s, its write took %s",
+					id, dc.ttl, sc.ttl, over, w.end.Sub(w.start))
 			}
 		}
 	}
 	if longer > 0 {
-		t.Errorf("%d of %d target cells outlive their source cells", longer, n)
+		t.Errorf("%d of %d target cells outlive their source cells by more than their writes took", longer, n)
 	}
+}
+
+// writeTimes records, for each row written to table, when the driver started its first
+// attempt and when its last ended (the span covers the driver's retries). It then pauses
+// the writer for pause, after the attempt's end, so the pause is in no write's span.
+type writeTimes struct {
+	table string
+	pause time.Duration
+	mu    sync.Mutex
+	spans map[string]writeSpan
+}
+
+type writeSpan struct{ start, end time.Time }
+
+func (w *writeTimes) ObserveQuery(_ context.Context, q gocql.ObservedQuery) {
+	if !strings.HasPrefix(q.Statement, "INSERT") || !strings.Contains(q.Statement, w.table) {
+		return
+	}
+	for _, v := range q.Values {
+		id, ok := v.(gocql.UUID)
+		if !ok {
+			continue
+		}
+		w.mu.Lock()
+		sp, seen := w.spans[id.String()]
+		if !seen || q.Start.Before(sp.start) {
+			sp.start = q.Start
+		}
+		if q.End.After(sp.end) {
+			sp.end = q.End
+		}
+		w.spans[id.String()] = sp
+		w.mu.Unlock()
+	}
+	time.Sleep(w.pause)
 }
 
 // A lease claim whose answer was lost (a timeout, a connection reset after the node
