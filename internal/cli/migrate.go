@@ -245,11 +245,14 @@ func (f *migrateFlags) loadRunnable(env *Env) ([]*migrations.Migration, error) {
 // checkDurations refuses a negative duration flag by its name, before the library's and
 // the driver's own checks, which do not know the flags' names.
 func (f *migrateFlags) checkDurations() error {
+	if err := f.conn.reach.check(); err != nil {
+		return err
+	}
 	for _, d := range []struct {
 		flag string
 		v    time.Duration
 	}{
-		{"--timeout", f.conn.timeout}, {"--connect-timeout", f.conn.reach.connectTimeout},
+		{"--timeout", f.conn.timeout},
 		{"--lock-timeout", f.lockTimeout}, {"--agreement-timeout", f.agreementTimeout},
 	} {
 		if d.v < 0 {
