@@ -422,7 +422,7 @@ func TestModelAgainstCassandra(t *testing.T) {
 						time.Sleep(d)
 					}
 					got := measureRead(t, s, fmt.Sprintf(r.cql, ks+"."+c.name), c.in.Read.PageSize)
-					age := time.Since(w.first)
+					age := got.done.Sub(w.first)
 					snap, err := tombstone.At(in, age)
 					if err != nil {
 						t.Fatal(err)
@@ -507,9 +507,10 @@ type readResult struct {
 	live, tombstones int // tombstones: the worst page's, what the thresholds see
 	pages            int
 	warnings         []string
+	done             time.Time // when the client had the last page: the read's time for the model
 }
 
-// traceIDs records the tracing session of every page of a query.
+// traceIDs records the tracing session of every request a traced query sends.
 type traceIDs struct {
 	mu  sync.Mutex
 	ids [][]byte
@@ -524,9 +525,20 @@ func (tr *traceIDs) Trace(id []byte) {
 var readLine = regexp.MustCompile(`Read (\d+) live rows and (\d+) tombstone cells`)
 
 // measureRead runs stmt traced, page by page, and returns what the replica's ReadCommand
-// counted for each page (from the traces): the worst page's tombstones, the rows returned
-// and the client warnings.
+// counted for it: the live rows of all pages and the tombstones of the worst page (each
+// page is a separate ReadCommand, and the thresholds apply per page).
 func measureRead(t *testing.T, s *gocql.Session, stmt string, pageSize int) readResult {
+	t.Helper()
+	res, _ := tracedRead(t, s, stmt, pageSize)
+	return res
+}
+
+// tracedRead is measureRead that also returns every trace session the driver was given.
+// Not every one is a page: the driver traces a PREPARE it sends for the query, and an
+// EXECUTE the node answers with UNPREPARED (its prepared-statement cache evicted the
+// statement) has a session of its own that read nothing. Only the sessions of executed
+// queries count as pages, and each of them must log its read.
+func tracedRead(t *testing.T, s *gocql.Session, stmt string, pageSize int) (readResult, [][]byte) {
 	t.Helper()
 	if pageSize == 0 {
 		pageSize = tombstone.DefaultPageSize
@@ -534,47 +546,77 @@ func measureRead(t *testing.T, s *gocql.Session, stmt string, pageSize int) read
 	tr := &traceIDs{}
 	iter := s.Query(stmt).PageSize(pageSize).Trace(tr).Iter()
 	rows := 0
-	var warnings []string
-	for {
-		for iter.MapScan(map[string]any{}) {
-			rows++
-		}
-		warnings = append(warnings, iter.Warnings()...)
-		break
+	for iter.MapScan(map[string]any{}) {
+		rows++
 	}
+	res := readResult{warnings: iter.Warnings()}
 	if err := iter.Close(); err != nil {
 		t.Fatalf("%s: %v", stmt, err)
 	}
+	res.done = time.Now()
 	tr.mu.Lock()
 	ids := tr.ids
 	tr.mu.Unlock()
 	if len(ids) == 0 {
 		t.Fatalf("%s: no trace session", stmt)
 	}
-	res := readResult{pages: len(ids), warnings: warnings}
 	for _, id := range ids {
-		live, ts := traceCounts(t, s, stmt, id)
+		live, ts, read := traceCounts(t, s, stmt, id)
+		if !read {
+			continue
+		}
+		res.pages++
 		res.live += live
 		res.tombstones = max(res.tombstones, ts)
+	}
+	if res.pages == 0 {
+		t.Fatalf("%s: none of %d trace sessions executed the query", stmt, len(ids))
 	}
 	if res.live != rows {
 		t.Errorf("%s: traces say %d live rows, the client got %d", stmt, res.live, rows)
 	}
-	return res
+	return res, ids
 }
 
-// traceCounts reads "Read N live rows and M tombstone cells" from one trace session.
-func traceCounts(t *testing.T, s *gocql.Session, stmt string, id []byte) (live, tombstones int) {
+// traceCounts reads "Read N live rows and M tombstone cells" from one trace session, and
+// says whether the session executed a query at all (see tracedRead).
+func traceCounts(t *testing.T, s *gocql.Session, stmt string, id []byte) (live, tombstones int, read bool) {
 	t.Helper()
 	sid, err := gocql.UUIDFromBytes(id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The node writes trace events in the background, after it has answered the read; on a
-	// busy node that can take longer than 20 s. The wait guards against a trace that never
-	// comes, not against a slow node: two minutes, as a test session waits for a request.
+	// The node writes trace events in the background, after it has answered the read, one
+	// at a time and in order: the session's duration, written when it stops, comes after
+	// its events. On a busy node that can take longer than 20 s; the wait guards against a
+	// trace that never comes, not against a slow node: two minutes, as a test session
+	// waits for a request.
 	const traceWait = 2 * time.Minute
 	deadline := time.Now().Add(traceWait)
+	var request string
+	for {
+		var dur int
+		var req *string
+		err := s.Query("SELECT duration, request FROM system_traces.sessions WHERE session_id = ?", sid).Scan(&dur, &req)
+		if err != nil && err != gocql.ErrNotFound {
+			t.Fatalf("read trace session: %v", err)
+		}
+		if err == nil && dur > 0 {
+			if req != nil {
+				request = *req
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: trace session %v not complete after %v", stmt, sid, traceWait)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// "Execute CQL3 query" or "Execute CQL3 prepared query"; a PREPARE is "Preparing CQL3
+	// query", and an EXECUTE refused as UNPREPARED stops before naming its request.
+	if !strings.HasPrefix(request, "Execute CQL3") {
+		return 0, 0, false
+	}
 	for {
 		var activity string
 		it := s.Query("SELECT activity FROM system_traces.events WHERE session_id = ?", sid).Iter()
@@ -583,17 +625,43 @@ func traceCounts(t *testing.T, s *gocql.Session, stmt string, id []byte) (live, 
 				live, _ = strconv.Atoi(m[1])
 				tombstones, _ = strconv.Atoi(m[2])
 				_ = it.Close()
-				return live, tombstones
+				return live, tombstones, true
 			}
 		}
 		if err := it.Close(); err != nil {
 			t.Fatalf("read trace events: %v", err)
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: the trace has no \"Read N live rows and M tombstone cells\" event after %v", stmt, traceWait)
+			t.Fatalf("%s: the trace of an executed query has no \"Read N live rows and M tombstone cells\" event after %v", stmt, traceWait)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// TestTracedReadSkipsSessionsThatReadNothing makes the node forget a prepared statement
+// the driver still holds (a column added to its table invalidates it, as a full
+// prepared-statement cache evicts it), so the traced read's first EXECUTE is answered
+// UNPREPARED and the driver prepares and executes again, tracing all three. The read must
+// still count its pages and rows from the sessions that executed it, and not wait for a
+// read event the refused EXECUTE never logs.
+func TestTracedReadSkipsSessionsThatReadNothing(t *testing.T) {
+	s, ks := cassandratest.Keyspace(t)
+	cassandratest.DDL(t, s, ks, fmt.Sprintf("CREATE TABLE %s.forgotten (p int, c int, v text, PRIMARY KEY (p, c))", ks))
+	w := &writer{s: s, table: ks + ".forgotten"}
+	w.all(t, "INSERT INTO %s (p, c, v) VALUES (1, ?, 'x')", rangeArgs(0, 10, func(i int) []any { return []any{i} }))
+	stmt := fmt.Sprintf("SELECT * FROM %s.forgotten WHERE p = 1", ks)
+	if err := s.Query(stmt).Exec(); err != nil {
+		t.Fatalf("%s: %v", stmt, err)
+	}
+	cassandratest.DDL(t, s, ks, fmt.Sprintf("ALTER TABLE %s.forgotten ADD extra int", ks))
+	got, ids := tracedRead(t, s, stmt, 4)
+	if len(ids) <= got.pages {
+		t.Fatalf("the driver was given %d trace sessions for %d pages: the node did not refuse the forgotten statement, so this test proves nothing", len(ids), got.pages)
+	}
+	if got.pages != 3 || got.live != 10 || got.tombstones != 0 {
+		t.Errorf("read of 10 rows in pages of 4: %d pages, %d live rows, %d tombstones; want 3, 10, 0", got.pages, got.live, got.tombstones)
+	}
+	t.Logf("%d trace sessions, %d of them pages", len(ids), got.pages)
 }
 
 // histogramBucket is the value Cassandra's decaying histogram reports for v: the upper bound

@@ -321,7 +321,7 @@ func TestReadShapesAgainstCassandra(t *testing.T) {
 				stmt := fmt.Sprintf(r.cql, ks+"."+g.table)
 				got := measureRead(t, s, stmt, 0)
 				in := shapeInput(t, schema, "shapes", g, r, w.last.Sub(w.first))
-				snap, err := tombstone.At(in, time.Since(w.first))
+				snap, err := tombstone.At(in, got.done.Sub(w.first))
 				if err != nil {
 					t.Fatal(err)
 				}
